@@ -1,0 +1,30 @@
+# One entry point for people and CI. `make test` installs everything a fresh machine needs
+# (a virtualenv with the package and its test tools, Node 22 and pi 0.84.2 for the conformance
+# suite, both from the package registries) and then runs every test suite.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: test install install-python install-reference bench clean
+
+test: install
+	$(PY) -m pytest
+
+install: install-python install-reference
+
+install-python: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+install-reference:
+	bash tests/reference/install.sh
+
+bench: install
+	$(PY) bench/session_bench.py
+
+clean:
+	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data

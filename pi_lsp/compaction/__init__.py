@@ -1,0 +1,1 @@
+"""Compaction and branch-summary planning: pure functions over session entries, no I/O and no LLM."""

@@ -1,0 +1,115 @@
+"""Which files a stretch of conversation read and modified, as pi 0.84.2 tracks them for summaries.
+
+Only the agent's ``read``, ``write`` and ``edit`` tool calls count, with their ``path`` argument
+taken verbatim. A summary ends with the lists (``<read-files>`` / ``<modified-files>``) and stores
+them in ``details``, from where the next summary picks them up, so the record is cumulative.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from pi_lsp.session.js_values import is_truthy, join, to_string
+
+
+@attrs.define
+class FileOps:
+    """Paths seen per operation (pi's ``createFileOps``)."""
+
+    read: set[str] = attrs.field(factory=set)
+    written: set[str] = attrs.field(factory=set)
+    edited: set[str] = attrs.field(factory=set)
+
+
+@attrs.frozen
+class FileLists:
+    """The final lists: a file that was read and then modified only counts as modified."""
+
+    read_files: list[str]
+    modified_files: list[str]
+
+
+def create_file_ops() -> FileOps:
+    return FileOps()
+
+
+def extract_file_ops_from_message(message: Mapping[str, Any], file_ops: FileOps) -> None:
+    """Add the paths of an assistant message's read/write/edit tool calls to ``file_ops``."""
+    if message.get("role") != "assistant":
+        return
+    content = message.get("content")
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, Mapping) or block.get("type") != "toolCall":
+            continue
+        if "arguments" not in block or "name" not in block:
+            continue
+        arguments = block["arguments"]
+        if not is_truthy(arguments):
+            continue
+        path = arguments.get("path") if isinstance(arguments, Mapping) else None
+        if not isinstance(path, str) or not path:
+            continue
+        name = block["name"]
+        if name == "read":
+            file_ops.read.add(path)
+        elif name == "write":
+            file_ops.written.add(path)
+        elif name == "edit":
+            file_ops.edited.add(path)
+
+
+def add_details_file_lists(details: Any, file_ops: FileOps) -> None:
+    """Seed ``file_ops`` from a previous summary's ``details``: its modified files count as edited."""
+    if not isinstance(details, Mapping):
+        return
+    read_files = details.get("readFiles")
+    if isinstance(read_files, list):
+        _add_all(file_ops.read, read_files)
+    modified_files = details.get("modifiedFiles")
+    if isinstance(modified_files, list):
+        _add_all(file_ops.edited, modified_files)
+
+
+def _add_all(paths: set[str], values: Iterable[Any]) -> None:
+    for value in values:
+        try:
+            paths.add(value)
+        except TypeError:
+            continue  # An object in a hand-edited list cannot be a path.
+
+
+def compute_file_lists(file_ops: FileOps) -> FileLists:
+    """pi's ``computeFileLists``: both lists sorted as JavaScript's default ``sort()`` sorts them."""
+    modified = file_ops.edited | file_ops.written
+    read_only = [path for path in file_ops.read if path not in modified]
+    return FileLists(read_files=js_default_sort(read_only), modified_files=js_default_sort(modified))
+
+
+def js_default_sort(values: Iterable[Any]) -> list[Any]:
+    """``Array.prototype.sort()`` without a comparator: by ``String(value)`` in UTF-16 code unit order.
+
+    Python orders strings by code point, which differs from UTF-16 order once characters outside
+    the Basic Multilingual Plane meet characters from U+E000 to U+FFFF.
+    """
+    return sorted(values, key=_utf16_sort_key)
+
+
+def _utf16_sort_key(value: Any) -> bytes:
+    return to_string(value).encode("utf-16-be", "surrogatepass")
+
+
+def format_file_operations(read_files: list[str], modified_files: list[str]) -> str:
+    """The blocks appended to a summary text; empty when there are no files."""
+    sections = []
+    if read_files:
+        sections.append("<read-files>\n" + join(read_files, "\n") + "\n</read-files>")
+    if modified_files:
+        sections.append("<modified-files>\n" + join(modified_files, "\n") + "\n</modified-files>")
+    if not sections:
+        return ""
+    return "\n\n" + "\n\n".join(sections)

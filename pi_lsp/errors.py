@@ -1,0 +1,66 @@
+"""Typed errors shared by every layer, each carrying the JSON-RPC error code a client receives.
+
+The pure core raises these; the LSP adapters turn them into JSON-RPC error responses unchanged, and
+the CLI prints their message on one line. Codes in the -32000..-32099 range are the server-defined
+range JSON-RPC reserves for implementations.
+"""
+
+from __future__ import annotations
+
+
+class PiError(Exception):
+    """Base class: a failure a user or client can act on, with a stable JSON-RPC code."""
+
+    code = -32603  # JSON-RPC "internal error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidParamsError(PiError):
+    """A request or command argument is malformed; the message names the field."""
+
+    code = -32602
+
+
+class SessionNotFoundError(PiError):
+    """No session with the given id or path exists."""
+
+    code = -32001
+
+
+class EntryNotFoundError(PiError):
+    """An entry id does not exist in the session."""
+
+    code = -32002
+
+
+class NotASessionError(PiError):
+    """A non-empty file is not a pi session; it is left untouched."""
+
+    code = -32003
+
+
+class SessionLockedError(PiError):
+    """Another process is the writer of this session file; it may still be read."""
+
+    code = -32004
+
+
+class SessionReadOnlyError(PiError):
+    """The session was opened for reading only and cannot be appended to."""
+
+    code = -32005
+
+
+class SessionWriteError(PiError):
+    """Writing to the session file failed; the in-memory session was rolled back."""
+
+    code = -32006
+
+
+class NothingToCompactError(PiError):
+    """The branch has nothing that compaction could summarize, or it was just compacted."""
+
+    code = -32010

@@ -1,0 +1,232 @@
+"""What the LLM sees of a session: pi 0.84.2's ``buildSessionContext`` and the helpers it is built from.
+
+The context is the root→leaf path through the entry tree. When that path holds a compaction, the
+newest one stands in for everything before its ``firstKeptEntryId``. Thinking level and model are
+the last ones set on the path (an assistant message counts as setting the model).
+
+Entries are pi's entry objects (dicts, or any read-only mapping such as the store's lazily decoded
+entries). ``by_id`` is anything with ``.get(entry_id)`` returning an entry or ``None``; without it an
+index of ``entries`` is built. Parent links in a damaged file can form a cycle, which pi would walk
+forever; here every walk stops at the first entry it has already visited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import attrs
+
+from pi_lsp.session.js_values import UNDEFINED, is_truthy, strict_equals, without_undefined
+from pi_lsp.session.messages import (
+    create_branch_summary_message,
+    create_compaction_summary_message,
+    create_custom_message,
+)
+
+Entry = Mapping[str, Any]
+Message = Mapping[str, Any]
+
+
+class _UnsetType:
+    """The type of ``UNSET``: no leaf was given (pi's ``leafId === undefined``)."""
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _UnsetType()
+"""No leaf given: the context ends at the last entry. ``None`` instead means an explicit null leaf."""
+
+
+class EntryLookup(Protocol):
+    """Finds an entry by id (a dict, or the store's lazy index)."""
+
+    def get(self, entry_id: Any, /) -> Entry | None: ...
+
+
+@attrs.frozen
+class SessionContext:
+    """The messages sent to the LLM, plus the thinking level and model in effect at the leaf."""
+
+    messages: list[Message]
+    thinking_level: Any = "off"  # normally a string; UNDEFINED if the last change entry lacked it
+    model: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"messages", "thinkingLevel", "model"}`` as pi returns it."""
+        return without_undefined(
+            {"messages": list(self.messages), "thinkingLevel": self.thinking_level, "model": self.model}
+        )
+
+
+def index_entries(entries: Sequence[Entry]) -> dict[Any, Entry]:
+    """Entries by id; a repeated id maps to its last entry, as pi's ``Map`` does."""
+    index: dict[Any, Entry] = {}
+    for entry in entries:
+        entry_id = entry.get("id", UNDEFINED)
+        try:
+            index[entry_id] = entry
+        except TypeError:
+            continue  # An unhashable id (an object) can never be a parentId that finds it.
+    return index
+
+
+def walk_to_root(by_id: EntryLookup, start: Entry | None) -> list[Entry]:
+    """``start`` and its ancestors via ``parentId``, root first; stops at a broken link or a cycle."""
+    path: list[Entry] = []
+    visited: set[Any] = set()
+    current = start
+    while current is not None:
+        path.append(current)
+        _remember(visited, current.get("id", UNDEFINED))
+        parent_id = current.get("parentId", UNDEFINED)
+        if not is_truthy(parent_id) or _seen(visited, parent_id):
+            break
+        # Remembering the key as well as the found entry's id ends the walk even when a lookup
+        # hands back an entry filed under another id.
+        _remember(visited, parent_id)
+        current = _lookup(by_id, parent_id)
+    path.reverse()
+    return path
+
+
+def branch_path(by_id: EntryLookup, from_id: Any) -> list[Entry]:
+    """pi's ``SessionManager.getBranch(fromId)``: root→entry path, empty when the id is unknown."""
+    start = _lookup(by_id, from_id) if is_truthy(from_id) else None
+    return walk_to_root(by_id, start)
+
+
+def session_path(entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None) -> list[Entry]:
+    """pi's ``buildSessionPath``: root→leaf; an unknown or missing leaf id means the last entry."""
+    index = by_id if by_id is not None else index_entries(entries)
+    if leaf_id is None:
+        return []
+    leaf = _lookup(index, leaf_id) if is_truthy(leaf_id) else None
+    if leaf is None:
+        leaf = entries[-1] if entries else None
+    return walk_to_root(index, leaf)
+
+
+def build_context_entries(
+    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+) -> list[Entry]:
+    """The path with the newest compaction first, then the entries it kept, then those after it."""
+    return _context_entries_of_path(session_path(entries, leaf_id, by_id))
+
+
+def session_entry_to_context_messages(entry: Entry) -> list[Message]:
+    """The messages one entry contributes to the context (none for settings, labels, custom state)."""
+    entry_type = entry.get("type", UNDEFINED)
+    if entry_type == "message":
+        message = entry.get("message", UNDEFINED)
+        if not isinstance(message, Mapping):
+            return []  # pi would throw on such a line; leaving it out keeps the session usable.
+        # Old versions, forks and hand edits can leave content null or missing; providers need a list.
+        if message.get("role") in ("user", "assistant", "toolResult") and message.get("content") is None:
+            return [{**message, "content": []}]
+        return [message]
+    if entry_type == "custom_message":
+        content = entry.get("content")
+        return [
+            create_custom_message(
+                entry.get("customType", UNDEFINED),
+                [] if content is None else content,
+                entry.get("display", UNDEFINED),
+                entry.get("details", UNDEFINED),
+                entry.get("timestamp", UNDEFINED),
+            )
+        ]
+    if entry_type == "branch_summary" and is_truthy(entry.get("summary")):
+        return [
+            create_branch_summary_message(
+                entry["summary"], entry.get("fromId", UNDEFINED), entry.get("timestamp", UNDEFINED)
+            )
+        ]
+    if entry_type == "compaction":
+        return [
+            create_compaction_summary_message(
+                entry.get("summary", UNDEFINED),
+                entry.get("tokensBefore", UNDEFINED),
+                entry.get("timestamp", UNDEFINED),
+            )
+        ]
+    return []
+
+
+def build_session_context(
+    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+) -> SessionContext:
+    """pi's ``buildSessionContext``: the LLM messages, thinking level and model at the leaf."""
+    path = session_path(entries, leaf_id, by_id)
+    thinking_level, model = _context_settings(path)
+    messages = [
+        message for entry in _context_entries_of_path(path) for message in session_entry_to_context_messages(entry)
+    ]
+    return SessionContext(messages=messages, thinking_level=thinking_level, model=model)
+
+
+def _context_entries_of_path(path: list[Entry]) -> list[Entry]:
+    compaction = None
+    for entry in path:
+        if entry.get("type") == "compaction":
+            compaction = entry
+    if compaction is None:
+        return path
+    compaction_id = compaction.get("id", UNDEFINED)
+    compaction_index = next(
+        (index for index, entry in enumerate(path) if strict_equals(entry.get("id", UNDEFINED), compaction_id)), -1
+    )
+    if compaction_index < 0:
+        return path
+    first_kept_id = compaction.get("firstKeptEntryId", UNDEFINED)
+    context_entries = [compaction]
+    found_first_kept = False
+    for entry in path[:compaction_index]:
+        if strict_equals(entry.get("id", UNDEFINED), first_kept_id):
+            found_first_kept = True
+        if found_first_kept:
+            context_entries.append(entry)
+    context_entries.extend(path[compaction_index + 1 :])
+    return context_entries
+
+
+def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
+    thinking_level: Any = "off"
+    model: dict[str, Any] | None = None
+    for entry in path:
+        entry_type = entry.get("type")
+        if entry_type == "thinking_level_change":
+            thinking_level = entry.get("thinkingLevel", UNDEFINED)
+        elif entry_type == "model_change":
+            model = without_undefined(
+                {"provider": entry.get("provider", UNDEFINED), "modelId": entry.get("modelId", UNDEFINED)}
+            )
+        elif entry_type == "message":
+            message = entry.get("message")
+            if isinstance(message, Mapping) and message.get("role") == "assistant":
+                model = without_undefined(
+                    {"provider": message.get("provider", UNDEFINED), "modelId": message.get("model", UNDEFINED)}
+                )
+    return thinking_level, model
+
+
+def _lookup(by_id: EntryLookup, entry_id: Any) -> Entry | None:
+    try:
+        return by_id.get(entry_id)
+    except TypeError:
+        return None  # An object used as an id (a damaged line) finds nothing, as in a JavaScript Map.
+
+
+def _remember(visited: set[Any], entry_id: Any) -> None:
+    try:
+        visited.add(entry_id)
+    except TypeError:
+        pass
+
+
+def _seen(visited: set[Any], entry_id: Any) -> bool:
+    try:
+        return entry_id in visited
+    except TypeError:
+        return False

@@ -1,0 +1,359 @@
+"""A session: pi's entry tree held in memory, with its leaf, labels and append operations.
+
+This is pi's ``SessionManager`` for one file. Appending makes the new entry a child of the leaf and
+moves the leaf onto it; branching moves the leaf without touching history. The file is created
+lazily, at the first user or assistant message, so opening and closing without chatting leaves
+nothing behind, while a first prompt whose turn fails is still kept.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError
+from pi_lsp.session import entries as build
+from pi_lsp.session.context import UNSET, SessionContext, branch_path, build_session_context
+from pi_lsp.session.store import (
+    LoadReport,
+    SessionWriter,
+    is_session_header,
+    migrate_if_needed,
+    parse_session_bytes,
+    read_session_bytes,
+)
+from pi_lsp.session.stored_entry import StoredEntry
+from pi_lsp.session.timestamps import file_name_timestamp, now_iso
+from pi_lsp.session.tree import TreeNode, build_tree
+
+
+class Session:
+    """One session file's entries, leaf and labels; the single writer of that file."""
+
+    def __init__(
+        self,
+        header: StoredEntry,
+        lines: Iterable[StoredEntry] = (),
+        *,
+        path: Path | None,
+        writer: SessionWriter | None,
+        persisted: bool,
+        report: LoadReport | None = None,
+    ) -> None:
+        self.path = path
+        self.header = header
+        self.report = report or LoadReport()
+        self._writer = writer
+        self._persisted = persisted
+        self._entries: list[StoredEntry] = []
+        self.stray_headers: list[StoredEntry] = []
+        self._by_id: dict[str, StoredEntry] = {}
+        self._labels: dict[str, tuple[str, Any]] = {}
+        self._leaf_id: str | None = None
+        for entry in lines:
+            self._index(entry)
+
+    # ----------------------------------------------------------------- opening and creating
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, writable: bool = True, cwd: str | None = None) -> Session:
+        """Open a session file; a missing file becomes a new session that will be written there."""
+        resolved = Path(os.path.abspath(path))
+        if not resolved.exists():
+            return cls.create(resolved.parent, cwd or os.getcwd(), path=resolved, writable=writable)
+        writer = SessionWriter(resolved) if writable else None
+        try:
+            data = writer.open_existing() if writer else read_session_bytes(resolved)
+            loaded = parse_session_bytes(data, resolved)
+            if not loaded.lines:  # an empty file: start it like a new session
+                header = _new_header(cwd or os.getcwd())
+                return cls(header, path=resolved, writer=writer, persisted=False, report=loaded.report)
+            if migrate_if_needed(loaded) and writer:
+                writer.replace_contents([line.raw for line in loaded.lines])
+        except BaseException:
+            if writer:
+                writer.close()
+            raise
+        header, *rest = loaded.lines
+        return cls(header, rest, path=resolved, writer=writer, persisted=True, report=loaded.report)
+
+    @classmethod
+    def create(
+        cls,
+        session_dir: str | os.PathLike | None,
+        cwd: str,
+        *,
+        path: Path | None = None,
+        session_id: str | None = None,
+        parent_session: str | None = None,
+        writable: bool = True,
+    ) -> Session:
+        """A new, empty session in ``session_dir`` (``None``: in memory only, never written)."""
+        header = _new_header(cwd, session_id=session_id, parent_session=parent_session)
+        if path is None and session_dir is not None:
+            file_name = f"{file_name_timestamp(header['timestamp'])}_{header['id']}.jsonl"
+            path = Path(os.path.abspath(session_dir)) / file_name
+        writer = SessionWriter(path) if path is not None and writable else None
+        return cls(header, path=path, writer=writer, persisted=False)
+
+    def close(self) -> None:
+        """Release the writer lock; the session stays readable in memory."""
+        if self._writer:
+            self._writer.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------- reading
+
+    @property
+    def id(self) -> str:
+        return self.header.id
+
+    @property
+    def cwd(self) -> str:
+        cwd = self.header.get("cwd")
+        return cwd if isinstance(cwd, str) else ""
+
+    @property
+    def leaf_id(self) -> str | None:
+        return self._leaf_id
+
+    @property
+    def is_persisted(self) -> bool:
+        """Whether the file exists on disk with this session's header."""
+        return self._persisted
+
+    @property
+    def writable(self) -> bool:
+        return self._writer is not None or self.path is None
+
+    @property
+    def entries(self) -> list[StoredEntry]:
+        """Every entry except the header, in file order."""
+        return self._entries
+
+    @property
+    def by_id(self) -> dict[str, StoredEntry]:
+        return self._by_id
+
+    def get_entry(self, entry_id: str) -> StoredEntry | None:
+        return self._by_id.get(entry_id)
+
+    def require_entry(self, entry_id: str) -> StoredEntry:
+        entry = self._by_id.get(entry_id)
+        if entry is None:
+            raise EntryNotFoundError(f"entry {entry_id} not found in session {self.id}")
+        return entry
+
+    def branch(self, from_id: str | None | Any = UNSET) -> list[StoredEntry]:
+        """Root-first path to ``from_id`` (default: the leaf); empty when the id is unknown."""
+        return branch_path(self._by_id, self._leaf_id if from_id is UNSET else from_id)
+
+    def children(self, parent_id: str) -> list[StoredEntry]:
+        return [entry for entry in self._by_id.values() if entry.parent_id == parent_id]
+
+    def label_of(self, entry_id: str) -> str | None:
+        found = self._labels.get(entry_id)
+        return found[0] if found else None
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """Current label per target entry (the latest label entry wins; empty clears)."""
+        return {target: label for target, (label, _) in self._labels.items()}
+
+    @property
+    def name(self) -> str | None:
+        """The name from the latest ``session_info`` entry; an empty name clears it."""
+        for entry in reversed(self._entries):
+            if entry.type == "session_info":
+                name = entry.get("name")
+                return name.strip() or None if isinstance(name, str) else None
+        return None
+
+    def tree(self) -> list[TreeNode]:
+        """Root nodes of the whole tree, children oldest first, with labels resolved."""
+        return build_tree(self._entries, self._labels)
+
+    def build_context(self, leaf_id: str | None | Any = UNSET) -> SessionContext:
+        """What the LLM sees at ``leaf_id`` (default: the leaf), as pi's ``buildSessionContext``."""
+        leaf = self._leaf_id if leaf_id is UNSET else leaf_id
+        return build_session_context(self._entries, leaf, self._by_id)
+
+    # ----------------------------------------------------------------- appending
+
+    def append_message(self, message: dict) -> str:
+        return self._append(lambda entry_id, parent, at: build.message(entry_id, parent, at, message))
+
+    def append_thinking_level_change(self, thinking_level: str) -> str:
+        return self._append(lambda entry_id, parent, at: build.thinking_level_change(entry_id, parent, at, thinking_level))
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        return self._append(lambda entry_id, parent, at: build.model_change(entry_id, parent, at, provider, model_id))
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str,
+        tokens_before: int,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: dict | None = None,
+    ) -> str:
+        return self._append(
+            lambda entry_id, parent, at: build.compaction(
+                entry_id,
+                parent,
+                at,
+                summary=summary,
+                first_kept_entry_id=first_kept_entry_id,
+                tokens_before=tokens_before,
+                details=details,
+                usage=usage,
+                from_hook=from_hook,
+            )
+        )
+
+    def append_custom(self, custom_type: str, data: Any = None) -> str:
+        return self._append(lambda entry_id, parent, at: build.custom(entry_id, parent, at, custom_type, data))
+
+    def append_custom_message(self, custom_type: str, content: str | list, display: bool, details: Any = None) -> str:
+        return self._append(
+            lambda entry_id, parent, at: build.custom_message(
+                entry_id, parent, at, custom_type=custom_type, content=content, display=display, details=details
+            )
+        )
+
+    def append_session_info(self, name: str) -> str:
+        return self._append(lambda entry_id, parent, at: build.session_info(entry_id, parent, at, name))
+
+    def append_label(self, target_id: str, label: str | None) -> str:
+        """Set (or with an empty label, clear) the label of ``target_id``; the label entry becomes the leaf."""
+        self.require_entry(target_id)
+        return self._append(lambda entry_id, parent, at: build.label(entry_id, parent, at, target_id, label))
+
+    def append_raw(self, body: dict) -> str:
+        """Append an entry built elsewhere (any type), given everything but id, parentId and timestamp."""
+        def with_position(entry_id: str, parent: str | None, at: str) -> dict:
+            entry = {"type": body["type"], "id": entry_id, "parentId": parent, "timestamp": at}
+            entry.update((key, value) for key, value in body.items() if key not in entry)
+            return entry
+
+        return self._append(with_position)
+
+    # ----------------------------------------------------------------- moving the leaf
+
+    def move_leaf(self, entry_id: str) -> None:
+        """Continue from ``entry_id``: the next append becomes its child (pi's ``branch``)."""
+        self.require_entry(entry_id)
+        self._leaf_id = entry_id
+
+    def reset_leaf(self) -> None:
+        """The next append becomes a new root."""
+        self._leaf_id = None
+
+    def branch_with_summary(
+        self,
+        target_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: dict | None = None,
+    ) -> str:
+        """Move to ``target_id`` and attach a summary of the branch being left there.
+
+        ``fromId`` is the leaf being left (``"root"`` if there was none), as pi's documentation
+        says; pi 0.84.2 itself wrote the target there, a bug fixed in 0.84.3.
+        """
+        if target_id is not None:
+            self.require_entry(target_id)
+        from_id = self._leaf_id or "root"
+        previous_leaf = self._leaf_id
+        self._leaf_id = target_id
+        try:
+            return self._append(
+                lambda entry_id, parent, at: build.branch_summary(
+                    entry_id, parent, at, from_id=from_id, summary=summary, details=details, usage=usage, from_hook=from_hook
+                )
+            )
+        except BaseException:
+            self._leaf_id = previous_leaf
+            raise
+
+    def adopt_entries(self, entries: list[StoredEntry]) -> None:
+        """Fill a new, empty session with prepared entries (a fork) and write them if they hold a conversation."""
+        if self._entries:
+            raise ValueError("adopt_entries needs an empty session")
+        for entry in entries:
+            self._index(entry)
+        if self._writer is not None and any(_starts_conversation(entry) for entry in entries):
+            try:
+                self._writer.create([self.header.raw, *(entry.raw for entry in entries)])
+            except OSError as error:
+                raise SessionWriteError(f"could not write session file {self.path}: {error.strerror or error}") from error
+            self._persisted = True
+
+    @property
+    def label_timestamps(self) -> dict[str, tuple[str, Any]]:
+        """Label and label-entry timestamp per target, in the order pi keeps them."""
+        return dict(self._labels)
+
+    # ----------------------------------------------------------------- internals
+
+    def _append(self, make_entry) -> str:
+        if self.path is not None and self._writer is None:
+            raise SessionReadOnlyError(f"session opened read-only: {self.path}")
+        body = make_entry(build.new_entry_id(self._by_id), self._leaf_id, now_iso())
+        entry = StoredEntry.from_dict(body)
+        self._write(entry)
+        self._index(entry)
+        return entry.id
+
+    def _write(self, entry: StoredEntry) -> None:
+        """Write ``entry`` (or, at the first conversation message, everything so far) to disk."""
+        if self._writer is None:
+            return
+        try:
+            if self._persisted:
+                self._writer.append([entry.raw])
+            elif _starts_conversation(entry):
+                lines = [self.header.raw, *(line.raw for line in self._entries), entry.raw]
+                if self._writer.is_open:
+                    self._writer.append(lines)
+                else:
+                    self._writer.create(lines)
+                self._persisted = True
+        except OSError as error:
+            raise SessionWriteError(f"could not write session file {self.path}: {error.strerror or error}") from error
+
+    def _index(self, entry: StoredEntry) -> None:
+        if is_session_header(entry):
+            self.stray_headers.append(entry)  # a second header line: left in the file, not in the tree
+            return
+        entry_id = entry.id
+        if entry_id in self._by_id:
+            self.report.duplicate_ids.append(entry_id)
+        self._entries.append(entry)
+        self._by_id[entry_id] = entry
+        self._leaf_id = entry_id
+        if entry.type == "label":
+            target = entry.get("targetId")
+            label = entry.get("label")
+            if label:
+                self._labels[target] = (label, entry.get("timestamp"))
+            else:
+                self._labels.pop(target, None)
+
+
+def _new_header(cwd: str, *, session_id: str | None = None, parent_session: str | None = None) -> StoredEntry:
+    header = build.header(session_id or build.new_session_id(), now_iso(), cwd, parent_session)
+    return StoredEntry.from_dict(header)
+
+
+def _starts_conversation(entry: StoredEntry) -> bool:
+    return entry.type == "message" and entry.role in ("user", "assistant")

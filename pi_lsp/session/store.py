@@ -1,0 +1,199 @@
+"""Reading and writing one session file: the only code that touches session bytes on disk.
+
+Invariants:
+- A line is written whole: one ``write()`` of the line and its ``\\n`` (a first write that creates
+  the file writes the header and every buffered entry at once).
+- The file is append-only. It is rewritten only to migrate a legacy version, and then by writing a
+  new file and renaming it over the old one, so a crash leaves either the old or the new file.
+- One process writes a session file: the writer holds an exclusive advisory ``flock`` on it for as
+  long as it is open. Another writer gets ``SessionLockedError``; readers never lock.
+- A non-empty file that is not a pi session is refused and never modified.
+- A last line without ``\\n`` (a crash mid-write) is tolerated: it is skipped if it does not parse,
+  and a ``\\n`` goes in front of the next append so the new entry starts on its own line.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+from pathlib import Path
+
+import attrs
+
+from pi_lsp.errors import NotASessionError, SessionLockedError, SessionWriteError
+from pi_lsp.session.migrations import migrate_to_current_version
+from pi_lsp.session.stored_entry import StoredEntry
+
+
+@attrs.define
+class LoadReport:
+    """What loading found besides entries; problems are reported here, never raised."""
+
+    blank_lines: int = 0
+    unparseable_lines: list[int] = attrs.Factory(list)
+    """1-based line numbers that were not JSON objects (pi skips them silently)."""
+    torn_last_line: bool = False
+    """The file did not end with a newline (a crash mid-write); repaired before the next append."""
+    migrated_from_version: int | None = None
+    duplicate_ids: list[str] = attrs.Factory(list)
+    """Ids used by more than one entry; as in pi, the later entry wins lookups."""
+
+    def to_json(self) -> dict:
+        return {
+            "blankLines": self.blank_lines,
+            "unparseableLines": self.unparseable_lines,
+            "tornLastLine": self.torn_last_line,
+            "migratedFromVersion": self.migrated_from_version,
+            "duplicateIds": self.duplicate_ids,
+        }
+
+
+@attrs.define
+class LoadedFile:
+    """The parsed lines of a session file, in file order (header first)."""
+
+    lines: list[StoredEntry]
+    report: LoadReport
+
+
+def is_session_header(entry: StoredEntry) -> bool:
+    return entry.type == "session" and isinstance(entry.id, str)
+
+
+def parse_session_bytes(data: bytes, path: Path) -> LoadedFile:
+    """Index a session file's bytes; raises ``NotASessionError`` for foreign non-empty content."""
+    report = LoadReport()
+    lines: list[StoredEntry] = []
+    raw_lines = data.split(b"\n")
+    if raw_lines and raw_lines[-1] == b"":
+        raw_lines.pop()
+    elif raw_lines:
+        report.torn_last_line = True
+    parse = StoredEntry.parse
+    for line_number, raw in enumerate(raw_lines, start=1):
+        if not raw.strip():
+            report.blank_lines += 1
+            continue
+        entry = parse(raw)
+        if entry is None:
+            report.unparseable_lines.append(line_number)
+        else:
+            lines.append(entry)
+    if data.strip() and (not lines or not is_session_header(lines[0])):
+        raise NotASessionError(f"not a pi session file (its first JSON line is not a session header): {path}")
+    return LoadedFile(lines, report)
+
+
+def migrate_if_needed(loaded: LoadedFile) -> bool:
+    """Migrate legacy versions in memory; ``True`` when the lines changed and need rewriting."""
+    if not loaded.lines:
+        return False
+    version = loaded.lines[0].body.get("version")
+    bodies = [dict(entry.body) for entry in loaded.lines] if _is_legacy(version) else None
+    if bodies is None or not migrate_to_current_version(bodies):
+        return False
+    loaded.lines = [StoredEntry.from_dict(body) for body in bodies]
+    loaded.report.migrated_from_version = int(version) if isinstance(version, (int, float)) else 1
+    return True
+
+
+def _is_legacy(version: object) -> bool:
+    return version is None or (isinstance(version, (int, float)) and not isinstance(version, bool) and version < 3)
+
+
+class SessionWriter:
+    """An open, locked, append-only handle on one session file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._descriptor: int | None = None
+        self._needs_newline = False
+
+    @property
+    def is_open(self) -> bool:
+        return self._descriptor is not None
+
+    def open_existing(self) -> bytes:
+        """Lock the existing file for writing and return its bytes (read after the lock is held)."""
+        descriptor = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        self._lock(descriptor)
+        data = _read_all(descriptor)
+        self._descriptor = descriptor
+        self._needs_newline = bool(data) and not data.endswith(b"\n")
+        return data
+
+    def create(self, first_lines: list[bytes]) -> None:
+        """Create the file (it must not exist) and write the first lines in one write."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        self._lock(descriptor)
+        self._descriptor = descriptor
+        self.append(first_lines)
+
+    def append(self, lines: list[bytes]) -> None:
+        """Append complete lines with a single write; repairs a torn last line first."""
+        if self._descriptor is None:
+            raise SessionWriteError(f"session file is not open for writing: {self.path}")
+        payload = b"\n".join(lines) + b"\n"
+        if self._needs_newline:
+            payload = b"\n" + payload
+        _write_all(self._descriptor, payload)
+        self._needs_newline = False
+
+    def replace_contents(self, lines: list[bytes]) -> None:
+        """Atomically replace the file with ``lines`` (used only for migrations), keeping the lock."""
+        temporary = self.path.with_name(f".{self.path.name}.migrating")
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        try:
+            self._lock(descriptor)
+            _write_all(descriptor, b"".join(line + b"\n" for line in lines))
+            os.fsync(descriptor)
+            os.replace(temporary, self.path)
+        except BaseException:
+            os.close(descriptor)
+            temporary.unlink(missing_ok=True)
+            raise
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+        self._descriptor = descriptor
+        self._needs_newline = False
+
+    def close(self) -> None:
+        if self._descriptor is not None:
+            os.close(self._descriptor)  # closing releases the flock
+            self._descriptor = None
+
+    def _lock(self, descriptor: int) -> None:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            os.close(descriptor)
+            if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise SessionLockedError(
+                    f"another process is writing this session; open it read-only instead: {self.path}"
+                ) from None
+            raise
+
+
+def read_session_bytes(path: Path) -> bytes:
+    """Read a session file without locking it (readers never block writers)."""
+    return path.read_bytes()
+
+
+def _read_all(descriptor: int) -> bytes:
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(descriptor, 1 << 22, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _write_all(descriptor: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        written = os.write(descriptor, view)
+        view = view[written:]

@@ -1,0 +1,127 @@
+"""The session tree for people and editors: one-line previews, the active path, labels.
+
+``tree_document`` is the flat JSON form (entries in file order; clients nest them by ``parentId``);
+``render_tree_text`` draws the indented tree that ``pi-lsp session tree`` prints, like pi's ``/tree``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pi_lsp.session.session import Session
+from pi_lsp.session.tree import walk_depth_first
+
+PREVIEW_LENGTH = 80
+
+
+def tree_document(session: Session) -> dict[str, Any]:
+    """``{"leafId", "name", "labels", "activePath", "entries": [...]}`` for the whole file."""
+    labels = session.labels
+    entries = []
+    for entry in session.entries:
+        item = {
+            "id": entry.id,
+            "parentId": entry.parent_id if isinstance(entry.parent_id, str) else None,
+            "type": entry.type,
+        }
+        if entry.type == "message" and isinstance(entry.role, str):
+            item["role"] = entry.role
+        item["preview"] = preview(entry)
+        if entry.id in labels:
+            item["label"] = labels[entry.id]
+        item["timestamp"] = entry.get("timestamp")
+        entries.append(item)
+    return {
+        "leafId": session.leaf_id,
+        "name": session.name,
+        "labels": labels,
+        "activePath": [entry.id for entry in session.branch()],
+        "entries": entries,
+    }
+
+
+def render_tree_text(session: Session) -> str:
+    """An indented tree; ``*`` marks the active path, ``@`` the leaf, ``[label]`` shows labels."""
+    active = {entry.id for entry in session.branch()}
+    lines = [f"session {session.id}" + (f"  {session.name!r}" if session.name else "")]
+    for node, depth in walk_depth_first(session.tree()):
+        entry = node.entry
+        entry_id = entry.get("id")
+        marker = "@" if entry_id == session.leaf_id else ("*" if entry_id in active else " ")
+        label = f" [{node.label}]" if node.label else ""
+        lines.append(f"{marker} {'  ' * depth}{entry_id} {_kind(entry)}{label}: {preview(entry)}")
+    return "\n".join(lines) + "\n"
+
+
+def _kind(entry: Mapping[str, Any]) -> str:
+    if entry.get("type") == "message":
+        message = entry.get("message")
+        return str(message.get("role")) if isinstance(message, Mapping) else "message"
+    return str(entry.get("type"))
+
+
+def preview(entry: Mapping[str, Any]) -> str:
+    """One line of text that says what an entry is."""
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        text = _message_preview(entry.get("message"))
+    elif entry_type in ("compaction", "branch_summary"):
+        text = _first_line(entry.get("summary"))
+    elif entry_type == "custom_message":
+        text = _content_text(entry.get("content"))
+    elif entry_type == "thinking_level_change":
+        text = f"thinking level {entry.get('thinkingLevel')}"
+    elif entry_type == "model_change":
+        text = f"model {entry.get('provider')}/{entry.get('modelId')}"
+    elif entry_type == "label":
+        text = f"label {entry.get('label') or '(cleared)'} on {entry.get('targetId')}"
+    elif entry_type == "session_info":
+        text = f"name {entry.get('name')!r}"
+    elif entry_type == "custom":
+        text = str(entry.get("customType"))
+    else:
+        text = ""
+    return _shorten(text)
+
+
+def _message_preview(message: Any) -> str:
+    if not isinstance(message, Mapping):
+        return ""
+    role = message.get("role")
+    if role == "bashExecution":
+        return f"$ {message.get('command')}"
+    if role == "assistant":
+        content = message.get("content")
+        text = _content_text(content)
+        calls = [block.get("name") for block in content or [] if isinstance(block, Mapping) and block.get("type") == "toolCall"]
+        if calls:
+            text = (text + " " if text else "") + "→ " + ", ".join(str(name) for name in calls)
+        return text
+    if role == "toolResult":
+        return f"{message.get('toolName')}: {_content_text(message.get('content'))}"
+    return _content_text(message.get("content"))
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            str(block.get("text")) for block in content if isinstance(block, Mapping) and block.get("type") == "text"
+        )
+    return ""
+
+
+def _first_line(text: Any) -> str:
+    if not isinstance(text, str):
+        return ""
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            return line
+    return text
+
+
+def _shorten(text: str) -> str:
+    single_line = " ".join(text.split())
+    return single_line if len(single_line) <= PREVIEW_LENGTH else single_line[: PREVIEW_LENGTH - 1] + "…"

@@ -1,0 +1,160 @@
+"""``pi-lsp session …``: inspect session files and plan compactions and branch summaries from a shell.
+
+The JSON these commands print is a contract other tools compare against (pi's own functions give
+the same documents for the same file): messages are pi's AgentMessage JSON, exactly as pi 0.84.2
+builds them. Files are opened read-only; only ``fork`` writes, and only a new file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from pi_lsp.errors import EntryNotFoundError, InvalidParamsError
+from pi_lsp.session import js_json
+from pi_lsp.session.context import UNSET
+from pi_lsp.session.session import Session
+
+DEFAULT_BRANCH_SUMMARY_BUDGET = 128_000 - 16_384
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    session_parser = commands.add_parser("session", help="inspect session files and plan compactions")
+    actions = session_parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    context = actions.add_parser("context", help="the LLM context at the leaf, as pi builds it")
+    context.add_argument("file")
+    context.add_argument("--leaf", metavar="ID", help="entry to build the context at (default: the leaf)")
+    context.set_defaults(handler=run_context)
+
+    plan = actions.add_parser("plan-compaction", help="what a compaction at the leaf would summarize and keep")
+    plan.add_argument("file")
+    plan.add_argument("--leaf", metavar="ID")
+    plan.add_argument("--keep-recent-tokens", type=_non_negative, default=20_000, metavar="N")
+    plan.add_argument("--reserve-tokens", type=_non_negative, default=16_384, metavar="N")
+    _add_tokenizer(plan)
+    plan.set_defaults(handler=run_plan_compaction)
+
+    branch = actions.add_parser("plan-branch-summary", help="what a branch summary from one entry to another covers")
+    branch.add_argument("file")
+    branch.add_argument("--from", dest="from_id", required=True, metavar="ID", help="the leaf being left")
+    branch.add_argument("--to", dest="to_id", required=True, metavar="ID", help="the entry being navigated to")
+    branch.add_argument("--token-budget", type=_non_negative, default=DEFAULT_BRANCH_SUMMARY_BUDGET, metavar="N")
+    _add_tokenizer(branch)
+    branch.set_defaults(handler=run_plan_branch_summary)
+
+    listing = actions.add_parser("list", help="the sessions in a directory, newest first")
+    listing.add_argument("directory", nargs="?", default=".pi/sessions")
+    listing.set_defaults(handler=run_list)
+
+    tree = actions.add_parser("tree", help="the session tree, active path marked, labels shown")
+    tree.add_argument("file")
+    tree.add_argument("--json", action="store_true", help="print the tree as JSON instead of text")
+    tree.set_defaults(handler=run_tree)
+
+    fork = actions.add_parser("fork", help="a new session file holding the path from the root to an entry")
+    fork.add_argument("file")
+    fork.add_argument("--at", dest="entry_id", required=True, metavar="ID")
+    fork.set_defaults(handler=run_fork)
+
+
+def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tokenizer",
+        choices=("tiktoken", "chars4"),
+        default="tiktoken",
+        help="token counting: real BPE counts (default) or pi's chars/4 estimate",
+    )
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def _print_json(document: Any) -> int:
+    sys.stdout.write(js_json.dumps(document) + "\n")
+    return 0
+
+
+def _open(path: str) -> Session:
+    return Session.open(path, writable=False)
+
+
+def _leaf(session: Session, leaf_id: str | None) -> Any:
+    if leaf_id is None:
+        return UNSET
+    session.require_entry(leaf_id)
+    return leaf_id
+
+
+def run_context(arguments: argparse.Namespace) -> int:
+    session = _open(arguments.file)
+    return _print_json(session.build_context(_leaf(session, arguments.leaf)).to_json())
+
+
+def run_plan_compaction(arguments: argparse.Namespace) -> int:
+    from pi_lsp.compaction.prepare import prepare_compaction
+    from pi_lsp.compaction.settings import CompactionSettings
+    from pi_lsp.compaction.tokens import get_token_counter
+
+    session = _open(arguments.file)
+    leaf = _leaf(session, arguments.leaf)
+    settings = CompactionSettings(
+        reserve_tokens=arguments.reserve_tokens, keep_recent_tokens=arguments.keep_recent_tokens
+    )
+    preparation = prepare_compaction(session.branch(leaf), settings, get_token_counter(arguments.tokenizer))
+    return _print_json(None if preparation is None else preparation.to_json())
+
+
+def run_plan_branch_summary(arguments: argparse.Namespace) -> int:
+    from pi_lsp.compaction.branch import plan_branch_summary
+    from pi_lsp.compaction.tokens import get_token_counter
+
+    session = _open(arguments.file)
+    for entry_id in (arguments.from_id, arguments.to_id):
+        session.require_entry(entry_id)
+    plan = plan_branch_summary(
+        session.by_id,
+        arguments.from_id,
+        arguments.to_id,
+        arguments.token_budget,
+        get_token_counter(arguments.tokenizer),
+    )
+    return _print_json(plan.to_json())
+
+
+def run_list(arguments: argparse.Namespace) -> int:
+    from pi_lsp.session.listing import list_sessions
+
+    return _print_json([info.to_json() for info in list_sessions(arguments.directory)])
+
+
+def run_tree(arguments: argparse.Namespace) -> int:
+    from pi_lsp.session.tree_view import render_tree_text, tree_document
+
+    session = _open(arguments.file)
+    if arguments.json:
+        return _print_json(tree_document(session))
+    sys.stdout.write(render_tree_text(session))
+    return 0
+
+
+def run_fork(arguments: argparse.Namespace) -> int:
+    from pi_lsp.session.fork import fork_session
+
+    source = _open(arguments.file)
+    if source.get_entry(arguments.entry_id) is None:
+        raise EntryNotFoundError(f"entry {arguments.entry_id} not found in {arguments.file}")
+    if not any(entry.type == "message" and entry.role in ("user", "assistant") for entry in source.branch(arguments.entry_id)):
+        raise InvalidParamsError(f"nothing to fork: the path to {arguments.entry_id} holds no user or assistant message")
+    with fork_session(source, arguments.entry_id) as fork:
+        return _print_json(
+            {"id": fork.id, "path": str(fork.path), "written": fork.is_persisted, "leafId": fork.leaf_id}
+        )
