@@ -1,0 +1,172 @@
+"""Small builders for pi session entries and messages, in the style of pi-mono's own tests.
+
+Entries get sequential ids (``test-id-1``, ``test-id-2``, …) and, unless told otherwise, the
+previous entry as parent. Timestamps advance one second per entry so message and entry times stay
+ordered. Every builder returns plain dicts with pi's key order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_lsp.session.timestamps import epoch_ms_to_iso
+
+BASE_EPOCH_MS = 1_735_689_600_000  # 2025-01-01T00:00:00.000Z
+_PREVIOUS = object()
+
+
+def usage(input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0, total: int | None = None) -> dict:
+    """pi's ``Usage`` object; ``total`` defaults to the sum of the parts, as pi's tests mock it."""
+    return {
+        "input": input,
+        "output": output,
+        "cacheRead": cache_read,
+        "cacheWrite": cache_write,
+        "totalTokens": input + output + cache_read + cache_write if total is None else total,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
+
+
+def user_message(content: Any, timestamp: int = BASE_EPOCH_MS) -> dict:
+    return {"role": "user", "content": content, "timestamp": timestamp}
+
+
+def assistant_message(
+    *blocks: dict | str,
+    provider: str = "anthropic",
+    model: str = "claude-sonnet-4-5",
+    usage_: dict | None = None,
+    stop_reason: str = "stop",
+    timestamp: int = BASE_EPOCH_MS,
+) -> dict:
+    """An assistant message; plain strings become text blocks."""
+    content = [{"type": "text", "text": block} if isinstance(block, str) else block for block in blocks]
+    return {
+        "role": "assistant",
+        "content": content,
+        "api": "anthropic-messages",
+        "provider": provider,
+        "model": model,
+        "usage": usage_ if usage_ is not None else usage(),
+        "stopReason": stop_reason,
+        "timestamp": timestamp,
+    }
+
+
+def text(value: str) -> dict:
+    return {"type": "text", "text": value}
+
+
+def thinking(value: str) -> dict:
+    return {"type": "thinking", "thinking": value}
+
+
+def image() -> dict:
+    return {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}
+
+
+def tool_call(name: str, call_id: str = "call-1", **arguments: Any) -> dict:
+    return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
+
+
+def tool_result(content: Any, call_id: str = "call-1", tool_name: str = "read", timestamp: int = BASE_EPOCH_MS) -> dict:
+    if isinstance(content, str):
+        content = [text(content)]
+    return {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": tool_name,
+        "content": content,
+        "isError": False,
+        "timestamp": timestamp,
+    }
+
+
+def bash_execution(command: str, output: str, exit_code: int | None = 0, **extra: Any) -> dict:
+    message = {
+        "role": "bashExecution",
+        "command": command,
+        "output": output,
+        "exitCode": exit_code,
+        "cancelled": False,
+        "truncated": False,
+        "timestamp": BASE_EPOCH_MS,
+    }
+    message.update(extra)
+    return message
+
+
+class SessionBuilder:
+    """Appends entries with sequential ids; each new entry is a child of the previous one by default."""
+
+    def __init__(self, id_prefix: str = "test-id-") -> None:
+        self.entries: list[dict] = []
+        self._id_prefix = id_prefix
+        self._last_id: str | None = None
+
+    def _append(self, entry_type: str, fields: dict, parent: Any) -> dict:
+        entry_id = f"{self._id_prefix}{len(self.entries) + 1}"
+        parent_id = self._last_id if parent is _PREVIOUS else parent
+        entry = {
+            "type": entry_type,
+            "id": entry_id,
+            "parentId": parent_id,
+            "timestamp": epoch_ms_to_iso(BASE_EPOCH_MS + 1000 * len(self.entries)),
+        }
+        entry.update(fields)
+        self.entries.append(entry)
+        self._last_id = entry_id
+        return entry
+
+    def message(self, message: dict, parent: Any = _PREVIOUS) -> dict:
+        return self._append("message", {"message": message}, parent)
+
+    def user(self, content: Any, parent: Any = _PREVIOUS) -> dict:
+        return self.message(user_message(content, BASE_EPOCH_MS + 1000 * len(self.entries)), parent)
+
+    def assistant(self, *blocks: dict | str, parent: Any = _PREVIOUS, **options: Any) -> dict:
+        options.setdefault("timestamp", BASE_EPOCH_MS + 1000 * len(self.entries))
+        return self.message(assistant_message(*blocks, **options), parent)
+
+    def tool_result(self, content: Any, parent: Any = _PREVIOUS, **options: Any) -> dict:
+        return self.message(tool_result(content, **options), parent)
+
+    def thinking_level(self, level: str, parent: Any = _PREVIOUS) -> dict:
+        return self._append("thinking_level_change", {"thinkingLevel": level}, parent)
+
+    def model_change(self, provider: str, model_id: str, parent: Any = _PREVIOUS) -> dict:
+        return self._append("model_change", {"provider": provider, "modelId": model_id}, parent)
+
+    def compaction(
+        self, summary: str, first_kept_entry_id: str, tokens_before: int = 1000, parent: Any = _PREVIOUS, **extra: Any
+    ) -> dict:
+        fields = {"summary": summary, "firstKeptEntryId": first_kept_entry_id, "tokensBefore": tokens_before}
+        fields.update(extra)
+        return self._append("compaction", fields, parent)
+
+    def branch_summary(self, summary: str, from_id: str = "root", parent: Any = _PREVIOUS, **extra: Any) -> dict:
+        fields = {"fromId": from_id, "summary": summary}
+        fields.update(extra)
+        return self._append("branch_summary", fields, parent)
+
+    def custom_message(self, content: Any, custom_type: str = "ext", parent: Any = _PREVIOUS, **extra: Any) -> dict:
+        fields = {"customType": custom_type, "content": content, "display": True}
+        fields.update(extra)
+        return self._append("custom_message", fields, parent)
+
+    def custom(self, custom_type: str = "state", data: Any = None, parent: Any = _PREVIOUS) -> dict:
+        return self._append("custom", {"customType": custom_type, "data": data}, parent)
+
+    def label(self, target_id: str, label: str, parent: Any = _PREVIOUS) -> dict:
+        return self._append("label", {"targetId": target_id, "label": label}, parent)
+
+    def branch_from(self, entry_id: str | None) -> SessionBuilder:
+        """Make the next entry a child of ``entry_id`` (``None``: a new root)."""
+        self._last_id = entry_id
+        return self
+
+    def by_id(self) -> dict[str, dict]:
+        return {entry["id"]: entry for entry in self.entries}
+
+    def ids(self) -> list[str]:
+        return [entry["id"] for entry in self.entries]

@@ -1,0 +1,8 @@
+"""Unit-test setup: makes ``tests/builders.py`` importable as ``builders``."""
+
+import sys
+from pathlib import Path
+
+_TESTS_DIR = str(Path(__file__).resolve().parents[1])
+if _TESTS_DIR not in sys.path:
+    sys.path.insert(0, _TESTS_DIR)
