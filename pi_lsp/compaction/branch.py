@@ -12,7 +12,12 @@ from typing import Any
 
 import attrs
 
-from pi_lsp.compaction.file_ops import FileOps, add_details_file_lists, compute_file_lists, extract_file_ops_from_message
+from pi_lsp.compaction.file_ops import (
+    FileOps,
+    add_details_file_lists,
+    compute_file_lists,
+    extract_file_ops_from_message,
+)
 from pi_lsp.compaction.settings import BranchSummarySettings
 from pi_lsp.compaction.tokens import CHARS4, TokenCounter
 from pi_lsp.session.context import EntryLookup, branch_path
@@ -69,7 +74,9 @@ class BranchSummaryPlan:
         }
 
 
-def collect_entries_for_branch_summary(by_id: EntryLookup, old_leaf_id: Any, target_id: Any) -> BranchEntries:
+def collect_entries_for_branch_summary(
+    by_id: EntryLookup, old_leaf_id: Any, target_id: Any
+) -> BranchEntries:
     """The entries between the common ancestor (exclusive) and ``old_leaf_id`` (inclusive).
 
     ``target_id`` must be an entry id: pi's ``getBranch(undefined)`` would fall back to the session's
@@ -94,7 +101,11 @@ def collect_entries_for_branch_summary(by_id: EntryLookup, old_leaf_id: Any, tar
     visited: set[Any] = set()
     current = old_leaf_id
     # The visited set ends the walk on a parent cycle, which pi would follow forever.
-    while is_truthy(current) and not strict_equals(current, common_ancestor_id) and not _contains(visited, current):
+    while (
+        is_truthy(current)
+        and not strict_equals(current, common_ancestor_id)
+        and not _contains(visited, current)
+    ):
         entry = _lookup(by_id, current)
         if entry is None:
             break
@@ -124,11 +135,15 @@ def branch_entry_message(entry: Entry) -> Message | None:
         )
     if entry_type == "branch_summary":
         return create_branch_summary_message(
-            entry.get("summary", UNDEFINED), entry.get("fromId", UNDEFINED), entry.get("timestamp", UNDEFINED)
+            entry.get("summary", UNDEFINED),
+            entry.get("fromId", UNDEFINED),
+            entry.get("timestamp", UNDEFINED),
         )
     if entry_type == "compaction":
         return create_compaction_summary_message(
-            entry.get("summary", UNDEFINED), entry.get("tokensBefore", UNDEFINED), entry.get("timestamp", UNDEFINED)
+            entry.get("summary", UNDEFINED),
+            entry.get("tokensBefore", UNDEFINED),
+            entry.get("timestamp", UNDEFINED),
         )
     return None
 
@@ -157,7 +172,10 @@ def prepare_branch_entries(
         tokens = counter.estimate_message_tokens(message)
         if token_budget > 0 and total_tokens + tokens > token_budget:
             # A summary is dense context: squeeze it in while there is still some room.
-            if entry.get("type") in ("compaction", "branch_summary") and total_tokens < token_budget * 0.9:
+            if (
+                entry.get("type") in ("compaction", "branch_summary")
+                and total_tokens < token_budget * 0.9
+            ):
                 newest_first.append(message)
                 total_tokens += tokens
             break

@@ -21,8 +21,12 @@ from pi_lsp.session.context import session_entry_to_context_messages
 
 Entry = Mapping[str, Any]
 
-_CUT_POINT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"})
-_TURN_START_ROLES = frozenset({"user", "bashExecution", "custom", "branchSummary", "compactionSummary"})
+_CUT_POINT_ROLES = frozenset(
+    {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+)
+_TURN_START_ROLES = frozenset(
+    {"user", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+)
 
 
 @attrs.frozen
@@ -52,7 +56,11 @@ def is_turn_start_entry(entry: Entry) -> bool:
 
 def find_valid_cut_points(entries: Sequence[Entry], start_index: int, end_index: int) -> list[int]:
     """Indices in ``[start_index, end_index)`` where the kept part may begin."""
-    return [index for index in range(start_index, end_index) if _has_role(entries[index], _CUT_POINT_ROLES)]
+    return [
+        index
+        for index in range(start_index, end_index)
+        if _has_role(entries[index], _CUT_POINT_ROLES)
+    ]
 
 
 def find_turn_start_index(entries: Sequence[Entry], entry_index: int, start_index: int) -> int:
@@ -65,7 +73,10 @@ def find_turn_start_index(entries: Sequence[Entry], entry_index: int, start_inde
 
 def entry_tokens(entry: Entry, counter: TokenCounter) -> int:
     """Estimated tokens of everything an entry contributes to the context."""
-    return sum(counter.estimate_message_tokens(message) for message in session_entry_to_context_messages(entry))
+    return sum(
+        counter.estimate_message_tokens(message)
+        for message in session_entry_to_context_messages(entry)
+    )
 
 
 def find_cut_point(

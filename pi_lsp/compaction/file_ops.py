@@ -87,7 +87,9 @@ def compute_file_lists(file_ops: FileOps) -> FileLists:
     """pi's ``computeFileLists``: both lists sorted as JavaScript's default ``sort()`` sorts them."""
     modified = file_ops.edited | file_ops.written
     read_only = [path for path in file_ops.read if path not in modified]
-    return FileLists(read_files=js_default_sort(read_only), modified_files=js_default_sort(modified))
+    return FileLists(
+        read_files=js_default_sort(read_only), modified_files=js_default_sort(modified)
+    )
 
 
 def js_default_sort(values: Iterable[Any]) -> list[Any]:

@@ -89,17 +89,25 @@ def prepare_compaction(
             ),
             -1,
         )
-        boundary_start = first_kept_index if first_kept_index >= 0 else previous_compaction_index + 1
+        boundary_start = (
+            first_kept_index if first_kept_index >= 0 else previous_compaction_index + 1
+        )
     boundary_end = len(path_entries)
 
-    tokens_before = estimate_context_tokens(build_session_context(path_entries).messages, counter).tokens
-    cut_point = find_cut_point(path_entries, boundary_start, boundary_end, settings.keep_recent_tokens, counter)
+    tokens_before = estimate_context_tokens(
+        build_session_context(path_entries).messages, counter
+    ).tokens
+    cut_point = find_cut_point(
+        path_entries, boundary_start, boundary_end, settings.keep_recent_tokens, counter
+    )
 
     first_kept_entry = path_entries[cut_point.first_kept_entry_index] if path_entries else None
     if first_kept_entry is None or not is_truthy(first_kept_entry.get("id")):
         return None  # A session from before entry ids needs migration first.
 
-    history_end = cut_point.turn_start_index if cut_point.is_split_turn else cut_point.first_kept_entry_index
+    history_end = (
+        cut_point.turn_start_index if cut_point.is_split_turn else cut_point.first_kept_entry_index
+    )
     messages_to_summarize = _messages_for_summary(path_entries[boundary_start:history_end])
     turn_prefix_messages: list[Message] = []
     if cut_point.is_split_turn:
@@ -113,7 +121,9 @@ def prepare_compaction(
     if previous_compaction_index >= 0:
         previous_compaction = path_entries[previous_compaction_index]
         # Only pi's own summaries carry trustworthy file lists (fromHook marks an extension's).
-        if not is_truthy(previous_compaction.get("fromHook")) and is_truthy(previous_compaction.get("details")):
+        if not is_truthy(previous_compaction.get("fromHook")) and is_truthy(
+            previous_compaction.get("details")
+        ):
             add_details_file_lists(previous_compaction["details"], file_ops)
     for message in messages_to_summarize:
         extract_file_ops_from_message(message, file_ops)
@@ -151,4 +161,3 @@ def _messages_for_summary(entries: Sequence[Entry]) -> list[Message]:
         if entry_messages:
             messages.append(entry_messages[0])
     return messages
-

@@ -37,14 +37,20 @@ def serialize_conversation(messages: Iterable[Mapping[str, Any]]) -> str:
 
 
 def _assistant_parts(content: Any) -> list[str]:
-    blocks = [block for block in content if isinstance(block, Mapping)] if isinstance(content, list) else []
+    blocks = (
+        [block for block in content if isinstance(block, Mapping)]
+        if isinstance(content, list)
+        else []
+    )
     thinking_parts: list[Any] = []
     tool_calls: list[str] = []
     for block in blocks:
         if block.get("type") == "thinking":
             thinking_parts.append(block.get("thinking"))
         elif block.get("type") == "toolCall":
-            arguments = ", ".join(f"{key}={dumps(value)}" for key, value in _object_entries(block.get("arguments")))
+            arguments = ", ".join(
+                f"{key}={dumps(value)}" for key, value in _object_entries(block.get("arguments"))
+            )
             tool_calls.append(f"{to_string(block.get('name'))}({arguments})")
     parts = []
     if thinking_parts:
@@ -63,7 +69,11 @@ def content_text(content: Any, separator: str = "\n") -> str:
     if not isinstance(content, list):
         return ""
     return join(
-        (block.get("text") for block in content if isinstance(block, Mapping) and block.get("type") == "text"),
+        (
+            block.get("text")
+            for block in content
+            if isinstance(block, Mapping) and block.get("type") == "text"
+        ),
         separator,
     )
 
@@ -87,7 +97,9 @@ def _object_entries(value: Any) -> list[tuple[str, Any]]:
     """``Object.entries``: integer-like keys first in ascending order, then the rest as inserted."""
     if isinstance(value, Mapping):
         items = [(str(key), item) for key, item in value.items()]
-        indexes = sorted((item for item in items if _is_array_index(item[0])), key=lambda item: int(item[0]))
+        indexes = sorted(
+            (item for item in items if _is_array_index(item[0])), key=lambda item: int(item[0])
+        )
         return indexes + [item for item in items if not _is_array_index(item[0])]
     if isinstance(value, (list, str)):
         return [(str(position), item) for position, item in enumerate(value)]
@@ -95,4 +107,9 @@ def _object_entries(value: Any) -> list[tuple[str, Any]]:
 
 
 def _is_array_index(key: str) -> bool:
-    return key.isascii() and key.isdigit() and (key == "0" or key[0] != "0") and int(key) < _ARRAY_INDEX_LIMIT
+    return (
+        key.isascii()
+        and key.isdigit()
+        and (key == "0" or key[0] != "0")
+        and int(key) < _ARRAY_INDEX_LIMIT
+    )

@@ -34,7 +34,11 @@ class CompactionSettings:
     keep_recent_tokens: int = attrs.field(default=20000, validator=_non_negative_int)
 
     def to_json(self) -> dict[str, Any]:
-        return {"enabled": self.enabled, "reserveTokens": self.reserve_tokens, "keepRecentTokens": self.keep_recent_tokens}
+        return {
+            "enabled": self.enabled,
+            "reserveTokens": self.reserve_tokens,
+            "keepRecentTokens": self.keep_recent_tokens,
+        }
 
 
 @attrs.frozen

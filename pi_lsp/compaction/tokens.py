@@ -58,7 +58,10 @@ class Chars4Counter:
 
     def estimate_message_tokens(self, message: Message) -> int:
         text = message_text_for_estimate(message)
-        chars = sum(utf16_length(piece) for piece in text.pieces) + ESTIMATED_IMAGE_CHARS * text.image_count
+        chars = (
+            sum(utf16_length(piece) for piece in text.pieces)
+            + ESTIMATED_IMAGE_CHARS * text.image_count
+        )
         return math.ceil(chars / 4)
 
 
@@ -70,7 +73,9 @@ class TiktokenCounter:
     def estimate_message_tokens(self, message: Message) -> int:
         text = message_text_for_estimate(message)
         encoding = _tiktoken_encoding()
-        tokens = sum(len(encoding.encode(piece, disallowed_special=())) for piece in text.pieces if piece)
+        tokens = sum(
+            len(encoding.encode(piece, disallowed_special=())) for piece in text.pieces if piece
+        )
         return tokens + ESTIMATED_IMAGE_TOKENS * text.image_count
 
 
@@ -84,7 +89,9 @@ def get_token_counter(name: str) -> TokenCounter:
     try:
         return TOKENIZERS[name]
     except KeyError:
-        raise ValueError(f"unknown tokenizer {name!r} (expected one of: {', '.join(TOKENIZERS)})") from None
+        raise ValueError(
+            f"unknown tokenizer {name!r} (expected one of: {', '.join(TOKENIZERS)})"
+        ) from None
 
 
 def estimate_tokens(message: Message) -> int:
@@ -147,7 +154,9 @@ def _tiktoken_encoding() -> Any:
     # without importing litellm, which takes seconds.
     spec = importlib.util.find_spec("litellm")
     if spec is not None and spec.submodule_search_locations:
-        bundled = os.path.join(list(spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers")
+        bundled = os.path.join(
+            list(spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers"
+        )
         os.environ["TIKTOKEN_CACHE_DIR"] = bundled
     import tiktoken
 
@@ -218,19 +227,25 @@ class ContextTokenEstimate:
         }
 
 
-def estimate_context_tokens(messages: Sequence[Message], counter: TokenCounter = CHARS4) -> ContextTokenEstimate:
+def estimate_context_tokens(
+    messages: Sequence[Message], counter: TokenCounter = CHARS4
+) -> ContextTokenEstimate:
     """pi's ``estimateContextTokens``; without any usable usage every message is estimated."""
     for index in range(len(messages) - 1, -1, -1):
         usage = get_assistant_usage(messages[index])
         if usage is not None:
             usage_tokens = calculate_context_tokens(usage)
-            trailing = sum(counter.estimate_message_tokens(message) for message in messages[index + 1 :])
+            trailing = sum(
+                counter.estimate_message_tokens(message) for message in messages[index + 1 :]
+            )
             return ContextTokenEstimate(usage_tokens + trailing, usage_tokens, trailing, index)
     estimated = sum(counter.estimate_message_tokens(message) for message in messages)
     return ContextTokenEstimate(estimated, 0, estimated, None)
 
 
-def should_compact(context_tokens: int | float, context_window: int | float, settings: CompactionSettings) -> bool:
+def should_compact(
+    context_tokens: int | float, context_window: int | float, settings: CompactionSettings
+) -> bool:
     """Compact when enabled and the context has grown into the reserve at the top of the window."""
     if not settings.enabled:
         return False

@@ -56,7 +56,11 @@ class SessionContext:
     def to_json(self) -> dict[str, Any]:
         """``{"messages", "thinkingLevel", "model"}`` as pi returns it."""
         return without_undefined(
-            {"messages": list(self.messages), "thinkingLevel": self.thinking_level, "model": self.model}
+            {
+                "messages": list(self.messages),
+                "thinkingLevel": self.thinking_level,
+                "model": self.model,
+            }
         )
 
 
@@ -97,12 +101,14 @@ def branch_path(by_id: EntryLookup, from_id: Any) -> list[Entry]:
     return walk_to_root(by_id, start)
 
 
-def session_path(entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None) -> list[Entry]:
+def session_path(
+    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+) -> list[Entry]:
     """pi's ``buildSessionPath``: root→leaf; an unknown or missing leaf id means the last entry."""
     index = by_id if by_id is not None else index_entries(entries)
     if leaf_id is None:
         return []
-    leaf = _lookup(index, leaf_id) if is_truthy(leaf_id) else None
+    leaf = _lookup(index, leaf_id) if leaf_id is not UNSET and is_truthy(leaf_id) else None
     if leaf is None:
         leaf = entries[-1] if entries else None
     return walk_to_root(index, leaf)
@@ -123,7 +129,10 @@ def session_entry_to_context_messages(entry: Entry) -> list[Message]:
         if not isinstance(message, Mapping):
             return []  # pi would throw on such a line; leaving it out keeps the session usable.
         # Old versions, forks and hand edits can leave content null or missing; providers need a list.
-        if message.get("role") in ("user", "assistant", "toolResult") and message.get("content") is None:
+        if (
+            message.get("role") in ("user", "assistant", "toolResult")
+            and message.get("content") is None
+        ):
             return [{**message, "content": []}]
         return [message]
     if entry_type == "custom_message":
@@ -161,7 +170,9 @@ def build_session_context(
     path = session_path(entries, leaf_id, by_id)
     thinking_level, model = _context_settings(path)
     messages = [
-        message for entry in _context_entries_of_path(path) for message in session_entry_to_context_messages(entry)
+        message
+        for entry in _context_entries_of_path(path)
+        for message in session_entry_to_context_messages(entry)
     ]
     return SessionContext(messages=messages, thinking_level=thinking_level, model=model)
 
@@ -175,7 +186,12 @@ def _context_entries_of_path(path: list[Entry]) -> list[Entry]:
         return path
     compaction_id = compaction.get("id", UNDEFINED)
     compaction_index = next(
-        (index for index, entry in enumerate(path) if strict_equals(entry.get("id", UNDEFINED), compaction_id)), -1
+        (
+            index
+            for index, entry in enumerate(path)
+            if strict_equals(entry.get("id", UNDEFINED), compaction_id)
+        ),
+        -1,
     )
     if compaction_index < 0:
         return path
@@ -200,13 +216,19 @@ def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
             thinking_level = entry.get("thinkingLevel", UNDEFINED)
         elif entry_type == "model_change":
             model = without_undefined(
-                {"provider": entry.get("provider", UNDEFINED), "modelId": entry.get("modelId", UNDEFINED)}
+                {
+                    "provider": entry.get("provider", UNDEFINED),
+                    "modelId": entry.get("modelId", UNDEFINED),
+                }
             )
         elif entry_type == "message":
             message = entry.get("message")
             if isinstance(message, Mapping) and message.get("role") == "assistant":
                 model = without_undefined(
-                    {"provider": message.get("provider", UNDEFINED), "modelId": message.get("model", UNDEFINED)}
+                    {
+                        "provider": message.get("provider", UNDEFINED),
+                        "modelId": message.get("model", UNDEFINED),
+                    }
                 )
     return thinking_level, model
 
@@ -215,7 +237,9 @@ def _lookup(by_id: EntryLookup, entry_id: Any) -> Entry | None:
     try:
         return by_id.get(entry_id)
     except TypeError:
-        return None  # An object used as an id (a damaged line) finds nothing, as in a JavaScript Map.
+        return (
+            None  # An object used as an id (a damaged line) finds nothing, as in a JavaScript Map.
+        )
 
 
 def _remember(visited: set[Any], entry_id: Any) -> None:

@@ -19,40 +19,64 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import msgspec
+
 _encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_fast_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_fast_encode = msgspec.json.Encoder().encode
+_SMALLEST_PLAIN = 1e-4  # below this msgspec switches to exponent notation earlier than JavaScript
 _ARRAY_INDEX_LIMIT = 2**32 - 1
 _SAFE_INTEGER = 2**53
 
 
 def dumps(value: Any) -> str:
     """Return ``JSON.stringify(value)`` for a JSON-like Python value (dict, list, str, number, bool, None)."""
-    if _python_json_matches(value):
-        return _fast_dumps(value)
-    return _exact_dumps(value)
+    return dumps_utf8(value).decode("utf-8")
 
 
-def _python_json_matches(value: Any) -> bool:
-    """True when Python's C encoder already writes what JavaScript would (the common case)."""
-    kind = type(value)
-    if kind is str:
-        return value.isascii() or not _LONE_SURROGATE.search(value)
-    if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str or key[:1].isdigit() or not _python_json_matches(item):
+def dumps_utf8(value: Any) -> bytes:
+    """``dumps(value)`` encoded as UTF-8: the bytes of a session line."""
+    if _fast_encoder_matches(value):
+        try:
+            return _fast_encode(value)
+        except UnicodeEncodeError:
+            pass  # a lone surrogate, which JavaScript escapes
+    return _exact_dumps(value).encode("utf-8")
+
+
+_DIGITS = frozenset("0123456789")
+
+
+def _fast_encoder_matches(value: Any) -> bool:
+    """True when msgspec's encoder writes what JavaScript would, lone surrogates aside (the common case).
+
+    msgspec escapes strings exactly as ``JSON.stringify`` does; it differs only for integral floats
+    ("1.0"), floats below 1e-5 (exponent notation), integers beyond 2**53 and integer-like keys.
+    """
+    pending = [value]
+    pop = pending.pop
+    push = pending.append
+    while pending:
+        item = pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is dict:
+            for key, child in item.items():
+                if type(key) is not str or (key and key[0] in _DIGITS):
+                    return False
+                push(child)
+        elif kind is list:
+            pending.extend(item)
+        elif kind is int:
+            if not -_SAFE_INTEGER <= item <= _SAFE_INTEGER:
                 return False
-        return True
-    if kind is list:
-        for item in value:
-            if not _python_json_matches(item):
+        elif kind is float:
+            if item.is_integer() or not math.isfinite(item) or -_SMALLEST_PLAIN < item < _SMALLEST_PLAIN:
                 return False
-        return True
-    if kind is int:
-        return -_SAFE_INTEGER <= value <= _SAFE_INTEGER
-    if kind is float:
-        return not value.is_integer() and math.isfinite(value) and "e" not in repr(value)
-    return value is None or kind is bool
+        else:
+            return False
+    return True
 
 
 def _exact_dumps(value: Any) -> str:

@@ -67,7 +67,9 @@ def to_string(value: Any) -> str:
 
 def join(values: Iterable[Any], separator: str) -> str:
     """``Array.prototype.join``: ``null`` and ``undefined`` elements become empty strings."""
-    return separator.join("" if value is None or value is UNDEFINED else to_string(value) for value in values)
+    return separator.join(
+        "" if value is None or value is UNDEFINED else to_string(value) for value in values
+    )
 
 
 def without_undefined(mapping: Mapping[str, Any]) -> dict[str, Any]:

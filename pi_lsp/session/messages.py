@@ -15,12 +15,16 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pi_lsp.session.js_values import UNDEFINED, is_truthy, strict_equals, to_string, without_undefined
+from pi_lsp.session.js_values import (
+    UNDEFINED,
+    is_truthy,
+    strict_equals,
+    to_string,
+    without_undefined,
+)
 from pi_lsp.session.timestamps import iso_to_epoch_ms
 
-COMPACTION_SUMMARY_PREFIX = (
-    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
-)
+COMPACTION_SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 BRANCH_SUMMARY_PREFIX = (
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
@@ -53,11 +57,18 @@ def bash_execution_to_text(message: Mapping[str, Any]) -> str:
 def create_branch_summary_message(summary: Any, from_id: Any, timestamp: Any) -> dict[str, Any]:
     """A ``branchSummary`` message from a ``branch_summary`` entry's fields (ISO ``timestamp``)."""
     return without_undefined(
-        {"role": "branchSummary", "summary": summary, "fromId": from_id, "timestamp": date_get_time(timestamp)}
+        {
+            "role": "branchSummary",
+            "summary": summary,
+            "fromId": from_id,
+            "timestamp": date_get_time(timestamp),
+        }
     )
 
 
-def create_compaction_summary_message(summary: Any, tokens_before: Any, timestamp: Any) -> dict[str, Any]:
+def create_compaction_summary_message(
+    summary: Any, tokens_before: Any, timestamp: Any
+) -> dict[str, Any]:
     """A ``compactionSummary`` message from a ``compaction`` entry's fields (ISO ``timestamp``)."""
     return without_undefined(
         {
@@ -124,10 +135,18 @@ def _to_llm_message(message: Mapping[str, Any]) -> Mapping[str, Any] | None:
             content = [{"type": "text", "text": content}]
         return _user_message(content, timestamp)
     if role == "branchSummary":
-        text = BRANCH_SUMMARY_PREFIX + to_string(message.get("summary", UNDEFINED)) + BRANCH_SUMMARY_SUFFIX
+        text = (
+            BRANCH_SUMMARY_PREFIX
+            + to_string(message.get("summary", UNDEFINED))
+            + BRANCH_SUMMARY_SUFFIX
+        )
         return _user_message([{"type": "text", "text": text}], timestamp)
     if role == "compactionSummary":
-        text = COMPACTION_SUMMARY_PREFIX + to_string(message.get("summary", UNDEFINED)) + COMPACTION_SUMMARY_SUFFIX
+        text = (
+            COMPACTION_SUMMARY_PREFIX
+            + to_string(message.get("summary", UNDEFINED))
+            + COMPACTION_SUMMARY_SUFFIX
+        )
         return _user_message([{"type": "text", "text": text}], timestamp)
     if role in ("user", "assistant", "toolResult"):
         return message

@@ -62,27 +62,41 @@ def is_session_header(entry: StoredEntry) -> bool:
 
 
 def parse_session_bytes(data: bytes, path: Path) -> LoadedFile:
-    """Index a session file's bytes; raises ``NotASessionError`` for foreign non-empty content."""
+    """Index a session file's bytes; raises ``NotASessionError`` for foreign non-empty content.
+
+    Lines are not copied: each entry keeps a zero-copy view of its bytes in ``data``.
+    """
     report = LoadReport()
     lines: list[StoredEntry] = []
-    raw_lines = data.split(b"\n")
-    if raw_lines and raw_lines[-1] == b"":
-        raw_lines.pop()
-    elif raw_lines:
-        report.torn_last_line = True
+    append = lines.append
     parse = StoredEntry.parse
-    for line_number, raw in enumerate(raw_lines, start=1):
-        if not raw.strip():
+    view = memoryview(data)
+    find = data.find
+    size = len(data)
+    start = 0
+    line_number = 0
+    while start < size:
+        line_number += 1
+        end = find(b"\n", start)
+        if end == -1:
+            end = size
+            report.torn_last_line = True
+        if end == start or (data[start] in _WHITESPACE and data[start:end].isspace()):
             report.blank_lines += 1
-            continue
-        entry = parse(raw)
-        if entry is None:
-            report.unparseable_lines.append(line_number)
         else:
-            lines.append(entry)
-    if data.strip() and (not lines or not is_session_header(lines[0])):
+            entry = parse(view[start:end])
+            if entry is None:
+                report.unparseable_lines.append(line_number)
+            else:
+                append(entry)
+        start = end + 1
+    has_content = bool(lines) or (bool(data) and not data.isspace())
+    if has_content and (not lines or not is_session_header(lines[0])):
         raise NotASessionError(f"not a pi session file (its first JSON line is not a session header): {path}")
     return LoadedFile(lines, report)
+
+
+_WHITESPACE = frozenset(b" \t\r\n\x0b\x0c")
 
 
 def migrate_if_needed(loaded: LoadedFile) -> bool:
@@ -123,7 +137,7 @@ class SessionWriter:
         self._needs_newline = bool(data) and not data.endswith(b"\n")
         return data
 
-    def create(self, first_lines: list[bytes]) -> None:
+    def create(self, first_lines: list[bytes | memoryview]) -> None:
         """Create the file (it must not exist) and write the first lines in one write."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
@@ -131,7 +145,7 @@ class SessionWriter:
         self._descriptor = descriptor
         self.append(first_lines)
 
-    def append(self, lines: list[bytes]) -> None:
+    def append(self, lines: list[bytes | memoryview]) -> None:
         """Append complete lines with a single write; repairs a torn last line first."""
         if self._descriptor is None:
             raise SessionWriteError(f"session file is not open for writing: {self.path}")
@@ -141,13 +155,13 @@ class SessionWriter:
         _write_all(self._descriptor, payload)
         self._needs_newline = False
 
-    def replace_contents(self, lines: list[bytes]) -> None:
+    def replace_contents(self, lines: list[bytes | memoryview]) -> None:
         """Atomically replace the file with ``lines`` (used only for migrations), keeping the lock."""
         temporary = self.path.with_name(f".{self.path.name}.migrating")
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
         try:
             self._lock(descriptor)
-            _write_all(descriptor, b"".join(line + b"\n" for line in lines))
+            _write_all(descriptor, b"\n".join(lines) + b"\n")
             os.fsync(descriptor)
             os.replace(temporary, self.path)
         except BaseException:

@@ -50,14 +50,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")  # JavaScript's JSON.parse refuses NaN and Infinity.
 
 
-def decode_json_line(raw: bytes) -> Any:
+def decode_json_line(raw: bytes | memoryview) -> Any:
     """Decode one line the way ``JSON.parse`` would; raises ``ValueError`` if it would throw."""
     try:
         return _body_decoder.decode(raw)
     except msgspec.DecodeError:
         # msgspec refuses a few inputs JavaScript accepts (lone surrogate escapes, invalid UTF-8
         # that Node's decoder replaces); the standard library decides those.
-        return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
+        return json.loads(bytes(raw).decode("utf-8", errors="replace"), parse_constant=_reject_constant)
 
 
 class StoredEntry(Mapping):
@@ -67,7 +67,7 @@ class StoredEntry(Mapping):
 
     def __init__(
         self,
-        raw: bytes,
+        raw: bytes | memoryview,
         entry_type: Any,
         entry_id: Any,
         parent_id: Any,
@@ -84,7 +84,7 @@ class StoredEntry(Mapping):
         self._body = body
 
     @classmethod
-    def parse(cls, raw: bytes) -> StoredEntry | None:
+    def parse(cls, raw: bytes | memoryview) -> StoredEntry | None:
         """Index one line; ``None`` when it is not a JSON object (pi skips such lines)."""
         try:
             fields = _index_decoder.decode(raw)
@@ -106,7 +106,7 @@ class StoredEntry(Mapping):
     def from_dict(cls, body: dict, raw: bytes | None = None) -> StoredEntry:
         """Wrap an entry built in memory (``raw`` defaults to its ``JSON.stringify`` text)."""
         if raw is None:
-            raw = js_json.dumps(body).encode("utf-8")
+            raw = js_json.dumps_utf8(body)
         message = body.get("message")
         role = message.get("role", MISSING) if isinstance(message, dict) else MISSING
         return cls(
