@@ -15,7 +15,13 @@ BASE_EPOCH_MS = 1_735_689_600_000  # 2025-01-01T00:00:00.000Z
 _PREVIOUS = object()
 
 
-def usage(input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0, total: int | None = None) -> dict:
+def usage(
+    input: int = 0,
+    output: int = 0,
+    cache_read: int = 0,
+    cache_write: int = 0,
+    total: int | None = None,
+) -> dict:
     """pi's ``Usage`` object; ``total`` defaults to the sum of the parts, as pi's tests mock it."""
     return {
         "input": input,
@@ -40,7 +46,9 @@ def assistant_message(
     timestamp: int = BASE_EPOCH_MS,
 ) -> dict:
     """An assistant message; plain strings become text blocks."""
-    content = [{"type": "text", "text": block} if isinstance(block, str) else block for block in blocks]
+    content = [
+        {"type": "text", "text": block} if isinstance(block, str) else block for block in blocks
+    ]
     return {
         "role": "assistant",
         "content": content,
@@ -69,7 +77,9 @@ def tool_call(name: str, call_id: str = "call-1", **arguments: Any) -> dict:
     return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
 
 
-def tool_result(content: Any, call_id: str = "call-1", tool_name: str = "read", timestamp: int = BASE_EPOCH_MS) -> dict:
+def tool_result(
+    content: Any, call_id: str = "call-1", tool_name: str = "read", timestamp: int = BASE_EPOCH_MS
+) -> dict:
     if isinstance(content, str):
         content = [text(content)]
     return {
@@ -97,7 +107,7 @@ def bash_execution(command: str, output: str, exit_code: int | None = 0, **extra
 
 
 class SessionBuilder:
-    """Appends entries with sequential ids; each new entry is a child of the previous one by default."""
+    """Appends entries with sequential ids; by default each is a child of the previous one."""
 
     def __init__(self, id_prefix: str = "test-id-") -> None:
         self.entries: list[dict] = []
@@ -138,18 +148,31 @@ class SessionBuilder:
         return self._append("model_change", {"provider": provider, "modelId": model_id}, parent)
 
     def compaction(
-        self, summary: str, first_kept_entry_id: str, tokens_before: int = 1000, parent: Any = _PREVIOUS, **extra: Any
+        self,
+        summary: str,
+        first_kept_entry_id: str,
+        tokens_before: int = 1000,
+        parent: Any = _PREVIOUS,
+        **extra: Any,
     ) -> dict:
-        fields = {"summary": summary, "firstKeptEntryId": first_kept_entry_id, "tokensBefore": tokens_before}
+        fields = {
+            "summary": summary,
+            "firstKeptEntryId": first_kept_entry_id,
+            "tokensBefore": tokens_before,
+        }
         fields.update(extra)
         return self._append("compaction", fields, parent)
 
-    def branch_summary(self, summary: str, from_id: str = "root", parent: Any = _PREVIOUS, **extra: Any) -> dict:
+    def branch_summary(
+        self, summary: str, from_id: str = "root", parent: Any = _PREVIOUS, **extra: Any
+    ) -> dict:
         fields = {"fromId": from_id, "summary": summary}
         fields.update(extra)
         return self._append("branch_summary", fields, parent)
 
-    def custom_message(self, content: Any, custom_type: str = "ext", parent: Any = _PREVIOUS, **extra: Any) -> dict:
+    def custom_message(
+        self, content: Any, custom_type: str = "ext", parent: Any = _PREVIOUS, **extra: Any
+    ) -> dict:
         fields = {"customType": custom_type, "content": content, "display": True}
         fields.update(extra)
         return self._append("custom_message", fields, parent)

@@ -1,4 +1,4 @@
-"""Planning a branch summary: pi 0.84.2's ``collectEntriesForBranchSummary`` and ``prepareBranchEntries``.
+"""Planning a branch summary: pi 0.84.2's ``collectEntriesForBranchSummary`` and friends.
 
 When the user leaves a branch for another point of the tree, the abandoned entries (from the old
 leaf back to the common ancestor with the target) can be summarized. Messages are taken newest
@@ -37,7 +37,7 @@ DEFAULT_BRANCH_TOKEN_BUDGET = BranchSummarySettings().token_budget()
 
 @attrs.frozen
 class BranchEntries:
-    """The abandoned entries in chronological order, and where the two paths meet (None: no common root)."""
+    """The abandoned entries, oldest first, and where the two paths meet (None: no common root)."""
 
     entries: list[Entry]
     common_ancestor_id: Any
@@ -79,8 +79,9 @@ def collect_entries_for_branch_summary(
 ) -> BranchEntries:
     """The entries between the common ancestor (exclusive) and ``old_leaf_id`` (inclusive).
 
-    ``target_id`` must be an entry id: pi's ``getBranch(undefined)`` would fall back to the session's
-    current leaf, which this pure function does not know, so an unknown target shares no ancestor.
+    ``target_id`` must be an entry id: pi's ``getBranch(undefined)`` would fall back to the
+    session's current leaf, which this pure function does not know, so an unknown target shares
+    no ancestor.
     """
     if not is_truthy(old_leaf_id):
         return BranchEntries([], None)
@@ -117,8 +118,11 @@ def collect_entries_for_branch_summary(
 
 
 def branch_entry_message(entry: Entry) -> Message | None:
-    """pi's ``getMessageFromEntry`` for branch summaries: tool results are left out (their call's
-    arguments say enough), and unlike the context, empty summaries and null content pass unchanged."""
+    """pi's ``getMessageFromEntry`` for branch summaries.
+
+    Tool results are left out (their call's arguments say enough), and unlike the context, empty
+    summaries and null content pass unchanged.
+    """
     entry_type = entry.get("type")
     if entry_type == "message":
         message = entry.get("message")
@@ -151,7 +155,7 @@ def branch_entry_message(entry: Entry) -> Message | None:
 def prepare_branch_entries(
     entries: Sequence[Entry], token_budget: int = 0, counter: TokenCounter = CHARS4
 ) -> PreparedBranchEntries:
-    """pi's ``prepareBranchEntries``: newest messages first within ``token_budget`` (0 = no limit)."""
+    """pi's ``prepareBranchEntries``: newest messages first, within ``token_budget`` (0: none)."""
     file_ops = FileOps()
     # File lists of earlier branch summaries count even when their entries do not fit the budget.
     for entry in entries:

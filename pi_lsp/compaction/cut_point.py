@@ -31,7 +31,7 @@ _TURN_START_ROLES = frozenset(
 
 @attrs.frozen
 class CutPoint:
-    """``first_kept_entry_index``: first entry kept verbatim; ``turn_start_index``: start of a split turn or -1."""
+    """Where the kept part starts, and the start of the turn it splits (-1 when it splits none)."""
 
     first_kept_entry_index: int
     turn_start_index: int
@@ -86,7 +86,7 @@ def find_cut_point(
     keep_recent_tokens: int,
     counter: TokenCounter = CHARS4,
 ) -> CutPoint:
-    """pi's ``findCutPoint`` over ``entries[start_index:end_index]``, keeping about ``keep_recent_tokens``."""
+    """pi's ``findCutPoint`` in ``entries[start_index:end_index]``, keeping ~keep_recent_tokens."""
     cut_points = find_valid_cut_points(entries, start_index, end_index)
     if not cut_points:
         return CutPoint(start_index, -1, False)

@@ -64,7 +64,7 @@ def extract_file_ops_from_message(message: Mapping[str, Any], file_ops: FileOps)
 
 
 def add_details_file_lists(details: Any, file_ops: FileOps) -> None:
-    """Seed ``file_ops`` from a previous summary's ``details``: its modified files count as edited."""
+    """Seed ``file_ops`` from an earlier summary's ``details`` (modified files count as edited)."""
     if not isinstance(details, Mapping):
         return
     read_files = details.get("readFiles")
@@ -84,7 +84,7 @@ def _add_all(paths: set[str], values: Iterable[Any]) -> None:
 
 
 def compute_file_lists(file_ops: FileOps) -> FileLists:
-    """pi's ``computeFileLists``: both lists sorted as JavaScript's default ``sort()`` sorts them."""
+    """pi's ``computeFileLists``: both lists sorted as JavaScript's default ``sort()`` does."""
     modified = file_ops.edited | file_ops.written
     read_only = [path for path in file_ops.read if path not in modified]
     return FileLists(
@@ -93,7 +93,7 @@ def compute_file_lists(file_ops: FileOps) -> FileLists:
 
 
 def js_default_sort(values: Iterable[Any]) -> list[Any]:
-    """``Array.prototype.sort()`` without a comparator: by ``String(value)`` in UTF-16 code unit order.
+    """``Array.prototype.sort()`` without comparator: by ``String(value)``, in UTF-16 code units.
 
     Python orders strings by code point, which differs from UTF-16 order once characters outside
     the Basic Multilingual Plane meet characters from U+E000 to U+FFFF.

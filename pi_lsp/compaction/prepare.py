@@ -68,7 +68,7 @@ class CompactionPreparation:
 def prepare_compaction(
     path_entries: Sequence[Entry], settings: CompactionSettings, counter: TokenCounter = CHARS4
 ) -> CompactionPreparation | None:
-    """pi's ``prepareCompaction(pathEntries, settings)``; ``None`` when there is nothing to compact."""
+    """pi's ``prepareCompaction(pathEntries, settings)``; ``None`` when there is nothing to do."""
     if path_entries and path_entries[-1].get("type") == "compaction":
         return None  # Already compacted.
 

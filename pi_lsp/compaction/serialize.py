@@ -2,8 +2,9 @@
 
 Summaries are asked for with the conversation pasted as text (``[User]: …``, ``[Assistant]: …``)
 rather than as chat turns, so the model summarizes it instead of continuing it. 0.84.2 still
-includes thinking blocks (``[Assistant thinking]:``; later versions leave them out). Tool results are
-cut to 2000 characters, counted like JavaScript's ``String.length`` (UTF-16 code units).
+includes thinking blocks (``[Assistant thinking]:``; later versions leave them out). Tool
+results are cut to 2000 characters, counted like JavaScript's ``String.length`` (UTF-16 code
+units).
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def truncate_for_summary(text: str, max_chars: int) -> str:
 
 
 def utf16_slice(text: str, end: int) -> str:
-    """``text.slice(0, end)`` in JavaScript: may split a surrogate pair, leaving a lone surrogate."""
+    """JavaScript's ``text.slice(0, end)``: it may split a surrogate pair, leaving half of it."""
     if text.isascii():
         return text[:end]
     return text.encode("utf-16-le", "surrogatepass")[: 2 * end].decode("utf-16-le", "surrogatepass")

@@ -48,7 +48,7 @@ class BranchSummarySettings:
     reserve_tokens: int = attrs.field(default=16384, validator=_non_negative_int)
 
     def token_budget(self, context_window: int | None = None) -> int:
-        """How many tokens of the abandoned branch fit in the summary request (pi: window − reserve)."""
+        """Tokens of the abandoned branch that fit the summary request: window − reserve."""
         return (context_window or DEFAULT_CONTEXT_WINDOW) - self.reserve_tokens
 
     def to_json(self) -> dict[str, Any]:

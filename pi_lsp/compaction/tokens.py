@@ -1,4 +1,4 @@
-"""Token counts for compaction decisions: pi's estimates, the usage reported by the provider, the threshold.
+"""Token counts for compaction decisions: pi's estimates, provider-reported usage, the threshold.
 
 Two tokenizers, chosen by name:
 
@@ -44,7 +44,7 @@ class TokenCounter(Protocol):
 
 
 @attrs.frozen
-class _MessageText:
+class MessageText:
     """What a message contributes to its estimate: pieces of text and a number of images."""
 
     pieces: list[str]
@@ -99,7 +99,7 @@ def estimate_tokens(message: Message) -> int:
     return CHARS4.estimate_message_tokens(message)
 
 
-def message_text_for_estimate(message: Message) -> _MessageText:
+def message_text_for_estimate(message: Message) -> MessageText:
     """The text pieces (and images) pi's ``estimateTokens`` measures for each role."""
     role = message.get("role")
     if role in ("user", "custom", "toolResult"):
@@ -116,17 +116,17 @@ def message_text_for_estimate(message: Message) -> _MessageText:
                 pieces.append(_string(block.get("name")))
                 if "arguments" in block:
                     pieces.append(dumps(block["arguments"]))
-        return _MessageText(pieces)
+        return MessageText(pieces)
     if role == "bashExecution":
-        return _MessageText([_string(message.get("command")), _string(message.get("output"))])
+        return MessageText([_string(message.get("command")), _string(message.get("output"))])
     if role in ("branchSummary", "compactionSummary"):
-        return _MessageText([_string(message.get("summary"))])
-    return _MessageText([])
+        return MessageText([_string(message.get("summary"))])
+    return MessageText([])
 
 
-def _text_and_images(content: Any) -> _MessageText:
+def _text_and_images(content: Any) -> MessageText:
     if isinstance(content, str):
-        return _MessageText([content])
+        return MessageText([content])
     pieces: list[str] = []
     images = 0
     for block in _blocks(content):
@@ -135,7 +135,7 @@ def _text_and_images(content: Any) -> _MessageText:
             pieces.append(_string(block.get("text")))
         elif block_type == "image":
             images += 1
-    return _MessageText(pieces, images)
+    return MessageText(pieces, images)
 
 
 def _blocks(content: Any) -> list[Mapping[str, Any]]:
@@ -169,7 +169,7 @@ def _tiktoken_encoding() -> Any:
 
 
 def calculate_context_tokens(usage: Mapping[str, Any]) -> int | float:
-    """``totalTokens``, else input + output + cache read + cache write (NaN if a part is missing)."""
+    """``totalTokens``, else input + output + cache read + cache write (NaN if one is missing)."""
     total = usage.get("totalTokens")
     if is_truthy(total):
         return total if _is_number(total) else math.nan
@@ -187,7 +187,7 @@ def _is_number(value: Any) -> bool:
 
 
 def get_assistant_usage(message: Message) -> Mapping[str, Any] | None:
-    """The usage of an assistant message that completed (not aborted or failed) with non-zero usage."""
+    """The usage of an assistant message that completed (not aborted, not failed), if non-zero."""
     if message.get("role") != "assistant" or "usage" not in message:
         return None
     usage = message["usage"]

@@ -1,13 +1,13 @@
-"""What the LLM sees of a session: pi 0.84.2's ``buildSessionContext`` and the helpers it is built from.
+"""What the LLM sees of a session: pi 0.84.2's ``buildSessionContext`` and its helpers.
 
 The context is the root→leaf path through the entry tree. When that path holds a compaction, the
 newest one stands in for everything before its ``firstKeptEntryId``. Thinking level and model are
 the last ones set on the path (an assistant message counts as setting the model).
 
-Entries are pi's entry objects (dicts, or any read-only mapping such as the store's lazily decoded
-entries). ``by_id`` is anything with ``.get(entry_id)`` returning an entry or ``None``; without it an
-index of ``entries`` is built. Parent links in a damaged file can form a cycle, which pi would walk
-forever; here every walk stops at the first entry it has already visited.
+Entries are pi's entry objects (dicts, or any read-only mapping such as the store's lazily
+decoded entries). ``by_id`` is anything with ``.get(entry_id)`` returning an entry or ``None``;
+without it an index of ``entries`` is built. Parent links in a damaged file can form a cycle,
+which pi would walk forever; here every walk stops at the first entry it has already visited.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class _UnsetType:
 
 
 UNSET: Any = _UnsetType()
-"""No leaf given: the context ends at the last entry. ``None`` instead means an explicit null leaf."""
+"""No leaf given: the context ends at the last entry. ``None`` means an explicit null leaf."""
 
 
 class EntryLookup(Protocol):
@@ -77,7 +77,7 @@ def index_entries(entries: Sequence[Entry]) -> dict[Any, Entry]:
 
 
 def walk_to_root(by_id: EntryLookup, start: Entry | None) -> list[Entry]:
-    """``start`` and its ancestors via ``parentId``, root first; stops at a broken link or a cycle."""
+    """``start`` and its ancestors via ``parentId``, root first; stops at a broken link or cycle."""
     path: list[Entry] = []
     visited: set[Any] = set()
     current = start
@@ -122,13 +122,13 @@ def build_context_entries(
 
 
 def session_entry_to_context_messages(entry: Entry) -> list[Message]:
-    """The messages one entry contributes to the context (none for settings, labels, custom state)."""
+    """The messages one entry adds to the context (none for settings, labels, custom state)."""
     entry_type = entry.get("type", UNDEFINED)
     if entry_type == "message":
         message = entry.get("message", UNDEFINED)
         if not isinstance(message, Mapping):
             return []  # pi would throw on such a line; leaving it out keeps the session usable.
-        # Old versions, forks and hand edits can leave content null or missing; providers need a list.
+        # Old versions, forks and hand edits leave content null or missing; providers need a list.
         if (
             message.get("role") in ("user", "assistant", "toolResult")
             and message.get("content") is None

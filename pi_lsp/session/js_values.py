@@ -1,10 +1,10 @@
 """JavaScript value semantics that pi's algorithms rely on, for JSON-like Python values.
 
 pi's code tests fields for truthiness, compares them with ``===``, builds strings with template
-literals and ``Array.join``, and leaves fields ``undefined`` (which ``JSON.stringify`` drops). Session
-files are parsed without validation, so these rules decide what happens with odd values (an empty
-``summary``, a ``null`` exit code, a missing ``display``). Porting them once here keeps the algorithm
-modules a line-by-line match of the JavaScript.
+literals and ``Array.join``, and leaves fields ``undefined`` (which ``JSON.stringify`` drops).
+Session files are parsed without validation, so these rules decide what happens with odd values
+(an empty ``summary``, a ``null`` exit code, a missing ``display``). Porting them once here keeps
+the algorithm modules a line-by-line match of the JavaScript.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def is_truthy(value: Any) -> bool:
 
 
 def strict_equals(left: Any, right: Any) -> bool:
-    """``left === right`` for JSON values (objects compare by identity; a missing field is ``undefined``)."""
+    """``left === right`` for JSON values (objects by identity; a missing field is undefined)."""
     if left is UNDEFINED or right is UNDEFINED or left is None or right is None:
         return left is right
     if isinstance(left, bool) or isinstance(right, bool):

@@ -24,7 +24,10 @@ from pi_lsp.session.js_values import (
 )
 from pi_lsp.session.timestamps import iso_to_epoch_ms
 
-COMPACTION_SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:"
+    "\n\n<summary>\n"
+)
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 BRANCH_SUMMARY_PREFIX = (
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
@@ -97,7 +100,7 @@ def create_custom_message(
 
 
 def date_get_time(value: Any) -> int | float | None:
-    """``new Date(value).getTime()``; ``None`` stands for NaN (``JSON.stringify`` writes it as null)."""
+    """``new Date(value).getTime()``; ``None`` stands for NaN (``JSON.stringify`` writes null)."""
     if value is UNDEFINED:
         return None
     if value is None:
@@ -113,7 +116,7 @@ def date_get_time(value: Any) -> int | float | None:
 
 
 def convert_to_llm(messages: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """pi's ``convertToLlm``: provider messages pass through unchanged, pi's own roles become user text."""
+    """pi's ``convertToLlm``: provider messages pass through, pi's own roles become user text."""
     converted: list[Mapping[str, Any]] = []
     for message in messages:
         llm_message = _to_llm_message(message)

@@ -1,0 +1,197 @@
+"""prepareCompaction: what a compaction would summarize and keep, as pi 0.84.2 plans it."""
+
+from __future__ import annotations
+
+from builders import SessionBuilder, tool_call, usage
+
+from pi_lsp.compaction.prepare import prepare_compaction
+from pi_lsp.compaction.settings import CompactionSettings
+from pi_lsp.compaction.tokens import TIKTOKEN
+
+
+def words(count: int) -> str:
+    return "abcd" * count
+
+
+def keep(tokens: int) -> CompactionSettings:
+    return CompactionSettings(keep_recent_tokens=tokens)
+
+
+def ids_of(messages) -> list[str]:
+    return [
+        message["content"] if message["role"] == "user" else message["role"] for message in messages
+    ]
+
+
+def conversation(turns: int) -> SessionBuilder:
+    session = SessionBuilder()
+    for turn in range(turns):
+        session.user(f"u{turn}" + words(100))
+        session.assistant(words(100))
+    return session
+
+
+def test_nothing_to_plan_for_empty_or_just_compacted_paths():
+    assert prepare_compaction([], keep(10)) is None
+    session = conversation(3)
+    session.compaction("s", first_kept_entry_id="test-id-5")
+    assert prepare_compaction(session.entries, keep(10)) is None
+
+
+def test_small_session_has_nothing_to_summarize():
+    assert prepare_compaction(conversation(3).entries, keep(20000)) is None
+
+
+def test_basic_plan_summarizes_older_turns_and_keeps_recent_ones():
+    session = conversation(5)  # 10 entries, ~100 tokens each
+    session.message(session.entries[-1]["message"] | {"usage": usage(900, 100)})
+    preparation = prepare_compaction(session.entries, keep(300))
+    assert preparation is not None
+    assert preparation.first_kept_entry_id == "test-id-9"
+    assert preparation.is_split_turn is False
+    assert len(preparation.messages_to_summarize) == 8
+    assert preparation.turn_prefix_messages == []
+    assert preparation.previous_summary is None
+    # tokensBefore: the last assistant's usage (1000), nothing after it.
+    assert preparation.tokens_before == 1000
+    assert preparation.settings == keep(300)
+
+
+def test_split_turn_puts_the_turn_start_in_the_prefix():
+    session = conversation(3)
+    session.user("big task")  # 7
+    session.assistant(tool_call("read", path="a.py"))  # 8
+    session.tool_result(words(50))  # 9
+    session.assistant(tool_call("edit", path="b.py"))  # 10
+    session.tool_result(words(400))  # 11
+    preparation = prepare_compaction(session.entries, keep(450))
+    assert preparation.first_kept_entry_id == "test-id-10"
+    assert preparation.is_split_turn is True
+    assert [message["role"] for message in preparation.turn_prefix_messages] == [
+        "user",
+        "assistant",
+        "toolResult",
+    ]
+    assert len(preparation.messages_to_summarize) == 6
+    json = preparation.to_json()
+    assert json["readFiles"] == ["a.py"]
+    assert json["modifiedFiles"] == []  # the edit is kept, not summarized
+
+
+def test_trailing_tool_results_still_free_something():
+    # 0.84.2 would return None here (its fallback keeps everything); see find_cut_point.
+    session = SessionBuilder()
+    session.user(words(100))  # 1
+    session.assistant(words(100))  # 2
+    session.user(words(10))  # 3
+    session.assistant(tool_call("read", path="big.txt"))  # 4
+    session.tool_result(words(3000))  # 5
+    preparation = prepare_compaction(session.entries, keep(1000))
+    assert preparation is not None
+    assert preparation.first_kept_entry_id == "test-id-4"
+    assert preparation.is_split_turn is True
+    assert len(preparation.messages_to_summarize) == 2
+    assert [message["role"] for message in preparation.turn_prefix_messages] == ["user"]
+
+
+def test_repeated_compaction_starts_at_previous_first_kept_entry():
+    session = conversation(3)  # 1..6
+    session.compaction(
+        "first summary",
+        first_kept_entry_id="test-id-5",
+        details={"readFiles": ["r.py"], "modifiedFiles": ["m.py"]},
+    )  # 7
+    for turn in range(3, 6):
+        session.user(f"u{turn}" + words(100))
+        session.assistant(words(100))  # 8..13
+    preparation = prepare_compaction(session.entries, keep(300))
+    assert preparation.previous_summary == "first summary"
+    # u2 and its answer (kept by the first compaction) are summarized again, the compaction is not.
+    summarized = [
+        message for message in preparation.messages_to_summarize if message["role"] == "user"
+    ]
+    assert [message["content"][:2] for message in summarized] == ["u2", "u3"]
+    assert preparation.is_split_turn is True  # the cut lands on u4's answer: u4 is the turn prefix
+    assert preparation.turn_prefix_messages[0]["content"][:2] == "u4"
+    assert all(
+        message["role"] != "compactionSummary" for message in preparation.messages_to_summarize
+    )
+    json = preparation.to_json()
+    assert json["readFiles"] == ["r.py"]
+    assert json["modifiedFiles"] == ["m.py"]
+
+
+def test_previous_compaction_with_unknown_first_kept_id_starts_after_it():
+    session = conversation(2)  # 1..4
+    session.compaction("s", first_kept_entry_id="gone")  # 5
+    for turn in range(2, 5):
+        session.user(f"u{turn}" + words(100))
+        session.assistant(words(100))
+    preparation = prepare_compaction(session.entries, keep(300))
+    summarized = [
+        message["content"][:2]
+        for message in preparation.messages_to_summarize
+        if message["role"] == "user"
+    ]
+    assert summarized == ["u2"]  # u0 and u1 lie before the compaction and are not summarized again
+
+
+def test_file_lists_of_hook_compactions_are_not_inherited():
+    session = conversation(3)
+    session.compaction(
+        "s", first_kept_entry_id="test-id-5", fromHook=True, details={"readFiles": ["r.py"]}
+    )
+    for turn in range(3, 6):
+        session.user(f"u{turn}" + words(100))
+        session.assistant(words(100))
+    assert prepare_compaction(session.entries, keep(300)).to_json()["readFiles"] == []
+
+
+def test_tokens_before_is_estimated_from_the_rebuilt_context():
+    session = SessionBuilder()
+    session.user(words(100))  # 1
+    session.assistant(words(100))  # 2
+    session.compaction(words(10), first_kept_entry_id="test-id-2", tokens_before=99999)  # 3
+    session.user(words(100))  # 4
+    session.assistant(words(100))  # 5
+    session.user(words(100))  # 6
+    preparation = prepare_compaction(session.entries, keep(150))
+    # Context = compaction summary (10) + a(100) + u(100) + a(100) + u(100); no usage anywhere.
+    assert preparation.tokens_before == 410
+
+
+def test_entry_without_id_needs_migration():
+    session = conversation(4)
+    del session.entries[6]["id"]
+    assert prepare_compaction(session.entries, keep(150)) is None
+
+
+def test_to_json_key_order_and_serialized_text():
+    session = conversation(3)
+    session.assistant(tool_call("write", path="out.txt", content="x"))
+    preparation = prepare_compaction(session.entries, keep(150))
+    json = preparation.to_json()
+    assert list(json) == [
+        "firstKeptEntryId",
+        "isSplitTurn",
+        "tokensBefore",
+        "previousSummary",
+        "messagesToSummarize",
+        "turnPrefixMessages",
+        "readFiles",
+        "modifiedFiles",
+        "serialized",
+    ]
+    assert json["serialized"].startswith("[User]: u0abcd")
+    assert json["previousSummary"] is None
+
+
+def test_tiktoken_counter_plans_with_its_own_counts():
+    session = SessionBuilder()
+    for _ in range(6):
+        session.user("hello world " * 50)
+    chars4 = prepare_compaction(session.entries, keep(300))
+    tiktoken = prepare_compaction(session.entries, keep(300), TIKTOKEN)
+    assert chars4.tokens_before == 900
+    assert tiktoken.tokens_before < chars4.tokens_before
+    assert tiktoken.first_kept_entry_id != chars4.first_kept_entry_id
