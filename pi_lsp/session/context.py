@@ -81,10 +81,21 @@ def walk_to_root(by_id: EntryLookup, start: Entry | None) -> list[Entry]:
     path: list[Entry] = []
     visited: set[Any] = set()
     current = start
+    indexed = _is_indexed(start)
     while current is not None:
         path.append(current)
-        _remember(visited, current.get("id", UNDEFINED))
-        parent_id = current.get("parentId", UNDEFINED)
+        if indexed:  # attribute reads: a long path walks 100k entries
+            own_id, parent_id = current.id, current.parentId
+        else:
+            own_id, parent_id = current.get("id", UNDEFINED), current.get("parentId", UNDEFINED)
+        if type(own_id) is str and type(parent_id) is str:
+            visited.add(own_id)
+            if not parent_id or parent_id in visited:
+                break
+            visited.add(parent_id)
+            current = by_id.get(parent_id)
+            continue
+        _remember(visited, own_id)
         if not is_truthy(parent_id) or _seen(visited, parent_id):
             break
         # Remembering the key as well as the found entry's id ends the walk even when a lookup
@@ -93,6 +104,24 @@ def walk_to_root(by_id: EntryLookup, start: Entry | None) -> list[Entry]:
         current = _lookup(by_id, parent_id)
     path.reverse()
     return path
+
+
+def _is_indexed(entry: Any) -> bool:
+    """Whether an entry exposes ``type``, ``id`` and ``parentId`` as attributes (the store's entries
+    do, with ``UNDEFINED`` for an absent field); plain dicts are read by key."""
+    return entry is not None and hasattr(entry, "parentId")
+
+
+def _ids(entries: Sequence[Entry]) -> list[Any]:
+    if entries and _is_indexed(entries[0]):
+        return [entry.id for entry in entries]
+    return [entry.get("id", UNDEFINED) for entry in entries]
+
+
+def _types(entries: Sequence[Entry]) -> list[Any]:
+    if entries and _is_indexed(entries[0]):
+        return [entry.type for entry in entries]
+    return [entry.get("type") for entry in entries]
 
 
 def branch_path(by_id: EntryLookup, from_id: Any) -> list[Entry]:
@@ -178,59 +207,82 @@ def build_session_context(
 
 
 def _context_entries_of_path(path: list[Entry]) -> list[Entry]:
-    compaction = None
-    for entry in path:
-        if entry.get("type") == "compaction":
-            compaction = entry
-    if compaction is None:
+    types = _types(path)
+    compaction_position = _last_index(types, "compaction")
+    if compaction_position < 0:
         return path
-    compaction_id = compaction.get("id", UNDEFINED)
-    compaction_index = next(
-        (
-            index
-            for index, entry in enumerate(path)
-            if strict_equals(entry.get("id", UNDEFINED), compaction_id)
-        ),
-        -1,
-    )
+    compaction = path[compaction_position]
+    ids = _ids(path)
+    compaction_index = _first_index_with_id(ids, compaction.get("id", UNDEFINED), len(path))
     if compaction_index < 0:
         return path
-    first_kept_id = compaction.get("firstKeptEntryId", UNDEFINED)
-    context_entries = [compaction]
-    found_first_kept = False
-    for entry in path[:compaction_index]:
-        if strict_equals(entry.get("id", UNDEFINED), first_kept_id):
-            found_first_kept = True
-        if found_first_kept:
-            context_entries.append(entry)
-    context_entries.extend(path[compaction_index + 1 :])
-    return context_entries
+    first_kept_index = _first_index_with_id(ids, compaction.get("firstKeptEntryId", UNDEFINED), compaction_index)
+    kept = path[first_kept_index:compaction_index] if first_kept_index >= 0 else []
+    return [compaction, *kept, *path[compaction_index + 1 :]]
+
+
+def _last_index(values: list[Any], wanted: Any) -> int:
+    for index in range(len(values) - 1, -1, -1):
+        if values[index] == wanted:
+            return index
+    return -1
+
+
+def _first_index_with_id(ids: list[Any], wanted_id: Any, end: int) -> int:
+    """The first index below ``end`` whose id is ``=== wanted_id``, else -1."""
+    if type(wanted_id) is str:
+        try:
+            return ids.index(wanted_id, 0, end)
+        except ValueError:
+            return -1
+    for index in range(end):
+        if strict_equals(ids[index], wanted_id):
+            return index
+    return -1
 
 
 def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
-    thinking_level: Any = "off"
-    model: dict[str, Any] | None = None
-    for entry in path:
-        entry_type = entry.get("type")
+    """The last thinking level and model set on the path.
+
+    pi scans the path forwards and keeps overwriting; scanning backwards and stopping at the first
+    hit of each gives the same answer while leaving the bodies of older entries undecoded, which is
+    what keeps a 100k-entry session fast.
+    """
+    thinking_level: Any = _NOT_FOUND
+    model: Any = _NOT_FOUND
+    for entry_type, entry in zip(reversed(_types(path)), reversed(path)):
         if entry_type == "thinking_level_change":
-            thinking_level = entry.get("thinkingLevel", UNDEFINED)
+            if thinking_level is _NOT_FOUND:
+                thinking_level = entry.get("thinkingLevel", UNDEFINED)
+        elif model is not _NOT_FOUND:
+            pass
         elif entry_type == "model_change":
             model = without_undefined(
-                {
-                    "provider": entry.get("provider", UNDEFINED),
-                    "modelId": entry.get("modelId", UNDEFINED),
-                }
+                {"provider": entry.get("provider", UNDEFINED), "modelId": entry.get("modelId", UNDEFINED)}
             )
-        elif entry_type == "message":
-            message = entry.get("message")
-            if isinstance(message, Mapping) and message.get("role") == "assistant":
-                model = without_undefined(
-                    {
-                        "provider": message.get("provider", UNDEFINED),
-                        "modelId": message.get("model", UNDEFINED),
-                    }
-                )
-    return thinking_level, model
+        elif entry_type == "message" and _role(entry) == "assistant":
+            message = entry["message"]
+            model = without_undefined(
+                {"provider": message.get("provider", UNDEFINED), "modelId": message.get("model", UNDEFINED)}
+            )
+        if thinking_level is not _NOT_FOUND and model is not _NOT_FOUND:
+            break
+    return (
+        "off" if thinking_level is _NOT_FOUND else thinking_level,
+        None if model is _NOT_FOUND else model,
+    )
+
+
+def _role(entry: Entry) -> Any:
+    """A message entry's role, read from the store's index when the entry has one."""
+    role = getattr(entry, "role", _NOT_FOUND)
+    if role is _NOT_FOUND:
+        message = entry.get("message")
+        return message.get("role") if isinstance(message, Mapping) else None
+    return role
+
+
+_NOT_FOUND: Any = object()
 
 
 def _lookup(by_id: EntryLookup, entry_id: Any) -> Entry | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from pi_lsp.session.stored_entry import StoredEntry
+from pi_lsp.session.stored_entry import StoredEntry, index_line
 from pi_lsp.session.timestamps import epoch_ms_to_iso, iso_to_epoch_ms
 
 
@@ -78,7 +78,7 @@ def _summarize(path: Path, lines, mtime_ms: int) -> SessionInfo | None:
     for raw in lines:
         if not raw.strip():
             continue
-        entry = StoredEntry.parse(raw)
+        entry = index_line(raw, 0, len(raw))
         if entry is None:
             continue
         if header is None:

@@ -23,7 +23,7 @@ import attrs
 
 from pi_lsp.errors import NotASessionError, SessionLockedError, SessionWriteError
 from pi_lsp.session.migrations import migrate_to_current_version
-from pi_lsp.session.stored_entry import StoredEntry
+from pi_lsp.session.stored_entry import StoredEntry, index_line, index_lines
 
 
 @attrs.define
@@ -64,13 +64,40 @@ def is_session_header(entry: StoredEntry) -> bool:
 def parse_session_bytes(data: bytes, path: Path) -> LoadedFile:
     """Index a session file's bytes; raises ``NotASessionError`` for foreign non-empty content.
 
-    Lines are not copied: each entry keeps a zero-copy view of its bytes in ``data``.
+    Entries keep a reference to ``data`` and their offsets in it; no line is copied.
     """
     report = LoadReport()
-    lines: list[StoredEntry] = []
-    append = lines.append
-    parse = StoredEntry.parse
-    view = memoryview(data)
+    lines = index_lines(data)
+    if lines is None or not _attach_spans(lines, data, report):
+        report = LoadReport()  # some line is not a JSON object: look at each line on its own
+        lines = []
+        for start, end, line_number in _iterate_line_spans(data, report):
+            entry = index_line(data, start, end)
+            if entry is None:
+                report.unparseable_lines.append(line_number)
+            else:
+                lines.append(entry)
+    has_content = bool(lines) or bool(report.unparseable_lines)
+    if has_content and (not lines or not is_session_header(lines[0])):
+        raise NotASessionError(f"not a pi session file (its first JSON line is not a session header): {path}")
+    return LoadedFile(lines, report)
+
+
+def _attach_spans(lines: list[StoredEntry], data: bytes, report: LoadReport) -> bool:
+    """Give each indexed line its offsets in ``data``; ``False`` if lines and entries do not pair up."""
+    entries = iter(lines)
+    count = 0
+    for start, end, _ in _iterate_line_spans(data, report):
+        entry = next(entries, None)
+        if entry is None:
+            return False
+        entry.attach(data, start, end)
+        count += 1
+    return count == len(lines)
+
+
+def _iterate_line_spans(data: bytes, report: LoadReport):
+    """(start, end, 1-based line number) of every non-blank line; counts blank lines and a torn end."""
     find = data.find
     size = len(data)
     start = 0
@@ -84,19 +111,11 @@ def parse_session_bytes(data: bytes, path: Path) -> LoadedFile:
         if end == start or (data[start] in _WHITESPACE and data[start:end].isspace()):
             report.blank_lines += 1
         else:
-            entry = parse(view[start:end])
-            if entry is None:
-                report.unparseable_lines.append(line_number)
-            else:
-                append(entry)
+            yield start, end, line_number
         start = end + 1
-    has_content = bool(lines) or (bool(data) and not data.isspace())
-    if has_content and (not lines or not is_session_header(lines[0])):
-        raise NotASessionError(f"not a pi session file (its first JSON line is not a session header): {path}")
-    return LoadedFile(lines, report)
 
 
-_WHITESPACE = frozenset(b" \t\r\n\x0b\x0c")
+_WHITESPACE = frozenset(b" \t\r\x0b\x0c")
 
 
 def migrate_if_needed(loaded: LoadedFile) -> bool:

@@ -1,12 +1,14 @@
 """One line of a session file, indexed cheaply and decoded lazily.
 
-Opening a 100k-entry session must not decode 100 MB of JSON: only ``type``, ``id``, ``parentId`` and
-the role of a message are read when the file is indexed (msgspec skips everything else at C speed).
-The full body is decoded the first time any other field is asked for. A ``StoredEntry`` is a
-read-only ``Mapping``, so the pure algorithms that take entry dicts work on it unchanged.
+Opening a 100k-entry session must not build 100 MB of Python objects: only ``type``, ``id`` and
+``parentId`` are read when the file is indexed (msgspec decodes the whole file into these small
+structs in one call, skipping everything else at C speed). The full entry is decoded the first
+time any other field is asked for. A ``StoredEntry`` behaves as a read-only ``Mapping``, so the
+pure algorithms that take entry dicts work on it unchanged.
 
-The original line bytes are kept, so an entry is written back byte for byte, whatever it holds
-(entry types from newer pi versions, unknown fields, numbers JavaScript would print differently).
+The line's original bytes stay available (a slice of the file's bytes, never copied at load), so
+an entry is written back byte for byte whatever it holds: entry types from newer pi versions,
+unknown fields, numbers JavaScript would print differently.
 """
 
 from __future__ import annotations
@@ -20,29 +22,119 @@ import msgspec
 from pi_lsp.session import js_json
 
 
-class _Missing:
-    """Marks an indexed field that is absent from the line (as opposed to ``null``)."""
+# A field absent from the line (as opposed to ``null``) reads as JavaScript's ``undefined``.
+MISSING: Any = js_json.UNDEFINED
 
-    def __repr__(self) -> str:
-        return "MISSING"
+# Fields that hold pi-lsp's own bookkeeping are renamed to keys no session line uses; their type
+# (``None``) makes msgspec reject a line that has such a key anyway, which then takes the slow path.
+_PRIVATE_FIELDS = {
+    "source_": "\u2063pi-lsp source",
+    "start_": "\u2063pi-lsp start",
+    "end_": "\u2063pi-lsp end",
+    "body_": "\u2063pi-lsp body",
+}
 
 
-MISSING: Any = _Missing()
+class StoredEntry(msgspec.Struct, gc=False, eq=False, rename=_PRIVATE_FIELDS):
+    """A session line: ``type``, ``id`` and ``parentId`` up front, the rest decoded on first use."""
 
-
-class _MessageRole(msgspec.Struct):
-    role: Any = MISSING
-
-
-class _IndexedMessageFields(msgspec.Struct):
     type: Any = MISSING
     id: Any = MISSING
     parentId: Any = MISSING
-    timestamp: Any = MISSING
-    message: _MessageRole | None = None
+    source_: None = None  # bytes holding the line: the whole file's bytes, or the line's own
+    start_: None = None
+    end_: None = None
+    body_: None = None  # the decoded entry, once something asked for it
+
+    @classmethod
+    def from_dict(cls, body: dict, raw: bytes | None = None) -> StoredEntry:
+        """Wrap an entry built in memory (``raw`` defaults to its ``JSON.stringify`` bytes)."""
+        if raw is None:
+            raw = js_json.dumps_utf8(body)
+        entry = cls(body.get("type", MISSING), body.get("id", MISSING), body.get("parentId", MISSING))
+        entry.attach(raw, 0, len(raw))
+        entry.body_ = body
+        return entry
+
+    def attach(self, source: bytes, start: int, end: int) -> None:
+        """Record where the line's bytes are: ``source[start:end]``."""
+        self.source_ = source
+        self.start_ = start
+        self.end_ = end
+
+    @property
+    def raw(self) -> bytes:
+        """The line exactly as stored, without its newline."""
+        source = self.source_
+        if self.start_ == 0 and self.end_ == len(source):
+            return source
+        return source[self.start_ : self.end_]
+
+    @property
+    def parent_id(self) -> Any:
+        return self.parentId
+
+    @property
+    def body(self) -> dict:
+        """The whole entry as a dict (decoded on first use, then cached)."""
+        body = self.body_
+        if body is None:
+            body = self.body_ = decode_json_line(memoryview(self.source_)[self.start_ : self.end_])
+        return body
+
+    @property
+    def is_decoded(self) -> bool:
+        return self.body_ is not None
+
+    @property
+    def role(self) -> Any:
+        """The role of a ``message`` entry's message (decodes the entry); ``MISSING`` otherwise."""
+        if self.type != "message":
+            return MISSING
+        message = self.body.get("message")
+        return message.get("role", MISSING) if isinstance(message, dict) else MISSING
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if self.body_ is None:
+            if key == "type":
+                value = self.type
+            elif key == "id":
+                value = self.id
+            elif key == "parentId":
+                value = self.parentId
+            else:
+                return self.body.get(key, default)
+            return default if value is MISSING else value
+        return self.body_.get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        value = self.get(key, MISSING)
+        if value is MISSING:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key, MISSING) is not MISSING  # type: ignore[arg-type]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.body)
+
+    def __len__(self) -> int:
+        return len(self.body)
+
+    def keys(self):
+        return self.body.keys()
+
+    def items(self):
+        return self.body.items()
+
+    def values(self):
+        return self.body.values()
 
 
-_index_decoder = msgspec.json.Decoder(_IndexedMessageFields)
+Mapping.register(StoredEntry)
+
+_index_decoder = msgspec.json.Decoder(StoredEntry)
 _body_decoder = msgspec.json.Decoder()
 
 
@@ -60,104 +152,27 @@ def decode_json_line(raw: bytes | memoryview) -> Any:
         return json.loads(bytes(raw).decode("utf-8", errors="replace"), parse_constant=_reject_constant)
 
 
-class StoredEntry(Mapping):
-    """A session line: indexed fields up front, the rest decoded on first use."""
+def index_lines(data: bytes) -> list[StoredEntry] | None:
+    """Index every non-blank line of ``data`` in one call; ``None`` if any line needs a closer look."""
+    try:
+        return _index_decoder.decode_lines(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
-    __slots__ = ("type", "id", "parent_id", "timestamp", "role", "raw", "_body")
 
-    def __init__(
-        self,
-        raw: bytes | memoryview,
-        entry_type: Any,
-        entry_id: Any,
-        parent_id: Any,
-        timestamp: Any,
-        role: Any,
-        body: dict | None = None,
-    ) -> None:
-        self.raw = raw
-        self.type = entry_type
-        self.id = entry_id
-        self.parent_id = parent_id
-        self.timestamp = timestamp
-        self.role = role
-        self._body = body
-
-    @classmethod
-    def parse(cls, raw: bytes | memoryview) -> StoredEntry | None:
-        """Index one line; ``None`` when it is not a JSON object (pi skips such lines)."""
+def index_line(data: bytes, start: int, end: int) -> StoredEntry | None:
+    """Index one line, ``data[start:end]``; ``None`` when it is not a JSON object (pi skips it)."""
+    view = memoryview(data)[start:end]
+    try:
+        entry = _index_decoder.decode(view)
+    except (msgspec.DecodeError, msgspec.ValidationError):
         try:
-            fields = _index_decoder.decode(raw)
-            role = MISSING if fields.message is None else fields.message.role
-            return cls(raw, fields.type, fields.id, fields.parentId, fields.timestamp, role)
-        except msgspec.ValidationError:
-            pass  # valid JSON of an unexpected shape: decode it fully below
-        except msgspec.DecodeError:
-            pass
-        try:
-            body = decode_json_line(raw)
+            body = decode_json_line(view)
         except ValueError:
             return None
         if not isinstance(body, dict):
             return None
-        return cls.from_dict(body, raw)
-
-    @classmethod
-    def from_dict(cls, body: dict, raw: bytes | None = None) -> StoredEntry:
-        """Wrap an entry built in memory (``raw`` defaults to its ``JSON.stringify`` text)."""
-        if raw is None:
-            raw = js_json.dumps_utf8(body)
-        message = body.get("message")
-        role = message.get("role", MISSING) if isinstance(message, dict) else MISSING
-        return cls(
-            raw,
-            body.get("type", MISSING),
-            body.get("id", MISSING),
-            body.get("parentId", MISSING),
-            body.get("timestamp", MISSING),
-            role,
-            body,
-        )
-
-    @property
-    def body(self) -> dict:
-        """The whole entry as a dict (decoded on first use, then cached)."""
-        if self._body is None:
-            self._body = decode_json_line(self.raw)
-        return self._body
-
-    @property
-    def is_decoded(self) -> bool:
-        return self._body is not None
-
-    @property
-    def parent(self) -> str | None:
-        """The parent id as tree walks use it: missing, null and non-string all mean "no parent"."""
-        parent_id = self.parent_id
-        return parent_id if isinstance(parent_id, str) and parent_id else None
-
-    def __getitem__(self, key: str) -> Any:
-        if self._body is None:
-            if key == "type":
-                value = self.type
-            elif key == "id":
-                value = self.id
-            elif key == "parentId":
-                value = self.parent_id
-            elif key == "timestamp":
-                value = self.timestamp
-            else:
-                return self.body[key]
-            if value is MISSING:
-                raise KeyError(key)
-            return value
-        return self._body[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.body)
-
-    def __len__(self) -> int:
-        return len(self.body)
-
-    def __repr__(self) -> str:
-        return f"StoredEntry(type={self.type!r}, id={self.id!r}, parentId={self.parent_id!r})"
+        entry = StoredEntry(body.get("type", MISSING), body.get("id", MISSING), body.get("parentId", MISSING))
+        entry.body_ = body
+    entry.attach(data, start, end)
+    return entry
