@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from .harness import Corpus, OurCli, ReferenceAnswers, ask_reference, generate_corpus, install_reference
+from .harness import (
+    Corpus,
+    OurCli,
+    ReferenceAnswers,
+    ask_reference,
+    generate_corpus,
+    install_reference,
+)
 
 
 @pytest.fixture(scope="session")

@@ -114,16 +114,20 @@ def bug_query_key(file: str, leaf: str | None, keep: int | None) -> Query:
 # ---------------------------------------------------------------------------------------------
 
 
-def _run(argv: list[str], *, timeout: float, what: str, **kwargs: Any) -> subprocess.CompletedProcess:
+def _run(
+    argv: list[str], *, timeout: float, what: str, **kwargs: Any
+) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(argv, capture_output=True, timeout=timeout, **kwargs)
+        return subprocess.run(argv, check=False, capture_output=True, timeout=timeout, **kwargs)
     except FileNotFoundError as error:
         pytest.fail(f"{what}: cannot run {argv[0]}: {error}")
     except subprocess.TimeoutExpired:
         pytest.fail(f"{what}: timed out after {timeout} s: {' '.join(argv)}")
 
 
-def run_node_script(node: Path, script: Path, args: list[str], *, stdin: bytes | None = None) -> bytes:
+def run_node_script(
+    node: Path, script: Path, args: list[str], *, stdin: bytes | None = None
+) -> bytes:
     result = _run(
         [str(node), str(script), *args],
         timeout=NODE_TIMEOUT_S,
@@ -204,6 +208,7 @@ def run_our_cli_subprocess(argv: list[str]) -> Outcome:
     try:
         result = subprocess.run(
             [sys.executable, "-m", "pi_lsp", *argv],
+            check=False,
             capture_output=True,
             cwd=REPO_ROOT,
             env=env,
@@ -235,7 +240,7 @@ def run_our_cli_in_process(argv: list[str]) -> Outcome:
                     status = cli.main()
             except SystemExit as exit_:
                 status = exit_.code
-    except Exception as error:  # a crash is a failed query, reported with the others
+    except Exception as error:  # noqa: BLE001 - a crash is a failed query, reported with the rest
         return Outcome(False, error=f"{type(error).__name__}: {error}")
     finally:
         sys.argv = saved_argv
@@ -292,8 +297,14 @@ def install_reference() -> Path:
     return REFERENCE_NODE
 
 
+def corpus_seed_args() -> list[str]:
+    """``--seed N`` from PI_CONFORMANCE_SEED (to explore other corpora), else the generator's default."""
+    seed = os.environ.get("PI_CONFORMANCE_SEED")
+    return ["--seed", seed] if seed else []
+
+
 def generate_corpus(node: Path, directory: Path) -> Corpus:
-    run_node_script(node, GENERATOR_SCRIPT, [str(directory)])
+    run_node_script(node, GENERATOR_SCRIPT, [str(directory), *corpus_seed_args()])
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     return Corpus(directory, manifest)
 
@@ -308,7 +319,9 @@ def ask_reference(node: Path, corpus: Corpus) -> ReferenceAnswers:
     if len(results) != len(queries):
         pytest.fail("pi_reference batch returned a different number of answers than queries")
     answers = {
-        query: Outcome(True, result["result"]) if result["ok"] else Outcome(False, error=result["error"])
+        query: Outcome(True, result["result"])
+        if result["ok"]
+        else Outcome(False, error=result["error"])
         for query, result in zip(queries, results, strict=True)
     }
     return ReferenceAnswers(corpus, digests_before, corpus.file_digests(), answers)

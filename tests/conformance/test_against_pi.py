@@ -36,6 +36,7 @@ from .harness import (
     Outcome,
     Query,
     ReferenceAnswers,
+    corpus_seed_args,
     run_node_script,
 )
 
@@ -59,7 +60,7 @@ def _same_scalar(a: Any, b: Any) -> bool:
 def first_difference(ours: Any, pis: Any, path: str = "$") -> tuple[str, Any, Any] | None:
     """The first JSON path where two parsed documents differ, with both values there."""
     if isinstance(ours, dict) and isinstance(pis, dict):
-        for key in list(pis.keys()) + [k for k in ours.keys() if k not in pis]:
+        for key in [*pis, *(k for k in ours if k not in pis)]:
             if key not in ours:
                 return (f"{path}.{key}", "<missing>", pis[key])
             if key not in pis:
@@ -82,8 +83,14 @@ def first_difference(ours: Any, pis: Any, path: str = "$") -> tuple[str, Any, An
 
 
 def shorten(value: Any) -> str:
-    text = value if isinstance(value, str) and value == "<missing>" else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= MAX_SHOWN_CHARS else f"{text[:MAX_SHOWN_CHARS]}… ({len(text)} chars)"
+    text = (
+        value
+        if isinstance(value, str) and value == "<missing>"
+        else json.dumps(value, ensure_ascii=False)
+    )
+    return (
+        text if len(text) <= MAX_SHOWN_CHARS else f"{text[:MAX_SHOWN_CHARS]}… ({len(text)} chars)"
+    )
 
 
 def describe_mismatch(query: Query, ours: Outcome, pis: Outcome) -> str | None:
@@ -98,7 +105,9 @@ def describe_mismatch(query: Query, ours: Outcome, pis: Outcome) -> str | None:
     if found is None:
         return None
     path, a, b = found
-    return f"{query.describe()}\n    at {path}\n      pi-lsp: {shorten(a)}\n      pi:     {shorten(b)}"
+    return (
+        f"{query.describe()}\n    at {path}\n      pi-lsp: {shorten(a)}\n      pi:     {shorten(b)}"
+    )
 
 
 def report(mismatches: list[str], total: int, what: str) -> None:
@@ -107,7 +116,10 @@ def report(mismatches: list[str], total: int, what: str) -> None:
     shown = "\n".join(mismatches[:MAX_REPORTED_MISMATCHES])
     more = len(mismatches) - MAX_REPORTED_MISMATCHES
     tail = f"\n… and {more} more" if more > 0 else ""
-    pytest.fail(f"{len(mismatches)} of {total} {what} queries differ from pi 0.84.2:\n{shown}{tail}", pytrace=False)
+    pytest.fail(
+        f"{len(mismatches)} of {total} {what} queries differ from pi 0.84.2:\n{shown}{tail}",
+        pytrace=False,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -147,13 +159,18 @@ def mask_ids(value: Any) -> Any:
         elif key in ID_LIST_KEYS and isinstance(item, list):
             masked[key] = ["<id>" for _ in item]
         elif key in ID_MAP_KEYS and isinstance(item, dict):
-            masked[key] = sorted(mask_ids(v) if not isinstance(v, list) else ["<id>" for _ in v] for v in item.values())
+            masked[key] = sorted(
+                mask_ids(v) if not isinstance(v, list) else ["<id>" for _ in v]
+                for v in item.values()
+            )
         else:
             masked[key] = mask_ids(item)
     return masked
 
 
-def comparable(query: Query, ours: Outcome, pis: Outcome, corpus: Corpus) -> tuple[Outcome, Outcome]:
+def comparable(
+    query: Query, ours: Outcome, pis: Outcome, corpus: Corpus
+) -> tuple[Outcome, Outcome]:
     """For files whose ids are assigned on load, take ids out of the comparison.
 
     A tree answer is one load, so its ids are renamed by position (entry order and structure
@@ -166,7 +183,11 @@ def comparable(query: Query, ours: Outcome, pis: Outcome, corpus: Corpus) -> tup
     def rename(outcome: Outcome) -> Outcome:
         if not outcome.ok:
             return outcome
-        if query.command == "tree" and isinstance(outcome.value, dict) and "entries" in outcome.value:
+        if (
+            query.command == "tree"
+            and isinstance(outcome.value, dict)
+            and "entries" in outcome.value
+        ):
             return Outcome(True, replace_ids(outcome.value, positional_id_map(outcome.value)))
         return Outcome(True, mask_ids(outcome.value))
 
@@ -182,7 +203,8 @@ def normalize_tree(answer: Any, keep_structure: bool) -> Any:
         "leafId": answer.get("leafId"),
         "name": answer.get("name"),
         "entries": [
-            {"id": e.get("id"), "parentId": e.get("parentId"), "type": e.get("type")} for e in answer["entries"]
+            {"id": e.get("id"), "parentId": e.get("parentId"), "type": e.get("type")}
+            for e in answer["entries"]
         ],
         # Labels of entries in the file (a label entry may target an id that does not exist).
         "labels": {k: v for k, v in (answer.get("labels") or {}).items() if k in entry_ids},
@@ -199,7 +221,9 @@ def normalize_tree(answer: Any, keep_structure: bool) -> Any:
 
 
 def test_reference_answers_every_query(reference_answers: ReferenceAnswers) -> None:
-    failed = [f"{q.describe()}: {o.error}" for q, o in reference_answers.answers.items() if not o.ok]
+    failed = [
+        f"{q.describe()}: {o.error}" for q, o in reference_answers.answers.items() if not o.ok
+    ]
     assert not failed, "pi_reference.mjs could not answer:\n" + "\n".join(failed)
 
 
@@ -207,7 +231,9 @@ def test_reference_never_modifies_session_files(reference_answers: ReferenceAnsw
     assert reference_answers.digests_after == reference_answers.digests_before
 
 
-def test_corpus_exercises_what_it_claims(corpus: Corpus, reference_answers: ReferenceAnswers) -> None:
+def test_corpus_exercises_what_it_claims(
+    corpus: Corpus, reference_answers: ReferenceAnswers
+) -> None:
     plans = [
         o.value
         for q, o in reference_answers.answers.items()
@@ -219,17 +245,24 @@ def test_corpus_exercises_what_it_claims(corpus: Corpus, reference_answers: Refe
     default_keep_plans = [
         o.value
         for q, o in reference_answers.answers.items()
-        if q.command == "plan-compaction" and "--keep-recent-tokens" not in q.options and o.ok and o.value
+        if q.command == "plan-compaction"
+        and "--keep-recent-tokens" not in q.options
+        and o.ok
+        and o.value
     ]
     assert default_keep_plans, "no non-null plan with the default keepRecentTokens"
     bug_files = [s["file"] for s in corpus.sessions if s["trailingToolResultsBug"]]
     assert bug_files, "no session marked trailingToolResultsBug"
-    long_sessions = [s for s in corpus.sessions if len(reference_answers[Query("tree", s["file"])].value["entries"]) >= 300]
+    long_sessions = [
+        s
+        for s in corpus.sessions
+        if len(reference_answers[Query("tree", s["file"])].value["entries"]) >= 300
+    ]
     assert long_sessions, "no session with hundreds of entries"
 
 
 def test_generator_is_reproducible(reference_node, corpus: Corpus, tmp_path) -> None:
-    run_node_script(reference_node, GENERATOR_SCRIPT, [str(tmp_path)])
+    run_node_script(reference_node, GENERATOR_SCRIPT, [str(tmp_path), *corpus_seed_args()])
     again = Corpus(tmp_path, json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8")))
     assert again.file_digests() == corpus.file_digests()
     assert again.manifest == corpus.manifest
@@ -247,10 +280,17 @@ def test_generator_is_reproducible(reference_node, corpus: Corpus, tmp_path) -> 
         ["tree", "{manifest}"],
     ],
 )
-def test_reference_rejects_bad_input_with_one_line(reference_node, corpus: Corpus, args: list[str]) -> None:
+def test_reference_rejects_bad_input_with_one_line(
+    reference_node, corpus: Corpus, args: list[str]
+) -> None:
     file = str(corpus.directory / corpus.sessions[0]["file"])
     argv = [a.format(file=file, manifest=corpus.directory / "manifest.json") for a in args]
-    result = subprocess.run([str(reference_node), str(REFERENCE_SCRIPT), *argv], capture_output=True, timeout=120)
+    result = subprocess.run(
+        [str(reference_node), str(REFERENCE_SCRIPT), *argv],
+        check=False,
+        capture_output=True,
+        timeout=120,
+    )
     assert result.returncode == 1
     assert result.stdout == b""
     assert len(result.stderr.decode().strip().splitlines()) == 1
@@ -261,7 +301,13 @@ def test_reference_rejects_bad_input_with_one_line(reference_node, corpus: Corpu
 # ---------------------------------------------------------------------------------------------
 
 
-def compare_command(command: str, corpus: Corpus, reference: ReferenceAnswers, our_cli: OurCli, skip: set[Query] = frozenset()) -> None:
+def compare_command(
+    command: str,
+    corpus: Corpus,
+    reference: ReferenceAnswers,
+    our_cli: OurCli,
+    skip: set[Query] = frozenset(),
+) -> None:
     queries = [q for q in corpus.queries() if q.command == command and q not in skip]
     mismatches = []
     for query in queries:
@@ -276,26 +322,40 @@ def compare_command(command: str, corpus: Corpus, reference: ReferenceAnswers, o
     report(mismatches, len(queries), command)
 
 
-def test_context_matches_pi(corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli) -> None:
+def test_context_matches_pi(
+    corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli
+) -> None:
     compare_command("context", corpus, reference_answers, our_cli)
 
 
-def test_plan_compaction_matches_pi(corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli) -> None:
-    compare_command("plan-compaction", corpus, reference_answers, our_cli, skip=set(corpus.bug_queries()))
+def test_plan_compaction_matches_pi(
+    corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli
+) -> None:
+    compare_command(
+        "plan-compaction", corpus, reference_answers, our_cli, skip=set(corpus.bug_queries())
+    )
 
 
-def test_plan_branch_summary_matches_pi(corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli) -> None:
+def test_plan_branch_summary_matches_pi(
+    corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli
+) -> None:
     compare_command("plan-branch-summary", corpus, reference_answers, our_cli)
 
 
-def test_tree_matches_pi(corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli) -> None:
+def test_tree_matches_pi(
+    corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli
+) -> None:
     compare_command("tree", corpus, reference_answers, our_cli)
 
 
-def test_trailing_tool_results_bug_is_fixed(corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli) -> None:
+def test_trailing_tool_results_bug_is_fixed(
+    corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli
+) -> None:
     """pi 0.84.2 keeps everything; pi-lsp keeps the last assistant tool call and its results."""
     bug_queries = corpus.bug_queries()
-    assert bug_queries, "the corpus has no query that crosses the budget inside trailing tool results"
+    assert bug_queries, (
+        "the corpus has no query that crosses the budget inside trailing tool results"
+    )
     problems = []
     for query, bug in bug_queries.items():
         pis, ours = reference_answers[query], our_cli(query)
@@ -303,7 +363,9 @@ def test_trailing_tool_results_bug_is_fixed(corpus: Corpus, reference_answers: R
         pi_keeps_everything = pis.value is None or (
             not pis.value["messagesToSummarize"] and not pis.value["turnPrefixMessages"]
         )
-        assert pi_keeps_everything, f"{query.describe()}: pi 0.84.2 no longer shows the documented bug"
+        assert pi_keeps_everything, (
+            f"{query.describe()}: pi 0.84.2 no longer shows the documented bug"
+        )
         if not ours.ok:
             problems.append(f"{query.describe()}\n    pi-lsp failed: {ours.error}")
         elif ours.value is None:
@@ -325,13 +387,17 @@ def test_trailing_tool_results_bug_is_fixed(corpus: Corpus, reference_answers: R
 
 def representative_query(corpus: Corpus, command: str) -> Query:
     """A query on a session with branches and summaries, where the answer is non-trivial."""
-    candidates = [q for q in corpus.queries() if q.command == command and q.file == "branching.jsonl"]
+    candidates = [
+        q for q in corpus.queries() if q.command == command and q.file == "branching.jsonl"
+    ]
     with_options = [q for q in candidates if q.options]
     return (with_options or candidates)[len(with_options or candidates) // 2]
 
 
 @pytest.mark.parametrize("command", ["context", "plan-compaction", "plan-branch-summary", "tree"])
-def test_cli_subprocess_matches_pi(command: str, corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli) -> None:
+def test_cli_subprocess_matches_pi(
+    command: str, corpus: Corpus, reference_answers: ReferenceAnswers, our_cli: OurCli
+) -> None:
     query = representative_query(corpus, command)
     ours, pis = our_cli.subprocess(query), reference_answers[query]
     if command == "tree":

@@ -38,7 +38,7 @@ const PI_PACKAGE_DIR =
 const DEFAULT_SEED = 20260502;
 const SESSION_CWD = "/home/user/projects/demo-app";
 const KEEP_RECENT_TOKENS_QUERIES = [null, 2000, 500];
-const BRANCH_TOKEN_BUDGET_QUERIES = [null, 3000];
+const BRANCH_TOKEN_BUDGET_QUERIES = [null, 3000, 0]; // 0 = no limit in prepareBranchEntries
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness
@@ -150,7 +150,7 @@ function paragraph(sentences, options) {
 	return Array.from({ length: sentences }, () => sentence(options)).join(" ");
 }
 
-/** Code-ish text of about `chars` UTF-16 code units. */
+/** Code-ish text of about `chars` UTF-16 code units (no lone surrogates: the corpus has none). */
 function codeText(chars, options = {}) {
 	const lines = [];
 	let length = 0;
@@ -163,7 +163,13 @@ function codeText(chars, options = {}) {
 		lines.push(line);
 		length += line.length + 1;
 	}
-	return lines.join("\n").slice(0, chars);
+	return sliceWithoutSplittingPairs(lines.join("\n"), chars);
+}
+
+/** text.slice(0, n), one code unit shorter when that would leave half a surrogate pair. */
+function sliceWithoutSplittingPairs(text, n) {
+	const code = text.charCodeAt(n - 1);
+	return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
 }
 
 const FILE_PATHS = [
@@ -780,6 +786,34 @@ function trailingToolResultsBug(outDir) {
 	return info;
 }
 
+function longLinearChain(outDir) {
+	const s = new SessionWriter("long-linear-chain", "Thousands of short entries in one chain (deep parent links: no recursion allowed), periodic thinking-level changes and labels.", outDir);
+	s.modelChange(MODELS[0]);
+	const leaves = [];
+	for (let turn = 0; turn < 1300; turn++) {
+		const user = s.userText(`Q${turn}: ${words(rng.int(3, 12))}`);
+		const answer = s.assistant([{ type: "text", text: `A${turn}: ${words(rng.int(5, 20))}` }]);
+		if (turn % 97 === 13) s.thinkingLevel(rng.pick(["low", "medium", "high"]));
+		if (turn % 211 === 50) s.label(user, `q-${turn}`);
+		if (turn % 150 === 149) leaves.push(user, answer);
+	}
+	s.sessionName("Long chain");
+	s.sessionName(""); // cleared again: no name
+	for (const id of pickSpread(leaves, 4)) s.addLeaf(id);
+	s.addBranchPair(s.leafId, leaves[0]);
+	return s.finish();
+}
+
+function headerOnlyAndEmpty(outDir) {
+	writeFileSync(join(outDir, "handmade-header-only.jsonl"), jsonLine({ type: "session", version: 3, id: "header-only", timestamp: "2026-02-01T00:00:00.000Z", cwd: SESSION_CWD }));
+	writeFileSync(join(outDir, "handmade-empty.jsonl"), "");
+	const common = { leaves: [null], branchPairs: [], keepRecentTokens: KEEP_RECENT_TOKENS_QUERIES, branchTokenBudgets: BRANCH_TOKEN_BUDGET_QUERIES, idsAssignedOnLoad: false, trailingToolResultsBug: false, bugQueries: [] };
+	return [
+		{ file: "handmade-header-only.jsonl", description: "A header and no entries.", ...common },
+		{ file: "handmade-empty.jsonl", description: "A 0-byte file: pi 0.84.2 opens it as a new, empty session (and would write a header into it).", ...common },
+	];
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hand-written files (shapes pi no longer writes)
 // ---------------------------------------------------------------------------------------------
@@ -902,7 +936,8 @@ function handmadeEdgeCases(outDir) {
 		{ type: "session_info", id: "e0000018", parentId: "e0000017", timestamp: "2026-01-10T10:00:18.000Z", name: "  Handmade  " },
 		{ type: "label", id: "e0000019", parentId: "e0000006", timestamp: "2026-01-10T10:00:19.000Z", targetId: "e0000006", label: "last line is a label" },
 	];
-	let text = jsonLine(header);
+	// A blank line and a torn line before the header: pi skips both when looking for it.
+	let text = `\n{"type":"sess\n${jsonLine(header)}`;
 	e.forEach((entry, index) => {
 		let line = JSON.stringify(entry);
 		if (index === 2) line += "\r"; // CRLF line
@@ -913,7 +948,7 @@ function handmadeEdgeCases(outDir) {
 	writeFileSync(join(outDir, "handmade-edge-cases.jsonl"), text);
 	return {
 		file: "handmade-edge-cases.jsonl",
-		description: "Hand-written v3 file: CRLF, blank and malformed lines, no final newline, orphan and self-parented roots, sibling timestamps with offsets/without millis/ties, null message content, unknown entry types, dangling label, label as leaf.",
+		description: "Hand-written v3 file: blank and torn lines before the header, CRLF, blank and malformed lines, no final newline, orphan and self-parented roots, sibling timestamps with offsets/without millis/ties, null message content, unknown entry types, dangling label, label as leaf.",
 		// e0000014 (self-parented) is never used as a leaf: pi 0.84.2's getBranch/buildSessionPath
 		// loop forever on a parent cycle (until "Invalid array length").
 		leaves: [null, "e0000012", "e0000015", "e0000007", "e0000018", "e0000003"],
@@ -951,8 +986,11 @@ function main() {
 	const { outDir, seed } = parseArgs(process.argv.slice(2));
 	rng = createRng(seed);
 	mkdirSync(outDir, { recursive: true });
-	const scenarios = [linearChat, toolHeavyLong, branching, compactions, bashAndCustom, unicodeAndTruncation, jsonNumbersAndKeys, trailingToolResultsBug, legacyV1, legacyV2HookMessage, handmadeEdgeCases];
-	const sessions = scenarios.map((scenario) => scenario(outDir));
+	const scenarios = [
+		linearChat, toolHeavyLong, branching, compactions, bashAndCustom, unicodeAndTruncation, jsonNumbersAndKeys,
+		longLinearChain, trailingToolResultsBug, legacyV1, legacyV2HookMessage, handmadeEdgeCases, headerOnlyAndEmpty,
+	];
+	const sessions = scenarios.flatMap((scenario) => scenario(outDir));
 	const manifest = {
 		piVersion: "0.84.2",
 		seed,
