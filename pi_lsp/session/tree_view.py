@@ -16,7 +16,11 @@ PREVIEW_LENGTH = 80
 
 
 def tree_document(session: Session) -> dict[str, Any]:
-    """``{"leafId", "name", "labels", "activePath", "entries": [...]}`` for the whole file."""
+    """``{"leafId", "name", "labels", "activePath", "roots", "children", "entries"}`` for the whole file.
+
+    ``entries`` are in file order; ``roots`` and ``children`` (ids by parent id) give pi's tree
+    order, children oldest first.
+    """
     labels = session.labels
     entries = []
     for entry in session.entries:
@@ -32,11 +36,16 @@ def tree_document(session: Session) -> dict[str, Any]:
             item["label"] = labels[entry.id]
         item["timestamp"] = entry.get("timestamp")
         entries.append(item)
+    roots = session.tree()
+    children = {node.entry.get("id"): [child.entry.get("id") for child in node.children]
+                for node, _ in walk_depth_first(roots) if node.children}
     return {
         "leafId": session.leaf_id,
         "name": session.name,
         "labels": labels,
         "activePath": [entry.id for entry in session.branch()],
+        "roots": [node.entry.get("id") for node in roots],
+        "children": children,
         "entries": entries,
     }
 
