@@ -8,10 +8,11 @@ builds them. Files are opened read-only; only ``fork`` writes, and only a new fi
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
-from pi_lsp.errors import EntryNotFoundError, InvalidParamsError
+from pi_lsp.errors import EntryNotFoundError, InvalidParamsError, SessionNotFoundError
 from pi_lsp.session import js_json
 from pi_lsp.session.context import UNSET
 from pi_lsp.session.session import Session
@@ -84,6 +85,8 @@ def _print_json(document: Any) -> int:
 
 
 def _open(path: str) -> Session:
+    if not os.path.isfile(path):
+        raise SessionNotFoundError(f"no session file at {path}")
     return Session.open(path, writable=False)
 
 
