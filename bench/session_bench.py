@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -45,13 +46,21 @@ def session_file(entries: int) -> Path:
     return path
 
 
-def measure(entries: int) -> tuple[dict, dict]:
+def measure(entries: int, repeats: int) -> tuple[dict, dict]:
+    """Median of ``repeats`` fresh processes per side, alternating so both see the same machine."""
     path = session_file(entries)
-    ours = run_json([sys.executable, str(ROOT / "bench" / "measure_ours.py"), str(path)])
-    pi = run_json([str(NODE), str(ROOT / "bench" / "pi_bench.mjs"), str(path)])
-    for figures in (ours, pi):
+    our_runs, pi_runs = [], []
+    for _ in range(repeats):
+        our_runs.append(run_json([sys.executable, str(ROOT / "bench" / "measure_ours.py"), str(path)]))
+        pi_runs.append(run_json([str(NODE), str(ROOT / "bench" / "pi_bench.mjs"), str(path)]))
+    return median_figures(our_runs), median_figures(pi_runs)
+
+
+def median_figures(runs: list[dict]) -> dict:
+    for figures in runs:
         figures["openPlusContextMs"] = round(figures["openMs"] + figures["contextMs"], 1)
-    return ours, pi
+    keys = {key for figures in runs for key, value in figures.items() if isinstance(value, (int, float))}
+    return {key: statistics.median(figures[key] for figures in runs if key in figures) for key in keys}
 
 
 def print_table(entries: int, size_mb: float, ours: dict, pi: dict) -> None:
@@ -75,14 +84,16 @@ def _cell(value: object) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
+    parser.add_argument("--repeats", type=int, default=3, help="fresh processes per side and size (median)")
     arguments = parser.parse_args()
     if not NODE.exists():
         sys.exit("pi 0.84.2 is not installed: run `make install-reference` first")
-    print("pi-lsp session core vs pi 0.84.2 (ratio = how many times better pi-lsp is)")
+    print(f"pi-lsp session core vs pi 0.84.2, median of {arguments.repeats} runs each "
+          "(ratio = how many times better pi-lsp is)")
     for entries in arguments.sizes:
-        ours, pi = measure(entries)
+        ours, pi = measure(entries, arguments.repeats)
         print_table(entries, session_file(entries).stat().st_size / 1e6, ours, pi)
-        print(f"  context messages: pi {pi.get('contextMessages')}, pi-lsp {ours.get('contextMessages')}")
+        print(f"  context messages: pi {pi.get('contextMessages'):.0f}, pi-lsp {ours.get('contextMessages'):.0f}")
 
 
 if __name__ == "__main__":

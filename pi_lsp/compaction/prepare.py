@@ -24,8 +24,13 @@ from pi_lsp.compaction.file_ops import (
 from pi_lsp.compaction.serialize import serialize_conversation
 from pi_lsp.compaction.settings import CompactionSettings
 from pi_lsp.compaction.tokens import CHARS4, TokenCounter, estimate_context_tokens
-from pi_lsp.session.context import build_session_context, session_entry_to_context_messages
-from pi_lsp.session.js_values import UNDEFINED, is_truthy, strict_equals
+from pi_lsp.session.context import (
+    build_session_context,
+    entry_ids,
+    first_index_with_id,
+    session_entry_to_context_messages,
+)
+from pi_lsp.session.js_values import UNDEFINED, is_truthy
 from pi_lsp.session.messages import convert_to_llm
 
 Entry = Mapping[str, Any]
@@ -81,14 +86,7 @@ def prepare_compaction(
         # Re-summarize from the previous compaction's first kept entry: those kept messages are
         # part of the context and would otherwise be lost at the next compaction.
         first_kept_id = previous_compaction.get("firstKeptEntryId", UNDEFINED)
-        first_kept_index = next(
-            (
-                index
-                for index, entry in enumerate(path_entries)
-                if strict_equals(entry.get("id", UNDEFINED), first_kept_id)
-            ),
-            -1,
-        )
+        first_kept_index = first_index_with_id(entry_ids(path_entries), first_kept_id, len(path_entries))
         boundary_start = (
             first_kept_index if first_kept_index >= 0 else previous_compaction_index + 1
         )

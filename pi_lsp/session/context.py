@@ -77,33 +77,63 @@ def index_entries(entries: Sequence[Entry]) -> dict[Any, Entry]:
 
 
 def walk_to_root(by_id: EntryLookup, start: Entry | None) -> list[Entry]:
-    """``start`` and its ancestors via ``parentId``, root first; stops at a broken link or cycle."""
-    path: list[Entry] = []
-    visited: set[Any] = set()
-    current = start
-    indexed = _is_indexed(start)
-    while current is not None:
-        path.append(current)
-        if indexed:  # attribute reads: a long path walks 100k entries
-            own_id, parent_id = current.id, current.parentId
-        else:
-            own_id, parent_id = current.get("id", UNDEFINED), current.get("parentId", UNDEFINED)
-        if type(own_id) is str and type(parent_id) is str:
-            visited.add(own_id)
-            if not parent_id or parent_id in visited:
-                break
-            visited.add(parent_id)
-            current = by_id.get(parent_id)
-            continue
-        _remember(visited, own_id)
-        if not is_truthy(parent_id) or _seen(visited, parent_id):
-            break
-        # Remembering the key as well as the found entry's id ends the walk even when a lookup
-        # hands back an entry filed under another id.
-        _remember(visited, parent_id)
-        current = _lookup(by_id, parent_id)
+    """``start`` and its ancestors via ``parentId``, root first, exactly as pi walks them; where pi
+    would loop forever (a parent cycle), the walk stops before the first entry it meets again."""
+    path = _walk_unguarded(by_id, start)
+    if path is None:
+        path = _walk_guarded(by_id, start)
     path.reverse()
     return path
+
+
+def _walk_unguarded(by_id: EntryLookup, start: Entry | None) -> list[Entry] | None:
+    """The fast walk: no bookkeeping, so ``None`` once it gets longer than the session (a cycle)."""
+    limit = len(by_id) + 1 if isinstance(by_id, Mapping) else 0
+    if not limit or start is None:
+        return None
+    indexed = _is_indexed(start)
+    path: list[Entry] = []
+    current: Entry | None = start
+    while current is not None:
+        path.append(current)
+        parent_id = current.parentId if indexed else current.get("parentId", UNDEFINED)
+        if type(parent_id) is str and parent_id:
+            if len(path) > limit:
+                return None  # longer than the session: a cycle, which the guarded walk handles
+            current = by_id.get(parent_id)
+        elif parent_id is None or parent_id is UNDEFINED or parent_id == "":
+            break
+        else:
+            return None  # an odd parent id (a number, an object): the guarded walk decides
+    return path
+
+
+def _walk_guarded(by_id: EntryLookup, start: Entry | None) -> list[Entry]:
+    path: list[Entry] = []
+    visited: set[int] = set()
+    current = start
+    while current is not None and id(current) not in visited:
+        visited.add(id(current))
+        path.append(current)
+        parent_id = current.parentId if _is_indexed(current) else current.get("parentId", UNDEFINED)
+        current = _lookup(by_id, parent_id) if is_truthy(parent_id) else None
+    return path
+
+
+def _is_root_path(entries: Sequence[Entry]) -> bool:
+    """Whether ``entries`` is exactly what walking up from its last entry would give: a chain of
+    distinct string ids from a root, each entry the child of the one before."""
+    ids = entry_ids(entries)
+    if not ids or not all(type(entry_id) is str for entry_id in ids) or len(set(ids)) != len(ids):
+        return False
+    parents = _parent_ids(entries)
+    return not is_truthy(parents[0]) and parents[1:] == ids[:-1]
+
+
+def _parent_ids(entries: Sequence[Entry]) -> list[Any]:
+    if entries and _is_indexed(entries[0]):
+        return [entry.parentId for entry in entries]
+    return [entry.get("parentId", UNDEFINED) for entry in entries]
 
 
 def _is_indexed(entry: Any) -> bool:
@@ -112,7 +142,8 @@ def _is_indexed(entry: Any) -> bool:
     return entry is not None and hasattr(entry, "parentId")
 
 
-def _ids(entries: Sequence[Entry]) -> list[Any]:
+def entry_ids(entries: Sequence[Entry]) -> list[Any]:
+    """The ``id`` of every entry (``UNDEFINED`` where absent), read cheaply from indexed entries."""
     if entries and _is_indexed(entries[0]):
         return [entry.id for entry in entries]
     return [entry.get("id", UNDEFINED) for entry in entries]
@@ -134,9 +165,11 @@ def session_path(
     entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
 ) -> list[Entry]:
     """pi's ``buildSessionPath``: root→leaf; an unknown or missing leaf id means the last entry."""
-    index = by_id if by_id is not None else index_entries(entries)
     if leaf_id is None:
         return []
+    if by_id is None and leaf_id is UNSET and _is_root_path(entries):
+        return list(entries)  # already the root→leaf path (a branch handed back in): nothing to walk
+    index = by_id if by_id is not None else index_entries(entries)
     leaf = _lookup(index, leaf_id) if leaf_id is not UNSET and is_truthy(leaf_id) else None
     if leaf is None:
         leaf = entries[-1] if entries else None
@@ -212,11 +245,11 @@ def _context_entries_of_path(path: list[Entry]) -> list[Entry]:
     if compaction_position < 0:
         return path
     compaction = path[compaction_position]
-    ids = _ids(path)
-    compaction_index = _first_index_with_id(ids, compaction.get("id", UNDEFINED), len(path))
+    ids = entry_ids(path)
+    compaction_index = first_index_with_id(ids, compaction.get("id", UNDEFINED), len(path))
     if compaction_index < 0:
         return path
-    first_kept_index = _first_index_with_id(ids, compaction.get("firstKeptEntryId", UNDEFINED), compaction_index)
+    first_kept_index = first_index_with_id(ids, compaction.get("firstKeptEntryId", UNDEFINED), compaction_index)
     kept = path[first_kept_index:compaction_index] if first_kept_index >= 0 else []
     return [compaction, *kept, *path[compaction_index + 1 :]]
 
@@ -228,7 +261,7 @@ def _last_index(values: list[Any], wanted: Any) -> int:
     return -1
 
 
-def _first_index_with_id(ids: list[Any], wanted_id: Any, end: int) -> int:
+def first_index_with_id(ids: list[Any], wanted_id: Any, end: int) -> int:
     """The first index below ``end`` whose id is ``=== wanted_id``, else -1."""
     if type(wanted_id) is str:
         try:
@@ -292,17 +325,3 @@ def _lookup(by_id: EntryLookup, entry_id: Any) -> Entry | None:
         return (
             None  # An object used as an id (a damaged line) finds nothing, as in a JavaScript Map.
         )
-
-
-def _remember(visited: set[Any], entry_id: Any) -> None:
-    try:
-        visited.add(entry_id)
-    except TypeError:
-        pass
-
-
-def _seen(visited: set[Any], entry_id: Any) -> bool:
-    try:
-        return entry_id in visited
-    except TypeError:
-        return False

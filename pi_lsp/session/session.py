@@ -22,6 +22,7 @@ from pi_lsp.session.store import (
     is_session_header,
     migrate_if_needed,
     parse_session_bytes,
+    paused_garbage_collection,
     read_session_bytes,
 )
 from pi_lsp.session.stored_entry import StoredEntry
@@ -66,7 +67,8 @@ class Session:
         writer = SessionWriter(resolved) if writable else None
         try:
             data = writer.open_existing() if writer else read_session_bytes(resolved)
-            loaded = parse_session_bytes(data, resolved)
+            with paused_garbage_collection():
+                loaded = parse_session_bytes(data, resolved)
             if not loaded.lines:  # an empty file: start it like a new session
                 header = _new_header(cwd or os.getcwd())
                 return cls(header, path=resolved, writer=writer, persisted=False, report=loaded.report)
@@ -76,8 +78,8 @@ class Session:
             if writer:
                 writer.close()
             raise
-        header, *rest = loaded.lines
-        return cls(header, rest, path=resolved, writer=writer, persisted=True, report=loaded.report)
+        with paused_garbage_collection():
+            return cls(loaded.lines[0], loaded.lines[1:], path=resolved, writer=writer, persisted=True, report=loaded.report)
 
     @classmethod
     def create(
@@ -153,7 +155,8 @@ class Session:
 
     def branch(self, from_id: str | None | Any = UNSET) -> list[StoredEntry]:
         """Root-first path to ``from_id`` (default: the leaf); empty when the id is unknown."""
-        return branch_path(self._by_id, self._leaf_id if from_id is UNSET else from_id)
+        with paused_garbage_collection():
+            return branch_path(self._by_id, self._leaf_id if from_id is UNSET else from_id)
 
     def children(self, parent_id: str) -> list[StoredEntry]:
         return [entry for entry in self._by_id.values() if entry.parent_id == parent_id]
@@ -183,7 +186,8 @@ class Session:
     def build_context(self, leaf_id: str | None | Any = UNSET) -> SessionContext:
         """What the LLM sees at ``leaf_id`` (default: the leaf), as pi's ``buildSessionContext``."""
         leaf = self._leaf_id if leaf_id is UNSET else leaf_id
-        return build_session_context(self._entries, leaf, self._by_id)
+        with paused_garbage_collection():
+            return build_session_context(self._entries, leaf, self._by_id)
 
     # ----------------------------------------------------------------- appending
 
