@@ -14,6 +14,7 @@ from typing import Any
 
 from pi_lsp.session.js_json import dumps, utf16_length
 from pi_lsp.session.js_values import join, to_string
+from pi_lsp.session.messages import content_text
 
 TOOL_RESULT_MAX_CHARS = 2000
 _ARRAY_INDEX_LIMIT = 2**32 - 1
@@ -61,22 +62,6 @@ def _assistant_parts(content: Any) -> list[str]:
     if tool_calls:
         parts.append(f"[Assistant tool calls]: {'; '.join(tool_calls)}")
     return parts
-
-
-def content_text(content: Any, separator: str = "\n") -> str:
-    """pi-ai's ``contentText``: a string as is, else the text blocks joined with ``separator``."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return join(
-        (
-            block.get("text")
-            for block in content
-            if isinstance(block, Mapping) and block.get("type") == "text"
-        ),
-        separator,
-    )
 
 
 def truncate_for_summary(text: str, max_chars: int) -> str:

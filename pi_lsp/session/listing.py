@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.session.messages import content_text
 from pi_lsp.session.stored_entry import StoredEntry, index_line
 from pi_lsp.session.timestamps import epoch_ms_to_iso, iso_to_epoch_ms
 
@@ -100,7 +101,7 @@ def _summarize(path: Path, lines, mtime_ms: int) -> SessionInfo | None:
         activity = _activity_time(entry, message)
         if activity is not None:
             last_activity = max(last_activity or 0, activity)
-        text = _text_content(message.get("content"))
+        text = content_text(message.get("content"), " ")
         if text:
             texts.append(text)
             if not first_message and entry.role == "user":
@@ -139,13 +140,3 @@ def _activity_time(entry: StoredEntry, message: dict) -> int | None:
     if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool):
         return int(timestamp)
     return iso_to_epoch_ms(entry.get("timestamp"))
-
-
-def _text_content(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return " ".join(
-        block.get("text", "") for block in content if isinstance(block, dict) and block.get("type") == "text"
-    )

@@ -18,6 +18,7 @@ from typing import Any
 from pi_lsp.session.js_values import (
     UNDEFINED,
     is_truthy,
+    join,
     strict_equals,
     to_string,
     without_undefined,
@@ -158,3 +159,19 @@ def _to_llm_message(message: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def _user_message(content: Any, timestamp: Any) -> dict[str, Any]:
     return without_undefined({"role": "user", "content": content, "timestamp": timestamp})
+
+
+def content_text(content: Any, separator: str = "\n") -> str:
+    """pi-ai's ``contentText``: a string as is, else the text blocks joined with ``separator``."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return join(
+        (
+            block.get("text")
+            for block in content
+            if isinstance(block, Mapping) and block.get("type") == "text"
+        ),
+        separator,
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pi_lsp.session.messages import content_text
 from pi_lsp.session.session import Session
 from pi_lsp.session.tree import walk_depth_first
 
@@ -78,7 +79,7 @@ def preview(entry: Mapping[str, Any]) -> str:
     elif entry_type in ("compaction", "branch_summary"):
         text = _first_line(entry.get("summary"))
     elif entry_type == "custom_message":
-        text = _content_text(entry.get("content"))
+        text = content_text(entry.get("content"), " ")
     elif entry_type == "thinking_level_change":
         text = f"thinking level {entry.get('thinkingLevel')}"
     elif entry_type == "model_change":
@@ -102,24 +103,14 @@ def _message_preview(message: Any) -> str:
         return f"$ {message.get('command')}"
     if role == "assistant":
         content = message.get("content")
-        text = _content_text(content)
+        text = content_text(content, " ")
         calls = [block.get("name") for block in content or [] if isinstance(block, Mapping) and block.get("type") == "toolCall"]
         if calls:
             text = (text + " " if text else "") + "→ " + ", ".join(str(name) for name in calls)
         return text
     if role == "toolResult":
-        return f"{message.get('toolName')}: {_content_text(message.get('content'))}"
-    return _content_text(message.get("content"))
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(
-            str(block.get("text")) for block in content if isinstance(block, Mapping) and block.get("type") == "text"
-        )
-    return ""
+        return f"{message.get('toolName')}: {content_text(message.get('content'), ' ')}"
+    return content_text(message.get("content"), " ")
 
 
 def _first_line(text: Any) -> str:

@@ -121,7 +121,7 @@ def test_pi_rewrites_every_line_we_wrote_to_the_same_bytes(reference_node, our_f
 
 def test_pi_sees_our_tree_leaf_and_labels(reference_node, our_files):
     answers = ask_pi(reference_node, [["tree", str(path)] for path in our_files])
-    for path, answer in zip(our_files, answers):
+    for path, answer in zip(our_files, answers, strict=True):
         assert answer["ok"], answer
         pi_tree = answer["result"]
         ours = Session.open(path, writable=False)
@@ -141,5 +141,5 @@ def test_pi_builds_the_same_context_at_every_entry(reference_node, our_files):
             queries.append(["context", str(path), "--leaf", entry.id])
             expected.append(session.build_context(entry.id).to_json())
     answers = ask_pi(reference_node, queries)
-    mismatches = [query for query, answer, ours in zip(queries, answers, expected) if answer.get("result") != ours]
+    mismatches = [query for query, answer, ours in zip(queries, answers, expected, strict=True) if answer.get("result") != ours]
     assert len(queries) > 30 and mismatches == []
