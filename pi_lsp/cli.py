@@ -1,5 +1,6 @@
-"""The ``pi-lsp`` command: argument parsing and dispatch to the tools it offers.
+"""The ``pi-lsp`` command: argument parsing and dispatch.
 
+``pi-lsp`` alone serves the language server over stdio (``--tcp HOST:PORT`` for TCP);
 ``pi-lsp session …`` inspects and plans on session files (see ``session_cli``). Every command prints
 its result on stdout and, for bad input, exits non-zero with a one-line error on stderr.
 """
@@ -10,7 +11,7 @@ import argparse
 import sys
 
 from pi_lsp import __version__
-from pi_lsp.errors import PiError
+from pi_lsp.errors import InvalidParamsError, PiError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,9 +22,30 @@ def build_parser() -> argparse.ArgumentParser:
         description="pi's session tree, compaction and branch summaries for LSP editors.",
     )
     parser.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="serve LSP over TCP instead of stdio")
+    parser.add_argument("--log-file", metavar="PATH", help="where to write the log (default: the user log directory)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages too")
+    parser.set_defaults(handler=run_server)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     session_cli.add_commands(commands)
     return parser
+
+
+def run_server(arguments: argparse.Namespace) -> int:
+    """Serve LSP over stdio (the default) or TCP until the client exits."""
+    from pi_lsp.logs import configure_logging
+    from pi_lsp.server import build_server
+
+    configure_logging(arguments.log_file, verbose=arguments.verbose)
+    server = build_server()
+    if arguments.tcp:
+        host, _, port = arguments.tcp.rpartition(":")
+        if not host or not port.isdigit():
+            raise InvalidParamsError(f"--tcp expects HOST:PORT, got {arguments.tcp!r}")
+        server.start_tcp(host, int(port))
+    else:
+        server.start_io()
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

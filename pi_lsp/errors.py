@@ -64,3 +64,21 @@ class NothingToCompactError(PiError):
     """The branch has nothing that compaction could summarize, or it was just compacted."""
 
     code = -32010
+
+
+class TurnInProgressError(PiError):
+    """The session is busy (a turn or a compaction runs); the request would act on a moving target."""
+
+    code = -32011
+
+
+class ModelNotConfiguredError(PiError):
+    """No model is configured, so the agent cannot answer; the message says how to configure one."""
+
+    code = -32020
+
+
+class LlmError(PiError):
+    """The model provider failed in a way retrying did not fix."""
+
+    code = -32021

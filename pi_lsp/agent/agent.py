@@ -1,0 +1,218 @@
+"""The agent service: runs prompts as turns on sessions, queues and steers them, aborts them.
+
+One turn runs per session at a time. A prompt that arrives while a turn runs is either queued as a
+follow-up (it becomes its own turn when the running one ends) or, with ``steer``, handed to the
+running turn after its current tool batch; either way its request resolves when the turn that
+handled it ends. Without a configured model every other request keeps working and ``pi/prompt``
+says how to configure one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from pi_lsp.agent.registry import SessionRegistry
+from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
+from pi_lsp.agent.system_prompt import build_system_prompt
+from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
+from pi_lsp.config import ServerConfig
+from pi_lsp.errors import ModelNotConfiguredError
+from pi_lsp.llm.config import ModelConfig, resolve_model
+from pi_lsp.session.timestamps import now_ms
+from pi_lsp.tools.base import EditorBridge, NoEditor
+from pi_lsp.tools.registry import default_tools
+
+logger = logging.getLogger(__name__)
+
+EDITOR_FILE_OPS_TYPE = "pi-lsp.editor-file-ops"
+NO_MODEL_MESSAGE = (
+    "No model is configured. Set the pi.model setting (a litellm model string such as "
+    "openai/gpt-4o or ollama/llama3, plus pi.apiBase for a local server), or the PI_LSP_MODEL "
+    "environment variable, or defaultProvider/defaultModel in pi's settings.json."
+)
+
+
+class Agent:
+    def __init__(self, config: ServerConfig, sessions: SessionRegistry, editor: EditorBridge | None = None) -> None:
+        self.config = config
+        self.sessions = sessions
+        self.editor = editor or NoEditor()
+        self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
+        self._preload: asyncio.Task | None = None
+
+    # ------------------------------------------------------------------ models
+
+    def model_for(self, runtime: SessionRuntime) -> ModelConfig | None:
+        settings = self.config.model_settings()
+        if runtime.model_override:
+            settings = {**settings, "model": runtime.model_override}
+        environ = {key: value for key, value in os.environ.items() if not (runtime.model_override and key == "PI_LSP_MODEL")}
+        return resolve_model(settings, environ)
+
+    def require_model(self, runtime: SessionRuntime) -> ModelConfig:
+        model = self.model_for(runtime)
+        if model is None:
+            raise ModelNotConfiguredError(NO_MODEL_MESSAGE)
+        return model
+
+    def thinking_level(self, runtime: SessionRuntime) -> str:
+        for entry in reversed(runtime.session.branch()):
+            if entry.type == "thinking_level_change" and isinstance(entry.get("thinkingLevel"), str):
+                return entry["thinkingLevel"]
+        return self.config.settings.thinking_level
+
+    def preload_in_background(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Import litellm off the event loop, so the first prompt does not wait for it."""
+        from pi_lsp.llm._litellm import preload_litellm
+
+        self._preload = loop.create_task(preload_litellm())
+        self._preload.add_done_callback(_log_failure)
+
+    # ------------------------------------------------------------------ prompts
+
+    async def prompt(self, runtime: SessionRuntime, text: str, images: list[dict], behavior: str | None) -> dict[str, Any]:
+        """Run ``text`` as a turn (or queue/steer it into the running one); the result of that turn."""
+        runtime.require_writable()
+        model = self.require_model(runtime)
+        user_message = _user_message(text, images)
+        if runtime.is_streaming:
+            queued = QueuedPrompt(text, images, asyncio.get_running_loop().create_future())
+            (runtime.steering if behavior == "steer" else runtime.follow_ups).append(queued)
+            return await queued.done
+        self._record_editor_file_ops(runtime)
+        turn = runtime.turn = asyncio.get_running_loop().create_task(self._run(runtime, model, user_message))
+        try:
+            return await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            # $/cancelRequest on pi/prompt: abort the turn, and answer with how it ended.
+            self.abort(runtime)
+            return await turn
+
+    async def _run(self, runtime: SessionRuntime, model: ModelConfig, user_message: dict) -> dict[str, Any]:
+        steered: list[QueuedPrompt] = []
+
+        def take_steering() -> list[dict[str, Any]]:
+            delivered = list(runtime.steering)
+            runtime.steering.clear()
+            steered.extend(delivered)
+            return [_user_message(item.text, item.images) for item in delivered]
+
+        outcome = await run_turn(runtime, user_message, self._setup(runtime, model, take_steering))
+        result = self._result(runtime, model, outcome)
+        for item in steered:
+            item.done.set_result(result)
+        self._start_next_follow_up(runtime)
+        return result
+
+    def _start_next_follow_up(self, runtime: SessionRuntime) -> None:
+        leftover = list(runtime.steering)  # steering that arrived after the last tool batch
+        runtime.steering.clear()
+        runtime.follow_ups.extendleft(reversed(leftover))
+        if not runtime.follow_ups:
+            runtime.turn = None
+            return
+        queued = runtime.follow_ups.popleft()
+        model = self.model_for(runtime) or self.require_model(runtime)
+        task = asyncio.get_running_loop().create_task(self._run(runtime, model, _user_message(queued.text, queued.images)))
+        runtime.turn = task
+        task.add_done_callback(lambda done: _settle(queued.done, done))
+
+    def _setup(self, runtime: SessionRuntime, model: ModelConfig, take_steering) -> TurnSetup:
+        tools = default_tools()
+        root = self.config.workspace_root
+        return TurnSetup(
+            model=model,
+            system_prompt=build_system_prompt(root, [tool.spec() for tool in tools]),
+            tools=tools,
+            thinking_level=self.thinking_level(runtime),
+            cwd=root,
+            editor=self.editor,
+            retry=self.config.settings.retry,
+            context_window=self.context_window(model),
+            take_steering=take_steering,
+        )
+
+    def context_window(self, model: ModelConfig | None) -> int:
+        from pi_lsp.llm.models import context_window_for
+
+        if model is None:
+            return self.config.settings.context_window or 128_000
+        return context_window_for(model)
+
+    def _result(self, runtime: SessionRuntime, model: ModelConfig, outcome: TurnOutcome) -> dict[str, Any]:
+        from pi_lsp.compaction.tokens import calculate_context_tokens
+
+        usage = (outcome.last_assistant or {}).get("usage")
+        return {
+            "sessionId": runtime.id,
+            "leafId": runtime.session.leaf_id,
+            "stopReason": outcome.stop_reason,
+            "errorMessage": outcome.error_message,
+            "usage": usage,
+            "contextTokens": calculate_context_tokens(usage) if isinstance(usage, dict) else None,
+            "contextWindow": self.context_window(model),
+        }
+
+    # ------------------------------------------------------------------ aborting
+
+    def abort(self, runtime: SessionRuntime) -> bool:
+        """Stop the running turn (its request still resolves, with ``stopReason: "aborted"``)."""
+        for queued in (*runtime.steering, *runtime.follow_ups):
+            queued.done.cancel()
+        runtime.steering.clear()
+        runtime.follow_ups.clear()
+        if runtime.turn is not None and not runtime.turn.done():
+            runtime.turn.cancel()
+            return True
+        return False
+
+    def abort_all(self) -> None:
+        for runtime in self.sessions.open_runtimes:
+            self.abort(runtime)
+
+    # ------------------------------------------------------------------ editor file operations
+
+    def note_editor_file_op(self, path: Path, operation: str) -> None:
+        """Remember that the user read or modified ``path`` in the editor (recorded at the next prompt)."""
+        root = self.config.workspace_root
+        try:
+            shown = path.resolve().relative_to(root).as_posix()
+        except ValueError:
+            shown = str(path)
+        self._editor_file_ops[operation].add(shown)
+
+    def _record_editor_file_ops(self, runtime: SessionRuntime) -> None:
+        read, modified = self._editor_file_ops["read"], self._editor_file_ops["modified"]
+        if not read and not modified:
+            return
+        runtime.session.append_custom(
+            EDITOR_FILE_OPS_TYPE, {"readFiles": sorted(read - modified), "modifiedFiles": sorted(modified)}
+        )
+        read.clear()
+        modified.clear()
+
+
+def _user_message(text: str, images: list[dict]) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    content.extend({"type": "image", "data": image["data"], "mimeType": image["mimeType"]} for image in images)
+    return {"role": "user", "content": content, "timestamp": now_ms()}
+
+
+def _settle(future: asyncio.Future, task: asyncio.Task) -> None:
+    if future.done():
+        return
+    if task.cancelled():
+        future.cancel()
+    elif task.exception() is not None:
+        future.set_exception(task.exception())
+    else:
+        future.set_result(task.result())
+
+
+def _log_failure(task: asyncio.Task) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("loading litellm failed: %s", task.exception())

@@ -1,0 +1,56 @@
+"""Moving around the session tree: navigation (pi's ``/tree``), labels, names and forks.
+
+Landing on a user message (or an injected custom message) puts the leaf on its parent and hands
+the message's text back for the editor, so the user can re-edit and resend it, as pi does; landing
+on any other entry continues from that entry. The session file only grows: moving the leaf writes
+nothing until the next message is appended there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.errors import InvalidParamsError
+from pi_lsp.session.messages import content_text
+
+
+def navigate(runtime: SessionRuntime, target_id: str, *, summarize: bool = False) -> dict[str, Any]:
+    """Move the leaf to ``target_id``; ``{"leafId", "summaryEntryId", "editorText"}``."""
+    runtime.require_idle("navigate the session tree")
+    session = runtime.session
+    if target_id == session.leaf_id:
+        return {"leafId": session.leaf_id, "summaryEntryId": None, "editorText": None}
+    target = session.require_entry(target_id)
+    if summarize:
+        raise InvalidParamsError(
+            "pi/navigate: summarize is not available yet in this version of pi-lsp; navigate without it"
+        )
+    editor_text = None
+    new_leaf: str | None = target_id
+    if (target.type == "message" and target.role == "user") or target.type == "custom_message":
+        new_leaf = target.parent_id if isinstance(target.parent_id, str) and target.parent_id else None
+        content = target["message"].get("content") if target.type == "message" else target.get("content")
+        editor_text = content_text(content, "")
+    if new_leaf is None:
+        session.reset_leaf()
+    else:
+        session.move_leaf(new_leaf)
+    runtime.tree_changed()
+    return {"leafId": session.leaf_id, "summaryEntryId": None, "editorText": editor_text}
+
+
+def set_label(runtime: SessionRuntime, entry_id: str, label: str | None) -> dict[str, Any]:
+    runtime.require_writable()
+    runtime.require_idle("change labels")
+    label_entry_id = runtime.session.append_label(entry_id, label or None)
+    runtime.tree_changed()
+    return {"entryId": label_entry_id, "leafId": runtime.session.leaf_id}
+
+
+def set_name(runtime: SessionRuntime, name: str) -> dict[str, Any]:
+    runtime.require_writable()
+    runtime.require_idle("rename the session")
+    entry_id = runtime.session.append_session_info(name)
+    runtime.tree_changed()
+    return {"entryId": entry_id, "name": runtime.session.name}

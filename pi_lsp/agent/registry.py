@@ -1,0 +1,117 @@
+"""The sessions a server has open: finding, creating, opening, forking and listing them.
+
+Requests name a session by id; without one they act on the workspace's current session (the one
+last opened or created here, else the most recently modified file in the session directory, else
+a new one). A session file already being written by another process is opened read-only: it can
+be viewed and navigated locally, but not prompted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pi_lsp.agent.events import EventStream
+from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.errors import SessionLockedError, SessionNotFoundError
+from pi_lsp.session.fork import fork_session
+from pi_lsp.session.listing import SessionInfo, list_sessions, read_session_info
+from pi_lsp.session.session import Session
+
+EventSender = Callable[[dict[str, Any]], None]
+
+
+class SessionRegistry:
+    """Every session this server has open, by id."""
+
+    def __init__(self, session_dir: Path, cwd: str, send_event: EventSender, *, default_thinking_level: str = "medium") -> None:
+        self.session_dir = session_dir
+        self.cwd = cwd
+        self._send_event = send_event
+        self._default_thinking_level = default_thinking_level
+        self._runtimes: dict[str, SessionRuntime] = {}
+        self._current: SessionRuntime | None = None
+
+    @property
+    def open_runtimes(self) -> list[SessionRuntime]:
+        return list(self._runtimes.values())
+
+    def get(self, session_id: str | None) -> SessionRuntime:
+        """The session with ``session_id``, or the current one when it is ``None``."""
+        if session_id is None:
+            return self.current()
+        runtime = self._runtimes.get(session_id)
+        if runtime is not None:
+            return runtime
+        info = next((info for info in list_sessions(self.session_dir) if info.id == session_id), None)
+        if info is None:
+            raise SessionNotFoundError(f"no session {session_id} in {self.session_dir}")
+        return self.open_path(Path(info.path))
+
+    def current(self) -> SessionRuntime:
+        if self._current is None:
+            newest = self._most_recent_file()
+            self._current = self.open_path(newest) if newest else self.create()
+        return self._current
+
+    def create(self) -> SessionRuntime:
+        """A new session in the session directory (written at its first message)."""
+        session = Session.create(self.session_dir, self.cwd)
+        session.append_thinking_level_change(self._default_thinking_level)
+        return self._adopt(session)
+
+    def open_path(self, path: Path) -> SessionRuntime:
+        """Open a session file (pi's own files too); read-only if another process writes it."""
+        resolved = Path(os.path.abspath(path))
+        for runtime in self._runtimes.values():
+            if runtime.session.path == resolved:
+                self._current = runtime
+                return runtime
+        if not resolved.is_file():
+            raise SessionNotFoundError(f"no session file at {resolved}")
+        read_only_reason = None
+        try:
+            session = Session.open(resolved)
+        except SessionLockedError as error:
+            session = Session.open(resolved, writable=False)
+            read_only_reason = error.message
+        return self._adopt(session, read_only_reason)
+
+    def fork(self, source: SessionRuntime, entry_id: str) -> SessionRuntime:
+        return self._adopt(fork_session(source.session, entry_id))
+
+    def list(self) -> list[SessionInfo]:
+        """The sessions written to the session directory, newest first (as pi's ``/resume`` lists them)."""
+        return list_sessions(self.session_dir)
+
+    def close_all(self) -> None:
+        for runtime in self._runtimes.values():
+            runtime.close()
+        self._runtimes.clear()
+        self._current = None
+
+    def _adopt(self, session: Session, read_only_reason: str | None = None) -> SessionRuntime:
+        runtime = SessionRuntime(session, EventStream(session.id, self._send_event), read_only_reason)
+        self._runtimes[session.id] = runtime
+        self._current = runtime
+        return runtime
+
+    def _most_recent_file(self) -> Path | None:
+        """pi's ``findMostRecentSession``: the newest ``*.jsonl`` by mtime that has a valid header."""
+        if not self.session_dir.is_dir():
+            return None
+        candidates = sorted(
+            (path for path in self.session_dir.glob("*.jsonl") if path.is_file()),
+            key=lambda path: path.stat().st_mtime,
+            reverse=True,
+        )
+        for path in candidates:
+            info = read_session_info(path)
+            if info is not None and (not info.cwd or info.cwd == self.cwd or self._is_default_dir()):
+                return path
+        return None
+
+    def _is_default_dir(self) -> bool:
+        return self.session_dir == Path(self.cwd) / ".pi" / "sessions"

@@ -1,0 +1,211 @@
+"""One agent turn: the prompt, then model answers and tool batches until the model stops.
+
+Every finished message is appended to the session as it completes (user prompt, each assistant
+answer, each tool result), so a crash loses at most the message in flight. Events go out as the
+turn runs. An abort (``pi/abort`` or ``$/cancelRequest``, both cancel the turn's task) stops the
+stream or kills the running tool, persists the partial answer with ``stopReason: "aborted"`` and
+answers any tool call left open, then ends the turn normally.
+
+Transient provider errors (429, 5xx, connection drops) are retried with pi's backoff, announced by
+``retry`` events; failed attempts that are retried are not written to the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.config import RetrySettings
+from pi_lsp.llm.config import ModelConfig
+from pi_lsp.llm.errors import is_context_overflow, is_retryable_error, retry_delay_ms
+from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
+from pi_lsp.llm.messages import ToolSpec
+from pi_lsp.llm.stream import AssistantStream, CompletionRequest
+from pi_lsp.session.messages import convert_to_llm
+from pi_lsp.session.timestamps import now_ms
+from pi_lsp.tools.base import EditorBridge, Tool, ToolContext, ToolResult
+
+logger = logging.getLogger(__name__)
+
+ABORTED_TOOL_TEXT = "Tool execution was aborted by the user."
+
+
+@attrs.define
+class TurnSetup:
+    """What a turn needs besides the session: the model, the prompt, the tools, the editor."""
+
+    model: ModelConfig
+    system_prompt: str
+    tools: list[Tool]
+    thinking_level: str
+    cwd: Path
+    editor: EditorBridge
+    retry: RetrySettings
+    context_window: int
+    take_steering: Callable[[], list[dict[str, Any]]] = lambda: []
+    """Called after each tool batch; returns user messages to deliver before the next answer."""
+
+
+@attrs.define
+class TurnOutcome:
+    stop_reason: str
+    last_assistant: dict[str, Any] | None
+    error_message: str | None = None
+
+
+async def run_turn(runtime: SessionRuntime, user_message: dict[str, Any], setup: TurnSetup) -> TurnOutcome:
+    """Run one turn to its end; cancellation ends it as ``aborted`` instead of propagating."""
+    runtime.events.emit({"type": "agent_start"})
+    _append(runtime, user_message)
+    turn = _Turn(runtime, setup)
+    try:
+        outcome = await turn.loop()
+    except asyncio.CancelledError:
+        outcome = turn.finish_aborted()
+    except Exception as error:  # a bug must end the turn, not the server
+        logger.exception("turn failed in session %s", runtime.id)
+        runtime.events.emit({"type": "error", "message": f"The turn failed: {error}"})
+        outcome = TurnOutcome("error", turn.last_assistant, str(error))
+    runtime.events.emit({"type": "agent_end", "stopReason": outcome.stop_reason, "leafId": runtime.session.leaf_id})
+    runtime.tree_changed()
+    return outcome
+
+
+class _Turn:
+    def __init__(self, runtime: SessionRuntime, setup: TurnSetup) -> None:
+        self.runtime = runtime
+        self.setup = setup
+        self.last_assistant: dict[str, Any] | None = None
+        self._stream: AssistantStream | None = None
+        self._open_tool_calls: list[dict[str, Any]] = []
+
+    async def loop(self) -> TurnOutcome:
+        while True:
+            message = await self._answer_with_retries()
+            self.last_assistant = message
+            _append(self.runtime, message)
+            stop_reason = message.get("stopReason")
+            if stop_reason != "toolUse":
+                return TurnOutcome(stop_reason or "stop", message, message.get("errorMessage"))
+            await self._run_tools([block for block in message["content"] if block.get("type") == "toolCall"])
+            for steering in self.setup.take_steering():
+                _append(self.runtime, steering)
+
+    async def _answer_with_retries(self) -> dict[str, Any]:
+        attempt = 0
+        while True:
+            message = await self._answer()
+            if message.get("stopReason") != "error" or not self._should_retry(message, attempt):
+                return message
+            attempt += 1
+            delay = retry_delay_ms(attempt, self.setup.retry.base_delay_ms)
+            self.runtime.events.emit({
+                "type": "retry",
+                "attempt": attempt,
+                "maxAttempts": self.setup.retry.max_retries,
+                "delayMs": delay,
+                "errorMessage": message.get("errorMessage"),
+            })
+            await asyncio.sleep(delay / 1000)
+
+    def _should_retry(self, message: dict[str, Any], attempt: int) -> bool:
+        retry = self.setup.retry
+        if not retry.enabled or attempt >= retry.max_retries:
+            return False
+        if is_context_overflow(message, self.setup.context_window):
+            return False
+        return is_retryable_error(message, self.setup.context_window)
+
+    async def _answer(self) -> dict[str, Any]:
+        context = self.runtime.session.build_context()
+        request = CompletionRequest(
+            model=self.setup.model,
+            system_prompt=self.setup.system_prompt,
+            messages=convert_to_llm(context.messages),
+            tools=[ToolSpec(tool.name, tool.description, tool.parameters) for tool in self.setup.tools],
+            thinking_level=self.setup.thinking_level,
+        )
+        events = self.runtime.events
+        events.emit({"type": "message_start", "role": "assistant"})
+        async with AssistantStream(request) as stream:
+            self._stream = stream
+            async for event in stream.events():
+                if isinstance(event, TextDelta):
+                    events.emit({"type": "text_delta", "delta": event.text})
+                elif isinstance(event, ThinkingDelta):
+                    events.emit({"type": "thinking_delta", "delta": event.text})
+                elif isinstance(event, ToolCallStart):
+                    events.emit({"type": "toolcall_start", "toolCallId": event.id, "name": event.name})
+                elif isinstance(event, Completed):
+                    self._stream = None
+                    return event.message
+        self._stream = None
+        return stream.partial_message("error", "the model's stream ended without a final message")
+
+    async def _run_tools(self, calls: list[dict[str, Any]]) -> None:
+        by_name = {tool.name: tool for tool in self.setup.tools}
+        self._open_tool_calls = list(calls)
+        context = ToolContext(cwd=self.setup.cwd, editor=self.setup.editor)
+        while self._open_tool_calls:
+            call = self._open_tool_calls[0]
+            self.runtime.events.emit({
+                "type": "tool_execution_start",
+                "toolCallId": call.get("id"),
+                "name": call.get("name"),
+                "arguments": call.get("arguments"),
+            })
+            tool = by_name.get(call.get("name"))
+            if tool is None:
+                result = ToolResult(content=[{"type": "text", "text": f"Tool {call.get('name')} not found"}], is_error=True)
+            else:
+                result = await tool.execute(call.get("arguments") or {}, context)
+            self._open_tool_calls.pop(0)
+            self._record_tool_result(call, result)
+
+    def _record_tool_result(self, call: dict[str, Any], result: ToolResult) -> None:
+        message = {
+            "role": "toolResult",
+            "toolCallId": call.get("id"),
+            "toolName": call.get("name"),
+            "content": result.content,
+            "details": result.details,
+            "isError": result.is_error,
+            "timestamp": now_ms(),
+        }
+        if message["details"] is None:
+            del message["details"]
+        entry_id = _append(self.runtime, message)
+        self.runtime.events.emit({
+            "type": "tool_execution_end",
+            "toolCallId": call.get("id"),
+            "name": call.get("name"),
+            "isError": result.is_error,
+            "content": result.content,
+            "details": result.details,
+            "entryId": entry_id,
+        })
+
+    def finish_aborted(self) -> TurnOutcome:
+        """Persist what the abort interrupted: the partial answer, or results for open tool calls."""
+        if self._stream is not None:
+            message = self._stream.partial_message("aborted")
+            self._stream = None
+            _append(self.runtime, message)
+            self.last_assistant = message
+        for call in self._open_tool_calls:
+            aborted = ToolResult(content=[{"type": "text", "text": ABORTED_TOOL_TEXT}], is_error=True)
+            self._record_tool_result(call, aborted)
+        self._open_tool_calls = []
+        return TurnOutcome("aborted", self.last_assistant)
+
+
+def _append(runtime: SessionRuntime, message: dict[str, Any]) -> str:
+    entry_id = runtime.session.append_message(message)
+    runtime.events.emit({"type": "message_end", "entryId": entry_id, "message": message})
+    return entry_id

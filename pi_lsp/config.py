@@ -1,0 +1,106 @@
+"""The server's configuration: typed, defaulted and validated once, where it enters the server.
+
+Sources, later ones winning: built-in defaults, the environment (``PI_CODING_AGENT_SESSION_DIR``,
+``PI_LSP_MODEL``), and the client's ``initializationOptions`` (the same keys as the ``pi.*``
+settings of the editor clients, without the prefix). An invalid value is reported once and
+replaced by its default; the server never refuses to start over configuration.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import cattrs
+
+from pi_lsp.protocol import THINKING_LEVELS, camel_case, converter
+
+
+@attrs.frozen
+class RetrySettings:
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2000
+
+
+@attrs.frozen
+class ServerSettings:
+    """Everything a client may configure; each key is camelCase in ``initializationOptions``."""
+
+    session_dir: str | None = None
+    """Where sessions live; default ``<workspace>/.pi/sessions``. pi's own per-project directory works too."""
+    model: str | None = None
+    """A litellm model string (``openai/gpt-4o``, ``ollama/llama3``, …); ``PI_LSP_MODEL`` overrides it."""
+    api_base: str | None = None
+    """The endpoint for OpenAI-compatible and local servers (litellm's ``api_base``)."""
+    context_window: int | None = None
+    """The model's context window in tokens, when litellm does not know the model."""
+    thinking_level: str = "medium"
+    """The thinking level of new sessions: off, minimal, low, medium, high or xhigh."""
+    tokenizer: str = "tiktoken"
+    """Token counting for estimates: ``tiktoken`` (real BPE counts) or ``chars4`` (pi's estimate)."""
+    trusted: bool = True
+    """Whether the workspace is trusted (the VS Code extension passes workspace trust)."""
+    retry: RetrySettings = attrs.Factory(RetrySettings)
+
+
+@attrs.frozen
+class ServerConfig:
+    workspace_root: Path
+    session_dir: Path
+    settings: ServerSettings
+    problems: tuple[str, ...] = ()
+    """What was wrong with the given configuration (already replaced by defaults)."""
+
+    def model_settings(self) -> dict[str, Any]:
+        """The settings the LLM layer reads to choose and reach a model."""
+        return {
+            "model": self.settings.model,
+            "apiBase": self.settings.api_base,
+            "contextWindow": self.settings.context_window,
+        }
+
+
+def load_config(workspace_root: Path, initialization_options: Any, environ: Mapping[str, str] = os.environ) -> ServerConfig:
+    settings, problems = _structure_settings(initialization_options)
+    session_dir = settings.session_dir or environ.get("PI_CODING_AGENT_SESSION_DIR")
+    directory = Path(os.path.expanduser(session_dir)) if session_dir else workspace_root / ".pi" / "sessions"
+    if not directory.is_absolute():
+        directory = workspace_root / directory
+    return ServerConfig(workspace_root, directory, settings, tuple(problems))
+
+
+def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
+    if raw is None:
+        return ServerSettings(), []
+    if not isinstance(raw, Mapping):
+        return ServerSettings(), [f"initializationOptions must be an object, got {type(raw).__name__}"]
+    problems: list[str] = []
+    valid: dict[str, Any] = {}
+    for field in attrs.fields(ServerSettings):
+        wire_name = camel_case(field.name)
+        if wire_name not in raw:
+            continue
+        try:
+            converter.structure({wire_name: raw[wire_name]}, ServerSettings)
+        except (cattrs.BaseValidationError, TypeError, ValueError) as error:
+            problems.append(f"setting {wire_name}: {_first_message(error)}; using the default")
+            continue
+        valid[wire_name] = raw[wire_name]
+    settings = converter.structure(valid, ServerSettings)
+    if settings.thinking_level not in THINKING_LEVELS:
+        problems.append(f"setting thinkingLevel must be one of {', '.join(THINKING_LEVELS)}; using medium")
+        settings = attrs.evolve(settings, thinking_level="medium")
+    if settings.tokenizer not in ("tiktoken", "chars4"):
+        problems.append("setting tokenizer must be tiktoken or chars4; using tiktoken")
+        settings = attrs.evolve(settings, tokenizer="tiktoken")
+    return settings, problems
+
+
+def _first_message(error: Exception) -> str:
+    if isinstance(error, cattrs.BaseValidationError):
+        return "; ".join(cattrs.transform_error(error))
+    return str(error)

@@ -1,0 +1,11 @@
+"""Thin LSP adapters: each handler parses params, calls one service and shapes the reply."""
+
+from __future__ import annotations
+
+
+def register_all(server) -> None:
+    from pi_lsp.handlers import base, editor, lifecycle, prompt, sessions, state  # noqa: F401 - registers handlers
+
+    lifecycle.register(server)
+    editor.register(server)
+    base.register_requests(server)

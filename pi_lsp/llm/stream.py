@@ -1,0 +1,241 @@
+"""One streamed completion through litellm, as pi-shaped events ending in a complete message.
+
+Use ``AssistantStream`` as an async context manager and iterate ``events()``::
+
+    async with AssistantStream(request) as stream:
+        async for event in stream.events():
+            ...                               # TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta
+    message = stream.message                  # the Completed event's pi assistant message
+
+The last event is always ``Completed(message)``: a complete pi assistant message whose
+``stopReason`` is ``stop``, ``length``, ``toolUse`` or ``error``. Failures never raise out of
+``events()``: an HTTP error, a refused connection, a timeout, an error event in the stream or a
+stream that ends without a ``finish_reason`` all end in ``stopReason: "error"`` with an
+``errorMessage`` that holds the HTTP status and the provider's text (``"429 RateLimitError:
+OpenAIException - Rate limit reached"``), which is what ``errors.is_context_overflow`` and
+``errors.is_retryable_error`` classify.
+
+Cancellation is the exception: when the consuming task is cancelled, the HTTP stream is closed
+(the connection is released, not leaked) and ``CancelledError`` propagates. The caller then
+persists ``stream.partial_message("aborted")`` (or ``aborted_message(stream.partial)``), which
+keeps the text, thinking and tool calls received so far. Leaving the ``async with`` block closes
+the stream too, whoever stops iterating early.
+
+``stream_completion(request)`` is the same event sequence for callers that do not need the
+partial message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Self
+
+import attrs
+
+from pi_lsp.llm._litellm import preload_litellm
+from pi_lsp.llm.assistant import PartialAssistant
+from pi_lsp.llm.config import ModelConfig
+from pi_lsp.llm.events import (
+    Completed,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStart,
+)
+from pi_lsp.llm.failures import describe_error
+from pi_lsp.llm.messages import ToolSpec, to_chat_messages, tools_to_openai
+from pi_lsp.llm.models import supports_reasoning
+from pi_lsp.llm.usage import usage_from_openai
+
+DEFAULT_TIMEOUT_SECONDS = 600.0
+REASONING_FIELD = "reasoning_content"
+# pi's thinking levels → litellm's reasoning_effort; "off" sends none.
+_REASONING_EFFORT = {
+    "minimal": "minimal",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "high",
+    "max": "high",
+}
+
+
+@attrs.frozen
+class CompletionRequest:
+    """Everything one completion needs: the model, the context and the tools it may call."""
+
+    model: ModelConfig
+    system_prompt: str
+    messages: Sequence[Mapping[str, Any]]
+    tools: Sequence[ToolSpec] = ()
+    thinking_level: str = "off"
+    max_tokens: int | None = None
+    timeout: float | None = DEFAULT_TIMEOUT_SECONDS
+
+
+def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
+    """The keyword arguments of ``litellm.acompletion`` for ``request``."""
+    model = request.model
+    arguments: dict[str, Any] = {
+        "model": model.model,
+        "messages": to_chat_messages(
+            request.system_prompt,
+            request.messages,
+            provider=model.provider,
+            model_id=model.model_id,
+        ),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        # pi's agent owns retries (backoff, events, abort); the SDK's silent ones would hide errors.
+        "max_retries": 0,
+        # A provider that lacks an optional parameter (reasoning_effort) should ignore it, not fail.
+        "drop_params": True,
+    }
+    if request.tools:
+        arguments["tools"] = tools_to_openai(request.tools)
+    optional = {
+        "api_base": model.api_base,
+        "api_key": model.api_key,
+        "timeout": request.timeout,
+        "max_tokens": request.max_tokens or model.max_output_tokens,
+        "reasoning_effort": _reasoning_effort(request),
+    }
+    arguments.update({key: value for key, value in optional.items() if value is not None})
+    return arguments
+
+
+def _reasoning_effort(request: CompletionRequest) -> str | None:
+    effort = _REASONING_EFFORT.get(request.thinking_level)
+    if effort is None or not supports_reasoning(request.model):
+        return None
+    return effort
+
+
+class AssistantStream:
+    """One completion: iterate ``events()`` once; see the module docstring for the contract."""
+
+    def __init__(self, request: CompletionRequest) -> None:
+        self.request = request
+        self.partial = PartialAssistant(
+            provider=request.model.provider, model=request.model.model_id
+        )
+        self.message: dict[str, Any] | None = None
+        self._events: AsyncIterator[StreamEvent] | None = None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the event iterator (and with it the HTTP stream) if it is still open."""
+        if self._events is not None:
+            close = getattr(self._events, "aclose", None)
+            if close is not None:
+                await close()
+
+    def partial_message(
+        self, stop_reason: str = "aborted", error_message: str | None = None
+    ) -> dict[str, Any]:
+        """pi's assistant message for what arrived so far, ending with ``stop_reason``."""
+        return self.partial.to_message(stop_reason, error_message)
+
+    def events(self) -> AsyncIterator[StreamEvent]:
+        if self._events is None:
+            self._events = self._run()
+        return self._events
+
+    async def _run(self) -> AsyncIterator[StreamEvent]:
+        response = None
+        error_message: str | None = None
+        try:
+            litellm = await preload_litellm()
+            response = await litellm.acompletion(**completion_arguments(self.request))
+            async for chunk in response:
+                for event in self._events_of(chunk):
+                    yield event
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 — every provider failure becomes an error message
+            error_message = describe_error(error)
+        finally:
+            if response is not None:
+                await _close_quietly(response)
+        self.message = self.partial.to_message(None, error_message)
+        yield Completed(self.message)
+
+    def _events_of(self, chunk: Any) -> list[StreamEvent]:
+        usage = getattr(chunk, "usage", None)
+        if usage is not None:
+            self.partial.usage = usage_from_openai(usage, self.request.model)
+        choices = getattr(chunk, "choices", None) or []
+        if not choices:
+            return []
+        choice = choices[0]
+        if getattr(choice, "finish_reason", None):
+            self.partial.finish_reason = choice.finish_reason
+        delta = getattr(choice, "delta", None)
+        return self._delta_events(delta) if delta is not None else []
+
+    def _delta_events(self, delta: Any) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        reasoning = getattr(delta, REASONING_FIELD, None)
+        if isinstance(reasoning, str) and reasoning:
+            self.partial.add_thinking(reasoning, REASONING_FIELD)
+            events.append(ThinkingDelta(reasoning))
+        for block in getattr(delta, "thinking_blocks", None) or []:
+            signature = _get(block, "signature")
+            if isinstance(signature, str) and signature:
+                self.partial.sign_thinking(signature)
+        content = getattr(delta, "content", None)
+        if isinstance(content, str) and content:
+            self.partial.add_text(content)
+            events.append(TextDelta(content))
+        for call in getattr(delta, "tool_calls", None) or []:
+            events.extend(self._tool_call_events(call))
+        return events
+
+    def _tool_call_events(self, call: Any) -> list[StreamEvent]:
+        index = _get(call, "index")
+        if not isinstance(index, int):
+            index = self.partial.tool_call_index(_get(call, "id"))
+        function = _get(call, "function")
+        name = _get(function, "name") or ""
+        events: list[StreamEvent] = []
+        if self.partial.start_tool_call(index, _get(call, "id") or "", name):
+            events.append(ToolCallStart(index, _get(call, "id") or "", name))
+        arguments = _get(function, "arguments")
+        if isinstance(arguments, str) and arguments:
+            self.partial.add_tool_arguments(index, arguments)
+            events.append(ToolCallDelta(index, arguments))
+        return events
+
+
+def stream_completion(request: CompletionRequest) -> AsyncIterator[StreamEvent]:
+    """The events of one completion (``AssistantStream(request).events()``)."""
+    return AssistantStream(request).events()
+
+
+def aborted_message(partial: PartialAssistant) -> dict[str, Any]:
+    """pi's ``aborted`` assistant message for what a cancelled stream had received."""
+    return partial.to_message("aborted")
+
+
+def _get(value: Any, key: str) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return value.get(key)
+    return getattr(value, key, None)
+
+
+async def _close_quietly(response: Any) -> None:
+    close = getattr(response, "aclose", None)
+    if close is None:
+        return
+    with contextlib.suppress(Exception):
+        await close()

@@ -1,0 +1,49 @@
+"""Logging: a file under the user log directory, and ``window/logMessage`` once a client is attached.
+
+stdout belongs to the LSP stream, so nothing may log there; stderr is left for crashes.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import platformdirs
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def default_log_file() -> Path:
+    return Path(platformdirs.user_log_dir("pi-lsp", appauthor=False)) / "pi-lsp.log"
+
+
+def configure_logging(log_file: str | None, *, verbose: bool = False) -> Path:
+    path = Path(log_file) if log_file else default_log_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    logging.getLogger("pygls").setLevel(logging.DEBUG if verbose else logging.WARNING)
+    return path
+
+
+class ClientLogHandler(logging.Handler):
+    """Forwards pi-lsp's own log records to the client as ``window/logMessage``."""
+
+    def __init__(self, server) -> None:
+        super().__init__(logging.INFO)
+        self._server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from lsprotocol import types
+
+        kind = {
+            logging.ERROR: types.MessageType.Error,
+            logging.WARNING: types.MessageType.Warning,
+        }.get(record.levelno, types.MessageType.Log)
+        try:
+            self._server.window_log_message(types.LogMessageParams(type=kind, message=self.format(record)))
+        except Exception:  # the connection may be gone; the file log still has the record
+            pass

@@ -1,0 +1,71 @@
+"""Builds the pi-lsp language server: the pygls server, its protocol class and its handlers.
+
+Nothing here holds business logic; ``build_server`` wires the pieces, and the services the handlers
+call are created when the client says ``initialize`` (see ``handlers/lifecycle.py``), so a fresh
+server can be built for every test.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import attrs
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+
+from pi_lsp import __version__, protocol
+from pi_lsp.services import Services
+
+logger = logging.getLogger(__name__)
+
+
+@attrs.define
+class RawRequest:
+    """A ``pi/*`` request whose params stay raw JSON, so the handler can validate them itself.
+
+    pygls would otherwise hand custom params over as namedtuples, and it never answers a request
+    whose typed params fail to parse; validating in the handler gives the client InvalidParams
+    with the bad field named. No field has a default: the converter drops fields equal to their
+    default when it writes.
+    """
+
+    id: int | str
+    method: str
+    params: Any
+    jsonrpc: str
+
+
+class PiProtocol(LanguageServerProtocol):
+    """The LSP protocol plus pi-lsp's custom requests."""
+
+    def get_message_type(self, method: str) -> type | None:
+        if method in protocol.PARAMS_BY_METHOD:
+            return RawRequest
+        return super().get_message_type(method)
+
+
+class PiLanguageServer(LanguageServer):
+    """The server; ``services`` exists from ``initialize`` on."""
+
+    def __init__(self) -> None:
+        super().__init__("pi-lsp", __version__, protocol_cls=PiProtocol)
+        self.services: Services | None = None
+
+    def editor_bridge(self):
+        from pi_lsp.handlers.editor import LspEditorBridge
+
+        return LspEditorBridge(self)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls would pop a window/showMessage for every internal error; a log line is enough,
+        # requests already carry their errors in their responses.
+        logger.error("server error (%s): %s", getattr(source, "__name__", source), error)
+
+
+def build_server() -> PiLanguageServer:
+    from pi_lsp.handlers import register_all
+
+    server = PiLanguageServer()
+    register_all(server)
+    return server

@@ -1,0 +1,1 @@
+"""Integration tests: real components (litellm's HTTP client, subprocesses) against local servers."""

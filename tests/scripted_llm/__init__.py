@@ -1,0 +1,20 @@
+"""A scripted OpenAI-compatible LLM server for tests and demos (see ``server`` and ``replies``).
+
+In-process::
+
+    async with ScriptedLLM() as llm:
+        llm.enqueue(replies.text("Hello"), replies.tool_calls([("call_1", "read", {"path": "a.py"})]))
+        ...  # point litellm at llm.base_url; inspect llm.requests afterwards
+
+As a separate process (for a language server under test that runs as a subprocess)::
+
+    python -m tests.scripted_llm --script replies.json --port-file port.txt
+
+The pytest fixture ``scripted_llm`` lives in ``tests.scripted_llm.fixtures``.
+"""
+
+from tests.scripted_llm import replies
+from tests.scripted_llm.replies import Reply, reply_from_json
+from tests.scripted_llm.server import SCRIPTED_MODEL_ID, ScriptedLLM
+
+__all__ = ["SCRIPTED_MODEL_ID", "Reply", "ScriptedLLM", "replies", "reply_from_json"]

@@ -1,0 +1,232 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1 for tests and demos.
+
+``POST /v1/chat/completions`` answers with the next queued ``Reply`` (streamed as SSE when the
+request asks for ``stream``, else one JSON completion); ``GET /v1/models`` lists one model. Every
+request body is recorded. When the queue is empty the answer is a clear 500 "no scripted reply",
+so a test that forgot a reply fails loudly instead of hanging.
+
+Two control endpoints let another process script a running server: ``GET /__requests`` returns
+the recorded bodies and ``POST /__enqueue`` adds replies given as JSON script entries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import math
+import time
+from collections import deque
+from collections.abc import Mapping
+from typing import Any, Self
+
+from aiohttp import web
+
+from tests.scripted_llm.replies import Reply, error, reply_from_json
+
+SCRIPTED_MODEL_ID = "scripted"
+_NO_REPLY = error(500, "no scripted reply: the scripted LLM server's queue is empty")
+
+
+class ScriptedLLM:
+    """An OpenAI-compatible server whose answers are queued by the test; an async context manager."""
+
+    def __init__(self, replies: tuple[Reply, ...] = (), *, port: int = 0) -> None:
+        self._queue: deque[Reply] = deque(replies)
+        self._requested_port = port
+        self._runner: web.AppRunner | None = None
+        self._ids = itertools.count(1)
+        self.port = 0
+        self.requests: list[dict[str, Any]] = []
+        # Streams the client closed before their end: evidence that an abort released the connection.
+        self.disconnects = 0
+        self.completed_streams = 0
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI ``api_base`` of this server (ends in ``/v1``)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def enqueue(self, *replies: Reply) -> None:
+        """Queue replies; each chat-completion request takes the oldest."""
+        self._queue.extend(replies)
+
+    @property
+    def pending_replies(self) -> int:
+        return len(self._queue)
+
+    async def start(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self._chat_completions)
+        app.router.add_post("/chat/completions", self._chat_completions)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/__requests", self._recorded_requests)
+        app.router.add_post("/__enqueue", self._enqueue_from_json)
+        # Cancelling the handler when the client goes away is what lets tests count disconnects.
+        self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self._requested_port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    async def _models(self, request: web.Request) -> web.Response:
+        model = {"id": SCRIPTED_MODEL_ID, "object": "model", "created": 0, "owned_by": "scripted"}
+        return web.json_response({"object": "list", "data": [model]})
+
+    async def _recorded_requests(self, request: web.Request) -> web.Response:
+        return web.json_response(self.requests)
+
+    async def _enqueue_from_json(self, request: web.Request) -> web.Response:
+        payload = await request.json()
+        entries = payload if isinstance(payload, list) else [payload]
+        try:
+            self.enqueue(*(reply_from_json(entry) for entry in entries))
+        except (TypeError, ValueError) as problem:
+            return web.json_response({"error": str(problem)}, status=400)
+        return web.json_response({"queued": len(entries), "pending": len(self._queue)})
+
+    async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        self.requests.append(body)
+        reply = self._queue.popleft() if self._queue else _NO_REPLY
+        if reply.is_http_error:
+            return web.json_response(dict(reply.error_body or {}), status=reply.status)
+        completion_id = f"chatcmpl-scripted-{next(self._ids)}"
+        usage = _usage_for(reply, body)
+        if not body.get("stream"):
+            return web.json_response(_completion_json(completion_id, body, reply, usage))
+        try:
+            return await _stream(request, completion_id, body, reply, usage, self)
+        except (asyncio.CancelledError, ConnectionResetError):
+            self.disconnects += 1
+            raise
+
+
+async def _stream(
+    request: web.Request,
+    completion_id: str,
+    body: Mapping[str, Any],
+    reply: Reply,
+    usage: dict[str, Any],
+    server: ScriptedLLM,
+) -> web.StreamResponse:
+    response = web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+    )
+    await response.prepare(request)
+    chunk = _chunk_factory(completion_id, str(body.get("model", SCRIPTED_MODEL_ID)))
+    for index, delta in enumerate(reply.deltas):
+        if index and reply.chunk_delay:
+            await asyncio.sleep(reply.chunk_delay)
+        await _send(response, chunk(delta, None))
+    if reply.hang_seconds:
+        await asyncio.sleep(reply.hang_seconds)
+    if reply.drop_connection:
+        # Closing the transport without the terminating chunk is what a dropped connection looks like.
+        if request.transport is not None:
+            request.transport.close()
+        return response
+    if reply.stream_error is not None:
+        await _send(response, {"error": dict(reply.stream_error)})
+    else:
+        await _send(response, chunk({}, reply.finish_reason))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            await _send(
+                response,
+                {
+                    "id": completion_id,
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": body.get("model"),
+                    "choices": [],
+                    "usage": usage,
+                },
+            )
+        await response.write(b"data: [DONE]\n\n")
+    await response.write_eof()
+    server.completed_streams += 1
+    return response
+
+
+async def _send(response: web.StreamResponse, event: Mapping[str, Any]) -> None:
+    await response.write(f"data: {json.dumps(event)}\n\n".encode())
+
+
+def _chunk_factory(completion_id: str, model: str):  # type: ignore[no-untyped-def]
+    created = int(time.time())
+
+    def chunk(delta: Mapping[str, Any], finish_reason: str | None) -> dict[str, Any]:
+        return {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": dict(delta), "finish_reason": finish_reason}],
+        }
+
+    return chunk
+
+
+def _usage_for(reply: Reply, body: Mapping[str, Any]) -> dict[str, Any]:
+    """The reply's usage; missing numbers are estimated at four characters per token."""
+    given = dict(reply.usage or {})
+    answer_chars = sum(len(json.dumps(delta)) for delta in reply.deltas if "role" not in delta)
+    prompt = given.get("prompt_tokens", math.ceil(len(json.dumps(body.get("messages", []))) / 4))
+    completion = given.get("completion_tokens", math.ceil(answer_chars / 4))
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": given.get("total_tokens", prompt + completion),
+    }
+    for key in ("prompt_tokens_details", "completion_tokens_details"):
+        if key in given:
+            usage[key] = given[key]
+    return usage
+
+
+def _completion_json(
+    completion_id: str, body: Mapping[str, Any], reply: Reply, usage: dict[str, Any]
+) -> dict[str, Any]:
+    """The non-streaming form of a reply: the deltas merged into one message."""
+    message: dict[str, Any] = {"role": "assistant", "content": None}
+    calls: dict[int, dict[str, Any]] = {}
+    for delta in reply.deltas:
+        if "content" in delta:
+            message["content"] = (message["content"] or "") + delta["content"]
+        if "reasoning_content" in delta:
+            message["reasoning_content"] = (
+                message.get("reasoning_content", "") + delta["reasoning_content"]
+            )
+        for call in delta.get("tool_calls", []):
+            merged = calls.setdefault(
+                call["index"],
+                {
+                    "id": call.get("id"),
+                    "type": "function",
+                    "function": {"name": "", "arguments": ""},
+                },
+            )
+            merged["function"]["name"] += call.get("function", {}).get("name", "") or ""
+            merged["function"]["arguments"] += call.get("function", {}).get("arguments", "") or ""
+    if calls:
+        message["tool_calls"] = [calls[index] for index in sorted(calls)]
+    return {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", SCRIPTED_MODEL_ID),
+        "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+        "usage": usage,
+    }
