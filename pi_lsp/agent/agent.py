@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,6 @@ class Agent:
         self.sessions = sessions
         self.editor = editor or NoEditor()
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
-        self._preload: asyncio.Task | None = None
 
     # ------------------------------------------------------------------ models
 
@@ -65,12 +65,15 @@ class Agent:
                 return entry["thinkingLevel"]
         return self.config.settings.thinking_level
 
-    def preload_in_background(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Import litellm off the event loop, so the first prompt does not wait for it."""
-        from pi_lsp.llm._litellm import preload_litellm
+    def preload_in_background(self) -> None:
+        """Import litellm on a daemon thread, so the first prompt does not wait for it.
 
-        self._preload = loop.create_task(preload_litellm())
-        self._preload.add_done_callback(_log_failure)
+        A daemon thread, because an import cannot be interrupted and a client that exits right
+        away must not wait seconds for it.
+        """
+        from pi_lsp.llm._litellm import load_litellm
+
+        threading.Thread(target=_load_quietly, args=(load_litellm,), name="litellm-preload", daemon=True).start()
 
     # ------------------------------------------------------------------ prompts
 
@@ -213,6 +216,8 @@ def _settle(future: asyncio.Future, task: asyncio.Task) -> None:
         future.set_result(task.result())
 
 
-def _log_failure(task: asyncio.Task) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        logger.error("loading litellm failed: %s", task.exception())
+def _load_quietly(load) -> None:
+    try:
+        load()
+    except Exception:
+        logger.exception("loading litellm failed")

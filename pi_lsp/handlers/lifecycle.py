@@ -7,7 +7,6 @@ background thread so the first prompt does not wait for it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 
@@ -53,7 +52,7 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
         ls.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Warning, message="pi-lsp settings: " + "; ".join(problems))
         )
-    ls.services.agent.preload_in_background(asyncio.get_running_loop())
+    ls.services.agent.preload_in_background()
 
 
 def on_shutdown(ls, params: None) -> None:

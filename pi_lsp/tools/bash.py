@@ -246,7 +246,7 @@ class BashTool(Tool):
                 timed_out = True
                 await terminate_process_group(process, self.kill_grace)
             await self._drain(protocol)
-        except asyncio.CancelledError:
+        except BaseException as error:  # cancellation above all: end the command, then re-raise
             try:
                 await terminate_process_group(process, self.kill_grace)
             finally:
@@ -257,9 +257,10 @@ class BashTool(Tool):
                     transport.close()
                 output.finish()
                 output.close()
-                context.emit_update(
-                    self._finished(output, None, status="Command aborted", cancelled=True)
-                )
+                if isinstance(error, asyncio.CancelledError):
+                    context.emit_update(
+                        self._finished(output, None, status="Command aborted", cancelled=True)
+                    )
             raise
         finally:
             _running_groups.discard(process.pid)
