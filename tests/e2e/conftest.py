@@ -11,7 +11,9 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
+import attrs
 import pytest
 import pytest_lsp
 from lsprotocol import types
@@ -82,6 +84,31 @@ def server_environment() -> dict[str, str]:
     return environment
 
 
+@attrs.define
+class RawResponse:
+    id: int | str
+    result: Any
+    jsonrpc: str
+
+
+@attrs.define
+class RawNotification:
+    method: str
+    params: Any
+    jsonrpc: str
+
+
+def keep_pi_messages_raw(client: LanguageClient) -> None:
+    """Let ``pi/*`` results and events arrive as plain JSON, as a real editor sees them.
+
+    pygls would turn them into namedtuples, which rename keys that are not identifiers (entry ids
+    such as "4143ed1a" become "_0").
+    """
+    result_type, message_type = client.protocol.get_result_type, client.protocol.get_message_type
+    client.protocol.get_result_type = lambda method: RawResponse if method.startswith("pi/") else result_type(method)
+    client.protocol.get_message_type = lambda method: RawNotification if method == "pi/event" else message_type(method)
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "project"
@@ -107,6 +134,7 @@ async def client(lsp_client: LanguageClient, workspace: Path, request):
     if marker:
         options.update(marker.kwargs)
         options = {key: value for key, value in options.items() if value is not None}
+    keep_pi_messages_raw(lsp_client)
     log = EventLog()
     lsp_client.feature("pi/event")(lambda params: log.add(params))
     lsp_client.pi_events = log

@@ -1,0 +1,123 @@
+"""Session requests end to end: tree, navigation, labels, names, forks, listing, opening, state, models."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from lsprotocol import types
+
+from tests.e2e.conftest import request
+from tests.scripted_llm import replies
+
+
+async def two_turns(client, scripted_llm) -> dict:
+    scripted_llm.enqueue(replies.text("First answer."), replies.text("Second answer."))
+    await request(client, "pi/prompt", {"text": "first question"})
+    await request(client, "pi/prompt", {"text": "second question"})
+    return await request(client, "pi/tree", {})
+
+
+async def test_tree_lists_entries_with_roles_previews_and_the_leaf(client, scripted_llm):
+    tree = await two_turns(client, scripted_llm)
+    messages = [entry for entry in tree["entries"] if entry["type"] == "message"]
+    assert [(entry["role"], entry["preview"]) for entry in messages] == [
+        ("user", "first question"), ("assistant", "First answer."),
+        ("user", "second question"), ("assistant", "Second answer."),
+    ]
+    assert tree["leafId"] == messages[-1]["id"] and all(entry["timestamp"] for entry in tree["entries"])
+
+
+async def test_navigating_to_a_user_message_returns_its_text_and_branches_from_its_parent(client, events, scripted_llm):
+    tree = await two_turns(client, scripted_llm)
+    messages = [entry for entry in tree["entries"] if entry["type"] == "message"]
+    second_user, first_answer = messages[2], messages[1]
+    result = await request(client, "pi/navigate", {"targetId": second_user["id"]})
+    assert result == {"leafId": first_answer["id"], "summaryEntryId": None, "editorText": "second question"}
+    assert events.events()[-1] == {"type": "tree_changed", "leafId": first_answer["id"]}
+    scripted_llm.enqueue(replies.text("A different path."))
+    await request(client, "pi/prompt", {"text": "another question"})
+    tree = await request(client, "pi/tree", {})
+    assert tree["children"][first_answer["id"]].__len__() == 2  # the old branch stays
+    context = scripted_llm.requests[-1]["messages"]
+    assert "second question" not in json.dumps(context) and "another question" in json.dumps(context)
+
+
+async def test_navigating_to_an_answer_continues_from_it(client, scripted_llm):
+    tree = await two_turns(client, scripted_llm)
+    first_answer = [entry for entry in tree["entries"] if entry.get("role") == "assistant"][0]
+    result = await request(client, "pi/navigate", {"targetId": first_answer["id"]})
+    assert result["leafId"] == first_answer["id"] and result["editorText"] is None
+    with pytest.raises(Exception, match="summarize is not available yet"):
+        await request(client, "pi/navigate", {"targetId": tree["entries"][0]["id"], "summarize": True})
+
+
+async def test_labels_names_and_forks(client, scripted_llm, workspace):
+    tree = await two_turns(client, scripted_llm)
+    first_user = next(entry for entry in tree["entries"] if entry.get("role") == "user")
+    await request(client, "pi/label", {"entryId": first_user["id"], "label": "start"})
+    named = await request(client, "pi/name", {"name": "Greeting session"})
+    assert named["name"] == "Greeting session"
+    tree = await request(client, "pi/tree", {})
+    assert tree["labels"] == {first_user["id"]: "start"} and tree["name"] == "Greeting session"
+    answer = next(entry for entry in tree["entries"] if entry.get("role") == "assistant")
+    fork = await request(client, "pi/fork", {"entryId": answer["id"]})
+    assert fork["sessionId"] != tree["sessionId"] and fork["parentSessionId"] == tree["sessionId"]
+    forked_tree = await request(client, "pi/tree", {"sessionId": fork["sessionId"]})
+    assert [entry["type"] for entry in forked_tree["entries"]][-1] == "label"
+    listing = await request(client, "pi/sessions", {})
+    assert {info["id"] for info in listing["sessions"]} >= {tree["sessionId"], fork["sessionId"]}
+
+
+async def test_new_and_open_sessions_including_pis_own_files(client, scripted_llm, workspace, tmp_path):
+    first = await request(client, "pi/newSession", {})
+    second = await request(client, "pi/newSession", {})
+    assert first["sessionId"] != second["sessionId"]
+    scripted_llm.enqueue(replies.text("Hi from the second session."))
+    result = await request(client, "pi/prompt", {"text": "hello"})
+    assert result["sessionId"] == second["sessionId"]  # a new session becomes the current one
+    pi_file = tmp_path / "pi-session.jsonl"
+    shutil.copy(second["path"], pi_file)
+    opened = await request(client, "pi/openSession", {"path": str(pi_file)})
+    assert opened["leafId"] is not None and opened["readOnly"] is False
+    with pytest.raises(Exception, match="no session"):
+        await request(client, "pi/openSession", {"sessionId": "does-not-exist"})
+    with pytest.raises(Exception, match="exactly one of sessionId and path"):
+        await request(client, "pi/openSession", {})
+
+
+async def test_state_reports_model_thinking_level_and_context_usage(client, scripted_llm):
+    state = await request(client, "pi/state", {})
+    assert state["model"]["model"] == "openai/scripted" and state["thinkingLevel"] == "medium"
+    assert state["isStreaming"] is False and state["contextUsage"]["tokens"] == 0
+    scripted_llm.enqueue(replies.text("Counting tokens."))
+    await request(client, "pi/prompt", {"text": "count"})
+    state = await request(client, "pi/state", {})
+    assert state["contextUsage"]["tokens"] > 0 and state["contextUsage"]["percent"] >= 0
+    await request(client, "pi/setThinkingLevel", {"level": "high"})
+    await request(client, "pi/setModel", {"model": "openai/other-model"})
+    state = await request(client, "pi/state", {})
+    assert state["thinkingLevel"] == "high" and state["model"]["modelId"] == "other-model"
+    models = await request(client, "pi/models", {"filter": "gpt-4o"})
+    assert models["models"] and all("gpt-4o" in model["model"] for model in models["models"])
+
+
+async def test_every_request_is_also_a_command(client, scripted_llm):
+    scripted_llm.enqueue(replies.text("Via a command."))
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="pi.prompt", arguments=[{"text": "hello"}])
+    )
+    assert result["stopReason"] == "stop"
+    tree = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="pi.tree", arguments=[]))
+    assert tree["leafId"] == result["leafId"]
+
+
+@pytest.mark.options(model=None)
+async def test_without_a_model_everything_but_prompting_works(client):
+    tree = await request(client, "pi/tree", {})
+    assert tree["entries"][0]["type"] == "thinking_level_change"
+    with pytest.raises(Exception, match="No model is configured"):
+        await request(client, "pi/prompt", {"text": "hello"})
+    state = await request(client, "pi/state", {})
+    assert state["model"] is None and state["contextUsage"] is None
