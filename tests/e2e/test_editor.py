@@ -1,0 +1,68 @@
+"""The editor in the loop: unsaved buffers, undoable edits through workspace/applyEdit, file operations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lsprotocol import types
+
+from tests.e2e.conftest import request
+from tests.scripted_llm import replies
+
+
+def open_document(client, path: Path, text: str) -> None:
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=1, text=text)
+        )
+    )
+
+
+async def test_read_sees_unsaved_text_and_edits_go_through_the_editor(client, scripted_llm, workspace):
+    applied: list[types.ApplyWorkspaceEditParams] = []
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def on_apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        applied.append(params)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    app = workspace / "app.py"
+    unsaved = "def add(a, b):\n    return a - b  # unsaved\n"
+    open_document(client, app, unsaved)
+    scripted_llm.enqueue(
+        replies.tool_calls([("call_1", "read", {"path": "app.py"})]),
+        replies.tool_calls([("call_2", "edit", {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]})]),
+        replies.text("Done."),
+    )
+    await request(client, "pi/prompt", {"text": "fix it"})
+    read_result = scripted_llm.requests[1]["messages"][-1]
+    assert "# unsaved" in json.dumps(read_result)
+    [edit] = applied
+    change = edit.edit.document_changes[0]
+    assert change.text_document.uri == app.as_uri()
+    assert change.edits[0].new_text == "def add(a, b):\n    return a + b  # unsaved\n"
+    assert app.read_text() == "def add(a, b):\n    return a - b\n"  # the disk is the editor's business now
+
+
+async def test_files_opened_and_saved_in_the_editor_are_recorded_at_the_next_prompt(client, scripted_llm, workspace):
+    readme = workspace / "README.md"
+    readme.write_text("# Project\n")
+    app = workspace / "app.py"
+    open_document(client, readme, "# Project\n")
+    open_document(client, app, app.read_text())
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=app.as_uri(), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="changed\n")],
+        )
+    )
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=app.as_uri())))
+    scripted_llm.enqueue(replies.text("Noted."))
+    await request(client, "pi/prompt", {"text": "what changed?"})
+    [path] = (workspace / ".pi" / "sessions").glob("*.jsonl")
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    [file_ops] = [entry for entry in entries if entry["type"] == "custom"]
+    assert file_ops["customType"] == "pi-lsp.editor-file-ops"
+    assert file_ops["data"] == {"readFiles": ["README.md"], "modifiedFiles": ["app.py"]}
+    assert "pi-lsp.editor-file-ops" not in json.dumps(scripted_llm.requests[0]["messages"])
