@@ -120,7 +120,9 @@ def _kill_if_spawned(read_fd: int) -> Any:
     def kill(future: asyncio.Future[asyncio.subprocess.Process]) -> None:
         if future.cancelled() or future.exception() is not None:
             return
-        _signal_group(future.result().pid, signal.SIGKILL)
+        pid = future.result().pid
+        _signal_group(pid, signal.SIGKILL)
+        _running_groups.discard(pid)
         os.close(read_fd)
 
     return kill
@@ -224,6 +226,8 @@ class BashTool(Tool):
             os.close(write_fd)  # the child has its copy now
             if future.cancelled() or future.exception() is not None:
                 os.close(read_fd)
+            else:
+                _running_groups.add(future.result().pid)
 
         spawn.add_done_callback(spawned)
         try:
@@ -231,8 +235,10 @@ class BashTool(Tool):
             process = await asyncio.shield(spawn)
         except asyncio.CancelledError:
             spawn.add_done_callback(_kill_if_spawned(read_fd))
+            context.emit_update(
+                self._finished(output, None, status="Command aborted", cancelled=True)
+            )
             raise
-        _running_groups.add(process.pid)
         transport: asyncio.ReadTransport | None = None
         timed_out = False
         try:

@@ -146,7 +146,8 @@ async def client(lsp_client: LanguageClient, workspace: Path, request):
         )
     )
     yield
-    await lsp_client.shutdown_session()
+    if not lsp_client.stopped:  # a test may have shut the server down itself (a restart)
+        await lsp_client.shutdown_session()
     await scripted_llm.stop()
 
 

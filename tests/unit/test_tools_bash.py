@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.tools import ToolContext, ToolResult
+from pi_lsp.tools import bash as bash_module
 from pi_lsp.tools.bash import BashTool, group_members, kill_running_commands
 
 
@@ -124,7 +125,7 @@ async def test_timeout_kills_the_whole_group(bash, ctx, tmp_path: Path):
     result = await bash.execute(
         {
             "command": f"echo $$ > {pids}; sleep 100 & echo $! >> {pids}; echo waiting; wait",
-            "timeout": 0.5,
+            "timeout": 0.8,
         },
         ctx,
     )
@@ -132,7 +133,7 @@ async def test_timeout_kills_the_whole_group(bash, ctx, tmp_path: Path):
     shell, child = [int(x) for x in pids.read_text().split()]
     try:
         assert result.is_error
-        assert result.text == "waiting\n\n\nCommand timed out after 0.5 seconds"
+        assert result.text == "waiting\n\n\nCommand timed out after 0.8 seconds"
         assert result.details["timedOut"] is True and result.details["exitCode"] is None
         assert not alive(child) and not alive(shell)
         assert group_members(shell) == []
@@ -255,6 +256,8 @@ async def test_kill_running_commands(bash, ctx, tmp_path: Path):
         bash.execute({"command": f"sleep 100 & echo $! > {pids}; wait"}, ctx)
     )
     (child,) = await wait_for_lines(pids, 1)
+    while not bash_module._running_groups:  # the shell may write before the tool has its pid
+        await asyncio.sleep(0.01)
     kill_running_commands()
     result = await asyncio.wait_for(task, 5)
     assert result.is_error and "killed by SIGKILL" in result.text

@@ -1,0 +1,105 @@
+"""The server under bad input and competition: fuzzed params, two servers on one workspace, restarts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from pi_lsp import protocol
+from tests.e2e.conftest import SERVER, request
+from tests.scripted_llm import replies
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    max_leaves=8,
+)
+field_names = st.sampled_from(["text", "sessionId", "targetId", "entryId", "label", "name", "model", "level",
+                               "path", "images", "streamingBehavior", "summarize", "filter"])
+params = json_values | st.dictionaries(field_names, json_values, max_size=4)
+# Methods that would start real work with valid params are fuzzed for their validation only.
+FUZZED_METHODS = sorted(set(protocol.PARAMS_BY_METHOD) - {protocol.PROMPT, protocol.NEW_SESSION})
+
+
+def draw_requests(count: int) -> list[tuple[str, object]]:
+    drawn: list[tuple[str, object]] = []
+
+    @settings(max_examples=count, database=None, suppress_health_check=list(HealthCheck), deadline=None)
+    @given(st.sampled_from(FUZZED_METHODS), params)
+    def collect(method, raw):
+        drawn.append((method, raw))
+
+    collect()
+    return drawn
+
+
+async def test_malformed_requests_get_errors_and_the_server_keeps_serving(client, scripted_llm):
+    answered = 0
+    for method, raw in draw_requests(150):
+        try:
+            await asyncio.wait_for(client.protocol.send_request_async(method, raw), 10)
+        except JsonRpcException as error:
+            assert error.code in (-32602, -32001, -32002, -32003, -32004, -32005, -32011, -32020), (method, raw, error)
+        answered += 1
+    assert answered == 150
+    for bad_prompt in ({"text": None}, {"text": "x", "images": [{"data": 1}]}, {"text": "x", "streamingBehavior": "now"}, []):
+        try:
+            await request(client, "pi/prompt", bad_prompt)
+            raise AssertionError(f"accepted {bad_prompt}")
+        except JsonRpcException as error:
+            assert error.code == -32602 and "pi/prompt" in error.message
+    scripted_llm.enqueue(replies.text("Still here."))
+    assert (await request(client, "pi/prompt", {"text": "are you alive?"}))["stopReason"] == "stop"
+
+
+async def test_a_second_server_on_the_same_workspace_reads_but_cannot_write(client, scripted_llm, workspace):
+    scripted_llm.enqueue(replies.text("Owned by the first server."))
+    first = await request(client, "pi/prompt", {"text": "hello"})
+    from pytest_lsp import make_test_lsp_client
+
+    second = make_test_lsp_client()
+    await second.start_io(*SERVER.server_command, env=SERVER.server_env)
+    try:
+        await second.initialize_session(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(),
+            initialization_options={"model": "openai/scripted", "apiBase": scripted_llm.base_url},
+        ))
+        opened = await second.protocol.send_request_async("pi/openSession", {"sessionId": first["sessionId"]})
+        assert opened.readOnly is True
+        tree = await second.protocol.send_request_async("pi/tree", {"sessionId": first["sessionId"]})
+        assert tree.leafId == first["leafId"]
+        try:
+            await second.protocol.send_request_async("pi/prompt", {"sessionId": first["sessionId"], "text": "mine?"})
+            raise AssertionError("a second writer was accepted")
+        except JsonRpcException as error:
+            assert error.code == -32005 and "another process is writing" in error.message
+    finally:
+        await second.shutdown_session()
+        await second.stop()
+
+
+async def test_a_restarted_server_resumes_the_most_recent_session(client, scripted_llm, workspace):
+    scripted_llm.enqueue(replies.text("Remember the number 42."))
+    first = await request(client, "pi/prompt", {"text": "remember"})
+    await client.shutdown_session()
+    from pytest_lsp import make_test_lsp_client
+
+    again = make_test_lsp_client()
+    await again.start_io(*SERVER.server_command, env=SERVER.server_env)
+    try:
+        await again.initialize_session(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(),
+            initialization_options={"model": "openai/scripted", "apiBase": scripted_llm.base_url},
+        ))
+        scripted_llm.enqueue(replies.text("It was 42."))
+        result = await again.protocol.send_request_async("pi/prompt", {"text": "what number?"})
+        assert result.sessionId == first["sessionId"]
+        assert "Remember the number 42." in json.dumps(scripted_llm.requests[-1]["messages"])
+    finally:
+        await again.shutdown_session()
+        await again.stop()
