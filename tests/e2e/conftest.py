@@ -19,7 +19,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.scripted_llm.server import ScriptedLLM
+from pi_lsp.scripted_llm.server import ScriptedLLM
 
 SCRIPTED_MODEL = "openai/scripted"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from tests.e2e.conftest import request
-from tests.scripted_llm import replies
+from pi_lsp.scripted_llm import replies
 
 
 def open_document(client, path: Path, text: str) -> None:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.e2e.conftest import request
-from tests.scripted_llm import replies
+from pi_lsp.scripted_llm import replies
 
 
 async def test_a_prompt_streams_events_and_persists_the_turn(client, events, scripted_llm, workspace):

@@ -12,7 +12,7 @@ from pygls.exceptions import JsonRpcException
 
 from pi_lsp import protocol
 from tests.e2e.conftest import SERVER, request
-from tests.scripted_llm import replies
+from pi_lsp.scripted_llm import replies
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),

@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 
 from tests.e2e.conftest import request
-from tests.scripted_llm import replies
+from pi_lsp.scripted_llm import replies
 
 
 async def two_turns(client, scripted_llm) -> dict:

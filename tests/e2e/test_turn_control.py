@@ -10,7 +10,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from tests.e2e.conftest import request
-from tests.scripted_llm import replies
+from pi_lsp.scripted_llm import replies
 
 
 def session_lines(workspace: Path) -> list[dict]:

@@ -14,7 +14,8 @@ import pytest
 
 from pi_lsp.llm.config import resolve_model
 from pi_lsp.llm.stream import CompletionRequest, stream_completion
-from tests.scripted_llm import ScriptedLLM, fixtures, replies, reply_from_json
+from pi_lsp.scripted_llm import ScriptedLLM, replies, reply_from_json
+from tests import scripted_llm_fixtures as fixtures
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,7 +60,7 @@ def test_script_entries_build_the_same_replies_as_the_helpers() -> None:
 
 @pytest.fixture
 def scripted_process(tmp_path: Path) -> Iterator[str]:
-    """A ``python -m tests.scripted_llm`` process serving one scripted text reply; its base URL."""
+    """A ``python -m pi_lsp.scripted_llm`` process serving one scripted text reply; its base URL."""
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"kind": "text", "text": "From the script", "chunks": 2}]))
     port_file = tmp_path / "port"
@@ -67,7 +68,7 @@ def scripted_process(tmp_path: Path) -> Iterator[str]:
         [
             sys.executable,
             "-m",
-            "tests.scripted_llm",
+            "pi_lsp.scripted_llm",
             "--script",
             str(script),
             "--port-file",

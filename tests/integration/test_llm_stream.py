@@ -22,7 +22,8 @@ from pi_lsp.llm.stream import (
     aborted_message,
     stream_completion,
 )
-from tests.scripted_llm import ScriptedLLM, fixtures, replies
+from pi_lsp.scripted_llm import ScriptedLLM, replies
+from tests import scripted_llm_fixtures as fixtures
 
 READ_TOOL = ToolSpec(
     "read",

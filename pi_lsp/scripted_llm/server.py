@@ -22,7 +22,7 @@ from typing import Any, Self
 
 from aiohttp import web
 
-from tests.scripted_llm.replies import Reply, error, reply_from_json
+from pi_lsp.scripted_llm.replies import Reply, error, reply_from_json
 
 SCRIPTED_MODEL_ID = "scripted"
 _NO_REPLY = error(500, "no scripted reply: the scripted LLM server's queue is empty")

@@ -8,13 +8,13 @@ In-process::
 
 As a separate process (for a language server under test that runs as a subprocess)::
 
-    python -m tests.scripted_llm --script replies.json --port-file port.txt
+    python -m pi_lsp.scripted_llm --script replies.json --port-file port.txt
 
-The pytest fixture ``scripted_llm`` lives in ``tests.scripted_llm.fixtures``.
+The pytest fixture ``scripted_llm`` lives in ``tests/scripted_llm_fixtures.py``.
 """
 
-from tests.scripted_llm import replies
-from tests.scripted_llm.replies import Reply, reply_from_json
-from tests.scripted_llm.server import SCRIPTED_MODEL_ID, ScriptedLLM
+from pi_lsp.scripted_llm import replies
+from pi_lsp.scripted_llm.replies import Reply, reply_from_json
+from pi_lsp.scripted_llm.server import SCRIPTED_MODEL_ID, ScriptedLLM
 
 __all__ = ["SCRIPTED_MODEL_ID", "Reply", "ScriptedLLM", "replies", "reply_from_json"]

@@ -1,6 +1,6 @@
 """The ``scripted_llm`` pytest fixture: a started ``ScriptedLLM`` on a free port, per test.
 
-Import it into a test module or a conftest (``from tests.scripted_llm.fixtures import
+Import it into a test module or a conftest (``from pi_lsp.scripted_llm_fixtures import
 scripted_llm``); pytest-asyncio runs it on the test's event loop.
 """
 
@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from tests.scripted_llm.server import ScriptedLLM
+from pi_lsp.scripted_llm.server import ScriptedLLM
 
 
 @pytest_asyncio.fixture

@@ -1,4 +1,4 @@
-"""``python -m tests.scripted_llm``: serve scripted replies from a JSON file until terminated.
+"""``python -m pi_lsp.scripted_llm``: serve scripted replies from a JSON file until terminated.
 
 The script file holds a JSON list of reply entries (``{"kind": "text", "text": "Hello"}``, the
 kinds and arguments of the helpers in ``replies``), served in order. Once listening, the port is
@@ -17,13 +17,13 @@ import signal
 import sys
 from pathlib import Path
 
-from tests.scripted_llm.replies import reply_from_json
-from tests.scripted_llm.server import ScriptedLLM
+from pi_lsp.scripted_llm.replies import reply_from_json
+from pi_lsp.scripted_llm.server import ScriptedLLM
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m tests.scripted_llm",
+        prog="python -m pi_lsp.scripted_llm",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
