@@ -1,7 +1,8 @@
 """The ``pi-lsp`` command: argument parsing and dispatch.
 
 ``pi-lsp`` alone serves the language server over stdio (``--tcp HOST:PORT`` for TCP);
-``pi-lsp session …`` inspects and plans on session files (see ``session_cli``). Every command prints
+``pi-lsp session …`` inspects and plans on session files (see ``session_cli``); ``pi-lsp demo`` runs a
+complete story through the real server (see ``demo``). Every command prints
 its result on stdout and, for bad input, exits non-zero with a one-line error on stderr.
 """
 
@@ -15,7 +16,7 @@ from pi_lsp.errors import InvalidParamsError, PiError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pi_lsp import session_cli
+    from pi_lsp import demo, session_cli
 
     parser = argparse.ArgumentParser(
         prog="pi-lsp",
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(handler=run_server)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     session_cli.add_commands(commands)
+    demo.add_command(commands)
     return parser
 
 

@@ -8,6 +8,7 @@ replaced by its default; the server never refuses to start over configuration.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -52,13 +53,17 @@ class ServerConfig:
     workspace_root: Path
     session_dir: Path
     settings: ServerSettings
+    pi_settings: dict[str, Any] = attrs.Factory(dict)
+    """pi's own settings files (global, then the project's when trusted), for the keys pi-lsp shares with pi."""
     problems: tuple[str, ...] = ()
     """What was wrong with the given configuration (already replaced by defaults)."""
 
     def model_settings(self) -> dict[str, Any]:
-        """The settings the LLM layer reads to choose and reach a model."""
+        """The settings the LLM layer reads to choose and reach a model (the client's win over pi's)."""
         return {
             "model": self.settings.model,
+            "defaultProvider": self.pi_settings.get("defaultProvider"),
+            "defaultModel": self.pi_settings.get("defaultModel"),
             "apiBase": self.settings.api_base,
             "contextWindow": self.settings.context_window,
         }
@@ -66,11 +71,41 @@ class ServerConfig:
 
 def load_config(workspace_root: Path, initialization_options: Any, environ: Mapping[str, str] = os.environ) -> ServerConfig:
     settings, problems = _structure_settings(initialization_options)
-    session_dir = settings.session_dir or environ.get("PI_CODING_AGENT_SESSION_DIR")
+    pi_settings = read_pi_settings(workspace_root, environ, include_project=settings.trusted, problems=problems)
+    session_dir = (
+        settings.session_dir
+        or environ.get("PI_CODING_AGENT_SESSION_DIR")
+        or (pi_settings.get("sessionDir") if isinstance(pi_settings.get("sessionDir"), str) else None)
+    )
     directory = Path(os.path.expanduser(session_dir)) if session_dir else workspace_root / ".pi" / "sessions"
     if not directory.is_absolute():
         directory = workspace_root / directory
-    return ServerConfig(workspace_root, directory, settings, tuple(problems))
+    return ServerConfig(workspace_root, directory, settings, pi_settings, tuple(problems))
+
+
+def read_pi_settings(
+    workspace_root: Path, environ: Mapping[str, str], *, include_project: bool, problems: list[str]
+) -> dict[str, Any]:
+    """``<agentDir>/settings.json`` merged with ``<workspace>/.pi/settings.json`` (the project's keys win)."""
+    agent_dir = environ.get("PI_CODING_AGENT_DIR")
+    global_dir = Path(os.path.expanduser(agent_dir)) if agent_dir else Path.home() / ".pi" / "agent"
+    paths = [global_dir / "settings.json"]
+    if include_project:
+        paths.append(workspace_root / ".pi" / "settings.json")
+    merged: dict[str, Any] = {}
+    for path in paths:
+        if not path.is_file():
+            continue
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            problems.append(f"{path}: {error}; ignoring that file")
+            continue
+        if isinstance(loaded, dict):
+            merged.update(loaded)
+        else:
+            problems.append(f"{path}: expected a JSON object; ignoring that file")
+    return merged
 
 
 def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:

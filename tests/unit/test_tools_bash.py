@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import signal
 import time
 from pathlib import Path
@@ -196,7 +197,7 @@ async def test_a_second_cancel_during_the_grace_period_still_kills(bash, ctx, tm
 
 
 async def test_cancelling_at_any_moment_of_the_start_leaves_nothing(bash, ctx):
-    marker = "77.4321"
+    marker = f"77.{secrets.randbelow(10**9):09d}"  # unique even when test runs overlap
     for ticks in range(10):
         task = asyncio.create_task(bash.execute({"command": f"sleep {marker}; true"}, ctx))
         for _ in range(ticks):
