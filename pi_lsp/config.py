@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 import cattrs
 
+from pi_lsp.compaction.settings import BranchSummarySettings, CompactionSettings
 from pi_lsp.protocol import THINKING_LEVELS, camel_case, converter
 
 
@@ -55,8 +56,28 @@ class ServerConfig:
     settings: ServerSettings
     pi_settings: dict[str, Any] = attrs.Factory(dict)
     """pi's own settings files (global, then the project's when trusted), for the keys pi-lsp shares with pi."""
+    client_compaction: dict[str, Any] = attrs.Factory(dict)
+    """The client's ``compaction`` options (``enabled``, ``reserveTokens``, ``keepRecentTokens``, ``model``)."""
     problems: tuple[str, ...] = ()
     """What was wrong with the given configuration (already replaced by defaults)."""
+
+    def compaction_settings(self) -> CompactionSettings:
+        """pi's ``compaction`` settings, with the client's ``compaction`` options winning; invalid → defaults."""
+        merged = {**_object(self.pi_settings.get("compaction")), **_object(self.client_compaction)}
+        return _compaction_settings(merged)
+
+    def compaction_model(self) -> str | None:
+        """A cheaper model for summaries (``compaction.model``), if one is configured."""
+        merged = {**_object(self.pi_settings.get("compaction")), **_object(self.client_compaction)}
+        model = merged.get("model")
+        return model if isinstance(model, str) and model else None
+
+    def branch_summary_settings(self) -> BranchSummarySettings:
+        reserve = _object(self.pi_settings.get("branchSummary")).get("reserveTokens", 16384)
+        try:
+            return BranchSummarySettings(reserve_tokens=reserve)
+        except (TypeError, ValueError):
+            return BranchSummarySettings()
 
     def model_settings(self) -> dict[str, Any]:
         """The settings the LLM layer reads to choose and reach a model (the client's win over pi's)."""
@@ -80,7 +101,33 @@ def load_config(workspace_root: Path, initialization_options: Any, environ: Mapp
     directory = Path(os.path.expanduser(session_dir)) if session_dir else workspace_root / ".pi" / "sessions"
     if not directory.is_absolute():
         directory = workspace_root / directory
-    return ServerConfig(workspace_root, directory, settings, pi_settings, tuple(problems))
+    client_compaction = _object(initialization_options.get("compaction")) if isinstance(initialization_options, Mapping) else {}
+    config = ServerConfig(workspace_root, directory, settings, pi_settings, client_compaction, tuple(problems))
+    merged = {**_object(pi_settings.get("compaction")), **client_compaction}
+    if _compaction_settings(merged) == CompactionSettings() and _has_compaction_values(merged):
+        problems.append("compaction settings are invalid; using pi's defaults")
+        config = attrs.evolve(config, problems=tuple(problems))
+    return config
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _has_compaction_values(merged: Mapping[str, Any]) -> bool:
+    defaults = CompactionSettings().to_json()
+    return any(key in merged and merged[key] != defaults[key] for key in defaults)
+
+
+def _compaction_settings(merged: Mapping[str, Any]) -> CompactionSettings:
+    try:
+        return CompactionSettings(
+            enabled=merged.get("enabled", True),
+            reserve_tokens=merged.get("reserveTokens", 16384),
+            keep_recent_tokens=merged.get("keepRecentTokens", 20000),
+        )
+    except (TypeError, ValueError):
+        return CompactionSettings()
 
 
 def read_pi_settings(

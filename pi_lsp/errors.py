@@ -72,6 +72,19 @@ class TurnInProgressError(PiError):
     code = -32011
 
 
+class SummaryError(PiError):
+    """The model could not produce a usable summary (error, cut off, tool call, no text); nothing
+    was written to the session."""
+
+    code = -32012
+
+
+class CompactionCancelledError(PiError):
+    """A compaction or branch summary was aborted before it finished; nothing was written."""
+
+    code = -32013
+
+
 class ModelNotConfiguredError(PiError):
     """No model is configured, so the agent cannot answer; the message says how to configure one."""
 

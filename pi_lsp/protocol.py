@@ -34,6 +34,7 @@ STATE = "pi/state"
 MODELS = "pi/models"
 SET_MODEL = "pi/setModel"
 SET_THINKING_LEVEL = "pi/setThinkingLevel"
+COMPACT = "pi/compact"
 
 # --------------------------------------------------------------------------- notifications (server → client)
 
@@ -49,6 +50,8 @@ EVENT_TYPES = (
     "tool_execution_end",
     "message_end",
     "retry",
+    "compaction_start",
+    "compaction_end",
     "tree_changed",
     "agent_end",
     "error",
@@ -68,6 +71,10 @@ def command_name(method: str) -> str:
 
 
 # --------------------------------------------------------------------------- params
+
+
+class ProgressToken:
+    """An LSP progress token: a string or an integer (validated by the converter below)."""
 
 
 @attrs.frozen
@@ -147,6 +154,15 @@ class SetThinkingLevelParams:
 
 
 @attrs.frozen
+class CompactParams:
+    session_id: str | None = None
+    instructions: str | None = None
+    """What the summary should focus on, in addition to the usual sections."""
+    work_done_token: ProgressToken | None = None
+    """An LSP progress token (a string or an integer); the server reports ``$/progress`` on it while it summarizes."""
+
+
+@attrs.frozen
 class ModelsParams:
     filter: str | None = None
     """Only models whose name contains this text."""
@@ -167,6 +183,7 @@ PARAMS_BY_METHOD: dict[str, type] = {
     MODELS: ModelsParams,
     SET_MODEL: SetModelParams,
     SET_THINKING_LEVEL: SetThinkingLevelParams,
+    COMPACT: CompactParams,
 }
 """Every request method and the type its params are validated against."""
 
@@ -201,6 +218,12 @@ def _make_converter() -> cattrs.Converter:
         overrides = {field.name: override(rename=camel_case(field.name)) for field in attrs.fields(cls)}
         return make_dict_unstructure_fn(cls, converter, **overrides)
 
+    def structure_progress_token(value: Any, _: type) -> Any:
+        if type(value) not in (str, int):
+            raise TypeError(f"expected a string or an integer, got {type(value).__name__}")
+        return value
+
+    converter.register_structure_hook(ProgressToken, structure_progress_token)
     converter.register_structure_hook_factory(attrs.has, structure_factory)
     converter.register_unstructure_hook_factory(attrs.has, unstructure_factory)
     return converter

@@ -6,7 +6,8 @@ handler's dependencies are visible and a test can build the graph by hand.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -21,3 +22,5 @@ class Services:
     config: ServerConfig
     sessions: SessionRegistry
     agent: Agent
+    progress: Callable[[int | str | None, str], Any]
+    """``progress(token, title)`` → an object with ``report(message)`` and ``end()`` (``$/progress``)."""

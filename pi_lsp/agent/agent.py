@@ -16,12 +16,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.agent.system_prompt import build_system_prompt
 from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
 from pi_lsp.config import ServerConfig
-from pi_lsp.errors import ModelNotConfiguredError
+from pi_lsp.errors import ModelNotConfiguredError, PiError
 from pi_lsp.llm.config import ModelConfig, resolve_model
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, NoEditor
@@ -43,6 +44,7 @@ class Agent:
         self.sessions = sessions
         self.editor = editor or NoEditor()
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
+        self.compactor = Compactor(self)
 
     # ------------------------------------------------------------------ models
 
@@ -86,6 +88,8 @@ class Agent:
             queued = QueuedPrompt(text, images, asyncio.get_running_loop().create_future())
             (runtime.steering if behavior == "steer" else runtime.follow_ups).append(queued)
             return await queued.done
+        await runtime.compaction_finished.wait()  # a prompt never lands in the middle of a compaction
+        await self._compact_before_prompt(runtime, model)
         self._record_editor_file_ops(runtime)
         turn = runtime.turn = asyncio.get_running_loop().create_task(self._run(runtime, model, user_message))
         try:
@@ -105,6 +109,7 @@ class Agent:
             return [_user_message(item.text, item.images) for item in delivered]
 
         outcome = await run_turn(runtime, user_message, self._setup(runtime, model, take_steering))
+        await self._compact_after_turn(runtime, model, outcome)
         result = self._result(runtime, model, outcome)
         for item in steered:
             item.done.set_result(result)
@@ -137,7 +142,65 @@ class Agent:
             retry=self.config.settings.retry,
             context_window=self.context_window(model),
             take_steering=take_steering,
+            compact_if_needed=lambda: self._compact_between_rounds(runtime, model),
+            recover_from_overflow=lambda: self._recover_from_overflow(runtime),
         )
+
+    # ------------------------------------------------------------------ automatic compaction
+
+    async def compact(self, runtime: SessionRuntime, instructions: str | None, progress=None) -> dict[str, Any]:
+        """``pi/compact``: stop a running turn first (as pi does), then compact now."""
+        runtime.require_writable()
+        if runtime.turn is not None and not runtime.turn.done():
+            turn = runtime.turn
+            self.abort(runtime)
+            await asyncio.wait({turn})
+        return await self.compactor.compact(runtime, "manual", instructions=instructions, progress=progress)
+
+    async def _compact_before_prompt(self, runtime: SessionRuntime, model: ModelConfig) -> None:
+        await self._try_compact(runtime, "threshold", lambda: self._last_answer_over_threshold(runtime, model, True))
+
+    async def _compact_after_turn(self, runtime: SessionRuntime, model: ModelConfig, outcome: TurnOutcome) -> None:
+        if outcome.stop_reason in ("aborted", "error"):
+            return
+        await self._try_compact(runtime, "threshold", lambda: self._last_answer_over_threshold(runtime, model, False))
+
+    async def _compact_between_rounds(self, runtime: SessionRuntime, model: ModelConfig) -> None:
+        compactor = self.compactor
+        await self._try_compact(
+            runtime, "threshold", lambda: compactor.over_threshold(runtime, model, compactor.context_tokens(runtime))
+        )
+
+    async def _recover_from_overflow(self, runtime: SessionRuntime) -> bool:
+        if not self.config.compaction_settings().enabled:
+            return False
+        try:
+            await self.compactor.compact(runtime, "overflow", will_retry=True)
+        except PiError as error:
+            logger.warning("overflow recovery failed in session %s: %s", runtime.id, error.message)
+            return False
+        return True
+
+    def _last_answer_over_threshold(self, runtime: SessionRuntime, model: ModelConfig, include_aborted: bool) -> bool:
+        compactor = self.compactor
+        for entry in reversed(runtime.session.branch()):
+            if entry.type == "compaction":
+                return False  # usage from before the latest compaction is stale
+            if entry.type == "message" and entry.role == "assistant":
+                message = entry["message"]
+                tokens = compactor.answer_tokens(message)
+                if tokens is None and include_aborted and message.get("stopReason") == "aborted":
+                    continue
+                return compactor.over_threshold(runtime, model, tokens)
+        return False
+
+    async def _try_compact(self, runtime: SessionRuntime, reason: str, needed) -> None:
+        if not self.config.compaction_settings().enabled or runtime.compacting or not needed():
+            return
+        try:
+            await self.compactor.compact(runtime, reason)
+        except PiError as error:  # reported in compaction_end; the conversation goes on uncompacted
+            logger.warning("automatic compaction failed in session %s: %s", runtime.id, error.message)
 
     def context_window(self, model: ModelConfig | None) -> int:
         from pi_lsp.llm.models import context_window_for

@@ -11,33 +11,34 @@ from __future__ import annotations
 from typing import Any
 
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import InvalidParamsError
 from pi_lsp.session.messages import content_text
 
 
-def navigate(runtime: SessionRuntime, target_id: str, *, summarize: bool = False) -> dict[str, Any]:
-    """Move the leaf to ``target_id``; ``{"leafId", "summaryEntryId", "editorText"}``."""
-    runtime.require_idle("navigate the session tree")
+def navigate(runtime: SessionRuntime, target_id: str, *, summary: Any = None) -> dict[str, Any]:
+    """Move the leaf to ``target_id``; ``{"leafId", "summaryEntryId", "editorText"}``.
+
+    With ``summary`` (a ``BranchSummary`` of the branch being left) the summary entry is attached
+    where the user lands and becomes the leaf.
+    """
     session = runtime.session
     if target_id == session.leaf_id:
         return {"leafId": session.leaf_id, "summaryEntryId": None, "editorText": None}
     target = session.require_entry(target_id)
-    if summarize:
-        raise InvalidParamsError(
-            "pi/navigate: summarize is not available yet in this version of pi-lsp; navigate without it"
-        )
     editor_text = None
     new_leaf: str | None = target_id
     if (target.type == "message" and target.role == "user") or target.type == "custom_message":
         new_leaf = target.parent_id if isinstance(target.parent_id, str) and target.parent_id else None
         content = target["message"].get("content") if target.type == "message" else target.get("content")
         editor_text = content_text(content, "")
-    if new_leaf is None:
+    summary_entry_id = None
+    if summary is not None:
+        summary_entry_id = session.branch_with_summary(new_leaf, summary.summary, summary.details, usage=summary.usage)
+    elif new_leaf is None:
         session.reset_leaf()
     else:
         session.move_leaf(new_leaf)
     runtime.tree_changed()
-    return {"leafId": session.leaf_id, "summaryEntryId": None, "editorText": editor_text}
+    return {"leafId": session.leaf_id, "summaryEntryId": summary_entry_id, "editorText": editor_text}
 
 
 def set_label(runtime: SessionRuntime, entry_id: str, label: str | None) -> dict[str, Any]:

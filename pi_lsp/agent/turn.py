@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,10 @@ class TurnSetup:
     context_window: int
     take_steering: Callable[[], list[dict[str, Any]]] = lambda: []
     """Called after each tool batch; returns user messages to deliver before the next answer."""
+    compact_if_needed: Callable[[], Awaitable[None]] | None = None
+    """Called between tool rounds: compacts when the context has grown into the reserve."""
+    recover_from_overflow: Callable[[], Awaitable[bool]] | None = None
+    """Called once when the provider reports a context overflow: compacts; True when the answer may be retried."""
 
 
 @attrs.define
@@ -86,16 +90,25 @@ class _Turn:
         self._open_tool_calls: list[dict[str, Any]] = []
 
     async def loop(self) -> TurnOutcome:
+        overflow_recovered = False
         while True:
             message = await self._answer_with_retries()
             self.last_assistant = message
             _append(self.runtime, message)
             stop_reason = message.get("stopReason")
+            if stop_reason == "error" and is_context_overflow(message, self.setup.context_window):
+                # Compact and retry once; a second overflow is reported, never looped on.
+                if not overflow_recovered and self.setup.recover_from_overflow is not None:
+                    overflow_recovered = True
+                    if await self.setup.recover_from_overflow():
+                        continue
             if stop_reason != "toolUse":
                 return TurnOutcome(stop_reason or "stop", message, message.get("errorMessage"))
             await self._run_tools([block for block in message["content"] if block.get("type") == "toolCall"])
             for steering in self.setup.take_steering():
                 _append(self.runtime, steering)
+            if self.setup.compact_if_needed is not None:
+                await self.setup.compact_if_needed()
 
     async def _answer_with_retries(self) -> dict[str, Any]:
         attempt = 0

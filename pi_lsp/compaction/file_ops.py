@@ -3,16 +3,26 @@
 Only the agent's ``read``, ``write`` and ``edit`` tool calls count, with their ``path`` argument
 taken verbatim. A summary ends with the lists (``<read-files>`` / ``<modified-files>``) and stores
 them in ``details``, from where the next summary picks them up, so the record is cumulative.
+
+pi-lsp also counts what the user does in the editor: the server records opened and saved documents
+as ``custom`` entries of type ``pi-lsp.editor-file-ops`` (pi ignores them), and summaries fold
+them in alongside the tool calls.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from pi_lsp.session.js_values import is_truthy, join, to_string
+
+EDITOR_FILE_OPS_TYPE = "pi-lsp.editor-file-ops"
+"""``customType`` of the entries recording the documents the user opened and saved."""
+
+EditorFileOps = tuple[list[str], list[str]]
+"""The ``(readFiles, modifiedFiles)`` of one editor file-operations entry."""
 
 
 @attrs.define
@@ -73,6 +83,40 @@ def add_details_file_lists(details: Any, file_ops: FileOps) -> None:
     modified_files = details.get("modifiedFiles")
     if isinstance(modified_files, list):
         _add_all(file_ops.edited, modified_files)
+
+
+def editor_file_ops_in(entries: Iterable[Mapping[str, Any]]) -> list[EditorFileOps]:
+    """The read and modified lists of the editor file-operations entries among ``entries``.
+
+    Malformed data (a hand-edited line) is skipped rather than trusted: only string paths count.
+    """
+    found: list[EditorFileOps] = []
+    for entry in entries:
+        if entry.get("type") != "custom" or entry.get("customType") != EDITOR_FILE_OPS_TYPE:
+            continue
+        data = entry.get("data")
+        if not isinstance(data, Mapping):
+            continue
+        found.append((_paths(data.get("readFiles")), _paths(data.get("modifiedFiles"))))
+    return found
+
+
+def with_editor_file_ops(file_ops: FileOps, editor_file_ops: Sequence[EditorFileOps]) -> FileOps:
+    """A copy of ``file_ops`` with the editor's reads and modifications added; ``file_ops`` itself
+    belongs to a plan and stays as it was."""
+    merged = FileOps(set(file_ops.read), set(file_ops.written), set(file_ops.edited))
+    for read_files, modified_files in editor_file_ops:
+        _add_all(merged.read, read_files)
+        # A saved document counts like the agent's edit; compute_file_lists then drops it from
+        # the read list, wherever the read came from.
+        _add_all(merged.edited, modified_files)
+    return merged
+
+
+def _paths(values: Any) -> list[str]:
+    if not isinstance(values, list):
+        return []
+    return [value for value in values if isinstance(value, str) and value]
 
 
 def _add_all(paths: set[str], values: Iterable[Any]) -> None:

@@ -18,6 +18,7 @@ from pi_lsp.agent.agent import Agent
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.config import load_config
 from pi_lsp.handlers.base import to_plain
+from pi_lsp.handlers.progress import Progress
 from pi_lsp.logs import ClientLogHandler
 from pi_lsp.services import Services
 
@@ -37,7 +38,12 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
         config.session_dir, str(root), lambda event: ls.protocol.notify(protocol.EVENT, event),
         default_thinking_level=config.settings.thinking_level,
     )
-    ls.services = Services(config=config, sessions=sessions, agent=Agent(config, sessions, editor=ls.editor_bridge()))
+    ls.services = Services(
+        config=config,
+        sessions=sessions,
+        agent=Agent(config, sessions, editor=ls.editor_bridge()),
+        progress=lambda token, title: Progress(ls, token, title),
+    )
     for problem in config.problems:
         logger.warning("configuration: %s", problem)
     logger.info("pi-lsp serving %s; sessions in %s", root, config.session_dir)

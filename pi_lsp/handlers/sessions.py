@@ -20,9 +20,9 @@ def on_tree(services: Services, params: protocol.SessionParams) -> dict[str, Any
 
 
 @pi_request(protocol.NAVIGATE)
-def on_navigate(services: Services, params: protocol.NavigateParams) -> dict[str, Any]:
+async def on_navigate(services: Services, params: protocol.NavigateParams) -> dict[str, Any]:
     runtime = services.sessions.get(params.session_id)
-    return navigation.navigate(runtime, params.target_id, summarize=params.summarize)
+    return await services.agent.compactor.navigate(runtime, params.target_id, params.summarize, params.instructions)
 
 
 @pi_request(protocol.LABEL)
