@@ -268,8 +268,12 @@ class TimedScriptedLLM(ScriptedLLM):
 async def start_server(workspace: Path, scratch: Path, llm: ScriptedLLM) -> LspConnection:
     (workspace / ".pi" / "sessions").mkdir(parents=True)
     connection = await LspConnection.start(isolated_environment(scratch / "home"), scratch / "server.log")
-    # A retried turn would be timed as one; the benchmark wants to see the failure instead.
-    options = {"model": "openai/scripted", "apiBase": llm.base_url, "thinkingLevel": "off", "retry": {"enabled": False}}
+    # A retried turn would be timed as one, and the 10k-entry session is over the context window, so
+    # an automatic compaction would be timed with the turn: both are off, to time turns alone.
+    options = {
+        "model": "openai/scripted", "apiBase": llm.base_url, "thinkingLevel": "off",
+        "retry": {"enabled": False}, "compaction": {"enabled": False},
+    }
     await connection.request("initialize", initialize_params(workspace, options))
     connection.notify("initialized")
     return connection

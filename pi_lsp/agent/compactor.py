@@ -86,7 +86,7 @@ class Compactor:
         return result
 
     async def _compact(self, runtime: SessionRuntime, reason: str, instructions: str | None, progress: Progress | None):
-        from pi_lsp.compaction.summarize import editor_file_ops_in, summarize_compaction
+        from pi_lsp.compaction.summarize import editor_file_ops_in, entries_to_summarize, summarize_compaction
 
         runtime.compaction_finished.clear()
         session = runtime.session
@@ -106,7 +106,7 @@ class Compactor:
             self._complete(model, runtime),
             max_output_tokens=self._output_limit(model),
             instructions=instructions,
-            editor_file_ops=editor_file_ops_in(_summarized_entries(path, preparation.first_kept_entry_id)),
+            editor_file_ops=editor_file_ops_in(entries_to_summarize(path, preparation.first_kept_entry_id)),
         )
         if session.leaf_id != leaf_before:
             raise TurnInProgressError("the session moved while it was being compacted; nothing was changed")
@@ -218,11 +218,3 @@ class Compactor:
         from pi_lsp.llm.models import max_output_tokens_for
 
         return max_output_tokens_for(model)
-
-
-def _summarized_entries(path: list, first_kept_entry_id: str) -> list:
-    """The entries before the first kept one (where editor file operations are looked up)."""
-    for index, entry in enumerate(path):
-        if entry.id == first_kept_entry_id:
-            return path[:index]
-    return path

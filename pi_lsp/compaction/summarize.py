@@ -1,0 +1,281 @@
+"""Writing a planned compaction's summary with the model: pi 0.84.2's ``compact``, as pi's docs
+intend it rather than as its bugs have it (spec §11).
+
+``prepare_compaction`` decides what to summarize; this module asks the model for the summary and
+assembles the compaction's fields. The model is injected as a ``Complete`` function, so this package
+stays free of any provider code. Differences from pi 0.84.2, all deliberate:
+
+- the output budget is whatever the caller passes (the model's own output limit), not a share of
+  ``reserveTokens``;
+- a summary that stopped at the output limit, called a tool, came back empty or errored is a
+  failure (``SummaryError``), never stored; an aborted one raises ``CompactionCancelledError``;
+- a split turn with nothing new before it keeps the previous summary instead of replacing it with
+  "No prior history.", and the two summary calls of a split turn run one after the other;
+- the user's instructions apply to the turn-prefix summary too;
+- documents the user opened and saved in the editor count in the file lists.
+
+It also holds what branch summaries share with compactions: the ``Complete`` type, checking a
+model response, and adding up usage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from pi_lsp.compaction.file_ops import (
+    EditorFileOps,
+    FileOps,
+    compute_file_lists,
+    editor_file_ops_in,
+    format_file_operations,
+    with_editor_file_ops,
+)
+from pi_lsp.compaction.prepare import CompactionPreparation
+from pi_lsp.compaction.prompts import (
+    NO_PRIOR_HISTORY,
+    SPLIT_TURN_SEPARATOR,
+    SUMMARIZER_SYSTEM_PROMPT,
+    compaction_instructions,
+    summary_request_text,
+    turn_prefix_instructions,
+)
+from pi_lsp.compaction.serialize import serialize_conversation
+from pi_lsp.errors import CompactionCancelledError, NothingToCompactError, SummaryError
+from pi_lsp.session.context import entry_ids, first_index_with_id
+from pi_lsp.session.js_values import UNDEFINED, is_truthy, to_string
+from pi_lsp.session.messages import content_text, convert_to_llm
+
+__all__ = [
+    "CompactionSummary",
+    "Complete",
+    "SummaryResponse",
+    "combine_usage",
+    "editor_file_ops_in",
+    "entries_to_summarize",
+    "file_blocks",
+    "file_details",
+    "request_summary",
+    "summarize_compaction",
+]
+
+Complete = Callable[[str, str, int | None], Awaitable[dict]]
+"""``(system_prompt, user_text, max_output_tokens) -> assistant message``: one model call, no tools.
+
+The result is a pi assistant message dict: ``content`` blocks, ``stopReason`` (``stop``, ``length``,
+``toolUse``, ``error`` or ``aborted``), ``errorMessage`` when it failed, and ``usage``.
+``max_output_tokens`` None lets the provider apply the model's own limit.
+"""
+
+Entry = Mapping[str, Any]
+Message = Mapping[str, Any]
+
+
+@attrs.frozen
+class CompactionSummary:
+    """The fields of the compaction entry to append, plus the usage of the summary calls."""
+
+    summary: str  # the model's text followed by the <read-files>/<modified-files> blocks
+    first_kept_entry_id: str
+    tokens_before: int | float
+    details: dict[str, list[str]]  # {"readFiles": [...], "modifiedFiles": [...]}
+    usage: dict[str, Any] | None  # the calls' usage added up; None when no call reported any
+
+
+@attrs.frozen
+class SummaryResponse:
+    """A checked model answer: its text and usage."""
+
+    text: str
+    usage: dict[str, Any] | None
+
+
+async def summarize_compaction(
+    preparation: CompactionPreparation,
+    complete: Complete,
+    *,
+    max_output_tokens: int | None = None,
+    instructions: str | None = None,
+    editor_file_ops: Sequence[EditorFileOps] = (),
+) -> CompactionSummary:
+    """Summarize what ``preparation`` says to summarize.
+
+    ``instructions`` are the user's (``/compact <text>``), added as extra focus to every call.
+    ``editor_file_ops`` are the editor's records in the summarized range: pass
+    ``editor_file_ops_in(entries_to_summarize(path_entries, preparation.first_kept_entry_id))``.
+    Raises ``SummaryError`` or ``CompactionCancelledError``; nothing is half-done either way.
+    """
+    previous_summary = _previous_summary_text(preparation.previous_summary)
+    if preparation.is_split_turn and preparation.turn_prefix_messages:
+        history = await _split_turn_history(
+            preparation, previous_summary, complete, max_output_tokens, instructions
+        )
+        # One call after the other: local model servers often serve a single request at a time.
+        prefix = await request_summary(
+            complete,
+            "Split-turn summary",
+            summary_request_text(
+                _serialized(preparation.turn_prefix_messages),
+                turn_prefix_instructions(instructions),
+            ),
+            max_output_tokens,
+        )
+        text = history.text + SPLIT_TURN_SEPARATOR + prefix.text
+        usage = combine_usage(history.usage, prefix.usage)
+    else:
+        if not preparation.messages_to_summarize:
+            raise NothingToCompactError("Nothing to compact: no messages before the kept ones")
+        history = await _history_summary(
+            preparation, previous_summary, complete, max_output_tokens, instructions
+        )
+        text, usage = history.text, history.usage
+
+    details = file_details(with_editor_file_ops(preparation.file_ops, editor_file_ops))
+    return CompactionSummary(
+        summary=text + file_blocks(details),
+        first_kept_entry_id=preparation.first_kept_entry_id,
+        tokens_before=preparation.tokens_before,
+        details=details,
+        usage=usage,
+    )
+
+
+async def _split_turn_history(
+    preparation: CompactionPreparation,
+    previous_summary: str | None,
+    complete: Complete,
+    max_output_tokens: int | None,
+    instructions: str | None,
+) -> SummaryResponse:
+    """The part of a split-turn summary that covers the turns before the split one."""
+    if preparation.messages_to_summarize:
+        return await _history_summary(
+            preparation, previous_summary, complete, max_output_tokens, instructions
+        )
+    # Nothing new happened before the split turn: the previous summary still says it all.
+    return SummaryResponse(previous_summary or NO_PRIOR_HISTORY, None)
+
+
+async def _history_summary(
+    preparation: CompactionPreparation,
+    previous_summary: str | None,
+    complete: Complete,
+    max_output_tokens: int | None,
+    instructions: str | None,
+) -> SummaryResponse:
+    user_text = summary_request_text(
+        _serialized(preparation.messages_to_summarize),
+        compaction_instructions(previous_summary is not None, instructions),
+        previous_summary,
+    )
+    return await request_summary(complete, "Compaction summary", user_text, max_output_tokens)
+
+
+def _previous_summary_text(previous_summary: Any) -> str | None:
+    """The previous compaction's summary as text, None when there is none (pi tests truthiness)."""
+    return to_string(previous_summary) if is_truthy(previous_summary) else None
+
+
+def _serialized(messages: Sequence[Message]) -> str:
+    return serialize_conversation(convert_to_llm(messages))
+
+
+def file_blocks(details: Mapping[str, list[str]]) -> str:
+    """The ``<read-files>``/``<modified-files>`` blocks that end a summary's text."""
+    return format_file_operations(details["readFiles"], details["modifiedFiles"])
+
+
+def file_details(file_ops: FileOps) -> dict[str, list[str]]:
+    """The ``details`` stored with a summary, from which the next summary carries the lists on."""
+    lists = compute_file_lists(file_ops)
+    return {"readFiles": lists.read_files, "modifiedFiles": lists.modified_files}
+
+
+def entries_to_summarize(path_entries: Sequence[Entry], first_kept_entry_id: Any) -> list[Entry]:
+    """The entries a compaction with this ``first_kept_entry_id`` summarizes (split-turn prefix
+    included): from the previous compaction's first kept entry, or the path's start, up to the first
+    kept entry.
+
+    Editor records before that range already live in the previous compaction's ``details``; those
+    from the first kept entry on stay in the context and count at the next compaction.
+    """
+    ids = entry_ids(path_entries)
+    end = first_index_with_id(ids, first_kept_entry_id, len(path_entries))
+    if end < 0:
+        return []
+    start = 0
+    for index in range(len(path_entries) - 1, -1, -1):
+        if path_entries[index].get("type") == "compaction":
+            kept_id = path_entries[index].get("firstKeptEntryId", UNDEFINED)
+            kept_index = first_index_with_id(ids, kept_id, len(path_entries))
+            start = kept_index if kept_index >= 0 else index + 1
+            break
+    return list(path_entries[start:end])
+
+
+# ------------------------------------------------------------------ one checked model call
+
+
+async def request_summary(
+    complete: Complete, what: str, user_text: str, max_output_tokens: int | None
+) -> SummaryResponse:
+    """Ask for one summary and insist on a usable answer; ``what`` names it in error messages."""
+    response = await complete(SUMMARIZER_SYSTEM_PROMPT, user_text, max_output_tokens)
+    return SummaryResponse(_checked_text(response, what, max_output_tokens), _usage_of(response))
+
+
+def _checked_text(response: Mapping[str, Any], what: str, max_output_tokens: int | None) -> str:
+    stop_reason = response.get("stopReason")
+    if stop_reason == "aborted":
+        raise CompactionCancelledError(f"{what} cancelled")
+    if stop_reason == "error":
+        reason = response.get("errorMessage") or "the model reported an unknown error"
+        raise SummaryError(f"{what} failed: {reason}")
+    if stop_reason == "length":
+        # A truncated checkpoint silently loses its last sections (Next Steps, Critical Context).
+        limit = f" ({max_output_tokens} tokens)" if max_output_tokens else ""
+        raise SummaryError(f"{what} failed: the summary was cut off at the output limit{limit}")
+    content = response.get("content")
+    if stop_reason == "toolUse" or _has_tool_call(content):
+        raise SummaryError(f"{what} failed: the model called a tool instead of writing a summary")
+    text = content_text(content)
+    if not text.strip():
+        raise SummaryError(f"{what} failed: the model returned no summary text")
+    return text
+
+
+def _has_tool_call(content: Any) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(block, Mapping) and block.get("type") == "toolCall" for block in content
+    )
+
+
+def _usage_of(response: Mapping[str, Any]) -> dict[str, Any] | None:
+    usage = response.get("usage")
+    return dict(usage) if isinstance(usage, Mapping) else None
+
+
+def combine_usage(
+    first: Mapping[str, Any] | None, second: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """Two usage records added up: numbers summed, nested records (``cost``) likewise; a field only
+    one side has is kept; None when neither side has usage."""
+    if first is None:
+        return dict(second) if second is not None else None
+    if second is None:
+        return dict(first)
+    combined = dict(first)
+    for key, value in second.items():
+        if key not in combined:
+            combined[key] = value
+        elif _is_number(combined[key]) and _is_number(value):
+            combined[key] = combined[key] + value
+        elif isinstance(combined[key], Mapping) and isinstance(value, Mapping):
+            combined[key] = combine_usage(combined[key], value)
+    return combined
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -1,0 +1,152 @@
+"""Compaction and branch summaries end to end, with the summaries written by the scripted model.
+
+Small windows and budgets (``contextWindow``, ``compaction.keepRecentTokens``) make a few short
+turns enough to compact; every plan is checked against what ``pi-lsp session plan-compaction``
+gives for the same branch.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import request
+from pi_lsp.scripted_llm import replies
+
+SUMMARY = "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n## Next Steps\n1. Run the tests"
+SMALL = {"compaction": {"keepRecentTokens": 40, "reserveTokens": 100}, "contextWindow": 100000, "tokenizer": "chars4"}
+
+
+def session_file(workspace: Path) -> Path:
+    [path] = (workspace / ".pi" / "sessions").glob("*.jsonl")
+    return path
+
+
+def entries(workspace: Path) -> list[dict]:
+    return [json.loads(line) for line in session_file(workspace).read_text().splitlines()]
+
+
+def cli_plan(workspace: Path, *extra: str) -> dict:
+    output = subprocess.run(
+        [sys.executable, "-m", "pi_lsp", "session", "plan-compaction", str(session_file(workspace)), *extra],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    return json.loads(output)
+
+
+async def chat(client, scripted_llm, turns: int) -> None:
+    for index in range(turns):
+        scripted_llm.enqueue(replies.text(f"Answer number {index}: " + "details " * 30))
+        await request(client, "pi/prompt", {"text": f"Question number {index}: " + "context " * 30})
+
+
+@pytest.mark.options(**SMALL)
+async def test_manual_compaction_with_instructions(client, events, scripted_llm, workspace):
+    await chat(client, scripted_llm, 3)
+    plan = cli_plan(workspace, "--keep-recent-tokens", "40", "--tokenizer", "chars4")
+    scripted_llm.enqueue(replies.text(SUMMARY))
+    result = await request(client, "pi/compact", {"instructions": "Keep the file names"})
+    assert result["firstKeptEntryId"] == plan["firstKeptEntryId"] and result["tokensBefore"] == plan["tokensBefore"]
+    assert result["summary"].startswith("## Goal")
+    summary_request = scripted_llm.requests[-1]
+    user_text = summary_request["messages"][-1]["content"]
+    user_text = user_text if isinstance(user_text, str) else "".join(part["text"] for part in user_text)
+    assert "<conversation>\n" + plan["serialized"] + "\n</conversation>" in user_text
+    assert "Additional focus: Keep the file names" in user_text and "tools" not in summary_request
+    compaction = entries(workspace)[-1]
+    assert compaction["type"] == "compaction" and compaction["firstKeptEntryId"] == plan["firstKeptEntryId"]
+    assert [event["type"] for event in events.events() if event["type"].startswith("compaction")] == [
+        "compaction_start", "compaction_end",
+    ]
+    state = await request(client, "pi/state", {})
+    assert state["contextUsage"]["tokens"] is None  # unknown until the model answers again
+    scripted_llm.enqueue(replies.text("Continuing."))
+    await request(client, "pi/prompt", {"text": "go on"})
+    sent = scripted_llm.requests[-1]["messages"]
+    assert sent[0]["role"] == "system" and "<summary>" in json.dumps(sent[1]) and "Fix add() in app.py" in json.dumps(sent[1])
+    assert "Question number 0" not in json.dumps(sent)
+    with pytest.raises(Exception, match="Nothing to compact|Already compacted"):
+        await request(client, "pi/compact", {})
+
+
+@pytest.mark.options(**SMALL)
+@pytest.mark.parametrize("failure", [replies.error(400, "bad request"), replies.length_stop("## Goal\ncut")])
+async def test_a_failed_summary_leaves_the_session_file_byte_identical(client, events, scripted_llm, workspace, failure):
+    await chat(client, scripted_llm, 3)
+    before = session_file(workspace).read_bytes()
+    scripted_llm.enqueue(failure)
+    with pytest.raises(Exception):
+        await request(client, "pi/compact", {})
+    assert session_file(workspace).read_bytes() == before
+    end = [event for event in events.events() if event["type"] == "compaction_end"][-1]
+    assert end["errorMessage"] and "entryId" not in end
+
+
+@pytest.mark.options(**SMALL)
+async def test_repeated_compactions_update_the_previous_summary(client, scripted_llm, workspace):
+    await chat(client, scripted_llm, 3)
+    scripted_llm.enqueue(replies.text(SUMMARY))
+    await request(client, "pi/compact", {})
+    await chat(client, scripted_llm, 3)
+    plan = cli_plan(workspace, "--keep-recent-tokens", "40", "--tokenizer", "chars4")
+    scripted_llm.enqueue(replies.text(SUMMARY + "\n- [x] Second round"))
+    result = await request(client, "pi/compact", {})
+    assert result["firstKeptEntryId"] == plan["firstKeptEntryId"]
+    user_text = json.dumps(scripted_llm.requests[-1]["messages"][-1])
+    assert "<previous-summary>" in user_text and "Fix add() in app.py" in user_text
+    assert [entry["type"] for entry in entries(workspace)].count("compaction") == 2
+
+
+@pytest.mark.options(compaction={"keepRecentTokens": 40, "reserveTokens": 1000}, contextWindow=3000, tokenizer="chars4")
+async def test_a_long_tool_loop_compacts_between_rounds(client, events, scripted_llm, workspace):
+    big = {"prompt_tokens": 2500, "completion_tokens": 10, "total_tokens": 2510}
+    scripted_llm.enqueue(
+        replies.tool_calls([("call_1", "read", {"path": "app.py"})], usage=big),
+        replies.text(SUMMARY),  # the automatic compaction between the rounds
+        replies.text("Done after compacting.", usage={"prompt_tokens": 300, "completion_tokens": 5, "total_tokens": 305}),
+    )
+    await chat(client, scripted_llm, 1)
+    result = await request(client, "pi/prompt", {"text": "read the file " + "please " * 200})
+    assert result["stopReason"] == "stop"
+    reasons = [event["reason"] for event in events.events() if event["type"] == "compaction_start"]
+    assert reasons == ["threshold"]
+    types = [entry["type"] for entry in entries(workspace)]
+    assert types.index("compaction") < len(types) - 1  # the turn went on after compacting
+
+
+@pytest.mark.options(**SMALL)
+async def test_context_overflow_compacts_and_retries_once(client, events, scripted_llm, workspace):
+    await chat(client, scripted_llm, 3)
+    scripted_llm.enqueue(replies.context_overflow(), replies.text(SUMMARY), replies.text("Retried fine."))
+    result = await request(client, "pi/prompt", {"text": "one more"})
+    assert result["stopReason"] == "stop"
+    assert [event["reason"] for event in events.events() if event["type"] == "compaction_start"] == ["overflow"]
+    scripted_llm.enqueue(replies.context_overflow(), replies.text(SUMMARY), replies.context_overflow())
+    await chat(client, scripted_llm, 2)
+    result = await request(client, "pi/prompt", {"text": "and again"})
+    assert result["stopReason"] == "error"  # a second overflow in the same turn is reported, not looped
+
+
+@pytest.mark.options(**SMALL)
+async def test_navigation_with_a_branch_summary(client, events, scripted_llm, workspace):
+    await chat(client, scripted_llm, 2)
+    tree = await request(client, "pi/tree", {})
+    old_leaf = tree["leafId"]
+    first_answer = [entry for entry in tree["entries"] if entry.get("role") == "assistant"][0]
+    scripted_llm.enqueue(replies.error(500, "summary failed"), replies.error(500, "again"), replies.error(500, "again"),
+                         replies.error(500, "and again"))
+    with pytest.raises(Exception):
+        await request(client, "pi/navigate", {"targetId": first_answer["id"], "summarize": True})
+    assert (await request(client, "pi/tree", {}))["leafId"] == old_leaf  # a failed summary cancels the move
+    scripted_llm.enqueue(replies.text("## Goal\nExplored question number 1"))
+    result = await request(client, "pi/navigate", {"targetId": first_answer["id"], "summarize": True,
+                                                   "instructions": "Mention the question"})
+    summary = entries(workspace)[-1]
+    assert summary["type"] == "branch_summary" and summary["id"] == result["summaryEntryId"] == result["leafId"]
+    assert summary["parentId"] == first_answer["id"] and summary["fromId"] == old_leaf
+    assert "Explored question number 1" in summary["summary"]
+    assert "Additional focus: Mention the question" in json.dumps(scripted_llm.requests[-1])
