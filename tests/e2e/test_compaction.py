@@ -18,7 +18,8 @@ from tests.e2e.conftest import request
 from pi_lsp.scripted_llm import replies
 
 SUMMARY = "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n## Next Steps\n1. Run the tests"
-SMALL = {"compaction": {"keepRecentTokens": 40, "reserveTokens": 100}, "contextWindow": 100000, "tokenizer": "chars4"}
+SMALL = {"compaction": {"keepRecentTokens": 100, "reserveTokens": 100}, "contextWindow": 100000, "tokenizer": "chars4"}
+SPLIT = {**SMALL, "compaction": {"keepRecentTokens": 40, "reserveTokens": 100}}
 
 
 def session_file(workspace: Path) -> Path:
@@ -47,7 +48,7 @@ async def chat(client, scripted_llm, turns: int) -> None:
 @pytest.mark.options(**SMALL)
 async def test_manual_compaction_with_instructions(client, events, scripted_llm, workspace):
     await chat(client, scripted_llm, 3)
-    plan = cli_plan(workspace, "--keep-recent-tokens", "40", "--tokenizer", "chars4")
+    plan = cli_plan(workspace, "--keep-recent-tokens", "100", "--tokenizer", "chars4")
     scripted_llm.enqueue(replies.text(SUMMARY))
     result = await request(client, "pi/compact", {"instructions": "Keep the file names"})
     assert result["firstKeptEntryId"] == plan["firstKeptEntryId"] and result["tokensBefore"] == plan["tokensBefore"]
@@ -73,6 +74,17 @@ async def test_manual_compaction_with_instructions(client, events, scripted_llm,
         await request(client, "pi/compact", {})
 
 
+@pytest.mark.options(**SPLIT)
+async def test_a_split_turn_gets_its_own_turn_prefix_summary(client, scripted_llm, workspace):
+    await chat(client, scripted_llm, 3)
+    plan = cli_plan(workspace, "--keep-recent-tokens", "40", "--tokenizer", "chars4")
+    assert plan["isSplitTurn"] is True
+    scripted_llm.enqueue(replies.text(SUMMARY), replies.text("## Original Request\nQuestion number 2"))
+    result = await request(client, "pi/compact", {})
+    assert result["firstKeptEntryId"] == plan["firstKeptEntryId"]
+    assert "**Turn Context (split turn):**" in result["summary"] and "Question number 2" in result["summary"]
+
+
 @pytest.mark.options(**SMALL)
 @pytest.mark.parametrize("failure", [replies.error(400, "bad request"), replies.length_stop("## Goal\ncut")])
 async def test_a_failed_summary_leaves_the_session_file_byte_identical(client, events, scripted_llm, workspace, failure):
@@ -92,7 +104,7 @@ async def test_repeated_compactions_update_the_previous_summary(client, scripted
     scripted_llm.enqueue(replies.text(SUMMARY))
     await request(client, "pi/compact", {})
     await chat(client, scripted_llm, 3)
-    plan = cli_plan(workspace, "--keep-recent-tokens", "40", "--tokenizer", "chars4")
+    plan = cli_plan(workspace, "--keep-recent-tokens", "100", "--tokenizer", "chars4")
     scripted_llm.enqueue(replies.text(SUMMARY + "\n- [x] Second round"))
     result = await request(client, "pi/compact", {})
     assert result["firstKeptEntryId"] == plan["firstKeptEntryId"]
@@ -104,12 +116,12 @@ async def test_repeated_compactions_update_the_previous_summary(client, scripted
 @pytest.mark.options(compaction={"keepRecentTokens": 40, "reserveTokens": 1000}, contextWindow=3000, tokenizer="chars4")
 async def test_a_long_tool_loop_compacts_between_rounds(client, events, scripted_llm, workspace):
     big = {"prompt_tokens": 2500, "completion_tokens": 10, "total_tokens": 2510}
+    await chat(client, scripted_llm, 1)
     scripted_llm.enqueue(
         replies.tool_calls([("call_1", "read", {"path": "app.py"})], usage=big),
         replies.text(SUMMARY),  # the automatic compaction between the rounds
         replies.text("Done after compacting.", usage={"prompt_tokens": 300, "completion_tokens": 5, "total_tokens": 305}),
     )
-    await chat(client, scripted_llm, 1)
     result = await request(client, "pi/prompt", {"text": "read the file " + "please " * 200})
     assert result["stopReason"] == "stop"
     reasons = [event["reason"] for event in events.events() if event["type"] == "compaction_start"]
@@ -125,8 +137,8 @@ async def test_context_overflow_compacts_and_retries_once(client, events, script
     result = await request(client, "pi/prompt", {"text": "one more"})
     assert result["stopReason"] == "stop"
     assert [event["reason"] for event in events.events() if event["type"] == "compaction_start"] == ["overflow"]
-    scripted_llm.enqueue(replies.context_overflow(), replies.text(SUMMARY), replies.context_overflow())
     await chat(client, scripted_llm, 2)
+    scripted_llm.enqueue(replies.context_overflow(), replies.text(SUMMARY), replies.context_overflow())
     result = await request(client, "pi/prompt", {"text": "and again"})
     assert result["stopReason"] == "error"  # a second overflow in the same turn is reported, not looped
 
@@ -137,8 +149,7 @@ async def test_navigation_with_a_branch_summary(client, events, scripted_llm, wo
     tree = await request(client, "pi/tree", {})
     old_leaf = tree["leafId"]
     first_answer = [entry for entry in tree["entries"] if entry.get("role") == "assistant"][0]
-    scripted_llm.enqueue(replies.error(500, "summary failed"), replies.error(500, "again"), replies.error(500, "again"),
-                         replies.error(500, "and again"))
+    scripted_llm.enqueue(replies.error(500, "summary failed"))
     with pytest.raises(Exception):
         await request(client, "pi/navigate", {"targetId": first_answer["id"], "summarize": True})
     assert (await request(client, "pi/tree", {}))["leafId"] == old_leaf  # a failed summary cancels the move
