@@ -66,6 +66,12 @@ class ServerConfig:
         merged = {**_object(self.pi_settings.get("compaction")), **_object(self.client_compaction)}
         return _compaction_settings(merged)
 
+    def tokenizer(self) -> str:
+        """``compaction.tokenizer`` (pi-lsp's name in pi's settings layout) when valid, else ``tokenizer``."""
+        merged = {**_object(self.pi_settings.get("compaction")), **_object(self.client_compaction)}
+        configured = merged.get("tokenizer")
+        return configured if configured in ("tiktoken", "chars4") else self.settings.tokenizer
+
     def compaction_model(self) -> str | None:
         """A cheaper model for summaries (``compaction.model``), if one is configured."""
         merged = {**_object(self.pi_settings.get("compaction")), **_object(self.client_compaction)}

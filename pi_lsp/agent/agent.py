@@ -61,6 +61,10 @@ class Agent:
             raise ModelNotConfiguredError(NO_MODEL_MESSAGE)
         return model
 
+    @property
+    def tokenizer(self) -> str:
+        return self.config.tokenizer()
+
     def thinking_level(self, runtime: SessionRuntime) -> str:
         for entry in reversed(runtime.session.branch()):
             if entry.type == "thinking_level_change" and isinstance(entry.get("thinkingLevel"), str):
@@ -231,10 +235,14 @@ class Agent:
             queued.done.cancel()
         runtime.steering.clear()
         runtime.follow_ups.clear()
+        stopped = False
+        if runtime.compaction_task is not None and not runtime.compaction_task.done():
+            runtime.compaction_task.cancel()  # a compaction cancels cleanly: nothing is written
+            stopped = True
         if runtime.turn is not None and not runtime.turn.done():
             runtime.turn.cancel()
-            return True
-        return False
+            stopped = True
+        return stopped
 
     def abort_all(self) -> None:
         for runtime in self.sessions.open_runtimes:

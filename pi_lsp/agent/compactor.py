@@ -63,6 +63,7 @@ class Compactor:
             raise TurnInProgressError(f"session {runtime.id} is already being compacted")
         runtime.require_writable()
         runtime.compacting = True
+        runtime.compaction_task = asyncio.current_task()
         runtime.events.emit({"type": "compaction_start", "reason": reason})
         try:
             result = await self._compact(runtime, reason, instructions, progress)
@@ -79,6 +80,7 @@ class Compactor:
             raise
         finally:
             runtime.compacting = False
+            runtime.compaction_task = None
             runtime.compaction_finished.set()
         runtime.events.emit({"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": will_retry,
                              "entryId": result["entryId"], "tokensBefore": result["tokensBefore"]})
@@ -93,7 +95,7 @@ class Compactor:
         path = session.branch()
         if path and path[-1].type == "compaction":
             raise NothingToCompactError("Already compacted: nothing new since the last compaction")
-        counter = get_token_counter(self.agent.config.settings.tokenizer)
+        counter = get_token_counter(self.agent.tokenizer)
         preparation = prepare_compaction(path, self.settings, counter)
         if preparation is None:
             raise NothingToCompactError("Nothing to compact: the session is too small")
@@ -141,11 +143,13 @@ class Compactor:
             return navigate(runtime, target_id)
         runtime.require_writable()
         runtime.compacting = True
+        runtime.compaction_task = asyncio.current_task()
         runtime.compaction_finished.clear()
         try:
             summary = await self._summarize_branch(runtime, target_id, instructions)
         finally:
             runtime.compacting = False
+            runtime.compaction_task = None
             runtime.compaction_finished.set()
         return navigate(runtime, target_id, summary=summary)
 
@@ -155,7 +159,7 @@ class Compactor:
 
         model = self.summary_model(runtime)
         budget = self.agent.config.branch_summary_settings().token_budget(self.agent.context_window(model))
-        counter = get_token_counter(self.agent.config.settings.tokenizer)
+        counter = get_token_counter(self.agent.tokenizer)
         plan = plan_branch_summary(runtime.session.by_id, runtime.session.leaf_id, target_id, budget, counter)
         if not plan.entries:
             return None  # the target is on the current path: nothing is being left behind
@@ -166,12 +170,26 @@ class Compactor:
     # ------------------------------------------------------------------ when to compact
 
     def context_tokens(self, runtime: SessionRuntime) -> int | None:
-        """The context size at the leaf: the last answer's usage plus estimates of what came after."""
-        counter = get_token_counter(self.agent.config.settings.tokenizer)
+        """The context size at the leaf: the last answer's usage plus estimates of what came after.
+
+        Usage reported before the latest compaction describes a context that no longer exists, so
+        then every message is estimated instead (pi #1860: stale usage re-triggered compactions).
+        """
+        counter = get_token_counter(self.agent.tokenizer)
         messages = runtime.session.build_context().messages
         if not messages:
             return None
+        if self._usage_predates_compaction(runtime):
+            return sum(counter.estimate_message_tokens(message) for message in messages)
         return estimate_context_tokens(messages, counter).tokens
+
+    def _usage_predates_compaction(self, runtime: SessionRuntime) -> bool:
+        for entry in reversed(runtime.session.branch()):
+            if entry.type == "compaction":
+                return True
+            if entry.type == "message" and entry.role == "assistant" and self.answer_tokens(entry["message"]):
+                return False
+        return False
 
     def over_threshold(self, runtime: SessionRuntime, model: ModelConfig, tokens: int | float | None) -> bool:
         settings = self.settings

@@ -39,6 +39,8 @@ class SessionRuntime:
         self.steering: deque[QueuedPrompt] = deque()
         self.follow_ups: deque[QueuedPrompt] = deque()
         self.compacting = False
+        self.compaction_task: asyncio.Task | None = None
+        """The task summarizing for a compaction or a navigation, so an abort can cancel it."""
         self.compaction_finished = asyncio.Event()
         self.compaction_finished.set()
 

@@ -39,7 +39,7 @@ def _context_usage(agent: Agent, runtime: SessionRuntime, messages: list, model)
     window = agent.context_window(model)
     if _compacted_without_answer_since(runtime):
         return {"tokens": None, "contextWindow": window, "percent": None}
-    counter = get_token_counter(agent.config.settings.tokenizer)
+    counter = get_token_counter(agent.tokenizer)
     tokens = estimate_context_tokens(messages, counter).tokens
     return {"tokens": tokens, "contextWindow": window, "percent": round(tokens / window * 100, 1) if window else None}
 

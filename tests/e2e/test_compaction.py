@@ -7,12 +7,14 @@ gives for the same branch.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 
 from tests.e2e.conftest import request
 from pi_lsp.scripted_llm import replies
@@ -161,3 +163,45 @@ async def test_navigation_with_a_branch_summary(client, events, scripted_llm, wo
     assert summary["parentId"] == first_answer["id"] and summary["fromId"] == old_leaf
     assert "Explored question number 1" in summary["summary"]
     assert "Additional focus: Mention the question" in json.dumps(scripted_llm.requests[-1])
+
+
+@pytest.mark.options(**SMALL)
+async def test_abort_during_compaction_cancels_it_cleanly_and_the_tree_is_locked_meanwhile(client, events, scripted_llm, workspace):
+    await chat(client, scripted_llm, 3)
+    before = session_file(workspace).read_bytes()
+    scripted_llm.enqueue(replies.slow_text(SUMMARY, chunks=20, chunk_delay=0.3))
+    compaction = asyncio.ensure_future(request(client, "pi/compact", {}))
+    await events.wait_for("compaction_start")
+    tree = await request(client, "pi/tree", {})
+    with pytest.raises(Exception, match="cannot navigate the session tree while the agent is working"):
+        await request(client, "pi/navigate", {"targetId": tree["entries"][1]["id"]})
+    with pytest.raises(Exception, match="already being compacted"):
+        await request(client, "pi/compact", {})
+    assert (await request(client, "pi/abort", {}))["aborted"] is True
+    with pytest.raises(Exception):
+        await asyncio.wait_for(compaction, 15)
+    end = [event for event in events.events() if event["type"] == "compaction_end"][-1]
+    assert end["aborted"] is True
+    assert session_file(workspace).read_bytes() == before
+    scripted_llm.enqueue(replies.text("Still usable."))
+    assert (await request(client, "pi/prompt", {"text": "hello"}))["stopReason"] == "stop"
+
+
+@pytest.mark.options(**SMALL)
+async def test_editor_file_operations_and_tool_calls_land_in_the_summary_file_lists(client, scripted_llm, workspace):
+    notes = workspace / "NOTES.md"
+    notes.write_text("notes\n")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=notes.as_uri(), language_id="markdown", version=1, text="notes\n")))
+    scripted_llm.enqueue(
+        replies.tool_calls([("call_1", "read", {"path": "app.py"})]),
+        replies.tool_calls([("call_2", "write", {"path": "new.py", "content": "x = 1\n"})]),
+        replies.text("Wrote new.py " + "done " * 30),
+    )
+    await request(client, "pi/prompt", {"text": "look around " + "please " * 30})
+    await chat(client, scripted_llm, 2)
+    scripted_llm.enqueue(replies.text(SUMMARY))
+    result = await request(client, "pi/compact", {})
+    assert result["readFiles"] == ["NOTES.md", "app.py"] and result["modifiedFiles"] == ["new.py"]
+    assert "<read-files>\nNOTES.md\napp.py\n</read-files>" in result["summary"]
+    assert "<modified-files>\nnew.py\n</modified-files>" in result["summary"]
