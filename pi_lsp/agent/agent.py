@@ -23,6 +23,7 @@ from pi_lsp.agent.system_prompt import build_system_prompt
 from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
 from pi_lsp.config import ServerConfig
 from pi_lsp.errors import ModelNotConfiguredError, PiError
+from pi_lsp.extensions import load_extensions
 from pi_lsp.llm.config import ModelConfig, resolve_model
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, NoEditor
@@ -45,6 +46,7 @@ class Agent:
         self.editor = editor or NoEditor()
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
         self.compactor = Compactor(self)
+        self.extensions = load_extensions()
 
     # ------------------------------------------------------------------ models
 

@@ -19,7 +19,8 @@ from typing import Any
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.compaction.prepare import prepare_compaction
 from pi_lsp.compaction.tokens import calculate_context_tokens, estimate_context_tokens, get_token_counter
-from pi_lsp.errors import NothingToCompactError, PiError, TurnInProgressError
+from pi_lsp.errors import CompactionCancelledError, NothingToCompactError, PiError, TurnInProgressError
+from pi_lsp.extensions import BeforeCompactEvent, run_before_compact
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 
@@ -100,20 +101,34 @@ class Compactor:
         if preparation is None:
             raise NothingToCompactError("Nothing to compact: the session is too small")
         leaf_before = session.leaf_id
-        model = self.summary_model(runtime)
-        if progress:
-            progress(f"Summarizing {len(preparation.messages_to_summarize)} messages")
-        summary = await summarize_compaction(
-            preparation,
-            self._complete(model, runtime),
-            max_output_tokens=self._output_limit(model),
-            instructions=instructions,
-            editor_file_ops=editor_file_ops_in(entries_to_summarize(path, preparation.first_kept_entry_id)),
+        decision = await run_before_compact(
+            self.agent.extensions,
+            BeforeCompactEvent(preparation, [dict(entry) for entry in path], instructions, reason, reason == "overflow"),
         )
+        if decision.cancelled_by:
+            raise CompactionCancelledError(f"Compaction cancelled by the extension {decision.cancelled_by}")
+        if decision.compaction is not None:
+            summary = _extension_summary(decision.compaction)
+        else:
+            model = self.summary_model(runtime)
+            if progress:
+                progress(f"Summarizing {len(preparation.messages_to_summarize)} messages")
+            summary = await summarize_compaction(
+                preparation,
+                self._complete(model, runtime),
+                max_output_tokens=self._output_limit(model),
+                instructions=instructions,
+                editor_file_ops=editor_file_ops_in(entries_to_summarize(path, preparation.first_kept_entry_id)),
+            )
         if session.leaf_id != leaf_before:
             raise TurnInProgressError("the session moved while it was being compacted; nothing was changed")
         entry_id = session.append_compaction(
-            summary.summary, summary.first_kept_entry_id, summary.tokens_before, summary.details, usage=summary.usage
+            summary.summary,
+            summary.first_kept_entry_id,
+            summary.tokens_before,
+            summary.details,
+            from_hook=True if decision.compaction is not None else None,
+            usage=summary.usage,
         )
         return {
             "sessionId": runtime.id,
@@ -121,8 +136,8 @@ class Compactor:
             "summary": summary.summary,
             "firstKeptEntryId": summary.first_kept_entry_id,
             "tokensBefore": summary.tokens_before,
-            "readFiles": summary.details["readFiles"],
-            "modifiedFiles": summary.details["modifiedFiles"],
+            "readFiles": _file_list(summary.details, "readFiles"),
+            "modifiedFiles": _file_list(summary.details, "modifiedFiles"),
             "reason": reason,
         }
 
@@ -236,3 +251,20 @@ class Compactor:
         from pi_lsp.llm.models import max_output_tokens_for
 
         return max_output_tokens_for(model)
+
+
+def _extension_summary(compaction: dict):
+    from pi_lsp.compaction.summarize import CompactionSummary
+
+    return CompactionSummary(
+        summary=compaction["summary"],
+        first_kept_entry_id=compaction["firstKeptEntryId"],
+        tokens_before=compaction["tokensBefore"],
+        details=compaction.get("details"),
+        usage=compaction.get("usage"),
+    )
+
+
+def _file_list(details, key: str) -> list[str]:
+    values = details.get(key) if isinstance(details, dict) else None
+    return [value for value in values if isinstance(value, str)] if isinstance(values, list) else []
