@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from generate_session import COMPACTION_EVERY_CHARS, generate  # noqa: E402
+from generate_session import generate  # noqa: E402
 
 from pi_lsp.compaction.prepare import prepare_compaction  # noqa: E402
 from pi_lsp.compaction.prompts import compaction_instructions, summary_request_text  # noqa: E402
@@ -34,11 +34,10 @@ def branch_session(directory: Path) -> Path:
     path = directory / "branch.jsonl"
     entries = 400
     while True:
-        generate(path, entries, seed=11)
+        generate(path, entries, seed=11, compaction_every_chars=10**12)
         if path.stat().st_size >= 1_150_000 or entries > 5_000:  # about 200k tokens by chars/4
             break
         entries += 100
-    assert path.stat().st_size < COMPACTION_EVERY_CHARS * 2
     return path
 
 

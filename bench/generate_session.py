@@ -30,7 +30,7 @@ def prose(generator: random.Random, words: int) -> str:
     return " ".join(generator.choice(WORDS) for _ in range(words))
 
 
-def generate(path: Path, entry_count: int, seed: int = 7) -> None:
+def generate(path: Path, entry_count: int, seed: int = 7, compaction_every_chars: int = COMPACTION_EVERY_CHARS) -> None:
     generator = random.Random(seed)
     clock = 1_767_225_600_000  # 2026-01-01T00:00:00Z
     used_ids: set[str] = set()
@@ -64,7 +64,7 @@ def generate(path: Path, entry_count: int, seed: int = 7) -> None:
             chars = len(result_text) + 600
             path_ids += [(assistant_id, "assistant", 600), (result_id, "toolResult", len(result_text))]
             chars_since_compaction += chars
-        chars_since_compaction = _maybe_compact(generator, add, path_ids, chars_since_compaction)
+        chars_since_compaction = _maybe_compact(generator, add, path_ids, chars_since_compaction, compaction_every_chars)
         roll = generator.random()
         if roll < 0.03:
             target = generator.choice(path_ids[-20:])[0]
@@ -80,8 +80,8 @@ def generate(path: Path, entry_count: int, seed: int = 7) -> None:
     path.write_text("\n".join(lines[: entry_count + 1]) + "\n", encoding="utf-8")
 
 
-def _maybe_compact(generator, add, path_ids, chars_since_compaction: int) -> int:
-    if chars_since_compaction < COMPACTION_EVERY_CHARS:
+def _maybe_compact(generator, add, path_ids, chars_since_compaction: int, every_chars: int) -> int:
+    if chars_since_compaction < every_chars:
         return chars_since_compaction
     kept_chars = 0
     first_kept = path_ids[-1][0]
