@@ -148,8 +148,11 @@ def _wait_or_kill(process: subprocess.Popen) -> None:
         process.wait()
 
 
-def measure_start_up(scratch: Path, runs: int, pi_runs: int) -> dict[str, list[float]]:
-    """Start-up times in seconds by subject, runs interleaved so every subject sees the same machine load."""
+def measure_start_up(scratch: Path, runs: int, floor_runs: int) -> dict[str, list[float]]:
+    """Start-up times in seconds by subject, interleaved so every subject sees the same machine load.
+
+    pi-lsp gets ``runs`` runs; the floor and pi, which only frame the figure, the first ``floor_runs``.
+    """
     workspace = scratch / "start-up"
     workspace.mkdir()
     environment = isolated_environment(scratch / "home")
@@ -164,8 +167,9 @@ def measure_start_up(scratch: Path, runs: int, pi_runs: int) -> dict[str, list[f
     times["pi 0.84.2 --mode rpc: get_state answer"] = []
     for index in range(runs):
         for label, measure in subjects.items():
-            times[label].append(measure())
-        if NODE.exists() and PI_CLI.exists() and index < pi_runs:
+            if label.startswith("pi-lsp") or index < floor_runs:
+                times[label].append(measure())
+        if NODE.exists() and PI_CLI.exists() and index < floor_runs:
             times["pi 0.84.2 --mode rpc: get_state answer"].append(time_pi_start(workspace, environment))
     return times
 
@@ -230,8 +234,14 @@ class LspConnection:
                 if name.lower() == "content-length":
                     length = int(value)
             if not line:
+                self._fail_pending()
                 return
             self._dispatch(json.loads(await stdout.readexactly(length)))
+
+    def _fail_pending(self) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(RuntimeError("the server exited (see its log)"))
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         if "method" not in message:
@@ -251,18 +261,20 @@ def process_cpu_seconds(pid: int) -> float:
 
 
 class TimedScriptedLLM(ScriptedLLM):
-    """The scripted model, also recording how long it spent on each chat-completion request."""
+    """The scripted model, also recording the wall and CPU time it spent on each chat-completion request."""
 
     def __init__(self) -> None:
         super().__init__()
         self.handling_seconds: list[float] = []
+        self.handling_cpu_seconds: list[float] = []
 
     async def _chat_completions(self, request):  # type: ignore[override]
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.thread_time()
         try:
             return await super()._chat_completions(request)
         finally:
             self.handling_seconds.append(time.perf_counter() - start)
+            self.handling_cpu_seconds.append(time.thread_time() - cpu_start)
 
 
 async def start_server(workspace: Path, scratch: Path, llm: ScriptedLLM) -> LspConnection:
@@ -394,20 +406,60 @@ class LitellmLoader:
         self.module = litellm
 
 
-async def litellm_alone(litellm, llm: TimedScriptedLLM, body: dict[str, Any], repeats: int) -> list[float]:
-    """Wall seconds for litellm to send ``body`` (a request the server made) and read the one-chunk reply."""
-    times = []
-    for _ in range(repeats):
-        llm.enqueue(replies.text("ok", chunks=1))
-        start = time.perf_counter()
-        response = await litellm.acompletion(
-            model="openai/" + body["model"], api_base=llm.base_url, api_key="no-key", messages=body["messages"],
-            tools=body.get("tools"), stream=True, stream_options={"include_usage": True}, max_retries=0,
-        )
-        async for _ in response:
-            pass
-        times.append(time.perf_counter() - start)
-    return times
+class ModelThread:
+    """A scripted model on its own thread and event loop, so its CPU time can be told apart from litellm's."""
+
+    def __init__(self) -> None:
+        self.llm = TimedScriptedLLM()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="scripted-model", daemon=True)
+
+    def __enter__(self) -> ModelThread:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.llm.start(), self._loop).result()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        asyncio.run_coroutine_threadsafe(self.llm.stop(), self._loop).result()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+
+
+async def litellm_call(litellm, model: ModelThread, reply: Reply, body: dict[str, Any] | None = None) -> dict[str, float]:
+    """Wall and CPU seconds for litellm to send a request (default: a tiny one) and read ``reply`` to its end.
+
+    CPU is this process's (litellm's background threads included) minus the scripted model's.
+    """
+    body = body or {"model": "scripted", "messages": [{"role": "user", "content": "stream"}]}
+    model.llm.enqueue(reply)
+    handled_before = len(model.llm.handling_cpu_seconds)
+    wall_start, cpu_start = time.perf_counter(), time.process_time()
+    response = await litellm.acompletion(
+        model="openai/" + body["model"], api_base=model.llm.base_url, api_key="no-key", messages=body["messages"],
+        tools=body.get("tools"), stream=True, stream_options={"include_usage": True}, max_retries=0,
+    )
+    async for _ in response:
+        pass
+    wall = time.perf_counter() - wall_start
+    while len(model.llm.handling_cpu_seconds) == handled_before:  # the model may still be closing its response
+        await asyncio.sleep(0.001)
+    model_cpu = sum(model.llm.handling_cpu_seconds[handled_before:])
+    return {"wall": wall, "cpu": time.process_time() - cpu_start - model_cpu}
+
+
+async def measure_litellm_alone(litellm, chunks: int, repeats: int, requests: dict[str, dict], turns: int) -> dict[str, Any]:
+    """What litellm costs by itself for the replies of (b) and the requests of (c)."""
+    with ModelThread() as model:
+        for _ in range(3):  # its first calls set things up
+            await litellm_call(litellm, model, many_small_chunks(1))
+        figures: dict[str, Any] = {
+            "burst": [await litellm_call(litellm, model, many_small_chunks(chunks)) for _ in range(repeats)],
+            "one": [await litellm_call(litellm, model, many_small_chunks(1)) for _ in range(turns)],
+            "paced": await litellm_call(litellm, model, many_small_chunks(PACED_CHUNKS, PACED_DELAY_SECONDS)),
+        }
+        for size, body in requests.items():
+            figures[size] = [await litellm_call(litellm, model, replies.text("ok", chunks=1), body) for _ in range(turns)]
+    return figures
 
 
 # ----------------------------------------------------------------------------------------- running
@@ -426,12 +478,8 @@ async def measure_server(scratch: Path, chunks: int, stream_repeats: int, turns:
             turn_figures = await measure_turns(connection, llm, workspace, turns)
         finally:
             await connection.close()
-        requests = turn_figures.pop("requests")
-        await litellm_alone(litellm, llm, requests["small"], 3)  # its first calls set things up
-        turn_figures["litellmAlone"] = {
-            size: await litellm_alone(litellm, llm, request, turns) for size, request in requests.items()
-        }
-    return {"warmUpSeconds": warm_up_seconds, "streaming": streaming, "turns": turn_figures}
+    alone = await measure_litellm_alone(litellm, chunks, stream_repeats, turn_figures.pop("requests"), turns)
+    return {"warmUpSeconds": warm_up_seconds, "streaming": streaming, "turns": turn_figures, "litellmAlone": alone}
 
 
 def median_of(runs: list[dict[str, float]], key: str) -> float:
@@ -454,47 +502,55 @@ def print_start_up(times: dict[str, list[float]]) -> None:
     print("  goal for pi-lsp: < 150 ms")
 
 
-def print_streaming(figures: dict[str, Any]) -> None:
+def print_streaming(figures: dict[str, Any], alone: dict[str, Any]) -> None:
     chunks, burst, one, paced = figures["chunks"], figures["burst"], figures["one"], figures["paced"]
     cpu_burst, cpu_one, wall_burst = median_of(burst, "cpu"), median_of(one, "cpu"), median_of(burst, "wall")
+    server_marginal = (cpu_burst - cpu_one) / (chunks - 1)
+    alone_marginal = (median_of(alone["burst"], "cpu") - median_of(alone["one"], "cpu")) / (chunks - 1)
     notifications = median_of(burst, "notifications")
     print(f"\n(b) streaming: a scripted reply of {chunks:,} text chunks sent at once (median of {len(burst)})")
-    print(f"  server CPU, whole turn                            {cpu_burst * 1000:10.0f} ms")
-    print(f"  server CPU, the same turn with 1 chunk            {cpu_one * 1000:10.0f} ms")
-    print(f"  server CPU per delta, whole turn / chunks         {cpu_burst / chunks * 1e6:10.1f} us   (goal < 50 us)")
-    print(f"  server CPU per delta, marginal                    {(cpu_burst - cpu_one) / (chunks - 1) * 1e6:10.1f} us")
-    print(f"  turn wall time                                    {wall_burst * 1000:10.0f} ms")
-    print(f"  pi/event notifications received                   {notifications:10.0f}")
-    print(f"  pi/event notifications per second                 {notifications / wall_burst:10.1f}")
-    print(f"  paced: {PACED_CHUNKS} chunks, one every {PACED_DELAY_SECONDS * 1000:.0f} ms")
-    print(f"    turn wall time                                  {paced['wall'] * 1000:10.0f} ms")
-    print(f"    server CPU per delta, whole turn / chunks       {paced['cpu'] / PACED_CHUNKS * 1e6:10.1f} us")
-    print(f"    pi/event notifications per second               {paced['notifications'] / paced['wall']:10.1f}"
-          "   (the server coalesces deltas to about 30 a second)")
+    _line("server CPU, whole turn (ms)", cpu_burst * 1000)
+    _line("server CPU, the same turn with 1 chunk (ms)", cpu_one * 1000)
+    _line("server CPU per delta, whole turn / chunks (us)", cpu_burst / chunks * 1e6, "goal < 50 us")
+    _line("server CPU per delta, marginal (us)", server_marginal * 1e6)
+    _line("  of which litellm alone, same reply (us)", alone_marginal * 1e6)
+    _line("  the rest: pi-lsp, and noise between runs (us)", (server_marginal - alone_marginal) * 1e6)
+    _line("turn wall time (ms)", wall_burst * 1000)
+    _line("pi/event notifications received", notifications)
+    _line("pi/event notifications per second", notifications / wall_burst)
+    print(f"  paced: {PACED_CHUNKS} chunks, one every {PACED_DELAY_SECONDS * 1000:.0f} ms (a fast real model)")
+    _line("  turn wall time (ms)", paced["wall"] * 1000)
+    _line("  server CPU per delta (us)", paced["cpu"] / PACED_CHUNKS * 1e6)
+    _line("    of which litellm alone, same reply (us)", alone["paced"]["cpu"] / PACED_CHUNKS * 1e6)
+    _line("  pi/event notifications per second", paced["notifications"] / paced["wall"], "deltas coalesced to ~30/s")
 
 
-def print_turns(figures: dict[str, Any]) -> None:
+def _line(label: str, value: float, note: str = "") -> None:
+    print(f"  {label:50} {value:>10.1f}" + (f"   ({note})" if note else ""))
+
+
+def print_turns(figures: dict[str, Any], alone: dict[str, Any]) -> None:
     small, big = figures["small"], figures["big"]
     print(f"\n(c) short turns: the scripted reply is one short text without delay (median of {len(big)})")
     print(f"  {SESSION_ENTRIES:,}-entry session: {figures['sizeMb']:.1f} MB, pi/openSession {figures['openSeconds'] * 1000:.0f} ms")
-    print(f"  {'':44} {'new session':>12} {f'{SESSION_ENTRIES // 1000}k entries':>12}")
+    print(f"  {'':50} {'new session':>12} {f'{SESSION_ENTRIES // 1000}k entries':>12}")
     _turn_row("request sent to the model (KB)", median_of(small, "requestBytes") / 1000, median_of(big, "requestBytes") / 1000)
     _turn_row("turn wall time (ms)", median_of(small, "wall") * 1000, median_of(big, "wall") * 1000)
     _turn_row("scripted model's own time (ms)", median_of(small, "model") * 1000, median_of(big, "model") * 1000)
     small_overhead = statistics.median(run["wall"] - run["model"] for run in small)
     big_overhead = statistics.median(run["wall"] - run["model"] for run in big)
-    _turn_row("turn minus the model (ms)   goal < 5 ms", small_overhead * 1000, big_overhead * 1000)
+    _turn_row("turn minus the model (ms)       goal < 5 ms", small_overhead * 1000, big_overhead * 1000)
     _turn_row("server CPU per turn (ms)", median_of(small, "cpu") * 1000, median_of(big, "cpu") * 1000)
-    alone = figures["litellmAlone"]
-    small_litellm, big_litellm = statistics.median(alone["small"]), statistics.median(alone["big"])
-    _turn_row("litellm alone, same request and reply (ms)", small_litellm * 1000, big_litellm * 1000)
-    _turn_row("pi-lsp's own share (ms)", (small_overhead - small_litellm) * 1000, (big_overhead - big_litellm) * 1000)
-    print("  (litellm alone: this process sends the request the server sent, through litellm.acompletion,")
-    print("   to the same scripted model and reads the reply; its time includes the model's own.)")
+    _turn_row("litellm alone, same request: CPU (ms)", median_of(alone["small"], "cpu") * 1000, median_of(alone["big"], "cpu") * 1000)
+    _turn_row("the rest: pi-lsp's own CPU per turn (ms)", (median_of(small, "cpu") - median_of(alone["small"], "cpu")) * 1000,
+              (median_of(big, "cpu") - median_of(alone["big"], "cpu")) * 1000)
+    print("  (litellm alone: this process sends the very request the server sent through litellm.acompletion")
+    print("   to a scripted model on another thread and reads the reply; its CPU is the process's minus the")
+    print("   model's. The server's CPU is counted in 10 ms ticks, so per-turn CPU figures are coarse.)")
 
 
 def _turn_row(label: str, small: float, big: float) -> None:
-    print(f"  {label:44} {small:>12.1f} {big:>12.1f}")
+    print(f"  {label:50} {small:>12.1f} {big:>12.1f}")
 
 
 def main() -> None:
@@ -502,17 +558,17 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test)")
     parser.add_argument("--chunks", type=int, default=5_000, help="text chunks of the streamed reply in (b)")
     arguments = parser.parse_args()
-    runs, pi_runs, stream_repeats, turns = (5, 3, 1, 5) if arguments.quick else (20, 8, 3, 20)
+    runs, floor_runs, stream_repeats, turns = (5, 3, 1, 5) if arguments.quick else (20, 8, 3, 20)
     scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-server-bench-"))
     try:
         started = time.perf_counter()
         print(f"pi-lsp server benchmark: python -m pi_lsp over stdio, a minimal JSON-RPC client, {os.cpu_count()} CPUs, "
               f"load average {os.getloadavg()[0]:.1f}")
-        print_start_up(measure_start_up(scratch, runs, pi_runs))
+        print_start_up(measure_start_up(scratch, runs, floor_runs))
         server = asyncio.run(measure_server(scratch, arguments.chunks, stream_repeats, turns))
         print(f"\n(server warm-up, litellm's import included: {server['warmUpSeconds']:.1f} s)")
-        print_streaming(server["streaming"])
-        print_turns(server["turns"])
+        print_streaming(server["streaming"], server["litellmAlone"])
+        print_turns(server["turns"], server["litellmAlone"])
         print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -205,3 +205,27 @@ async def test_editor_file_operations_and_tool_calls_land_in_the_summary_file_li
     assert result["readFiles"] == ["NOTES.md", "app.py"] and result["modifiedFiles"] == ["new.py"]
     assert "<read-files>\nNOTES.md\napp.py\n</read-files>" in result["summary"]
     assert "<modified-files>\nnew.py\n</modified-files>" in result["summary"]
+
+
+# pytest-lsp only knows work-done tokens of standard requests; a custom request's is valid LSP too.
+@pytest.mark.filterwarnings("ignore:Unknown progress token")
+@pytest.mark.options(**SMALL)
+async def test_manual_compaction_reports_progress_on_the_offered_token(client, scripted_llm, workspace):
+    await chat(client, scripted_llm, 3)
+    scripted_llm.enqueue(replies.text(SUMMARY))
+    await request(client, "pi/compact", {"workDoneToken": "compact-1"})
+    reports = client.progress_reports["compact-1"]
+    assert [report.kind for report in reports] == ["begin", "report", "end"]
+    assert reports[0].title == "Compacting the session" and "Summarizing" in reports[1].message
+
+
+@pytest.mark.options(**SMALL)
+async def test_a_prompt_sent_during_a_compaction_waits_for_it(client, events, scripted_llm, workspace):
+    await chat(client, scripted_llm, 3)
+    scripted_llm.enqueue(replies.slow_text(SUMMARY, chunks=4, chunk_delay=0.3), replies.text("After the compaction."))
+    compaction = asyncio.ensure_future(request(client, "pi/compact", {}))
+    await events.wait_for("compaction_start")
+    prompt = await request(client, "pi/prompt", {"text": "are you there?"})
+    assert (await compaction)["entryId"] and prompt["stopReason"] == "stop"
+    types = [entry["type"] for entry in entries(workspace)]
+    assert types[-3:] == ["compaction", "message", "message"]  # the prompt landed after the compaction
