@@ -34,12 +34,12 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout, however (or whether) the package is installed
 
-from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies  # noqa: E402
+from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
 
 NODE = ROOT / "tests" / "reference" / "node_modules" / ".bin" / "node"
 PI_CLI = ROOT / "tests" / "reference" / "node_modules" / "@earendil-works" / "pi-coding-agent" / "dist" / "cli.js"
@@ -217,7 +217,7 @@ class LspConnection:
         self.notify("exit")
         try:
             await asyncio.wait_for(self.process.wait(), 10)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.process.kill()
             await self.process.wait()
         self._reader.cancel()
@@ -358,19 +358,25 @@ def generate_big_session(workspace: Path, entries: int) -> Path:
 async def measure_turns(connection: LspConnection, llm: TimedScriptedLLM, workspace: Path, turns: int) -> dict[str, Any]:
     """``turns`` one-line turns on a new session, then on the 10k-entry one."""
     await connection.request("pi/newSession", {})
-    small = await _short_turns(connection, llm, turns)
+    small, small_cpu = await _short_turns(connection, llm, turns)
     small_request = llm.requests[-1]
     path = generate_big_session(workspace, SESSION_ENTRIES)
     start = time.perf_counter()
     await connection.request("pi/openSession", {"path": str(path)})
     open_seconds = time.perf_counter() - start
-    big = await _short_turns(connection, llm, turns)
-    return {"small": small, "big": big, "openSeconds": open_seconds, "sizeMb": path.stat().st_size / 1e6,
-            "requests": {"small": small_request, "big": llm.requests[-1]}}
+    big, big_cpu = await _short_turns(connection, llm, turns)
+    return {"small": small, "big": big, "cpuPerTurn": {"small": small_cpu, "big": big_cpu}, "openSeconds": open_seconds,
+            "sizeMb": path.stat().st_size / 1e6, "requests": {"small": small_request, "big": llm.requests[-1]}}
 
 
-async def _short_turns(connection: LspConnection, llm: TimedScriptedLLM, turns: int) -> list[dict[str, float]]:
+async def _short_turns(connection: LspConnection, llm: TimedScriptedLLM, turns: int) -> tuple[list[dict[str, float]], float]:
+    """The figures of each turn, and the server's mean CPU seconds per turn.
+
+    The mean comes from the CPU time of all the turns together: /proc counts in 10 ms ticks, too
+    coarse for one turn.
+    """
     results = []
+    cpu_before = process_cpu_seconds(connection.pid)
     for index in range(turns):
         llm.enqueue(replies.text("ok", chunks=1))
         handled_before = len(llm.handling_seconds)
@@ -378,7 +384,7 @@ async def _short_turns(connection: LspConnection, llm: TimedScriptedLLM, turns: 
         figures["model"] = sum(llm.handling_seconds[handled_before:])
         figures["requestBytes"] = len(json.dumps(llm.requests[-1]))
         results.append(figures)
-    return results
+    return results, (process_cpu_seconds(connection.pid) - cpu_before) / turns
 
 
 # ------------------------------------------------------------------ litellm alone, in this process
@@ -414,7 +420,7 @@ class ModelThread:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="scripted-model", daemon=True)
 
-    def __enter__(self) -> ModelThread:
+    def __enter__(self) -> Self:
         self._thread.start()
         asyncio.run_coroutine_threadsafe(self.llm.start(), self._loop).result()
         return self
@@ -513,15 +519,15 @@ def print_streaming(figures: dict[str, Any], alone: dict[str, Any]) -> None:
     _line("server CPU, the same turn with 1 chunk (ms)", cpu_one * 1000)
     _line("server CPU per delta, whole turn / chunks (us)", cpu_burst / chunks * 1e6, "goal < 50 us")
     _line("server CPU per delta, marginal (us)", server_marginal * 1e6)
-    _line("  of which litellm alone, same reply (us)", alone_marginal * 1e6)
-    _line("  the rest: pi-lsp, and noise between runs (us)", (server_marginal - alone_marginal) * 1e6)
+    _line("litellm alone, same reply, marginal (us)", alone_marginal * 1e6)
+    _line("difference: pi-lsp's share, within noise (us)", (server_marginal - alone_marginal) * 1e6)
     _line("turn wall time (ms)", wall_burst * 1000)
     _line("pi/event notifications received", notifications)
     _line("pi/event notifications per second", notifications / wall_burst)
     print(f"  paced: {PACED_CHUNKS} chunks, one every {PACED_DELAY_SECONDS * 1000:.0f} ms (a fast real model)")
     _line("  turn wall time (ms)", paced["wall"] * 1000)
     _line("  server CPU per delta (us)", paced["cpu"] / PACED_CHUNKS * 1e6)
-    _line("    of which litellm alone, same reply (us)", alone["paced"]["cpu"] / PACED_CHUNKS * 1e6)
+    _line("  litellm alone, same reply (us)", alone["paced"]["cpu"] / PACED_CHUNKS * 1e6)
     _line("  pi/event notifications per second", paced["notifications"] / paced["wall"], "deltas coalesced to ~30/s")
 
 
@@ -540,13 +546,15 @@ def print_turns(figures: dict[str, Any], alone: dict[str, Any]) -> None:
     small_overhead = statistics.median(run["wall"] - run["model"] for run in small)
     big_overhead = statistics.median(run["wall"] - run["model"] for run in big)
     _turn_row("turn minus the model (ms)       goal < 5 ms", small_overhead * 1000, big_overhead * 1000)
-    _turn_row("server CPU per turn (ms)", median_of(small, "cpu") * 1000, median_of(big, "cpu") * 1000)
-    _turn_row("litellm alone, same request: CPU (ms)", median_of(alone["small"], "cpu") * 1000, median_of(alone["big"], "cpu") * 1000)
-    _turn_row("the rest: pi-lsp's own CPU per turn (ms)", (median_of(small, "cpu") - median_of(alone["small"], "cpu")) * 1000,
-              (median_of(big, "cpu") - median_of(alone["big"], "cpu")) * 1000)
+    server_cpu = figures["cpuPerTurn"]
+    alone_cpu = {size: statistics.mean(run["cpu"] for run in alone[size]) for size in ("small", "big")}
+    _turn_row("server CPU per turn, mean (ms)", server_cpu["small"] * 1000, server_cpu["big"] * 1000)
+    _turn_row("litellm alone, same request: CPU, mean (ms)", alone_cpu["small"] * 1000, alone_cpu["big"] * 1000)
+    _turn_row("difference: pi-lsp's own CPU per turn (ms)", (server_cpu["small"] - alone_cpu["small"]) * 1000,
+              (server_cpu["big"] - alone_cpu["big"]) * 1000)
     print("  (litellm alone: this process sends the very request the server sent through litellm.acompletion")
     print("   to a scripted model on another thread and reads the reply; its CPU is the process's minus the")
-    print("   model's. The server's CPU is counted in 10 ms ticks, so per-turn CPU figures are coarse.)")
+    print("   model's.)")
 
 
 def _turn_row(label: str, small: float, big: float) -> None:
@@ -558,7 +566,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test)")
     parser.add_argument("--chunks", type=int, default=5_000, help="text chunks of the streamed reply in (b)")
     arguments = parser.parse_args()
-    runs, floor_runs, stream_repeats, turns = (5, 3, 1, 5) if arguments.quick else (20, 8, 3, 20)
+    runs, floor_runs, stream_repeats, turns = (5, 3, 1, 5) if arguments.quick else (20, 6, 3, 20)
     scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-server-bench-"))
     try:
         started = time.perf_counter()

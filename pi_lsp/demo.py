@@ -7,19 +7,18 @@ and running the story an editor would run: a prompt the model answers with ``rea
 tool calls, a second prompt, the session tree, a navigation back to the first answer and a fork
 there. It prints what happens and, at the end, where the workspace and the session file are.
 
-Only the argument parser is built at import time: ``pi-lsp`` (the server) imports this module to
-build its command line, and must not pay for the client, aiohttp or the scripted server.
+Only the argument parser is built at import time: every ``pi-lsp`` command imports this module to
+build its command line, and must not pay for asyncio, the client, aiohttp or the scripted server.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import attrs
 
@@ -96,9 +95,13 @@ def run_demo(arguments: argparse.Namespace) -> int:
     _tolerate_unencodable_output()
     workspace = prepare_workspace(arguments.directory or Path.cwd() / DEFAULT_DIRECTORY_NAME, keep=arguments.keep)
     model = _requested_model(arguments.model)
+    import asyncio
+
     try:
         asyncio.run(_run_story(workspace, model))
-    except (OSError, asyncio.TimeoutError, RuntimeError) as error:
+    except PiError:
+        raise
+    except Exception as error:  # noqa: BLE001 — a demo ends with one line, whatever went wrong
         raise DemoError(f"demo failed: {_describe(error)}") from None
     return 0
 
@@ -129,7 +132,7 @@ def _tolerate_unencodable_output() -> None:
 
 
 def _describe(error: BaseException) -> str:
-    if isinstance(error, asyncio.TimeoutError):
+    if isinstance(error, TimeoutError):
         return "the server did not answer in time"
     return str(error) or type(error).__name__
 
@@ -316,16 +319,30 @@ class DemoClient:
         self._client = None
         self._printer = TurnPrinter()
 
-    async def __aenter__(self) -> DemoClient:
+    async def __aenter__(self) -> Self:
         self._client = _language_client(self._printer)
         await self._client.start_io(sys.executable, "-m", "pi_lsp", env=_server_environment(self._backend))
         await self._initialize()
         return self
 
-    async def __aexit__(self, *exc_info: object) -> None:
+    async def __aexit__(self, exc_type, exc, traceback) -> None:
+        # Asked before stopping: only a server that ended on its own explains the failure.
+        reason = await self._exit_reason() if exc is not None else None
         await _stop(self._client)
+        if reason:
+            raise DemoError(reason) from None
+
+    async def _exit_reason(self) -> str | None:
+        """Why the server process ended on its own, with the last line it wrote to stderr."""
+        process = getattr(self._client, "_server", None)  # pygls keeps the process private
+        if process is None or process.returncode in (None, 0):
+            return None
+        tail = (await process.stderr.read()).decode(errors="replace").strip().splitlines()
+        return f"the server exited with code {process.returncode}" + (f": {tail[-1]}" if tail else "")
 
     async def _initialize(self) -> None:
+        import asyncio
+
         from lsprotocol import types
 
         params = types.InitializeParams(
@@ -341,6 +358,8 @@ class DemoClient:
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send a ``pi/*`` request; its JSON result, or ``DemoError`` naming the method."""
+        import asyncio
+
         from pygls.exceptions import JsonRpcException
 
         try:
@@ -348,7 +367,7 @@ class DemoClient:
             response = await asyncio.wait_for(future, self._backend.timeout)
         except JsonRpcException as error:
             raise DemoError(f"{method} failed: {error.message}") from None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise DemoError(f"{method}: no answer from the server within {self._backend.timeout:.0f} s") from None
         return response
 
@@ -432,13 +451,15 @@ def _server_environment(backend: Backend) -> dict[str, str]:
 
 async def _stop(client) -> None:
     """Shut the server down politely; kill it if it does not go within a few seconds."""
+    import asyncio
+
     if client is None or client.stopped:
         return
     try:
         await asyncio.wait_for(client.shutdown_async(None), 5)
         client.exit(None)
         await asyncio.wait_for(client.stop(), 5)
-    except Exception:
+    except Exception:  # noqa: BLE001
         # pygls keeps the process private; a server that ignores shutdown must still not outlive us.
         process = getattr(client, "_server", None)
         if process is not None and process.returncode is None:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pi_lsp.demo import FIXED_LINE, FIRST_ANSWER
+from pi_lsp.demo import FIRST_ANSWER, FIXED_LINE
 from pi_lsp.session.session import Session
 from tests.e2e.conftest import server_environment
 
@@ -21,7 +21,7 @@ def run_demo(*arguments: str, cwd: Path) -> subprocess.CompletedProcess:
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")]))
     return subprocess.run(
         [sys.executable, "-m", "pi_lsp", "demo", *arguments],
-        cwd=cwd, env=environment, capture_output=True, text=True, timeout=240,
+        cwd=cwd, env=environment, capture_output=True, text=True, timeout=240, check=False,
     )
 
 
