@@ -60,7 +60,13 @@ class EventStream:
         else:
             self.flush()
             self._pending = dict(event)
-        self._schedule_flush()
+        loop = _running_loop()
+        if loop is not None and loop.time() - self._last_sent >= self._interval:
+            # A burst of buffered chunks may not yield to the event loop, so the timer alone could
+            # hold every delta back until the burst ends; send once the interval has passed.
+            self.flush()
+        else:
+            self._schedule_flush()
 
     def _schedule_flush(self) -> None:
         if self._flush_handle is not None:

@@ -34,6 +34,7 @@ from pi_lsp.tools.base import EditorBridge, Tool, ToolContext, ToolResult
 logger = logging.getLogger(__name__)
 
 ABORTED_TOOL_TEXT = "Tool execution was aborted by the user."
+YIELD_EVERY_EVENTS = 32
 
 
 @attrs.define
@@ -148,7 +149,12 @@ class _Turn:
         events.emit({"type": "message_start", "role": "assistant"})
         async with AssistantStream(request) as stream:
             self._stream = stream
+            events_seen = 0
             async for event in stream.events():
+                events_seen += 1
+                if events_seen % YIELD_EVERY_EVENTS == 0:
+                    # Buffered chunks arrive without yielding; let other requests (pi/abort) run.
+                    await asyncio.sleep(0)
                 if isinstance(event, TextDelta):
                     events.emit({"type": "text_delta", "delta": event.text})
                 elif isinstance(event, ThinkingDelta):

@@ -229,7 +229,11 @@ def build_session_context(
     entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
 ) -> SessionContext:
     """pi's ``buildSessionContext``: the LLM messages, thinking level and model at the leaf."""
-    path = session_path(entries, leaf_id, by_id)
+    return build_context_from_path(session_path(entries, leaf_id, by_id))
+
+
+def build_context_from_path(path: list[Entry]) -> SessionContext:
+    """The context of a root→leaf ``path`` already walked (the store keeps its active path)."""
     thinking_level, model = _context_settings(path)
     messages = [
         message

@@ -15,7 +15,13 @@ from typing import Any
 
 from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError
 from pi_lsp.session import entries as build
-from pi_lsp.session.context import UNSET, SessionContext, branch_path, build_session_context
+from pi_lsp.session.context import (
+    UNSET,
+    SessionContext,
+    branch_path,
+    build_context_from_path,
+    build_session_context,
+)
 from pi_lsp.session.store import (
     LoadReport,
     SessionWriter,
@@ -53,6 +59,8 @@ class Session:
         self._by_id: dict[str, StoredEntry] = {}
         self._labels: dict[str, tuple[str, Any]] = {}
         self._leaf_id: str | None = None
+        self._active_path: list[StoredEntry] | None = None
+        """The root→leaf path, kept while appends extend it (long sessions walk it on every turn)."""
         for entry in lines:
             self._index(entry)
 
@@ -155,8 +163,13 @@ class Session:
 
     def branch(self, from_id: str | None | Any = UNSET) -> list[StoredEntry]:
         """Root-first path to ``from_id`` (default: the leaf); empty when the id is unknown."""
+        if from_id is UNSET or from_id == self._leaf_id:
+            if self._active_path is None:
+                with paused_garbage_collection():
+                    self._active_path = branch_path(self._by_id, self._leaf_id)
+            return list(self._active_path)
         with paused_garbage_collection():
-            return branch_path(self._by_id, self._leaf_id if from_id is UNSET else from_id)
+            return branch_path(self._by_id, from_id)
 
     def children(self, parent_id: str) -> list[StoredEntry]:
         return [entry for entry in self._by_id.values() if entry.parent_id == parent_id]
@@ -185,9 +198,11 @@ class Session:
 
     def build_context(self, leaf_id: str | None | Any = UNSET) -> SessionContext:
         """What the LLM sees at ``leaf_id`` (default: the leaf), as pi's ``buildSessionContext``."""
-        leaf = self._leaf_id if leaf_id is UNSET else leaf_id
+        if leaf_id is UNSET or (leaf_id == self._leaf_id and leaf_id is not None):
+            with paused_garbage_collection():
+                return build_context_from_path(self.branch())
         with paused_garbage_collection():
-            return build_session_context(self._entries, leaf, self._by_id)
+            return build_session_context(self._entries, leaf_id, self._by_id)
 
     # ----------------------------------------------------------------- appending
 
@@ -255,11 +270,11 @@ class Session:
     def move_leaf(self, entry_id: str) -> None:
         """Continue from ``entry_id``: the next append becomes its child (pi's ``branch``)."""
         self.require_entry(entry_id)
-        self._leaf_id = entry_id
+        self._set_leaf(entry_id)
 
     def reset_leaf(self) -> None:
         """The next append becomes a new root."""
-        self._leaf_id = None
+        self._set_leaf(None)
 
     def branch_with_summary(
         self,
@@ -278,7 +293,7 @@ class Session:
             self.require_entry(target_id)
         from_id = self._leaf_id or "root"
         previous_leaf = self._leaf_id
-        self._leaf_id = target_id
+        self._set_leaf(target_id)
         try:
             return self._append(
                 lambda entry_id, parent, at: build.branch_summary(
@@ -286,7 +301,7 @@ class Session:
                 )
             )
         except BaseException:
-            self._leaf_id = previous_leaf
+            self._set_leaf(previous_leaf)
             raise
 
     def adopt_entries(self, entries: list[StoredEntry]) -> None:
@@ -308,6 +323,11 @@ class Session:
         return dict(self._labels)
 
     # ----------------------------------------------------------------- internals
+
+    def _set_leaf(self, entry_id: str | None) -> None:
+        if entry_id != self._leaf_id:
+            self._active_path = [] if entry_id is None else None
+        self._leaf_id = entry_id
 
     def _append(self, make_entry) -> str:
         if self.path is not None and self._writer is None:
@@ -344,6 +364,11 @@ class Session:
             self.report.duplicate_ids.append(entry_id)
         self._entries.append(entry)
         self._by_id[entry_id] = entry
+        path = self._active_path
+        if path is not None and entry.parent_id == self._leaf_id and (path[-1].id if path else None) == self._leaf_id:
+            path.append(entry)  # the new entry extends the active path
+        else:
+            self._active_path = None
         self._leaf_id = entry_id
         if entry.type == "label":
             target = entry.get("targetId")

@@ -54,3 +54,12 @@ async def test_the_rate_stays_near_thirty_a_second():
         await asyncio.sleep(0.001)
     stream.flush()
     assert len(sent) <= 0.5 * 30 + 3
+
+
+async def test_a_burst_that_never_yields_still_sends_about_thirty_a_second():
+    stream, sent = make_stream()
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    while loop.time() - start < 0.3:  # no await: like buffered chunks read without yielding
+        stream.emit({"type": "text_delta", "delta": "."})
+    assert 5 <= len(sent) <= 0.3 * 30 + 3

@@ -10,6 +10,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pi_lsp.session.context import branch_path, build_session_context
 from pi_lsp.session.session import Session
 from pi_lsp.session.tree import walk_depth_first
 from tests.unit.test_session_store import assistant, user
@@ -61,6 +62,11 @@ def test_random_operations_append_only_and_reload_identically(tmp_path_factory, 
     with Session.create(directory, "/w") as session:
         for operation in sequence:
             apply(session, operation)
+            # The cached active path must be exactly what a fresh walk from the leaf gives.
+            assert [entry.id for entry in session.branch()] == [
+                entry.id for entry in branch_path(session.by_id, session.leaf_id)
+            ]
+            assert session.build_context() == build_session_context(session.entries, session.leaf_id, session.by_id)
             if session.is_persisted:
                 current = session.path.read_bytes()
                 assert current.startswith(previous)
