@@ -7,6 +7,7 @@ real litellm client inside the server process), and a client that records every 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import tempfile
@@ -17,7 +18,7 @@ import attrs
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient, make_test_lsp_client
 
 from pi_lsp.scripted_llm.server import ScriptedLLM
 
@@ -159,6 +160,22 @@ def events(client: LanguageClient) -> EventLog:
 @pytest.fixture
 def scripted_llm(client: LanguageClient) -> ScriptedLLM:
     return client.scripted_llm
+
+
+@contextlib.asynccontextmanager
+async def another_server(workspace: Path, options: dict, environment: dict | None = None):
+    """A second server process on ``workspace`` with its own client (pi/* results as plain JSON)."""
+    other = make_test_lsp_client()
+    await other.start_io(*SERVER.server_command, env=environment or SERVER.server_env)
+    keep_pi_messages_raw(other)
+    try:
+        await other.initialize_session(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(), initialization_options=options,
+        ))
+        yield other
+    finally:
+        await other.shutdown_session()
+        await other.stop()
 
 
 async def request(client: LanguageClient, method: str, params: dict) -> dict:

@@ -7,12 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import make_test_lsp_client
 
 from pi_lsp.scripted_llm import ScriptedLLM, replies
-from tests.e2e.conftest import SERVER, keep_pi_messages_raw
+from tests.e2e.conftest import SERVER, another_server, request
 
 EXTENSION = '''
 def before_compact(event):
@@ -41,28 +39,17 @@ async def test_an_extension_can_cancel_or_supply_a_compaction(tmp_path, workspac
     site = tmp_path / "site"
     install_extension(site)
     environment = {**SERVER.server_env, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
-    async with ScriptedLLM() as llm:
-        client = make_test_lsp_client()
-        await client.start_io(*SERVER.server_command, env=environment)
-        keep_pi_messages_raw(client)
-        try:
-            await client.initialize_session(types.InitializeParams(
-                capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(),
-                initialization_options={"model": "openai/scripted", "apiBase": llm.base_url,
-                                        "compaction": {"keepRecentTokens": 100}, "tokenizer": "chars4"},
-            ))
-            for index in range(3):
-                llm.enqueue(replies.text(f"Answer {index} " + "words " * 30))
-                await client.protocol.send_request_async("pi/prompt", {"text": f"Question {index} " + "more " * 30})
-            with pytest.raises(JsonRpcException, match="cancelled by the extension test"):
-                await client.protocol.send_request_async("pi/compact", {"instructions": "cancel please"})
-            requests_before = len(llm.requests)
-            result = await client.protocol.send_request_async("pi/compact", {"instructions": "use the extension"})
-            assert result["summary"] == "Summary by the extension" and result["modifiedFiles"] == ["x.py"]
-            assert len(llm.requests) == requests_before  # no model call for an extension's summary
-            [path] = (workspace / ".pi" / "sessions").glob("*.jsonl")
-            compaction = json.loads(path.read_text().splitlines()[-1])
-            assert compaction["fromHook"] is True and compaction["tokensBefore"] == 7
-        finally:
-            await client.shutdown_session()
-            await client.stop()
+    options = {"model": "openai/scripted", "compaction": {"keepRecentTokens": 100}, "tokenizer": "chars4"}
+    async with ScriptedLLM() as llm, another_server(workspace, {**options, "apiBase": llm.base_url}, environment) as client:
+        for index in range(3):
+            llm.enqueue(replies.text(f"Answer {index} " + "words " * 30))
+            await request(client, "pi/prompt", {"text": f"Question {index} " + "more " * 30})
+        with pytest.raises(JsonRpcException, match="cancelled by the extension test"):
+            await request(client, "pi/compact", {"instructions": "cancel please"})
+        requests_before = len(llm.requests)
+        result = await request(client, "pi/compact", {"instructions": "use the extension"})
+        assert result["summary"] == "Summary by the extension" and result["modifiedFiles"] == ["x.py"]
+        assert len(llm.requests) == requests_before  # no model call for an extension's summary
+        [path] = (workspace / ".pi" / "sessions").glob("*.jsonl")
+        compaction = json.loads(path.read_text().splitlines()[-1])
+        assert compaction["fromHook"] is True and compaction["tokensBefore"] == 7

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from pi_lsp import protocol
-from tests.e2e.conftest import SERVER, request
+from tests.e2e.conftest import another_server, request
 from pi_lsp.scripted_llm import replies
 
 json_values = st.recursive(
@@ -62,46 +62,22 @@ async def test_malformed_requests_get_errors_and_the_server_keeps_serving(client
 async def test_a_second_server_on_the_same_workspace_reads_but_cannot_write(client, scripted_llm, workspace):
     scripted_llm.enqueue(replies.text("Owned by the first server."))
     first = await request(client, "pi/prompt", {"text": "hello"})
-    from pytest_lsp import make_test_lsp_client
-
-    second = make_test_lsp_client()
-    await second.start_io(*SERVER.server_command, env=SERVER.server_env)
-    try:
-        await second.initialize_session(types.InitializeParams(
-            capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(),
-            initialization_options={"model": "openai/scripted", "apiBase": scripted_llm.base_url},
-        ))
-        opened = await second.protocol.send_request_async("pi/openSession", {"sessionId": first["sessionId"]})
-        assert opened.readOnly is True
-        tree = await second.protocol.send_request_async("pi/tree", {"sessionId": first["sessionId"]})
-        assert tree.leafId == first["leafId"]
-        try:
-            await second.protocol.send_request_async("pi/prompt", {"sessionId": first["sessionId"], "text": "mine?"})
-            raise AssertionError("a second writer was accepted")
-        except JsonRpcException as error:
-            assert error.code == -32005 and "another process is writing" in error.message
-    finally:
-        await second.shutdown_session()
-        await second.stop()
+    async with another_server(workspace, {"model": "openai/scripted", "apiBase": scripted_llm.base_url}) as second:
+        opened = await request(second, "pi/openSession", {"sessionId": first["sessionId"]})
+        assert opened["readOnly"] is True
+        tree = await request(second, "pi/tree", {"sessionId": first["sessionId"]})
+        assert tree["leafId"] == first["leafId"]
+        with pytest.raises(JsonRpcException) as raised:
+            await request(second, "pi/prompt", {"sessionId": first["sessionId"], "text": "mine?"})
+        assert raised.value.code == -32005 and "another process is writing" in raised.value.message
 
 
 async def test_a_restarted_server_resumes_the_most_recent_session(client, scripted_llm, workspace):
     scripted_llm.enqueue(replies.text("Remember the number 42."))
     first = await request(client, "pi/prompt", {"text": "remember"})
     await client.shutdown_session()
-    from pytest_lsp import make_test_lsp_client
-
-    again = make_test_lsp_client()
-    await again.start_io(*SERVER.server_command, env=SERVER.server_env)
-    try:
-        await again.initialize_session(types.InitializeParams(
-            capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(),
-            initialization_options={"model": "openai/scripted", "apiBase": scripted_llm.base_url},
-        ))
+    async with another_server(workspace, {"model": "openai/scripted", "apiBase": scripted_llm.base_url}) as again:
         scripted_llm.enqueue(replies.text("It was 42."))
-        result = await again.protocol.send_request_async("pi/prompt", {"text": "what number?"})
-        assert result.sessionId == first["sessionId"]
+        result = await request(again, "pi/prompt", {"text": "what number?"})
+        assert result["sessionId"] == first["sessionId"]
         assert "Remember the number 42." in json.dumps(scripted_llm.requests[-1]["messages"])
-    finally:
-        await again.shutdown_session()
-        await again.stop()
