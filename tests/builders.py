@@ -193,3 +193,31 @@ class SessionBuilder:
 
     def ids(self) -> list[str]:
         return [entry["id"] for entry in self.entries]
+
+
+class ScriptedModel:
+    """A summarizer ``Complete`` function: records each request, answers with the next scripted message."""
+
+    def __init__(self, *answers: dict[str, Any]) -> None:
+        self.answers = list(answers)
+        self.calls: list[tuple[str, str, int | None]] = []
+
+    async def __call__(self, system_prompt: str, user_text: str, max_tokens: int | None) -> dict:
+        self.calls.append((system_prompt, user_text, max_tokens))
+        return self.answers.pop(0)
+
+    @property
+    def user_texts(self) -> list[str]:
+        return [call[1] for call in self.calls]
+
+
+def answer(*blocks: dict | str, stop_reason: str = "stop", usage_: dict | None = None, **extra) -> dict:
+    """An assistant message as a summarizer call returns it."""
+    message = {
+        "role": "assistant",
+        "content": [text(block) if isinstance(block, str) else block for block in blocks],
+        "stopReason": stop_reason,
+        "usage": usage_ if usage_ is not None else usage(100, 10),
+    }
+    message.update(extra)
+    return message

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
-from builders import SessionBuilder, text, tool_call, usage
+from builders import ScriptedModel, SessionBuilder, answer, tool_call, usage
 
 from pi_lsp.compaction.prepare import CompactionPreparation, prepare_compaction
 from pi_lsp.compaction.prompts import (
@@ -39,35 +38,6 @@ CHECKPOINT_HEADINGS = [
     "## Next Steps",
     "## Critical Context",
 ]
-
-
-class ScriptedModel:
-    """A ``Complete`` function: records each request and answers with the next scripted message."""
-
-    def __init__(self, *answers: dict[str, Any]) -> None:
-        self.answers = list(answers)
-        self.calls: list[tuple[str, str, int | None]] = []
-
-    async def __call__(self, system_prompt: str, user_text: str, max_tokens: int | None) -> dict:
-        self.calls.append((system_prompt, user_text, max_tokens))
-        return self.answers.pop(0)
-
-    @property
-    def user_texts(self) -> list[str]:
-        return [call[1] for call in self.calls]
-
-
-def answer(
-    *blocks: dict | str, stop_reason: str = "stop", usage_: dict | None = None, **extra
-) -> dict:
-    message = {
-        "role": "assistant",
-        "content": [text(block) if isinstance(block, str) else block for block in blocks],
-        "stopReason": stop_reason,
-        "usage": usage_ if usage_ is not None else usage(100, 10),
-    }
-    message.update(extra)
-    return message
 
 
 def words(count: int) -> str:
