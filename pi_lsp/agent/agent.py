@@ -90,14 +90,21 @@ class Agent:
         runtime.require_writable()
         model = self.require_model(runtime)
         user_message = _user_message(text, images)
-        if runtime.is_streaming:
-            queued = QueuedPrompt(text, images, asyncio.get_running_loop().create_future())
-            (runtime.steering if behavior == "steer" else runtime.follow_ups).append(queued)
-            return await queued.done
-        await runtime.compaction_finished.wait()  # a prompt never lands in the middle of a compaction
-        await self._compact_before_prompt(runtime, model)
-        self._record_editor_file_ops(runtime)
-        turn = runtime.turn = asyncio.get_running_loop().create_task(self._run(runtime, model, user_message))
+        # One prompt at a time gets past here: a second one waits, then finds the turn running and
+        # queues itself, instead of starting a turn of its own while the first waits for a compaction.
+        async with runtime.starting:
+            if runtime.is_streaming:
+                queued = QueuedPrompt(text, images, asyncio.get_running_loop().create_future())
+                (runtime.steering if behavior == "steer" else runtime.follow_ups).append(queued)
+                waiting_for = queued.done
+            else:
+                waiting_for = None
+                await runtime.compaction_finished.wait()  # a prompt never lands in the middle of a compaction
+                await self._compact_before_prompt(runtime, model)
+                self._record_editor_file_ops(runtime)
+                turn = runtime.turn = asyncio.get_running_loop().create_task(self._run(runtime, model, user_message))
+        if waiting_for is not None:
+            return await waiting_for
         try:
             return await asyncio.shield(turn)
         except asyncio.CancelledError:

@@ -35,6 +35,8 @@ class SessionRuntime:
         self.read_only_reason = read_only_reason
         self.model_override: str | None = None
         self.turn: asyncio.Task | None = None
+        self.starting = asyncio.Lock()
+        """Held while a prompt decides whether to start a turn or join the queue."""
         self.abort_requested = asyncio.Event()
         self.steering: deque[QueuedPrompt] = deque()
         self.follow_ups: deque[QueuedPrompt] = deque()
