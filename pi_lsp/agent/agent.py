@@ -21,6 +21,7 @@ from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.agent.system_prompt import build_system_prompt
 from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
+from pi_lsp.compaction.file_ops import EDITOR_FILE_OPS_TYPE
 from pi_lsp.config import ServerConfig
 from pi_lsp.errors import ModelNotConfiguredError, PiError
 from pi_lsp.extensions import load_extensions
@@ -31,7 +32,6 @@ from pi_lsp.tools.registry import default_tools
 
 logger = logging.getLogger(__name__)
 
-EDITOR_FILE_OPS_TYPE = "pi-lsp.editor-file-ops"
 NO_MODEL_MESSAGE = (
     "No model is configured. Set the pi.model setting (a litellm model string such as "
     "openai/gpt-4o or ollama/llama3, plus pi.apiBase for a local server), or the PI_LSP_MODEL "
@@ -40,6 +40,8 @@ NO_MODEL_MESSAGE = (
 
 
 class Agent:
+    """Prompts, aborts, compactions and model choice for every session the registry holds."""
+
     def __init__(self, config: ServerConfig, sessions: SessionRegistry, editor: EditorBridge | None = None) -> None:
         self.config = config
         self.sessions = sessions
@@ -52,9 +54,11 @@ class Agent:
 
     def model_for(self, runtime: SessionRuntime) -> ModelConfig | None:
         settings = self.config.model_settings()
+        environ: dict[str, str] = dict(os.environ)
         if runtime.model_override:
+            # pi/setModel is the user's latest word: it beats the PI_LSP_MODEL the server started with.
             settings = {**settings, "model": runtime.model_override}
-        environ = {key: value for key, value in os.environ.items() if not (runtime.model_override and key == "PI_LSP_MODEL")}
+            environ.pop("PI_LSP_MODEL", None)
         return resolve_model(settings, environ)
 
     def require_model(self, runtime: SessionRuntime) -> ModelConfig:
