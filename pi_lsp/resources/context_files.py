@@ -29,7 +29,9 @@ class ContextFile:
     content: str = attrs.field(repr=False)
 
 
-def load_context_files(workspace: Path, agent_dir: Path) -> tuple[tuple[ContextFile, ...], tuple[ResourceDiagnostic, ...]]:
+def load_context_files(
+    workspace: Path, agent_dir: Path
+) -> tuple[tuple[ContextFile, ...], tuple[ResourceDiagnostic, ...]]:
     """The global context file, then those of the workspace's ancestors from the root down."""
     found: list[ContextFile] = []
     diagnostics: list[ResourceDiagnostic] = []
@@ -54,24 +56,32 @@ def _context_file_in(directory: Path, diagnostics: list[ResourceDiagnostic]) -> 
     return None
 
 
-def find_system_prompt(workspace: Path, agent_dir: Path, *, trusted: bool) -> tuple[ContextFile | None, tuple[ResourceDiagnostic, ...]]:
+def find_system_prompt(
+    workspace: Path, agent_dir: Path, *, trusted: bool
+) -> tuple[ContextFile | None, tuple[ResourceDiagnostic, ...]]:
     """``SYSTEM.md``, which replaces the base prompt."""
     return _first_prompt_file(SYSTEM_PROMPT_FILE, workspace, agent_dir, trusted=trusted)
 
 
-def find_append_system_prompt(workspace: Path, agent_dir: Path, *, trusted: bool) -> tuple[ContextFile | None, tuple[ResourceDiagnostic, ...]]:
+def find_append_system_prompt(
+    workspace: Path, agent_dir: Path, *, trusted: bool
+) -> tuple[ContextFile | None, tuple[ResourceDiagnostic, ...]]:
     """``APPEND_SYSTEM.md``, which is added after the base prompt."""
     return _first_prompt_file(APPEND_SYSTEM_PROMPT_FILE, workspace, agent_dir, trusted=trusted)
 
 
-def _first_prompt_file(name: str, workspace: Path, agent_dir: Path, *, trusted: bool) -> tuple[ContextFile | None, tuple[ResourceDiagnostic, ...]]:
+def _first_prompt_file(
+    name: str, workspace: Path, agent_dir: Path, *, trusted: bool
+) -> tuple[ContextFile | None, tuple[ResourceDiagnostic, ...]]:
     diagnostics: list[ResourceDiagnostic] = []
     candidates = [workspace / PROJECT_CONFIG_DIR / name] if trusted else []
     candidates.append(agent_dir / name)
     for candidate in candidates:
         if candidate.exists():
             content = read_text(candidate, diagnostics)
-            return (ContextFile(str(candidate), content) if content is not None else None), tuple(diagnostics)
+            return (ContextFile(str(candidate), content) if content is not None else None), tuple(
+                diagnostics
+            )
     return None, ()
 
 

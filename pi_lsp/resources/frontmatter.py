@@ -53,7 +53,9 @@ def parse_frontmatter(content: str, path: str = "") -> ParsedFrontmatter:
     try:
         mapping, key_lines = parse_yaml_mapping(yaml_text, first_line=FIRST_YAML_LINE)
     except YamlSubsetError as problem:
-        return ParsedFrontmatter(None, body, error(path, problem.line, f"invalid frontmatter: {problem.message}"))
+        return ParsedFrontmatter(
+            None, body, error(path, problem.line, f"invalid frontmatter: {problem.message}")
+        )
     return ParsedFrontmatter(mapping, body, None, key_lines)
 
 

@@ -20,6 +20,7 @@ from typing import Literal
 import attrs
 
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
+from pi_lsp.resources.files import file_identity
 from pi_lsp.resources.frontmatter import ParsedFrontmatter, parse_frontmatter
 
 MAX_NAME_LENGTH = 64
@@ -67,27 +68,39 @@ class SkillLoad:
 def load_skills(locations: Sequence[SkillLocation]) -> SkillLoad:
     """Every skill of ``locations``; the first of two skills with one name wins."""
     chosen: dict[str, Skill] = {}
-    seen_files: set[str] = set()
+    seen_files: set[object] = set()
     diagnostics: list[ResourceDiagnostic] = []
     collisions: list[ResourceDiagnostic] = []
     for location in locations:
         for skill in _skills_at(location, diagnostics):
-            real_path = os.path.realpath(skill.file_path)
-            if real_path in seen_files:
+            identity = file_identity(skill.file_path)
+            if identity in seen_files:
                 continue  # the same file reached twice (e.g. through a symlink)
             winner = chosen.get(skill.name)
             if winner is not None:
-                collisions.append(warning(skill.file_path, 1, f'skill name "{skill.name}" collides with {winner.file_path}, which wins'))
+                collisions.append(
+                    warning(
+                        skill.file_path,
+                        1,
+                        f'skill name "{skill.name}" collides with {winner.file_path}, which wins',
+                    )
+                )
                 continue
             chosen[skill.name] = skill
-            seen_files.add(real_path)
+            seen_files.add(identity)
     return SkillLoad(tuple(chosen.values()), tuple(diagnostics + collisions))
 
 
 def _skills_at(location: SkillLocation, diagnostics: list[ResourceDiagnostic]) -> Iterable[Skill]:
     path = location.path
     if location.explicit and not path.exists():
-        diagnostics.append(warning(location.declared_in or str(path), location.declared_line, f"skill path does not exist: {path}"))
+        diagnostics.append(
+            warning(
+                location.declared_in or str(path),
+                location.declared_line,
+                f"skill path does not exist: {path}",
+            )
+        )
         return
     if path.is_file():
         if not location.explicit or path.suffix != ".md":
@@ -170,27 +183,43 @@ def _description_problems(parsed: ParsedFrontmatter, file_path: str) -> list[Res
     if not isinstance(description, str):
         return [warning(file_path, line, "description must be a string; the skill is not loaded")]
     if len(description) > MAX_DESCRIPTION_LENGTH:
-        return [warning(file_path, line, f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({len(description)})")]
+        return [
+            warning(
+                file_path,
+                line,
+                f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({len(description)})",
+            )
+        ]
     return []
 
 
-def _skill_name(parsed: ParsedFrontmatter, folder: str, file_path: str, diagnostics: list[ResourceDiagnostic]) -> str:
+def _skill_name(
+    parsed: ParsedFrontmatter, folder: str, file_path: str, diagnostics: list[ResourceDiagnostic]
+) -> str:
     name = (parsed.mapping or {}).get("name")
     if name is None or name == "":
         return folder  # pi falls back to the folder's name
     if not isinstance(name, str):
-        diagnostics.append(warning(file_path, parsed.line_of("name"), "name must be a string; using the folder's name"))
+        diagnostics.append(
+            warning(
+                file_path, parsed.line_of("name"), "name must be a string; using the folder's name"
+            )
+        )
         return folder
     return name
 
 
-def _name_problems(name: str, folder: str, parsed: ParsedFrontmatter, file_path: str) -> list[ResourceDiagnostic]:
+def _name_problems(
+    name: str, folder: str, parsed: ParsedFrontmatter, file_path: str
+) -> list[ResourceDiagnostic]:
     line = parsed.line_of("name")
     problems = []
     if len(name) > MAX_NAME_LENGTH:
         problems.append(f"name exceeds {MAX_NAME_LENGTH} characters ({len(name)})")
     if not VALID_NAME.match(name):
-        problems.append("name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)")
+        problems.append(
+            "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)"
+        )
     if name.startswith("-") or name.endswith("-"):
         problems.append("name must not start or end with a hyphen")
     if "--" in name:
@@ -201,11 +230,17 @@ def _name_problems(name: str, folder: str, parsed: ParsedFrontmatter, file_path:
     return [warning(file_path, line, problem) for problem in problems]
 
 
-def _disable_model_invocation(parsed: ParsedFrontmatter, file_path: str, diagnostics: list[ResourceDiagnostic]) -> bool:
+def _disable_model_invocation(
+    parsed: ParsedFrontmatter, file_path: str, diagnostics: list[ResourceDiagnostic]
+) -> bool:
     value = (parsed.mapping or {}).get("disable-model-invocation")
     if value is not None and not isinstance(value, bool):
         line = parsed.line_of("disable-model-invocation")
-        diagnostics.append(warning(file_path, line, "disable-model-invocation must be true or false; treated as false"))
+        diagnostics.append(
+            warning(
+                file_path, line, "disable-model-invocation must be true or false; treated as false"
+            )
+        )
     return value is True
 
 
@@ -217,8 +252,10 @@ def format_skills_for_prompt(skills: Iterable[Skill]) -> str:
     lines = [
         "Skills hold detailed instructions for particular kinds of tasks.",
         "When a task matches a skill's description, read that skill's file with the read tool before you start.",
-        "Relative paths inside a skill file are relative to the skill's directory (the folder of its file); "
-        "turn them into absolute paths before using them in tool calls.",
+        (
+            "Relative paths inside a skill file are relative to the skill's directory "
+            "(the folder of its file); turn them into absolute paths before using them in tool calls."
+        ),
         "",
         "<available_skills>",
     ]
@@ -234,7 +271,11 @@ def format_skills_for_prompt(skills: Iterable[Skill]) -> str:
 
 def escape_xml(text: str) -> str:
     return (
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&apos;")
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
     )
 
 

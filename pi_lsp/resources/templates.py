@@ -18,12 +18,15 @@ from typing import Literal
 import attrs
 
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
+from pi_lsp.resources.files import file_identity
 from pi_lsp.resources.frontmatter import parse_frontmatter
 
 DESCRIPTION_FALLBACK_LENGTH = 60
 TEMPLATE_COMMAND = re.compile(r"^/(\S+)(?:\s+([\s\S]*))?\Z")
 # One combined pattern, as in pi 0.84.2: defaults, then slices, then simple placeholders.
-PLACEHOLDER = re.compile(r"\$\{([0-9]+|ARGUMENTS|@):-([^}]*)\}|\$\{@:([0-9]+)(?::([0-9]+))?\}|\$(ARGUMENTS|@|[0-9]+)")
+PLACEHOLDER = re.compile(
+    r"\$\{([0-9]+|ARGUMENTS|@):-([^}]*)\}|\$\{@:([0-9]+)(?::([0-9]+))?\}|\$(ARGUMENTS|@|[0-9]+)"
+)
 
 Scope = Literal["project", "user"]
 
@@ -56,15 +59,15 @@ class TemplateLoad:
 def load_templates(locations: Sequence[TemplateLocation]) -> TemplateLoad:
     """Every template of ``locations``; the first of two templates with one name wins."""
     chosen: dict[str, PromptTemplate] = {}
-    seen_files: set[str] = set()
+    seen_files: set[object] = set()
     diagnostics: list[ResourceDiagnostic] = []
     collisions: list[ResourceDiagnostic] = []
     for location in locations:
         for path in template_files(location):
-            real_path = os.path.realpath(path)
-            if real_path in seen_files:
+            identity = file_identity(path)
+            if identity in seen_files:
                 continue
-            seen_files.add(real_path)
+            seen_files.add(identity)
             template, problem = load_template_file(path, location.source)
             if problem is not None:
                 diagnostics.append(problem)
@@ -72,7 +75,13 @@ def load_templates(locations: Sequence[TemplateLocation]) -> TemplateLoad:
                 continue
             winner = chosen.get(template.name)
             if winner is not None:
-                collisions.append(warning(template.file_path, 1, f'prompt template "/{template.name}" collides with {winner.file_path}, which wins'))
+                collisions.append(
+                    warning(
+                        template.file_path,
+                        1,
+                        f'prompt template "/{template.name}" collides with {winner.file_path}, which wins',
+                    )
+                )
                 continue
             chosen[template.name] = template
     return TemplateLoad(tuple(chosen.values()), tuple(diagnostics + collisions))
@@ -90,7 +99,9 @@ def template_files(location: TemplateLocation) -> list[Path]:
     return [
         Path(entry.path)
         for entry in entries
-        if entry.name.endswith(".md") and _is_file(entry) and (location.explicit or not entry.name.startswith("."))
+        if entry.name.endswith(".md")
+        and _is_file(entry)
+        and (location.explicit or not entry.name.startswith("."))
     ]
 
 
@@ -101,7 +112,9 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def load_template_file(path: Path, source: Scope) -> tuple[PromptTemplate | None, ResourceDiagnostic | None]:
+def load_template_file(
+    path: Path, source: Scope
+) -> tuple[PromptTemplate | None, ResourceDiagnostic | None]:
     """The template in ``path``; pi skips a file it cannot read or parse, and we say why."""
     file_path = str(path)
     try:

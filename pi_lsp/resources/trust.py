@@ -21,12 +21,17 @@ PROJECT_RESOURCE_PATHS = (
 )
 
 
-def untrusted_workspace_diagnostic(workspace: Path, agents_skill_dirs: Sequence[Path] = ()) -> ResourceDiagnostic | None:
+def untrusted_workspace_diagnostic(
+    workspace: Path, agents_skill_dirs: Sequence[Path] = ()
+) -> ResourceDiagnostic | None:
     """One warning listing the project resources that exist but were skipped; None if there are none."""
     skipped = [relative for relative in PROJECT_RESOURCE_PATHS if (workspace / relative).exists()]
     skipped += [str(directory) for directory in agents_skill_dirs if directory.is_dir()]
     if not skipped:
         return None
     anchor = workspace / ".pi"
-    message = "The workspace is not trusted, so these project resources were not loaded: " + ", ".join(skipped)
+    message = (
+        "The workspace is not trusted, so these project resources were not loaded: "
+        + ", ".join(skipped)
+    )
     return warning(str(anchor), 1, message)

@@ -12,11 +12,22 @@ from __future__ import annotations
 import re
 from typing import Any
 
-KEY_LINE = re.compile(r"^(?P<key>\"[^\"]*\"|'[^']*'|[^\s#:\-?\[\]{},&*!|>'\"%@`][^:#]*?|-[^\s:][^:#]*?)\s*:(?:\s+(?P<rest>.*))?$")
+KEY_LINE = re.compile(
+    r"^(?P<key>\"[^\"]*\"|'[^']*'|[^\s#:\-?\[\]{},&*!|>'\"%@`][^:#]*?|-[^\s:][^:#]*?)\s*:(?:\s+(?P<rest>.*))?$"
+)
 BLOCK_HEADER = re.compile(r"^(?P<style>[|>])(?P<chomp>[+-]?)(?P<indent>[1-9]?)\s*(?:#.*)?$")
 INTEGER = re.compile(r"^[-+]?[0-9]+$")
 FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
-DOUBLE_QUOTE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "/": "/", " ": " "}
+DOUBLE_QUOTE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "0": "\0",
+    "\\": "\\",
+    '"': '"',
+    "/": "/",
+    " ": " ",
+}
 # Characters that cannot start a plain scalar in YAML (anchors, tags, aliases, reserved ones).
 UNSUPPORTED_STARTS = ("&", "*", "!", "%", "@", "`")
 
@@ -168,7 +179,9 @@ class _Reader:
             self.index += 1
         text = _fold_plain(parts)
         if re.search(r":(\s|$)", text):
-            raise self.fail("a ':' followed by a space is not allowed in an unquoted value; quote it", index)
+            raise self.fail(
+                "a ':' followed by a space is not allowed in an unquoted value; quote it", index
+            )
         return _typed_scalar(text) if len(parts) == 1 else text
 
     def block_scalar(self, indent: int, header: re.Match[str]) -> str:
@@ -187,7 +200,9 @@ class _Reader:
             block_indent = _indent_of(content_lines[0]) if content_lines else indent + 1
         for offset, line in enumerate(block):
             if line.strip() and _indent_of(line) < block_indent:
-                raise self.fail("block scalar line is less indented than its first line", start + offset)
+                raise self.fail(
+                    "block scalar line is less indented than its first line", start + offset
+                )
         texts = [line[block_indent:] for line in block]
         body = "\n".join(texts) if header["style"] == "|" else _fold_block(texts)
         return _chomp(body, header["chomp"])
@@ -213,25 +228,28 @@ def _fold_plain(parts: list[str]) -> str:
 
 
 def _fold_block(lines: list[str]) -> str:
-    """``>`` folding: line breaks between ordinary lines become spaces; blank lines stay breaks."""
+    """``>`` folding: a break between two ordinary lines becomes a space; blank lines stay breaks."""
     result = ""
-    previous_ordinary = False
-    for position, line in enumerate(lines):
-        ordinary = bool(line) and not line[0].isspace()
-        if position == 0:
-            result = line
-        elif previous_ordinary and ordinary:
-            result += " " + line
-        elif not line and previous_ordinary:
-            # The first blank line after text replaces the folded break itself.
-            result += "\n"
-            ordinary = True
-            previous_ordinary = False
+    blank_run = 0
+    previous: str | None = None
+    for line in lines:
+        if not line:
+            blank_run += 1
             continue
+        if previous is None:
+            result += "\n" * blank_run + line
+        elif _is_ordinary(previous) and _is_ordinary(line):
+            result += ("\n" * blank_run if blank_run else " ") + line
         else:
-            result += "\n" + line
-        previous_ordinary = ordinary
-    return result
+            # More-indented lines keep their line breaks.
+            result += "\n" * (blank_run + 1) + line
+        blank_run = 0
+        previous = line
+    return result + "\n" * blank_run
+
+
+def _is_ordinary(line: str) -> bool:
+    return not line[0].isspace()
 
 
 def _chomp(body: str, indicator: str) -> str:

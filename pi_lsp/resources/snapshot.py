@@ -1,0 +1,252 @@
+"""One consistent view of every resource, loaded from pi 0.84.2's locations, and the difference
+between two such views (what a later ``pi/resourcesChanged`` reports).
+
+Skill locations, in precedence order (the first skill of a name wins): the project settings'
+``skills`` paths, ``<workspace>/.pi/skills``, ``.agents/skills`` in the workspace and each ancestor
+up to the git root, the user settings' ``skills`` paths, ``<agentDir>/skills``,
+``~/.agents/skills``. Templates likewise: project settings' ``prompts``, ``.pi/prompts``, user
+settings' ``prompts``, ``<agentDir>/prompts``. Project locations are skipped when the workspace is
+not trusted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from pi_lsp.resources.context_files import (
+    PROJECT_CONFIG_DIR,
+    ContextFile,
+    find_append_system_prompt,
+    find_system_prompt,
+    load_context_files,
+)
+from pi_lsp.resources.diagnostics import ResourceDiagnostic
+from pi_lsp.resources.settings import SettingsFile, SettingsLoad, key_line, load_settings
+from pi_lsp.resources.skills import Scope, Skill, SkillLocation, load_skills
+from pi_lsp.resources.templates import PromptTemplate, TemplateLocation, load_templates
+from pi_lsp.resources.trust import untrusted_workspace_diagnostic
+
+# Settings entries with these prefixes are packages or include/exclude patterns, resolved elsewhere.
+NON_PATH_PREFIXES = ("!", "+", "-", "npm:", "git:", "github:", "http:", "https:", "ssh:")
+
+
+@attrs.frozen
+class ResourceSnapshot:
+    context_files: tuple[ContextFile, ...]
+    system_prompt: ContextFile | None
+    """``SYSTEM.md``: replaces the base prompt."""
+    append_system_prompt: ContextFile | None
+    """``APPEND_SYSTEM.md``: extends the base prompt."""
+    skills: tuple[Skill, ...]
+    templates: tuple[PromptTemplate, ...]
+    settings: SettingsLoad
+    diagnostics: tuple[ResourceDiagnostic, ...]
+
+
+def load_resources(
+    workspace: Path,
+    agent_dir: Path,
+    *,
+    trusted: bool,
+    previous: ResourceSnapshot | None = None,
+    home: Path | None = None,
+) -> ResourceSnapshot:
+    """Everything pi would load for ``workspace``; a broken settings file keeps ``previous``'s content."""
+    workspace, agent_dir = Path(os.path.abspath(workspace)), Path(os.path.abspath(agent_dir))
+    home = Path(os.path.abspath(home or Path.home()))
+    settings = load_settings(
+        workspace, agent_dir, trusted=trusted, previous=previous.settings if previous else None
+    )
+    context_files, context_problems = load_context_files(workspace, agent_dir)
+    system_prompt, system_problems = find_system_prompt(workspace, agent_dir, trusted=trusted)
+    append_prompt, append_problems = find_append_system_prompt(
+        workspace, agent_dir, trusted=trusted
+    )
+    agents_dirs = agents_skill_dirs(workspace, home)
+    skills = load_skills(
+        skill_locations(
+            workspace, agent_dir, home, settings, trusted=trusted, agents_dirs=agents_dirs
+        )
+    )
+    templates = load_templates(template_locations(workspace, agent_dir, settings, trusted=trusted))
+    trust_problem = None if trusted else untrusted_workspace_diagnostic(workspace, agents_dirs)
+    diagnostics = (
+        *settings.diagnostics,
+        *context_problems,
+        *system_problems,
+        *append_problems,
+        *skills.diagnostics,
+        *templates.diagnostics,
+        *([trust_problem] if trust_problem else []),
+    )
+    return ResourceSnapshot(
+        context_files,
+        system_prompt,
+        append_prompt,
+        skills.skills,
+        templates.templates,
+        settings,
+        diagnostics,
+    )
+
+
+def git_root(start: Path) -> Path | None:
+    for directory in [start, *start.parents]:
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def agents_skill_dirs(workspace: Path, home: Path) -> list[Path]:
+    """``.agents/skills`` of the workspace and its ancestors up to the git root (or the filesystem root)."""
+    root = git_root(workspace)
+    user_dir = home / ".agents" / "skills"
+    directories = []
+    for directory in [workspace, *workspace.parents]:
+        candidate = directory / ".agents" / "skills"
+        if candidate != user_dir:  # the user's own directory counts as a user location
+            directories.append(candidate)
+        if directory == root:
+            break
+    return directories
+
+
+def skill_locations(
+    workspace: Path,
+    agent_dir: Path,
+    home: Path,
+    settings: SettingsLoad,
+    *,
+    trusted: bool,
+    agents_dirs: list[Path],
+) -> list[SkillLocation]:
+    locations: list[SkillLocation] = []
+    if trusted:
+        project_base = workspace / PROJECT_CONFIG_DIR
+        locations += _settings_skill_paths(settings.project_file, project_base, "project")
+        locations.append(SkillLocation(project_base / "skills", "project"))
+        locations += [SkillLocation(directory, "project", "agents") for directory in agents_dirs]
+    locations += _settings_skill_paths(settings.global_file, agent_dir, "user")
+    locations.append(SkillLocation(agent_dir / "skills", "user"))
+    locations.append(SkillLocation(home / ".agents" / "skills", "user", "agents"))
+    return locations
+
+
+def _settings_skill_paths(
+    file: SettingsFile | None, base: Path, scope: Scope
+) -> Iterator[SkillLocation]:
+    for _entry, path, line in _settings_paths(file, "skills", base):
+        yield SkillLocation(
+            path,
+            scope,
+            "pi",
+            explicit=True,
+            declared_in=file.path if file else None,
+            declared_line=line,
+        )
+
+
+def template_locations(
+    workspace: Path, agent_dir: Path, settings: SettingsLoad, *, trusted: bool
+) -> list[TemplateLocation]:
+    locations: list[TemplateLocation] = []
+    if trusted:
+        project_base = workspace / PROJECT_CONFIG_DIR
+        locations += [
+            TemplateLocation(path, "project", explicit=True)
+            for _, path, _ in _settings_paths(settings.project_file, "prompts", project_base)
+        ]
+        locations.append(TemplateLocation(project_base / "prompts", "project"))
+    locations += [
+        TemplateLocation(path, "user", explicit=True)
+        for _, path, _ in _settings_paths(settings.global_file, "prompts", agent_dir)
+    ]
+    locations.append(TemplateLocation(agent_dir / "prompts", "user"))
+    return locations
+
+
+def _settings_paths(
+    file: SettingsFile | None, key: str, base: Path
+) -> Iterator[tuple[str, Path, int]]:
+    """(entry, resolved path, line) of each plain local path in a settings file's ``key`` array."""
+    if file is None:
+        return
+    for entry in file.valid.get(key, []):
+        entry = entry.strip()
+        if not entry or entry.startswith(NON_PATH_PREFIXES):
+            continue
+        path = Path(os.path.expanduser(entry))
+        resolved = Path(os.path.abspath(path if path.is_absolute() else base / path))
+        yield entry, resolved, _entry_line(file, key, entry)
+
+
+def _entry_line(file: SettingsFile, key: str, entry: str) -> int:
+    key_position_line = key_line(file.text, (key,))
+    lines = file.text.split("\n")
+    quoted = json.dumps(entry)
+    for number in range(key_position_line, len(lines) + 1):
+        if quoted in lines[number - 1]:
+            return number
+    return key_position_line
+
+
+@attrs.frozen
+class ResourceRef:
+    """A resource's identity: its kind and name (a path for files without a name)."""
+
+    kind: str
+    name: str
+    path: str
+
+
+@attrs.frozen
+class ResourceChanges:
+    added: tuple[ResourceRef, ...] = ()
+    changed: tuple[ResourceRef, ...] = ()
+    removed: tuple[ResourceRef, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.added or self.changed or self.removed)
+
+
+def diff_snapshots(old: ResourceSnapshot | None, new: ResourceSnapshot) -> ResourceChanges:
+    """What was added, changed (same identity, different value) and removed between two snapshots."""
+    before = _by_identity(old) if old is not None else {}
+    after = _by_identity(new)
+    return ResourceChanges(
+        added=tuple(ref for key, (ref, _) in after.items() if key not in before),
+        changed=tuple(
+            ref for key, (ref, value) in after.items() if key in before and before[key][1] != value
+        ),
+        removed=tuple(ref for key, (ref, _) in before.items() if key not in after),
+    )
+
+
+def _by_identity(snapshot: ResourceSnapshot) -> dict[tuple[str, str], tuple[ResourceRef, Any]]:
+    # A skill or template keeps its identity (kind, name) when its file moves: that is a change.
+    return {(ref.kind, ref.name): (ref, value) for ref, value in _identified(snapshot)}
+
+
+def _identified(snapshot: ResourceSnapshot) -> Iterable[tuple[ResourceRef, Any]]:
+    for context_file in snapshot.context_files:
+        yield ResourceRef("contextFile", context_file.path, context_file.path), context_file.content
+    for kind, prompt_file in (
+        ("systemPrompt", snapshot.system_prompt),
+        ("appendSystemPrompt", snapshot.append_system_prompt),
+    ):
+        if prompt_file is not None:
+            yield ResourceRef(kind, prompt_file.path, prompt_file.path), prompt_file.content
+    for skill in snapshot.skills:
+        yield ResourceRef("skill", skill.name, skill.file_path), skill
+    for template in snapshot.templates:
+        yield ResourceRef("promptTemplate", template.name, template.file_path), template
+    for settings_file in (snapshot.settings.global_file, snapshot.settings.project_file):
+        if settings_file is not None and settings_file.raw:
+            yield ResourceRef("settings", settings_file.path, settings_file.path), settings_file.raw
