@@ -35,10 +35,13 @@ MODELS = "pi/models"
 SET_MODEL = "pi/setModel"
 SET_THINKING_LEVEL = "pi/setThinkingLevel"
 COMPACT = "pi/compact"
+RESOURCES = "pi/resources"
+RELOAD = "pi/reload"
 
 # --------------------------------------------------------------------------- notifications (server → client)
 
 EVENT = "pi/event"
+RESOURCES_CHANGED = "pi/resourcesChanged"
 
 EVENT_TYPES = (
     "agent_start",
@@ -163,6 +166,11 @@ class CompactParams:
 
 
 @attrs.frozen
+class NoParams:
+    """A request without parameters."""
+
+
+@attrs.frozen
 class ModelsParams:
     filter: str | None = None
     """Only models whose name contains this text."""
@@ -184,6 +192,8 @@ PARAMS_BY_METHOD: dict[str, type] = {
     SET_MODEL: SetModelParams,
     SET_THINKING_LEVEL: SetThinkingLevelParams,
     COMPACT: CompactParams,
+    RESOURCES: NoParams,
+    RELOAD: NoParams,
 }
 """Every request method and the type its params are validated against."""
 

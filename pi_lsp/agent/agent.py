@@ -19,7 +19,8 @@ from typing import Any
 from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
-from pi_lsp.agent.system_prompt import build_system_prompt
+from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent.system_prompt import agent_dir, build_system_prompt
 from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
 from pi_lsp.compaction.file_ops import EDITOR_FILE_OPS_TYPE
 from pi_lsp.config import ServerConfig
@@ -42,9 +43,18 @@ NO_MODEL_MESSAGE = (
 class Agent:
     """Prompts, aborts, compactions and model choice for every session the registry holds."""
 
-    def __init__(self, config: ServerConfig, sessions: SessionRegistry, editor: EditorBridge | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        sessions: SessionRegistry,
+        editor: EditorBridge | None = None,
+        resources: ResourceService | None = None,
+    ) -> None:
         self.config = config
         self.sessions = sessions
+        self.resources = resources or ResourceService(
+            config.workspace_root, agent_dir(), trusted=config.settings.trusted
+        )
         self.editor = editor or NoEditor()
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
         self.compactor = Compactor(self)
@@ -93,7 +103,7 @@ class Agent:
         """Run ``text`` as a turn (or queue/steer it into the running one); the result of that turn."""
         runtime.require_writable()
         model = self.require_model(runtime)
-        user_message = _user_message(text, images)
+        user_message = _user_message(self.resources.expand_prompt(text), images)
         # One prompt at a time gets past here: a second one waits, then finds the turn running and
         # queues itself, instead of starting a turn of its own while the first waits for a compaction.
         async with runtime.starting:
@@ -151,7 +161,7 @@ class Agent:
         root = self.config.workspace_root
         return TurnSetup(
             model=model,
-            system_prompt=build_system_prompt(root, [tool.spec() for tool in tools]),
+            system_prompt=build_system_prompt(root, [tool.spec() for tool in tools], self.resources.snapshot),
             tools=tools,
             thinking_level=self.thinking_level(runtime),
             cwd=root,

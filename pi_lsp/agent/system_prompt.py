@@ -1,9 +1,10 @@
 """The system prompt of a turn: what the agent is, its tools, and the project's own instructions.
 
-The wording is pi-lsp's own. The project context follows pi's layout: the global
-``<agentDir>/AGENTS.md`` first, then the AGENTS.md (or CLAUDE.md) of each directory from the
-filesystem root down to the workspace, each under a heading with its path. The full resource
-loader (skills, templates, watching) builds on this.
+The wording is pi-lsp's own; the layout is pi 0.84.2's: the base prompt (or the project's or
+agent directory's ``SYSTEM.md`` instead), ``APPEND_SYSTEM.md``, the project context (the global
+``<agentDir>/AGENTS.md`` first, then each directory's AGENTS.md or CLAUDE.md from the filesystem
+root down to the workspace, each under a heading with its path), the skills index when the
+``read`` tool is available, then the date and the working directory.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-CONTEXT_FILE_NAMES = ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
+from pi_lsp.resources.skills import format_skills_for_prompt
+from pi_lsp.resources.snapshot import ResourceSnapshot
 
 BASE_PROMPT = """You are a coding agent working inside the user's editor, in the project shown below.
 You help by reading code, running commands, and making careful, minimal changes with your tools.
@@ -36,37 +38,19 @@ def agent_dir(environ: dict[str, str] | os._Environ = os.environ) -> Path:
     return Path(os.path.expanduser(configured)) if configured else Path.home() / ".pi" / "agent"
 
 
-def context_files(workspace: Path, global_dir: Path) -> list[tuple[Path, str]]:
-    """(path, text) of each project instruction file, global first, then root → workspace."""
-    found: list[tuple[Path, str]] = []
-    seen: set[Path] = set()
-    directories = [global_dir, *reversed([workspace, *workspace.parents])]
-    for directory in directories:
-        for name in CONTEXT_FILE_NAMES:
-            candidate = directory / name
-            if candidate.is_file():
-                resolved = candidate.resolve()
-                if resolved not in seen:
-                    seen.add(resolved)
-                    found.append((candidate, _read(candidate)))
-                break
-    return found
-
-
-def build_system_prompt(workspace: Path, tool_specs: Sequence[dict[str, Any]], global_dir: Path | None = None) -> str:
+def build_system_prompt(workspace: Path, tool_specs: Sequence[dict[str, Any]], snapshot: ResourceSnapshot) -> str:
+    """Base prompt (or SYSTEM.md), APPEND_SYSTEM.md, project context, skills, date and directory."""
     tools = "\n".join(f"- {spec['name']}: {spec['description'].splitlines()[0]}" for spec in tool_specs) or "(none)"
-    parts = [BASE_PROMPT.format(tools=tools)]
-    files = context_files(workspace, global_dir or agent_dir())
-    if files:
-        sections = [f"## {path}\n\n{text.strip()}" for path, text in files]
+    parts = [snapshot.system_prompt.content.strip() if snapshot.system_prompt else BASE_PROMPT.format(tools=tools)]
+    if snapshot.append_system_prompt:
+        parts.append(snapshot.append_system_prompt.content.strip())
+    if snapshot.context_files:
+        sections = [f"## {item.path}\n\n{item.content.strip()}" for item in snapshot.context_files]
         parts.append("# Project Context\n\nProject-specific instructions and guidelines:\n\n" + "\n\n".join(sections))
+    if any(spec["name"] == "read" for spec in tool_specs):
+        skills = format_skills_for_prompt(snapshot.skills)
+        if skills:
+            parts.append(skills)
     parts.append(f"Current date: {date.today().isoformat()}")
     parts.append(f"Current working directory: {workspace.as_posix()}")
     return "\n\n".join(parts)
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        return ""

@@ -7,15 +7,18 @@ background thread so the first prompt does not wait for it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from pi_lsp import protocol
 from pi_lsp.agent.agent import Agent
 from pi_lsp.agent.registry import SessionRegistry
+from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
 from pi_lsp.handlers.base import to_plain
 from pi_lsp.handlers.progress import Progress
@@ -26,6 +29,7 @@ logger = logging.getLogger(__name__)
 
 
 def register(server) -> None:
+    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(on_did_change_watched_files)
     server.feature(types.INITIALIZE)(on_initialize)
     server.feature(types.INITIALIZED)(on_initialized)
     server.feature(types.SHUTDOWN)(on_shutdown)
@@ -38,10 +42,12 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
         config.session_dir, str(root), lambda event: ls.protocol.notify(protocol.EVENT, event),
         default_thinking_level=config.settings.thinking_level,
     )
+    publisher = ResourcePublisher(ls)
+    resources = ResourceService(root, agent_dir(), trusted=config.settings.trusted, on_change=publisher.publish)
     ls.services = Services(
         config=config,
         sessions=sessions,
-        agent=Agent(config, sessions, editor=ls.editor_bridge()),
+        agent=Agent(config, sessions, editor=ls.editor_bridge(), resources=resources),
         progress=lambda token, title: Progress(ls, token, title),
     )
     for problem in config.problems:
@@ -59,12 +65,52 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
             types.ShowMessageParams(type=types.MessageType.Warning, message="pi-lsp settings: " + "; ".join(problems))
         )
     ls.services.agent.preload_in_background()
+    resources = ls.services.agent.resources
+    resources.reload()  # publishes the first diagnostics
+    ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
 
 
 def on_shutdown(ls, params: None) -> None:
     if ls.services is not None:
+        ls.services.agent.resources.stop()
         ls.services.agent.abort_all()
         ls.services.sessions.close_all()
+
+
+def on_did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:
+    """Clients that watch files for the server are honoured too: any change reloads resources."""
+    if ls.services is not None:
+        ls.services.agent.resources.reload()
+
+
+class ResourcePublisher:
+    """Sends ``pi/resourcesChanged`` and publishes resource problems as diagnostics on their files."""
+
+    def __init__(self, server) -> None:
+        self._server = server
+        self._published: set[str] = set()
+
+    def publish(self, changes, snapshot) -> None:
+        from pi_lsp.handlers.resources import changes_document
+
+        if not changes.is_empty:
+            self._server.protocol.notify(protocol.RESOURCES_CHANGED, changes_document(changes))
+        by_path: dict[str, list[types.Diagnostic]] = {}
+        for problem in snapshot.diagnostics:
+            line = max(problem.line - 1, 0)
+            by_path.setdefault(problem.path, []).append(types.Diagnostic(
+                range=types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line + 1, character=0)),
+                message=problem.message,
+                severity=types.DiagnosticSeverity.Error if problem.severity == "error" else types.DiagnosticSeverity.Warning,
+                source="pi",
+            ))
+        for path in self._published - set(by_path):
+            by_path[path] = []  # clear what was fixed
+        for path, diagnostics in by_path.items():
+            self._server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=from_fs_path(path) or path, diagnostics=diagnostics)
+            )
+        self._published = {path for path, diagnostics in by_path.items() if diagnostics}
 
 
 def _workspace_root(params: types.InitializeParams) -> Path:

@@ -32,7 +32,7 @@ def test_every_event_type_is_documented():
 
 def test_every_documented_method_exists():
     documented = set(re.findall(r"^### `(pi/\w+)`", DOCS, re.MULTILINE))
-    assert documented == set(protocol.PARAMS_BY_METHOD) | {protocol.EVENT}
+    assert documented == set(protocol.PARAMS_BY_METHOD) | {protocol.EVENT, protocol.RESOURCES_CHANGED}
 
 
 def test_every_method_is_registered_as_a_request_and_a_command():

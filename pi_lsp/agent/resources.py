@@ -1,0 +1,105 @@
+"""The agent's procedural memory at run time: the current resource snapshot, reloads and watching.
+
+``ResourceService`` holds the last loaded ``ResourceSnapshot`` (context files, SYSTEM.md and
+APPEND_SYSTEM.md, skills, prompt templates, pi's settings). ``reload`` loads everything again and
+reports what was added, changed and removed; problems (a broken SKILL.md, a settings file with
+bad JSON) come back as diagnostics, and the last good values stay in force. ``watch`` runs
+watchfiles over the places resources live and reloads, debounced, whenever something there
+changes; a new folder triggers a full rescan, so a SKILL.md written right after its folder is
+created is not missed. Ancestor directories are watched without recursing into them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from pi_lsp.resources.snapshot import ResourceChanges, ResourceSnapshot, diff_snapshots, load_resources
+
+logger = logging.getLogger(__name__)
+
+ChangeListener = Callable[[ResourceChanges, ResourceSnapshot], None]
+
+WATCH_DEBOUNCE_MS = 50
+RECURSIVE_NAMES = (".pi", ".agents")
+
+
+class ResourceService:
+    def __init__(self, workspace: Path, agent_dir: Path, *, trusted: bool, on_change: ChangeListener | None = None) -> None:
+        self.workspace = workspace
+        self.agent_dir = agent_dir
+        self.trusted = trusted
+        self._on_change = on_change
+        self._snapshot: ResourceSnapshot | None = None
+        self._stop = asyncio.Event()
+
+    @property
+    def snapshot(self) -> ResourceSnapshot:
+        if self._snapshot is None:
+            self.reload()
+        assert self._snapshot is not None
+        return self._snapshot
+
+    def reload(self) -> ResourceChanges:
+        """Load every resource again; tell the listener what changed (and the new diagnostics)."""
+        previous = self._snapshot
+        try:
+            snapshot = load_resources(self.workspace, self.agent_dir, trusted=self.trusted, previous=previous)
+        except Exception:  # a loader bug must not take prompts down: keep the last good snapshot
+            logger.exception("loading resources failed; keeping the previous ones")
+            return diff_snapshots(previous, previous) if previous else ResourceChanges((), (), ())
+        changes = diff_snapshots(previous, snapshot)
+        self._snapshot = snapshot
+        if self._on_change is not None and (previous is None or not changes.is_empty or previous.diagnostics != snapshot.diagnostics):
+            self._on_change(changes, snapshot)
+        return changes
+
+    def expand_prompt(self, text: str) -> str:
+        """``/skill:name args`` then ``/template args``, as pi expands a submitted prompt."""
+        from pi_lsp.resources.skills import expand_skill_command
+        from pi_lsp.resources.templates import expand_template
+
+        snapshot = self.snapshot
+        if snapshot.settings.settings.enable_skill_commands:
+            text = expand_skill_command(text, snapshot.skills)
+        return expand_template(text, snapshot.templates)
+
+    def watched_places(self) -> list[tuple[Path, bool]]:
+        """(directory, recursive) pairs: resource folders recursively, ancestors for their AGENTS.md only."""
+        places: list[tuple[Path, bool]] = [(self.agent_dir, True), (Path.home() / ".agents", True)]
+        for directory in (self.workspace, *self.workspace.parents):
+            places.append((directory, False))
+            places.extend((directory / name, True) for name in RECURSIVE_NAMES)
+        return [(path, recursive) for path, recursive in places if path.is_dir()]
+
+    async def watch(self) -> None:
+        """Reload on every change in a watched place until ``stop`` (best effort: never raises)."""
+        from watchfiles import awatch
+
+        groups: dict[bool, list[Path]] = {True: [], False: []}
+        for path, recursive in self.watched_places():
+            groups[recursive].append(path)
+        watchers = [
+            self._watch_group(awatch, paths, recursive) for recursive, paths in groups.items() if paths
+        ]
+        try:
+            await asyncio.gather(*watchers)
+        except Exception:
+            logger.exception("watching resources stopped")
+
+    async def _watch_group(self, awatch, paths: list[Path], recursive: bool) -> None:
+        async for _changes in awatch(
+            *paths, recursive=recursive, debounce=WATCH_DEBOUNCE_MS, step=20, stop_event=self._stop,
+            watch_filter=None if recursive else _context_file_filter,
+        ):
+            self.reload()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def _context_file_filter(change, path: str) -> bool:
+    name = Path(path).name
+    return name.upper() in ("AGENTS.MD", "CLAUDE.MD", "AGENTS.OVERRIDE.MD")

@@ -1,0 +1,105 @@
+"""Resources while the server runs: AGENTS.md edits, new and broken skills, templates, reloads."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from tests.e2e.conftest import RawNotification, request  # noqa: F401 - RawNotification keeps events raw
+from pi_lsp.scripted_llm import replies
+
+SKILL = """---
+name: release-notes
+description: Write release notes from the git log.
+---
+Run git log and group the changes by kind.
+"""
+
+
+async def wait_for_change(notifications: list, predicate, timeout: float = 10.0) -> dict:
+    async def find():
+        while True:
+            for item in notifications:
+                if predicate(item):
+                    return item
+            await asyncio.sleep(0.02)
+
+    return await asyncio.wait_for(find(), timeout)
+
+
+def record_resource_changes(client) -> list:
+    changes: list = []
+    client.feature("pi/resourcesChanged")(lambda params: changes.append(_plain(params)))
+    return changes
+
+
+def _plain(value):
+    if hasattr(value, "_asdict"):
+        return {key: _plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def system_prompt(scripted_llm) -> str:
+    return scripted_llm.requests[-1]["messages"][0]["content"]
+
+
+async def test_editing_agents_md_changes_the_next_system_prompt(client, scripted_llm, workspace):
+    changes = record_resource_changes(client)
+    scripted_llm.enqueue(replies.text("First."), replies.text("Second."))
+    await request(client, "pi/prompt", {"text": "one"})
+    assert "Always answer in English." in system_prompt(scripted_llm)
+    (workspace / "AGENTS.md").write_text("Always answer in French.\n")
+    change = await wait_for_change(changes, lambda item: any(ref["kind"] == "contextFile" for ref in item["changed"]))
+    assert change["changed"][0]["path"].endswith("AGENTS.md")
+    await request(client, "pi/prompt", {"text": "two"})
+    assert "Always answer in French." in system_prompt(scripted_llm)
+
+
+async def test_a_new_skill_folder_is_picked_up_and_its_command_expands(client, scripted_llm, workspace):
+    changes = record_resource_changes(client)
+    folder = workspace / ".pi" / "skills" / "release-notes"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL)  # written right after its folder: the watcher must not miss it
+    await wait_for_change(changes, lambda item: any(ref["name"] == "release-notes" for ref in item["added"]))
+    resources = await request(client, "pi/resources", {})
+    assert [skill["name"] for skill in resources["skills"]] == ["release-notes"]
+    scripted_llm.enqueue(replies.text("Here are the notes."))
+    await request(client, "pi/prompt", {"text": "/skill:release-notes for version 2"})
+    sent = scripted_llm.requests[-1]["messages"]
+    assert "<available_skills>" in sent[0]["content"] and "release-notes" in sent[0]["content"]
+    user = json.dumps(sent[-1])
+    assert '<skill name=\\"release-notes\\"' in user and "group the changes by kind" in user and "for version 2" in user
+
+
+async def test_a_broken_skill_becomes_a_diagnostic_on_its_file_and_the_rest_still_loads(client, workspace):
+    good = workspace / ".pi" / "skills" / "good"
+    broken = workspace / ".pi" / "skills" / "broken"
+    good.mkdir(parents=True)
+    broken.mkdir(parents=True)
+    (good / "SKILL.md").write_text("---\nname: good\ndescription: Works.\n---\nBody\n")
+    (broken / "SKILL.md").write_text("---\nname: broken\n---\nNo description here\n")
+    result = await request(client, "pi/reload", {})  # the watcher may have reloaded already
+    assert set(result) == {"added", "changed", "removed"}
+    resources = await request(client, "pi/resources", {})
+    assert [skill["name"] for skill in resources["skills"]] == ["good"]
+    [problem] = [item for item in resources["diagnostics"] if item["path"].endswith("broken/SKILL.md")]
+    assert "description" in problem["message"]
+    uri = (broken / "SKILL.md").as_uri()
+    for _ in range(100):
+        if client.diagnostics.get(uri):
+            break
+        await asyncio.sleep(0.05)
+    assert "description" in client.diagnostics[uri][0].message
+
+
+async def test_prompt_templates_expand_with_arguments(client, scripted_llm, workspace):
+    prompts = workspace / ".pi" / "prompts"
+    prompts.mkdir(parents=True)
+    (prompts / "review.md").write_text("---\ndescription: Review a file\n---\nReview $1 for $2 problems.\n")
+    await request(client, "pi/reload", {})
+    scripted_llm.enqueue(replies.text("Reviewed."))
+    await request(client, "pi/prompt", {"text": "/review app.py security"})
+    assert "Review app.py for security problems." in json.dumps(scripted_llm.requests[-1]["messages"][-1])
