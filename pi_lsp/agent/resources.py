@@ -75,31 +75,50 @@ class ResourceService:
         return [(path, recursive) for path, recursive in places if path.is_dir()]
 
     async def watch(self) -> None:
-        """Reload on every change in a watched place until ``stop`` (best effort: never raises)."""
+        """Reload on every change in a watched place until ``stop`` (best effort: never raises).
+
+        When a resource folder (``.pi``, ``.agents``) appears where there was none, the set of
+        watched places is rebuilt so its contents are watched too, and everything is rescanned.
+        """
         from watchfiles import awatch
 
-        groups: dict[bool, list[Path]] = {True: [], False: []}
-        for path, recursive in self.watched_places():
-            groups[recursive].append(path)
-        watchers = [
-            self._watch_group(awatch, paths, recursive) for recursive, paths in groups.items() if paths
-        ]
         try:
-            await asyncio.gather(*watchers)
+            while not self._stop.is_set():
+                groups: dict[bool, list[Path]] = {True: [], False: []}
+                for path, recursive in self.watched_places():
+                    groups[recursive].append(path)
+                watchers = [
+                    asyncio.ensure_future(self._watch_group(awatch, paths, recursive))
+                    for recursive, paths in groups.items()
+                    if paths
+                ]
+                if not watchers:
+                    return
+                done, pending = await asyncio.wait(watchers, return_when=asyncio.FIRST_COMPLETED)
+                for watcher in pending:
+                    watcher.cancel()
+                await asyncio.gather(*pending, return_exceptions=True)
+                for watcher in done:
+                    watcher.result()
+                self.reload()  # a new resource folder: rescan everything once the watch is rebuilt
         except Exception:
             logger.exception("watching resources stopped")
 
     async def _watch_group(self, awatch, paths: list[Path], recursive: bool) -> None:
-        async for _changes in awatch(
+        """Reload on each batch of changes; return when a new resource folder needs watching."""
+        async for changes in awatch(
             *paths, recursive=recursive, debounce=WATCH_DEBOUNCE_MS, step=20, stop_event=self._stop,
-            watch_filter=None if recursive else _context_file_filter,
+            watch_filter=None if recursive else _ancestor_filter,
         ):
+            if not recursive and any(Path(path).name in RECURSIVE_NAMES for _, path in changes):
+                return
             self.reload()
 
     def stop(self) -> None:
         self._stop.set()
 
 
-def _context_file_filter(change, path: str) -> bool:
+def _ancestor_filter(change, path: str) -> bool:
+    """In an ancestor directory only its context files and new resource folders matter."""
     name = Path(path).name
-    return name.upper() in ("AGENTS.MD", "CLAUDE.MD", "AGENTS.OVERRIDE.MD")
+    return name.upper() in ("AGENTS.MD", "CLAUDE.MD", "AGENTS.OVERRIDE.MD") or name in RECURSIVE_NAMES
