@@ -108,7 +108,7 @@ class ResourceService:
         """Reload on each batch of changes; return when a new resource folder needs watching."""
         async for changes in awatch(
             *paths, recursive=recursive, debounce=WATCH_DEBOUNCE_MS, step=20, stop_event=self._stop,
-            watch_filter=None if recursive else _ancestor_filter,
+            watch_filter=_resource_filter(paths) if recursive else _ancestor_filter,
         ):
             if not recursive and any(Path(path).name in RECURSIVE_NAMES for _, path in changes):
                 return
@@ -116,6 +116,24 @@ class ResourceService:
 
     def stop(self) -> None:
         self._stop.set()
+
+
+IGNORED_PARTS = frozenset({"sessions", "node_modules", ".git", "__pycache__"})
+
+
+def _resource_filter(roots: list[Path]):
+    """Inside resource folders, session files (pi-lsp's own appends among them) never trigger a reload."""
+
+    def accept(change, path: str) -> bool:
+        if path.endswith(".jsonl"):
+            return False
+        candidate = Path(path)
+        for root in roots:
+            if candidate.is_relative_to(root):
+                return not IGNORED_PARTS.intersection(candidate.relative_to(root).parts)
+        return True
+
+    return accept
 
 
 def _ancestor_filter(change, path: str) -> bool:
