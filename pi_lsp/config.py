@@ -8,7 +8,6 @@ replaced by its default; the server never refuses to start over configuration.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -96,9 +95,19 @@ class ServerConfig:
         }
 
 
-def load_config(workspace_root: Path, initialization_options: Any, environ: Mapping[str, str] = os.environ) -> ServerConfig:
+def load_config(
+    workspace_root: Path,
+    initialization_options: Any,
+    environ: Mapping[str, str] = os.environ,
+    pi_settings: Mapping[str, Any] | None = None,
+) -> ServerConfig:
+    """The configuration from the client's options, the environment and pi's merged settings files.
+
+    ``pi_settings`` is what the resource loader read from ``<agentDir>/settings.json`` and the
+    project's ``.pi/settings.json`` (see ``resources/settings.py``), already merged and validated.
+    """
     settings, problems = _structure_settings(initialization_options)
-    pi_settings = read_pi_settings(workspace_root, environ, include_project=settings.trusted, problems=problems)
+    pi_settings = dict(pi_settings or {})
     session_dir = (
         settings.session_dir
         or environ.get("PI_CODING_AGENT_SESSION_DIR")
@@ -134,31 +143,6 @@ def _compaction_settings(merged: Mapping[str, Any]) -> CompactionSettings:
         )
     except (TypeError, ValueError):
         return CompactionSettings()
-
-
-def read_pi_settings(
-    workspace_root: Path, environ: Mapping[str, str], *, include_project: bool, problems: list[str]
-) -> dict[str, Any]:
-    """``<agentDir>/settings.json`` merged with ``<workspace>/.pi/settings.json`` (the project's keys win)."""
-    agent_dir = environ.get("PI_CODING_AGENT_DIR")
-    global_dir = Path(os.path.expanduser(agent_dir)) if agent_dir else Path.home() / ".pi" / "agent"
-    paths = [global_dir / "settings.json"]
-    if include_project:
-        paths.append(workspace_root / ".pi" / "settings.json")
-    merged: dict[str, Any] = {}
-    for path in paths:
-        if not path.is_file():
-            continue
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            problems.append(f"{path}: {error}; ignoring that file")
-            continue
-        if isinstance(loaded, dict):
-            merged.update(loaded)
-        else:
-            problems.append(f"{path}: expected a JSON object; ignoring that file")
-    return merged
 
 
 def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:

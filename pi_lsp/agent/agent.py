@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+
+import attrs
 import os
 import threading
 from pathlib import Path
@@ -63,7 +65,7 @@ class Agent:
     # ------------------------------------------------------------------ models
 
     def model_for(self, runtime: SessionRuntime) -> ModelConfig | None:
-        settings = self.config.model_settings()
+        settings = self.current.model_settings()
         environ: dict[str, str] = dict(os.environ)
         if runtime.model_override:
             # pi/setModel is the user's latest word: it beats the PI_LSP_MODEL the server started with.
@@ -78,8 +80,14 @@ class Agent:
         return model
 
     @property
+    def current(self) -> ServerConfig:
+        """The configuration with pi's settings files as they are now (they are watched and reloaded)."""
+        merged = self.resources.snapshot.settings.settings.merged
+        return self.config if merged == self.config.pi_settings else attrs.evolve(self.config, pi_settings=merged)
+
+    @property
     def tokenizer(self) -> str:
-        return self.config.tokenizer()
+        return self.current.tokenizer()
 
     def thinking_level(self, runtime: SessionRuntime) -> str:
         for entry in reversed(runtime.session.branch()):
@@ -199,7 +207,7 @@ class Agent:
         )
 
     async def _recover_from_overflow(self, runtime: SessionRuntime) -> bool:
-        if not self.config.compaction_settings().enabled:
+        if not self.current.compaction_settings().enabled:
             return False
         try:
             await self.compactor.compact(runtime, "overflow", will_retry=True)
@@ -222,7 +230,7 @@ class Agent:
         return False
 
     async def _try_compact(self, runtime: SessionRuntime, reason: str, needed) -> None:
-        if not self.config.compaction_settings().enabled or runtime.compacting or not needed():
+        if not self.current.compaction_settings().enabled or runtime.compacting or not needed():
             return
         try:
             await self.compactor.compact(runtime, reason)

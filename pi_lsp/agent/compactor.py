@@ -37,15 +37,15 @@ class Compactor:
 
     @property
     def settings(self):
-        return self.agent.config.compaction_settings()
+        return self.agent.current.compaction_settings()
 
     def summary_model(self, runtime: SessionRuntime) -> ModelConfig:
         model = self.agent.require_model(runtime)
-        cheaper = self.agent.config.compaction_model()
+        cheaper = self.agent.current.compaction_model()
         if cheaper:
             from pi_lsp.llm.config import resolve_model
 
-            return resolve_model({**self.agent.config.model_settings(), "model": cheaper}, {}) or model
+            return resolve_model({**self.agent.current.model_settings(), "model": cheaper}, {}) or model
         return model
 
     # ------------------------------------------------------------------ compaction
@@ -173,7 +173,7 @@ class Compactor:
         from pi_lsp.compaction.branch_summary import summarize_branch
 
         model = self.summary_model(runtime)
-        budget = self.agent.config.branch_summary_settings().token_budget(self.agent.context_window(model))
+        budget = self.agent.current.branch_summary_settings().token_budget(self.agent.context_window(model))
         counter = get_token_counter(self.agent.tokenizer)
         plan = plan_branch_summary(runtime.session.by_id, runtime.session.leaf_id, target_id, budget, counter)
         if not plan.entries:

@@ -52,9 +52,16 @@ class ResourceService:
             return diff_snapshots(previous, previous) if previous else ResourceChanges((), (), ())
         changes = diff_snapshots(previous, snapshot)
         self._snapshot = snapshot
-        if self._on_change is not None and (previous is None or not changes.is_empty or previous.diagnostics != snapshot.diagnostics):
+        if self._on_change is not None and previous is not None and (
+            not changes.is_empty or previous.diagnostics != snapshot.diagnostics
+        ):
             self._on_change(changes, snapshot)
         return changes
+
+    def publish_current(self) -> None:
+        """Hand the whole current snapshot to the listener (as everything added, with its diagnostics)."""
+        if self._on_change is not None:
+            self._on_change(diff_snapshots(None, self.snapshot), self.snapshot)
 
     def expand_prompt(self, text: str) -> str:
         """``/skill:name args`` then ``/template args``, as pi expands a submitted prompt."""

@@ -37,13 +37,15 @@ def register(server) -> None:
 
 def on_initialize(ls, params: types.InitializeParams) -> None:
     root = _workspace_root(params)
-    config = load_config(root, to_plain(params.initialization_options))
+    options = to_plain(params.initialization_options)
+    publisher = ResourcePublisher(ls)
+    trusted = load_config(root, options).settings.trusted
+    resources = ResourceService(root, agent_dir(), trusted=trusted, on_change=publisher.publish)
+    config = load_config(root, options, pi_settings=resources.snapshot.settings.settings.merged)
     sessions = SessionRegistry(
         config.session_dir, str(root), lambda event: ls.protocol.notify(protocol.EVENT, event),
         default_thinking_level=config.settings.thinking_level,
     )
-    publisher = ResourcePublisher(ls)
-    resources = ResourceService(root, agent_dir(), trusted=config.settings.trusted, on_change=publisher.publish)
     ls.services = Services(
         config=config,
         sessions=sessions,
@@ -66,7 +68,7 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
         )
     ls.services.agent.preload_in_background()
     resources = ls.services.agent.resources
-    resources.reload()  # publishes the first diagnostics
+    resources.publish_current()  # the first diagnostics, now that the client is listening
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
 
 

@@ -103,3 +103,21 @@ async def test_prompt_templates_expand_with_arguments(client, scripted_llm, work
     scripted_llm.enqueue(replies.text("Reviewed."))
     await request(client, "pi/prompt", {"text": "/review app.py security"})
     assert "Review app.py for security problems." in json.dumps(scripted_llm.requests[-1]["messages"][-1])
+
+
+async def test_a_settings_file_edited_while_the_server_runs_applies_to_the_next_request(client, scripted_llm, workspace):
+    changes = record_resource_changes(client)
+    for index in range(3):
+        scripted_llm.enqueue(replies.text(f"Answer {index} " + "words " * 30))
+        await request(client, "pi/prompt", {"text": f"Question {index} " + "more " * 30})
+    try:
+        await request(client, "pi/compact", {})
+        raise AssertionError("compacted with pi's default keepRecentTokens of 20000")
+    except Exception as error:
+        assert "Nothing to compact" in str(error)
+    (workspace / ".pi" / "settings.json").write_text('{"compaction": {"keepRecentTokens": 100}}')
+    await wait_for_change(changes, lambda item: any(ref["kind"] == "settings" for ref in item["added"] + item["changed"]))
+    # Enough answers for a split turn too (history, then the turn prefix).
+    scripted_llm.enqueue(replies.text("## Goal\nSummarized with the new setting"), replies.text("## Original Request\nQ"))
+    result = await request(client, "pi/compact", {})
+    assert "Summarized with the new setting" in result["summary"]

@@ -1,6 +1,5 @@
 """Server configuration: typed, defaulted, validated once; pi's settings files for the shared keys."""
 
-import json
 from pathlib import Path
 
 from pi_lsp.config import load_config
@@ -22,24 +21,20 @@ def test_invalid_values_fall_back_to_defaults_with_one_problem_each(tmp_path):
 
 
 def test_session_dir_precedence_and_pi_settings(tmp_path):
-    agent = tmp_path / "agent"
-    agent.mkdir()
-    (agent / "settings.json").write_text(json.dumps({"defaultProvider": "anthropic", "defaultModel": "claude-x", "sessionDir": "/from-pi"}))
-    (tmp_path / ".pi").mkdir()
-    (tmp_path / ".pi" / "settings.json").write_text(json.dumps({"defaultModel": "claude-y"}))
-    environ = {"PI_CODING_AGENT_DIR": str(agent)}
-    config = load_config(tmp_path, {}, environ)
+    pi_settings = {"defaultProvider": "anthropic", "defaultModel": "claude-y", "sessionDir": "/from-pi",
+                   "compaction": {"keepRecentTokens": 5000, "tokenizer": "chars4"}}
+    environ: dict[str, str] = {}
+    config = load_config(tmp_path, {}, environ, pi_settings)
     assert config.session_dir == Path("/from-pi")
     assert config.model_settings()["defaultProvider"] == "anthropic" and config.model_settings()["defaultModel"] == "claude-y"
-    assert load_config(tmp_path, {}, {**environ, "PI_CODING_AGENT_SESSION_DIR": "/from-env"}).session_dir == Path("/from-env")
-    assert load_config(tmp_path, {"sessionDir": "sessions"}, environ).session_dir == tmp_path / "sessions"
-    untrusted = load_config(tmp_path, {"trusted": False}, environ)
-    assert untrusted.model_settings()["defaultModel"] == "claude-x"
+    assert config.compaction_settings().keep_recent_tokens == 5000 and config.tokenizer() == "chars4"
+    assert load_config(tmp_path, {}, {"PI_CODING_AGENT_SESSION_DIR": "/from-env"}, pi_settings).session_dir == Path("/from-env")
+    assert load_config(tmp_path, {"sessionDir": "sessions"}, environ, pi_settings).session_dir == tmp_path / "sessions"
+    client_wins = load_config(tmp_path, {"compaction": {"keepRecentTokens": 7}}, environ, pi_settings)
+    assert client_wins.compaction_settings().keep_recent_tokens == 7
 
 
-def test_a_broken_settings_file_is_reported_and_ignored(tmp_path):
-    agent = tmp_path / "agent"
-    agent.mkdir()
-    (agent / "settings.json").write_text("{broken")
-    config = load_config(tmp_path, {}, {"PI_CODING_AGENT_DIR": str(agent)})
-    assert config.pi_settings == {} and "ignoring that file" in config.problems[0]
+def test_invalid_compaction_settings_fall_back_to_pis_defaults(tmp_path):
+    config = load_config(tmp_path, {"compaction": {"reserveTokens": -1}}, {}, {})
+    assert config.compaction_settings().reserve_tokens == 16384
+    assert any("compaction settings are invalid" in problem for problem in config.problems)
