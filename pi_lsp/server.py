@@ -7,6 +7,7 @@ server can be built for every test.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -51,6 +52,8 @@ class PiLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("pi-lsp", __version__, protocol_cls=PiProtocol)
         self.services: Services | None = None
+        self.resource_watch: asyncio.Task | None = None
+        """The task reloading resources as their files change (started at ``initialized``)."""
 
     def editor_bridge(self):
         from pi_lsp.handlers.editor import LspEditorBridge
