@@ -23,6 +23,8 @@ logger = logging.getLogger(__name__)
 ChangeListener = Callable[[ResourceChanges, ResourceSnapshot], None]
 
 WATCH_DEBOUNCE_MS = 50
+WATCH_SETTLE_SECONDS = 0.2
+RESCAN_SECONDS = 5.0
 RECURSIVE_NAMES = (".pi", ".agents")
 
 
@@ -101,6 +103,7 @@ class ResourceService:
                 ]
                 if not watchers:
                     return
+                watchers.append(asyncio.ensure_future(self._rescan_periodically()))
                 done, pending = await asyncio.wait(watchers, return_when=asyncio.FIRST_COMPLETED)
                 for watcher in pending:
                     watcher.cancel()
@@ -110,6 +113,15 @@ class ResourceService:
                 self.reload()  # a new resource folder: rescan everything once the watch is rebuilt
         except Exception:
             logger.exception("watching resources stopped")
+
+    async def _rescan_periodically(self) -> None:
+        """A safety net, not the main path: catches what changed while a watch was being set up
+        (inotify only watches a folder once it is registered) and what a watcher missed."""
+        await asyncio.sleep(WATCH_SETTLE_SECONDS)
+        self.reload()
+        while not self._stop.is_set():
+            await asyncio.sleep(RESCAN_SECONDS)
+            self.reload()
 
     async def _watch_group(self, awatch, paths: list[Path], recursive: bool) -> None:
         """Reload on each batch of changes; return when a new resource folder needs watching."""
