@@ -301,6 +301,24 @@ class Tool:
             return error_result(f"{self.name} failed: {type(error).__name__}: {error}")
 
 
+def limit_argument(arguments: Mapping[str, Any], default: int) -> int:
+    """The ``limit`` argument (``default`` when absent); below 1 is an error for the model."""
+    limit = arguments.get("limit")
+    limit = default if limit is None else int(limit)
+    if limit < 1:
+        raise ToolError(f"limit must be at least 1, got {limit}")
+    return limit
+
+
+def require_directory(path: Path) -> Path:
+    """``path`` if it is an existing directory, else a ``ToolError`` saying what it is instead."""
+    if not path.exists():
+        raise ToolError(f"Path not found: {path}")
+    if not path.is_dir():
+        raise ToolError(f"Not a directory: {path}")
+    return path
+
+
 def describe_os_error(error: OSError) -> str:
     """A one-line description of a filesystem error, naming the path when known."""
     reason = error.strerror or str(error)

@@ -6,7 +6,7 @@ import asyncio
 import threading
 from typing import Any, ClassVar
 
-from pi_lsp.tools.base import Tool, ToolContext, ToolError, ToolResult, text_result
+from pi_lsp.tools.base import Tool, ToolContext, ToolError, ToolResult, limit_argument, require_directory, text_result
 from pi_lsp.tools.globs import GlobMatcher, walk
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head, truncation_details
@@ -46,14 +46,8 @@ class FindTool(Tool):
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         pattern: str = arguments["pattern"]
         root = resolve_to_cwd(arguments.get("path") or ".", context.cwd)
-        limit = arguments.get("limit")
-        limit = DEFAULT_LIMIT if limit is None else int(limit)
-        if limit < 1:
-            raise ToolError(f"limit must be at least 1, got {limit}")
-        if not root.exists():
-            raise ToolError(f"Path not found: {root}")
-        if not root.is_dir():
-            raise ToolError(f"Not a directory: {root}")
+        limit = limit_argument(arguments, DEFAULT_LIMIT)
+        require_directory(root)
         if not pattern.strip():
             raise ToolError("pattern must not be empty")
 

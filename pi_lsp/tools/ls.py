@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pi_lsp.tools.base import Tool, ToolContext, ToolError, ToolResult, text_result
+from pi_lsp.tools.base import Tool, ToolContext, ToolError, ToolResult, limit_argument, require_directory, text_result
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head, truncation_details
 
@@ -34,14 +34,8 @@ class LsTool(Tool):
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         folder = resolve_to_cwd(arguments.get("path") or ".", context.cwd)
-        limit = arguments.get("limit")
-        limit = DEFAULT_LIMIT if limit is None else int(limit)
-        if limit < 1:
-            raise ToolError(f"limit must be at least 1, got {limit}")
-        if not folder.exists():
-            raise ToolError(f"Path not found: {folder}")
-        if not folder.is_dir():
-            raise ToolError(f"Not a directory: {folder}")
+        limit = limit_argument(arguments, DEFAULT_LIMIT)
+        require_directory(folder)
         try:
             entries, limit_reached = await asyncio.to_thread(_list, folder, limit)
         except OSError as error:
