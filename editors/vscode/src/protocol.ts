@@ -1,0 +1,396 @@
+// The pi-lsp wire protocol as the extension sees it: every `pi/*` request with its params and
+// result types, and every `pi/event` type. It mirrors pi_lsp/protocol.py and docs/protocol.md;
+// tests/unit/test_protocol_vscode.py fails when the two drift apart.
+
+export type ThinkingLevel = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+export type StopReason = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
+export type CompactionReason = 'manual' | 'threshold' | 'overflow';
+
+export interface SessionParams {
+  sessionId?: string;
+}
+
+export interface ImageContent {
+  data: string;
+  mimeType: string;
+}
+
+export interface PromptParams {
+  text: string;
+  sessionId?: string;
+  images?: ImageContent[];
+  streamingBehavior?: 'steer' | 'followUp';
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+}
+
+export interface PromptResult {
+  sessionId: string;
+  leafId: string | null;
+  stopReason: StopReason;
+  errorMessage: string | null;
+  usage: Usage | null;
+  contextTokens: number | null;
+  contextWindow: number | null;
+}
+
+export interface AbortResult {
+  sessionId: string;
+  aborted: boolean;
+}
+
+export interface TreeEntry {
+  id: string;
+  parentId: string | null;
+  type: string;
+  role?: string;
+  preview: string;
+  label?: string;
+  timestamp: string;
+}
+
+export interface TreeResult {
+  sessionId: string;
+  leafId: string | null;
+  name: string | null;
+  labels: Record<string, string>;
+  activePath: string[];
+  roots: string[];
+  children: Record<string, string[]>;
+  entries: TreeEntry[];
+}
+
+export interface NavigateParams {
+  targetId: string;
+  sessionId?: string;
+  summarize?: boolean;
+  instructions?: string;
+}
+
+export interface NavigateResult {
+  leafId: string | null;
+  summaryEntryId: string | null;
+  editorText: string | null;
+}
+
+export interface SessionInfo {
+  path: string;
+  id: string;
+  cwd: string;
+  name: string | null;
+  parentSessionPath: string | null;
+  created: string;
+  modified: string;
+  messageCount: number;
+  firstMessage: string;
+}
+
+export interface SessionsResult {
+  currentSessionId: string | null;
+  sessions: SessionInfo[];
+}
+
+export interface NewSessionParams {
+  name?: string;
+}
+
+export interface NewSessionResult {
+  sessionId: string;
+  path: string;
+}
+
+export interface OpenSessionParams {
+  sessionId?: string;
+  path?: string;
+}
+
+export interface OpenSessionResult {
+  sessionId: string;
+  path: string;
+  leafId: string | null;
+  readOnly: boolean;
+}
+
+export interface ForkParams {
+  entryId: string;
+  sessionId?: string;
+}
+
+export interface ForkResult {
+  sessionId: string;
+  path: string;
+  leafId: string | null;
+  parentSessionId: string;
+}
+
+export interface LabelParams {
+  entryId: string;
+  label?: string | null;
+  sessionId?: string;
+}
+
+export interface LabelResult {
+  entryId: string;
+  leafId: string | null;
+}
+
+export interface NameParams {
+  name: string;
+  sessionId?: string;
+}
+
+export interface NameResult {
+  entryId: string;
+  name: string;
+}
+
+export interface ModelRef {
+  model: string;
+  provider: string;
+  modelId: string;
+}
+
+export interface ContextUsage {
+  tokens: number | null;
+  contextWindow: number;
+  percent: number | null;
+}
+
+export interface StateResult {
+  sessionId: string;
+  path: string;
+  name: string | null;
+  leafId: string | null;
+  model: ModelRef | null;
+  thinkingLevel: ThinkingLevel;
+  contextUsage: ContextUsage | null;
+  messageCount: number;
+  isStreaming: boolean;
+  isCompacting: boolean;
+  readOnly: boolean;
+}
+
+export interface ModelsParams {
+  filter?: string;
+}
+
+export interface ModelsResult {
+  models: { model: string; provider: string; contextWindow: number | null }[];
+}
+
+export interface SetModelParams {
+  model: string;
+  sessionId?: string;
+}
+
+export interface SetModelResult extends ModelRef {
+  sessionId: string;
+}
+
+export interface SetThinkingLevelParams {
+  level: ThinkingLevel;
+  sessionId?: string;
+}
+
+export interface SetThinkingLevelResult {
+  sessionId: string;
+  thinkingLevel: ThinkingLevel;
+}
+
+export interface CompactParams {
+  sessionId?: string;
+  instructions?: string;
+  workDoneToken?: string | number;
+}
+
+export interface CompactResult {
+  sessionId: string;
+  entryId: string;
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  readFiles: string[];
+  modifiedFiles: string[];
+  reason: CompactionReason;
+}
+
+export type NoParams = Record<string, never>;
+
+export interface Skill {
+  name: string;
+  description: string;
+  path: string;
+  source: string;
+  disableModelInvocation: boolean;
+}
+
+export interface Template {
+  name: string;
+  description: string;
+  path: string;
+  source: string;
+}
+
+export interface ResourcesResult {
+  contextFiles: string[];
+  systemPrompt: string | null;
+  appendSystemPrompt: string | null;
+  skills: Skill[];
+  templates: Template[];
+  diagnostics: { path: string; line: number; message: string; severity: string }[];
+}
+
+export interface ResourceChange {
+  kind: string;
+  name: string;
+  path: string;
+}
+
+export interface ResourcesChanged {
+  added: ResourceChange[];
+  changed: ResourceChange[];
+  removed: ResourceChange[];
+}
+
+/** Every request: its params and result types, keyed by method name. */
+export interface Requests {
+  'pi/prompt': { params: PromptParams; result: PromptResult };
+  'pi/abort': { params: SessionParams; result: AbortResult };
+  'pi/tree': { params: SessionParams; result: TreeResult };
+  'pi/navigate': { params: NavigateParams; result: NavigateResult };
+  'pi/sessions': { params: SessionParams; result: SessionsResult };
+  'pi/newSession': { params: NewSessionParams; result: NewSessionResult };
+  'pi/openSession': { params: OpenSessionParams; result: OpenSessionResult };
+  'pi/fork': { params: ForkParams; result: ForkResult };
+  'pi/label': { params: LabelParams; result: LabelResult };
+  'pi/name': { params: NameParams; result: NameResult };
+  'pi/state': { params: SessionParams; result: StateResult };
+  'pi/models': { params: ModelsParams; result: ModelsResult };
+  'pi/setModel': { params: SetModelParams; result: SetModelResult };
+  'pi/setThinkingLevel': { params: SetThinkingLevelParams; result: SetThinkingLevelResult };
+  'pi/compact': { params: CompactParams; result: CompactResult };
+  'pi/resources': { params: NoParams; result: ResourcesResult };
+  'pi/reload': { params: NoParams; result: ResourcesChanged };
+}
+
+export type Method = keyof Requests;
+export type ParamsOf<M extends Method> = Requests[M]['params'];
+export type ResultOf<M extends Method> = Requests[M]['result'];
+
+export const METHODS: readonly Method[] = [
+  'pi/prompt',
+  'pi/abort',
+  'pi/tree',
+  'pi/navigate',
+  'pi/sessions',
+  'pi/newSession',
+  'pi/openSession',
+  'pi/fork',
+  'pi/label',
+  'pi/name',
+  'pi/state',
+  'pi/models',
+  'pi/setModel',
+  'pi/setThinkingLevel',
+  'pi/compact',
+  'pi/resources',
+  'pi/reload',
+];
+
+export const EVENT_NOTIFICATION = 'pi/event';
+export const RESOURCES_CHANGED_NOTIFICATION = 'pi/resourcesChanged';
+
+/** A pi AgentMessage as saved in the session (only the fields the extension reads). */
+export interface AgentMessage {
+  role: string;
+  content?: unknown;
+  stopReason?: string;
+  errorMessage?: string;
+  toolCallId?: string;
+  toolName?: string;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+/** Every event type carried by `pi/event`, with its fields. */
+export interface Events {
+  agent_start: Record<string, never>;
+  message_start: { role: string };
+  text_delta: { delta: string };
+  thinking_delta: { delta: string };
+  toolcall_start: { toolCallId: string; name: string };
+  tool_execution_start: { toolCallId: string; name: string; arguments: unknown };
+  tool_execution_end: {
+    toolCallId: string;
+    name: string;
+    isError: boolean;
+    content: unknown;
+    details: unknown;
+    entryId: string | null;
+  };
+  message_end: { entryId: string | null; message: AgentMessage };
+  retry: { attempt: number; maxAttempts: number; delayMs: number; errorMessage: string };
+  compaction_start: { reason: CompactionReason };
+  compaction_end: {
+    reason: CompactionReason;
+    aborted: boolean;
+    willRetry: boolean;
+    entryId?: string | null;
+    tokensBefore?: number | null;
+    errorMessage?: string | null;
+  };
+  tree_changed: { leafId: string | null };
+  agent_end: { stopReason: StopReason; leafId: string | null };
+  error: { message: string };
+}
+
+export type EventType = keyof Events;
+export type PiEvent = { [T in EventType]: { type: T } & Events[T] }[EventType];
+
+export const EVENT_TYPES: readonly EventType[] = [
+  'agent_start',
+  'message_start',
+  'text_delta',
+  'thinking_delta',
+  'toolcall_start',
+  'tool_execution_start',
+  'tool_execution_end',
+  'message_end',
+  'retry',
+  'compaction_start',
+  'compaction_end',
+  'tree_changed',
+  'agent_end',
+  'error',
+];
+
+/** The params of the `pi/event` notification. */
+export interface EventNotification {
+  sessionId: string;
+  seq: number;
+  event: PiEvent;
+}
+
+/** The JSON-RPC error codes of pi-lsp (docs/protocol.md "Errors"). */
+export const ErrorCodes = {
+  invalidParams: -32602,
+  noSuchSession: -32001,
+  noSuchEntry: -32002,
+  notASession: -32003,
+  sessionLocked: -32004,
+  readOnly: -32005,
+  writeFailed: -32006,
+  nothingToCompact: -32010,
+  busy: -32011,
+  summaryFailed: -32012,
+  cancelled: -32013,
+  noModel: -32020,
+  internal: -32603,
+} as const;
