@@ -1,9 +1,12 @@
 """The server's configuration: typed, defaulted and validated once, where it enters the server.
 
-Sources, later ones winning: built-in defaults, the environment (``PI_CODING_AGENT_SESSION_DIR``,
-``PI_LSP_MODEL``), and the client's ``initializationOptions`` (the same keys as the ``pi.*``
-settings of the editor clients, without the prefix). An invalid value is reported once and
-replaced by its default; the server never refuses to start over configuration.
+Sources, later ones winning: built-in defaults, pi's settings files (``defaultProvider``,
+``defaultModel``, ``defaultThinkingLevel``, ``sessionDir``, ``compaction``, ``retry``,
+``branchSummary``), the environment (``PI_CODING_AGENT_SESSION_DIR``, ``PI_LSP_MODEL``), the
+client's ``initializationOptions`` and, live, the client's ``workspace/configuration`` section
+``pi`` (the same keys as ``initializationOptions``: the editors' ``pi.*`` settings without the
+prefix). An invalid value is reported once and replaced by its default; the server never refuses
+to start over configuration.
 """
 
 from __future__ import annotations
@@ -18,13 +21,21 @@ import cattrs
 
 from pi_lsp.compaction.settings import BranchSummarySettings, CompactionSettings
 from pi_lsp.protocol import THINKING_LEVELS, camel_case, converter
+from pi_lsp.resources.settings import RetrySettings, deep_merge
+
+CLIENT_ONLY_KEYS = ("server",)
+"""Settings the editor itself uses (``pi.server.path``); the server ignores them."""
+START_ONLY_KEYS = ("trusted",)
+"""Only ``initializationOptions`` may set these: trust is the editor's decision, never a live setting."""
 
 
 @attrs.frozen
-class RetrySettings:
-    enabled: bool = True
-    max_retries: int = 3
-    base_delay_ms: int = 2000
+class RetryOptions:
+    """The client's ``retry`` option; a field left out (None) keeps pi's setting or default."""
+
+    enabled: bool | None = None
+    max_retries: int | None = None
+    base_delay_ms: int | None = None
 
 
 @attrs.frozen
@@ -39,13 +50,14 @@ class ServerSettings:
     """The endpoint for OpenAI-compatible and local servers (litellm's ``api_base``)."""
     context_window: int | None = None
     """The model's context window in tokens, when litellm does not know the model."""
-    thinking_level: str = "medium"
-    """The thinking level of new sessions: off, minimal, low, medium, high or xhigh."""
+    thinking_level: str | None = None
+    """The thinking level of new sessions: off, minimal, low, medium, high or xhigh (default:
+    pi's ``defaultThinkingLevel``, else medium)."""
     tokenizer: str = "tiktoken"
     """Token counting for estimates: ``tiktoken`` (real BPE counts) or ``chars4`` (pi's estimate)."""
     trusted: bool = True
     """Whether the workspace is trusted (the VS Code extension passes workspace trust)."""
-    retry: RetrySettings = attrs.Factory(RetrySettings)
+    retry: RetryOptions = attrs.Factory(RetryOptions)
 
 
 @attrs.frozen
@@ -57,6 +69,8 @@ class ServerConfig:
     """pi's own settings files (global, then the project's when trusted), for the keys pi-lsp shares with pi."""
     client_compaction: dict[str, Any] = attrs.Factory(dict)
     """The client's ``compaction`` options (``enabled``, ``reserveTokens``, ``keepRecentTokens``, ``model``)."""
+    client_options: dict[str, Any] = attrs.Factory(dict)
+    """Everything the client sent (``initializationOptions`` merged with ``workspace/configuration``)."""
     problems: tuple[str, ...] = ()
     """What was wrong with the given configuration (already replaced by defaults)."""
 
@@ -77,6 +91,26 @@ class ServerConfig:
         model = merged.get("model")
         return model if isinstance(model, str) and model else None
 
+    def thinking_level(self) -> str:
+        """The thinking level of new sessions: the client's, else pi's ``defaultThinkingLevel``, else medium."""
+        configured = self.settings.thinking_level or self.pi_settings.get("defaultThinkingLevel")
+        return configured if configured in THINKING_LEVELS else "medium"
+
+    def retry_settings(self) -> RetrySettings:
+        """pi's ``retry`` settings with each retry option the client gave winning."""
+        pi_retry = _object(self.pi_settings.get("retry"))
+        client = self.settings.retry
+
+        def pick(client_value: Any, pi_key: str, default: Any) -> Any:
+            return client_value if client_value is not None else pi_retry.get(pi_key, default)
+
+        return RetrySettings(
+            enabled=pick(client.enabled, "enabled", True),
+            max_retries=pick(client.max_retries, "maxRetries", 3),
+            base_delay_ms=pick(client.base_delay_ms, "baseDelayMs", 2000),
+            max_retry_delay_ms=_object(pi_retry.get("provider")).get("maxRetryDelayMs", 60000),
+        )
+
     def branch_summary_settings(self) -> BranchSummarySettings:
         reserve = _object(self.pi_settings.get("branchSummary")).get("reserveTokens", 16384)
         try:
@@ -95,17 +129,48 @@ class ServerConfig:
         }
 
 
+def client_options(initialization_options: Any, workspace_configuration: Any = None) -> Any:
+    """The client's settings: ``workspace/configuration`` (live) over ``initializationOptions``.
+
+    Unset editor settings arrive as null or "" and mean "not set"; trust comes only from the
+    options the editor started the server with.
+    """
+    if not isinstance(workspace_configuration, Mapping):
+        return initialization_options
+    live = _without_unset(workspace_configuration)
+    for key in (*CLIENT_ONLY_KEYS, *START_ONLY_KEYS):
+        live.pop(key, None)
+    base = dict(initialization_options) if isinstance(initialization_options, Mapping) else {}
+    return deep_merge(base, live)
+
+
+def _without_unset(values: Mapping[str, Any]) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    for key, value in values.items():
+        if isinstance(value, Mapping):
+            value = _without_unset(value)
+            if not value:
+                continue
+        if value is None or value == "":
+            continue
+        kept[key] = value
+    return kept
+
+
 def load_config(
     workspace_root: Path,
     initialization_options: Any,
     environ: Mapping[str, str] = os.environ,
     pi_settings: Mapping[str, Any] | None = None,
+    workspace_configuration: Any = None,
 ) -> ServerConfig:
     """The configuration from the client's options, the environment and pi's merged settings files.
 
     ``pi_settings`` is what the resource loader read from ``<agentDir>/settings.json`` and the
     project's ``.pi/settings.json`` (see ``resources/settings.py``), already merged and validated.
+    ``workspace_configuration`` is the client's answer to ``workspace/configuration`` for ``pi``.
     """
+    initialization_options = client_options(initialization_options, workspace_configuration)
     settings, problems = _structure_settings(initialization_options)
     pi_settings = dict(pi_settings or {})
     session_dir = (
@@ -117,7 +182,8 @@ def load_config(
     if not directory.is_absolute():
         directory = workspace_root / directory
     client_compaction = _object(initialization_options.get("compaction")) if isinstance(initialization_options, Mapping) else {}
-    config = ServerConfig(workspace_root, directory, settings, pi_settings, client_compaction, tuple(problems))
+    options = dict(initialization_options) if isinstance(initialization_options, Mapping) else {}
+    config = ServerConfig(workspace_root, directory, settings, pi_settings, client_compaction, options, tuple(problems))
     merged = {**_object(pi_settings.get("compaction")), **client_compaction}
     if _compaction_settings(merged) == CompactionSettings() and _has_compaction_values(merged):
         problems.append("compaction settings are invalid; using pi's defaults")
@@ -163,9 +229,13 @@ def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
             continue
         valid[wire_name] = raw[wire_name]
     settings = converter.structure(valid, ServerSettings)
-    if settings.thinking_level not in THINKING_LEVELS:
-        problems.append(f"setting thinkingLevel must be one of {', '.join(THINKING_LEVELS)}; using medium")
-        settings = attrs.evolve(settings, thinking_level="medium")
+    if settings.thinking_level is not None and settings.thinking_level not in THINKING_LEVELS:
+        problems.append(f"setting thinkingLevel must be one of {', '.join(THINKING_LEVELS)}; using the default")
+        settings = attrs.evolve(settings, thinking_level=None)
+    retry = settings.retry
+    if any(value is not None and value < 0 for value in (retry.max_retries, retry.base_delay_ms)):
+        problems.append("setting retry: maxRetries and baseDelayMs must not be negative; using pi's retry settings")
+        settings = attrs.evolve(settings, retry=RetryOptions())
     if settings.tokenizer not in ("tiktoken", "chars4"):
         problems.append("setting tokenizer must be tiktoken or chars4; using tiktoken")
         settings = attrs.evolve(settings, tokenizer="tiktoken")

@@ -54,6 +54,8 @@ class PiLanguageServer(LanguageServer):
         self.services: Services | None = None
         self.resource_watch: asyncio.Task | None = None
         """The task reloading resources as their files change (started at ``initialized``)."""
+        self.configuration_pull: asyncio.Task | None = None
+        """The latest ``workspace/configuration`` request (kept so the task is not collected)."""
 
     def editor_bridge(self):
         from pi_lsp.handlers.editor import LspEditorBridge

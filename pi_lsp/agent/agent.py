@@ -79,6 +79,15 @@ class Agent:
             raise ModelNotConfiguredError(NO_MODEL_MESSAGE)
         return model
 
+    def reconfigure(self, config: ServerConfig) -> None:
+        """Use ``config`` from now on (the client's settings changed); the next turn sees it.
+
+        A new session directory applies to sessions created, listed or opened by id from now on;
+        sessions already open stay where their files are.
+        """
+        self.config = config
+        self.sessions.session_dir = config.session_dir
+
     @property
     def current(self) -> ServerConfig:
         """The configuration with pi's settings files as they are now (they are watched and reloaded)."""
@@ -93,7 +102,7 @@ class Agent:
         for entry in reversed(runtime.session.branch()):
             if entry.type == "thinking_level_change" and isinstance(entry.get("thinkingLevel"), str):
                 return entry["thinkingLevel"]
-        return self.config.settings.thinking_level
+        return self.current.thinking_level()
 
     def preload_in_background(self) -> None:
         """Import litellm on a daemon thread, so the first prompt does not wait for it.
@@ -174,7 +183,7 @@ class Agent:
             thinking_level=self.thinking_level(runtime),
             cwd=root,
             editor=self.editor,
-            retry=self.config.settings.retry,
+            retry=self.current.retry_settings(),
             context_window=self.context_window(model),
             take_steering=take_steering,
             compact_if_needed=lambda: self._compact_between_rounds(runtime, model),

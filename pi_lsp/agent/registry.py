@@ -26,11 +26,19 @@ EventSender = Callable[[dict[str, Any]], None]
 class SessionRegistry:
     """Every session this server has open, by id."""
 
-    def __init__(self, session_dir: Path, cwd: str, send_event: EventSender, *, default_thinking_level: str = "medium") -> None:
+    def __init__(
+        self,
+        session_dir: Path,
+        cwd: str,
+        send_event: EventSender,
+        *,
+        default_thinking_level: Callable[[], str] = lambda: "medium",
+    ) -> None:
         self.session_dir = session_dir
         self.cwd = cwd
         self._send_event = send_event
-        self._default_thinking_level = default_thinking_level
+        self.default_thinking_level = default_thinking_level
+        """The thinking level a new session starts with, asked at creation (settings change live)."""
         self._runtimes: dict[str, SessionRuntime] = {}
         self._current: SessionRuntime | None = None
 
@@ -59,7 +67,7 @@ class SessionRegistry:
     def create(self) -> SessionRuntime:
         """A new session in the session directory (written at its first message)."""
         session = Session.create(self.session_dir, self.cwd)
-        session.append_thinking_level_change(self._default_thinking_level)
+        session.append_thinking_level_change(self.default_thinking_level())
         return self._adopt(session)
 
     def open_path(self, path: Path) -> SessionRuntime:

@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.config import RetrySettings
+from pi_lsp.resources.settings import RetrySettings
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.errors import is_context_overflow, is_retryable_error, retry_delay_ms
 from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart

@@ -20,6 +20,7 @@ from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.resources import ResourceService
 from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
+from pi_lsp.handlers import configuration
 from pi_lsp.handlers.base import to_plain
 from pi_lsp.handlers.progress import Progress
 from pi_lsp.logs import ClientLogHandler
@@ -30,6 +31,7 @@ logger = logging.getLogger(__name__)
 
 def register(server) -> None:
     server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(on_did_change_watched_files)
+    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(configuration.on_did_change_configuration)
     server.feature(types.INITIALIZE)(on_initialize)
     server.feature(types.INITIALIZED)(on_initialized)
     server.feature(types.SHUTDOWN)(on_shutdown)
@@ -42,15 +44,15 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
     trusted = load_config(root, options).settings.trusted
     resources = ResourceService(root, agent_dir(), trusted=trusted, on_change=publisher.publish)
     config = load_config(root, options, pi_settings=resources.snapshot.settings.settings.merged)
-    sessions = SessionRegistry(
-        config.session_dir, str(root), lambda event: ls.protocol.notify(protocol.EVENT, event),
-        default_thinking_level=config.settings.thinking_level,
-    )
+    sessions = SessionRegistry(config.session_dir, str(root), lambda event: ls.protocol.notify(protocol.EVENT, event))
+    agent = Agent(config, sessions, editor=ls.editor_bridge(), resources=resources)
+    sessions.default_thinking_level = lambda: agent.current.thinking_level()
     ls.services = Services(
         config=config,
         sessions=sessions,
-        agent=Agent(config, sessions, editor=ls.editor_bridge(), resources=resources),
+        agent=agent,
         progress=lambda token, title: Progress(ls, token, title),
+        initialization_options=options,
     )
     for problem in config.problems:
         logger.warning("configuration: %s", problem)
@@ -66,6 +68,7 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
         ls.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Warning, message="pi-lsp settings: " + "; ".join(problems))
         )
+    configuration.start_pulling(ls)
     ls.services.agent.preload_in_background()
     resources = ls.services.agent.resources
     resources.publish_current()  # the first diagnostics, now that the client is listening

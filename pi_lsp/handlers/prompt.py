@@ -6,11 +6,13 @@ from typing import Any
 
 from pi_lsp import protocol
 from pi_lsp.handlers.base import pi_request
+from pi_lsp.handlers.configuration import wait_for_first_answer
 from pi_lsp.services import Services
 
 
 @pi_request(protocol.PROMPT)
 async def on_prompt(services: Services, params: protocol.PromptParams) -> dict[str, Any]:
+    await wait_for_first_answer(services)
     runtime = services.sessions.get(params.session_id)
     images = [{"data": image.data, "mimeType": image.mime_type} for image in params.images]
     return await services.agent.prompt(runtime, params.text, images, params.streaming_behavior)

@@ -8,15 +8,16 @@ from pi_lsp.config import load_config
 def test_defaults_without_options(tmp_path):
     config = load_config(tmp_path, None, {"PI_CODING_AGENT_DIR": str(tmp_path / "agent")})
     assert config.session_dir == tmp_path / ".pi" / "sessions"
-    assert config.settings.thinking_level == "medium" and config.settings.tokenizer == "tiktoken"
+    assert config.thinking_level() == "medium" and config.settings.tokenizer == "tiktoken"
+    assert config.retry_settings().max_retries == 3 and config.retry_settings().base_delay_ms == 2000
     assert config.problems == ()
 
 
 def test_invalid_values_fall_back_to_defaults_with_one_problem_each(tmp_path):
     options = {"contextWindow": "big", "thinkingLevel": "huge", "model": "openai/x", "retry": {"maxRetries": 5}}
     config = load_config(tmp_path, options, {"PI_CODING_AGENT_DIR": str(tmp_path / "agent")})
-    assert config.settings.context_window is None and config.settings.thinking_level == "medium"
-    assert config.settings.model == "openai/x" and config.settings.retry.max_retries == 5
+    assert config.settings.context_window is None and config.thinking_level() == "medium"
+    assert config.settings.model == "openai/x" and config.retry_settings().max_retries == 5
     assert len(config.problems) == 2 and "contextWindow" in config.problems[0]
 
 
@@ -38,3 +39,40 @@ def test_invalid_compaction_settings_fall_back_to_pis_defaults(tmp_path):
     config = load_config(tmp_path, {"compaction": {"reserveTokens": -1}}, {}, {})
     assert config.compaction_settings().reserve_tokens == 16384
     assert any("compaction settings are invalid" in problem for problem in config.problems)
+
+
+def test_retry_and_thinking_level_come_from_pis_settings_unless_the_client_sets_them(tmp_path):
+    pi_settings = {"retry": {"enabled": False, "maxRetries": 9, "baseDelayMs": 10}, "defaultThinkingLevel": "high"}
+    from_pi = load_config(tmp_path, {}, {}, pi_settings)
+    assert from_pi.retry_settings().enabled is False and from_pi.retry_settings().max_retries == 9
+    assert from_pi.thinking_level() == "high"
+    client = load_config(tmp_path, {"retry": {"maxRetries": 1}, "thinkingLevel": "low"}, {}, pi_settings)
+    retry = client.retry_settings()
+    assert (retry.enabled, retry.max_retries, retry.base_delay_ms) == (False, 1, 10)
+    assert client.thinking_level() == "low"
+
+
+def test_negative_client_retry_values_are_reported_and_ignored(tmp_path):
+    config = load_config(tmp_path, {"retry": {"maxRetries": -2}}, {}, {"retry": {"maxRetries": 4}})
+    assert config.retry_settings().max_retries == 4
+    assert any("retry" in problem for problem in config.problems)
+
+
+def test_workspace_configuration_wins_over_initialization_options_but_never_sets_trust(tmp_path):
+    options = {"model": "openai/a", "trusted": False, "compaction": {"reserveTokens": 100, "keepRecentTokens": 50}}
+    live = {
+        "model": "openai/b", "trusted": True, "apiBase": None, "contextWindow": "",
+        "compaction": {"keepRecentTokens": 70, "enabled": None}, "server": {"path": "/bin/pi-lsp"},
+    }
+    config = load_config(tmp_path, options, {}, {}, workspace_configuration=live)
+    assert config.settings.model == "openai/b" and config.settings.trusted is False
+    assert config.settings.api_base is None and config.settings.context_window is None
+    assert config.compaction_settings().reserve_tokens == 100 and config.compaction_settings().keep_recent_tokens == 70
+    assert config.problems == ()
+    assert "server" not in config.client_options
+
+
+def test_invalid_workspace_configuration_values_are_problems_not_failures(tmp_path):
+    config = load_config(tmp_path, {}, {}, {}, workspace_configuration={"contextWindow": "huge", "thinkingLevel": 3})
+    assert config.settings.context_window is None and config.thinking_level() == "medium"
+    assert len(config.problems) == 2
