@@ -1,0 +1,167 @@
+-- What the :Pi… commands and the chat and tree keymaps do: each action sends its request and
+-- shows the outcome (a chat notice, the prompt input, a message). Nothing here blocks the UI.
+local api = require("pi.api")
+local chat = require("pi.chat")
+local status = require("pi.status")
+local util = require("pi.util")
+
+local M = {}
+
+local NOTHING_TO_COMPACT = -32010
+
+local function refresh_views()
+  status.refresh()
+  require("pi.tree").refresh()
+end
+
+local function failed(method, err)
+  util.error(("%s failed: %s"):format(method, err.message or vim.inspect(err)))
+end
+
+--- Sends `text` as a prompt and opens the chat; without text only opens the prompt input.
+function M.prompt(text)
+  if text == nil or vim.trim(text) == "" then
+    chat.focus_prompt(true)
+    return
+  end
+  chat.open()
+  api.prompt({ text = text }, function(err, result)
+    if err then
+      failed("pi/prompt", err)
+      chat.notice("prompt failed: " .. tostring(err.message))
+      status.set_activity(nil)
+    elseif result.stopReason == "error" and util.present(result.errorMessage) then
+      util.error("the turn failed: " .. result.errorMessage)
+    end
+  end)
+end
+
+function M.chat()
+  chat.open()
+end
+
+function M.abort()
+  api.abort({}, api.report_error("pi/abort", function(result)
+    if not result.aborted then
+      vim.notify("pi: nothing to abort", vim.log.levels.INFO)
+    end
+  end))
+end
+
+function M.compact(instructions)
+  local params = {}
+  if instructions and vim.trim(instructions) ~= "" then
+    params.instructions = instructions
+  end
+  api.compact(params, function(err)
+    if err and err.code == NOTHING_TO_COMPACT then
+      vim.notify("pi: " .. err.message, vim.log.levels.WARN)
+    elseif err then
+      failed("pi/compact", err)
+    end
+  end)
+end
+
+function M.tree()
+  require("pi.tree").open()
+end
+
+--- Moves the leaf to `id`; `options.summarize` and `options.instructions` as for pi/navigate.
+function M.navigate(id, options)
+  if options.summarize then
+    vim.notify("pi: summarizing the branch…", vim.log.levels.INFO)
+  end
+  local params = { targetId = id, summarize = options.summarize or nil, instructions = options.instructions }
+  api.navigate(params, api.report_error("pi/navigate", function(result)
+    if util.present(result.editorText) then
+      chat.set_prompt_text(result.editorText)
+    end
+    if util.present(result.summaryEntryId) then
+      chat.notice("branch summarized into entry " .. result.summaryEntryId)
+    end
+    chat.notice("now at entry " .. tostring(result.leafId))
+    refresh_views()
+  end))
+end
+
+function M.label(id, label)
+  api.label({ entryId = id, label = label }, api.report_error("pi/label", refresh_views))
+end
+
+local function switched(what, result)
+  chat.notice(("%s: session %s"):format(what, tostring(result.sessionId)))
+  refresh_views()
+end
+
+--- Forks a new session at `id`, or at the current leaf.
+function M.fork(id)
+  local function fork_at(entry_id)
+    api.fork({ entryId = entry_id }, api.report_error("pi/fork", function(result)
+      switched("forked into " .. tostring(result.path), result)
+    end))
+  end
+  if id and id ~= "" then
+    return fork_at(id)
+  end
+  api.state({}, api.report_error("pi/state", function(state)
+    if not util.present(state.leafId) then
+      return util.error("the session is empty; nothing to fork")
+    end
+    fork_at(state.leafId)
+  end))
+end
+
+function M.new_session(name)
+  local params = (name and name ~= "") and { name = name } or {}
+  api.new_session(params, api.report_error("pi/newSession", function(result)
+    switched("new session", result)
+  end))
+end
+
+local function session_label(session)
+  local title = util.present(session.name) and session.name or (util.present(session.firstMessage) and session.firstMessage or "(empty)")
+  return ("%s  %s  (%s messages)"):format(tostring(session.modified), title:gsub("%s+", " "), tostring(session.messageCount))
+end
+
+function M.sessions()
+  api.sessions({}, api.report_error("pi/sessions", function(result)
+    if #result.sessions == 0 then
+      return vim.notify("pi: no sessions yet", vim.log.levels.INFO)
+    end
+    vim.ui.select(result.sessions, { prompt = "pi session", format_item = session_label }, function(session)
+      if session then
+        api.open_session({ sessionId = session.id }, api.report_error("pi/openSession", function(opened)
+          switched(opened.readOnly and "opened read-only" or "opened", opened)
+        end))
+      end
+    end)
+  end))
+end
+
+local function set_model(model)
+  api.set_model({ model = model }, api.report_error("pi/setModel", function(result)
+    vim.notify("pi: model " .. result.model, vim.log.levels.INFO)
+    status.refresh()
+  end))
+end
+
+--- Sets the model; without a name, picks one from the server's model table.
+function M.model(model)
+  if model and model ~= "" then
+    return set_model(model)
+  end
+  api.models({}, api.report_error("pi/models", function(result)
+    vim.ui.select(result.models, {
+      prompt = "pi model",
+      format_item = function(item)
+        return ("%s  (%s tokens)"):format(item.model, util.short_number(item.contextWindow))
+      end,
+    }, function(item)
+      if item then
+        set_model(item.model)
+      end
+    end)
+  end))
+end
+
+return M

@@ -1,0 +1,152 @@
+-- The one pi-lsp client of this Neovim: started on first use, reused afterwards. It finds the
+-- project root, waits for the server's initialize before sending anything, and hands the server's
+-- pi/* notifications to the modules that subscribed to them.
+local compat = require("pi.compat")
+local config = require("pi.config")
+
+local M = {}
+
+local NAME = "pi"
+local NOTIFICATIONS = { "pi/event", "pi/resourcesChanged" }
+
+local state = { client_id = nil, waiting = {}, listeners = {} }
+for _, method in ipairs(NOTIFICATIONS) do
+  state.listeners[method] = {}
+end
+
+--- Calls `fn(params)` for every notification `method` ("pi/event" or "pi/resourcesChanged").
+function M.on(method, fn)
+  assert(state.listeners[method], "pi: no such notification: " .. tostring(method))
+  table.insert(state.listeners[method], fn)
+end
+
+local function deliver(method, params)
+  for _, fn in ipairs(state.listeners[method]) do
+    local ok, problem = xpcall(fn, debug.traceback, params)
+    if not ok then
+      vim.notify(("pi: handling %s failed: %s"):format(method, problem), vim.log.levels.ERROR)
+    end
+  end
+end
+
+local function handlers()
+  local result = {}
+  for _, method in ipairs(NOTIFICATIONS) do
+    -- Scheduled so rendering never runs in a fast event; the queue keeps the server's order.
+    result[method] = function(_, params)
+      vim.schedule(function()
+        deliver(method, params)
+      end)
+    end
+  end
+  return result
+end
+
+--- The project the agent works in: the nearest root marker above the current file, else cwd.
+function M.root_dir()
+  local buffer = vim.api.nvim_get_current_buf()
+  local name = vim.api.nvim_buf_get_name(buffer)
+  local from = (vim.bo[buffer].buftype == "" and name ~= "") and vim.fs.dirname(name) or vim.fn.getcwd()
+  return vim.fs.root(from, config.options.root_markers) or vim.fn.getcwd()
+end
+
+local function flush_waiting(client)
+  local waiting = state.waiting
+  state.waiting = {}
+  for _, fn in ipairs(waiting) do
+    fn(client)
+  end
+end
+
+local function on_exit(code, signal)
+  state.client_id = nil
+  state.waiting = {}
+  if code ~= 0 then
+    vim.schedule(function()
+      vim.notify(("pi: the server exited (code %s, signal %s); see :LspLog"):format(code, signal), vim.log.levels.ERROR)
+    end)
+  end
+end
+
+local function client_config()
+  local options = config.options
+  return {
+    name = NAME,
+    cmd = options.cmd,
+    cmd_env = options.cmd_env,
+    root_dir = M.root_dir(),
+    init_options = options.settings,
+    settings = { pi = options.settings },
+    handlers = handlers(),
+    on_init = function(client)
+      vim.schedule(function()
+        flush_waiting(client)
+      end)
+    end,
+    on_exit = on_exit,
+  }
+end
+
+--- The running client, or nil.
+function M.get()
+  return state.client_id and vim.lsp.get_client_by_id(state.client_id) or nil
+end
+
+local function start()
+  require("pi.events").subscribe()
+  if vim.fn.executable(config.options.cmd[1]) ~= 1 then
+    vim.notify(("pi: the server command %q is not executable; set it with require('pi').setup({ cmd = { ... } })"):format(config.options.cmd[1]), vim.log.levels.ERROR)
+    return nil
+  end
+  local ok, id = pcall(compat.start_client, client_config())
+  if not ok or not id then
+    vim.notify("pi: could not start the server: " .. tostring(id), vim.log.levels.ERROR)
+    return nil
+  end
+  state.client_id = id
+  return id
+end
+
+--- Calls `fn(client)` once the server is initialized, starting it first when needed.
+function M.with_client(fn)
+  local client = M.get()
+  if client and client.initialized then
+    return fn(client)
+  end
+  if not client and not start() then
+    return
+  end
+  table.insert(state.waiting, fn)
+end
+
+--- Sends a request; `callback(err, result)` runs on the main loop.
+function M.request(method, params, callback)
+  M.with_client(function(client)
+    compat.request(client, method, params, function(err, result)
+      vim.schedule(function()
+        callback(err, result)
+      end)
+    end)
+  end)
+end
+
+--- Blocks until the server is initialized (for :checkhealth and tests); returns the client or nil.
+function M.start_and_wait(timeout_ms)
+  local ready
+  M.with_client(function(client)
+    ready = client
+  end)
+  vim.wait(timeout_ms, function()
+    return ready ~= nil or M.get() == nil
+  end, 20)
+  return ready
+end
+
+function M.stop()
+  local client = M.get()
+  if client then
+    compat.stop(client)
+  end
+end
+
+return M

@@ -1,0 +1,151 @@
+-- The plugin's options: defaults, validation of what `setup()` receives, and the current values.
+-- Validation happens once, in `setup()`, so the rest of the plugin can trust `config.options`.
+local compat = require("pi.compat")
+
+local M = {}
+
+M.defaults = {
+  -- The server command; a list, as for `vim.lsp.start`.
+  cmd = { "pi-lsp" },
+  -- Extra environment for the server process.
+  cmd_env = nil,
+  -- Files or directories that mark a project root (the workspace the agent works in).
+  root_markers = { ".pi", ".git", "AGENTS.md" },
+  -- Sent as initializationOptions and answered to workspace/configuration (section "pi").
+  -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, sessionDir, trusted, retry,
+  -- compaction (see docs/protocol.md, "Configuration").
+  settings = {},
+  window = {
+    -- "vsplit", "split", "tab" or "current".
+    layout = "vsplit",
+    -- Columns (vsplit) or lines (split); a number below 1 is a fraction of the editor.
+    size = 0.4,
+    -- Lines of the prompt input under the chat.
+    prompt_height = 4,
+  },
+  -- Fold thinking text and tool results in the chat (zo opens a fold).
+  fold = { thinking = true, tool_results = true },
+  -- false disables a mapping.
+  keymaps = {
+    chat = { abort = "<C-c>", compact = "gC", tree = "gt", prompt = "i", close = "q" },
+    prompt = { send = "<CR>", send_insert = "<C-s>", abort = "<C-c>", close = "q" },
+    tree = {
+      navigate = "<CR>",
+      summarize = "s",
+      summarize_with_instructions = "S",
+      fork = "f",
+      label = "l",
+      refresh = "R",
+      close = "q",
+    },
+  },
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+local SETTING_TYPES = {
+  model = "string",
+  apiBase = "string",
+  contextWindow = "number",
+  thinkingLevel = "string",
+  tokenizer = "string",
+  sessionDir = "string",
+  trusted = "boolean",
+  retry = "table",
+  compaction = "table",
+}
+
+local LAYOUTS = { vsplit = true, split = true, tab = true, current = true }
+
+local function is_keymap(value)
+  return value == false or type(value) == "string"
+end
+
+local function validate_cmd(cmd)
+  compat.validate("cmd", cmd, "table")
+  if #cmd == 0 then
+    error("cmd: expected a non-empty list such as { \"pi-lsp\" }", 0)
+  end
+  for index, part in ipairs(cmd) do
+    if type(part) ~= "string" then
+      error(("cmd[%d]: expected string, got %s"):format(index, type(part)), 0)
+    end
+  end
+end
+
+local function validate_settings(settings)
+  compat.validate("settings", settings, "table")
+  for key, value in pairs(settings) do
+    local expected = SETTING_TYPES[key]
+    if expected == nil then
+      error(("settings.%s: unknown setting; known: %s"):format(key, table.concat(vim.tbl_keys(SETTING_TYPES), ", ")), 0)
+    end
+    compat.validate("settings." .. key, value, expected)
+  end
+end
+
+local function validate_window(window)
+  compat.validate("window", window, "table")
+  compat.validate("window.layout", window.layout, "string")
+  if not LAYOUTS[window.layout] then
+    error(("window.layout: expected vsplit, split, tab or current, got %q"):format(window.layout), 0)
+  end
+  compat.validate("window.size", window.size, "number")
+  compat.validate("window.prompt_height", window.prompt_height, "number")
+end
+
+local function validate_keymaps(keymaps)
+  compat.validate("keymaps", keymaps, "table")
+  for group, defaults in pairs(M.defaults.keymaps) do
+    compat.validate("keymaps." .. group, keymaps[group], "table")
+    for action in pairs(keymaps[group]) do
+      if defaults[action] == nil then
+        error(("keymaps.%s.%s: unknown action"):format(group, action), 0)
+      end
+      if not is_keymap(keymaps[group][action]) then
+        error(("keymaps.%s.%s: expected a key string or false"):format(group, action), 0)
+      end
+    end
+  end
+end
+
+local function validate(options)
+  validate_cmd(options.cmd)
+  compat.validate("cmd_env", options.cmd_env, "table", true)
+  compat.validate("root_markers", options.root_markers, "table")
+  validate_settings(options.settings)
+  validate_window(options.window)
+  compat.validate("fold", options.fold, "table")
+  validate_keymaps(options.keymaps)
+end
+
+local function check_known_keys(opts)
+  for key in pairs(opts) do
+    if M.defaults[key] == nil and key ~= "cmd_env" then
+      error(("%s: unknown option"):format(key), 0)
+    end
+  end
+end
+
+--- Merges `opts` over the defaults (never over earlier options, so setup() is idempotent).
+--- Returns true, or false and the message of what is wrong (the options are then unchanged).
+function M.apply(opts)
+  local ok, result = pcall(function()
+    compat.validate("opts", opts, "table", true)
+    opts = opts or {}
+    check_known_keys(opts)
+    local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
+    -- A list given by the user replaces the default list instead of merging index by index.
+    merged.cmd = opts.cmd or merged.cmd
+    merged.root_markers = opts.root_markers or merged.root_markers
+    validate(merged)
+    return merged
+  end)
+  if not ok then
+    return false, tostring(result)
+  end
+  M.options = result
+  return true
+end
+
+return M

@@ -1,0 +1,108 @@
+-- :checkhealth pi — is the server installed and does it start, which version, is a model
+-- configured, can sessions be written. It may block (health checks are synchronous by nature).
+local compat = require("pi.compat")
+local config = require("pi.config")
+local util = require("pi.util")
+
+local M = {}
+
+local START_TIMEOUT_MS = 15000
+local REQUEST_TIMEOUT_MS = 5000
+
+local function check_command()
+  local cmd = config.options.cmd
+  local path = vim.fn.exepath(cmd[1])
+  if path == "" then
+    vim.health.error(("server command %q not found"):format(cmd[1]), {
+      "Install the server: pip install pi-lsp",
+      "Or point the plugin at it: require('pi').setup({ cmd = { '/path/to/pi-lsp' } })",
+    })
+    return false
+  end
+  vim.health.ok("server command found: " .. path)
+  return true
+end
+
+-- `pi-lsp --version` only works when cmd is the pi-lsp executable itself, not a wrapper.
+local function check_version()
+  local cmd = vim.list_extend(vim.deepcopy(config.options.cmd), { "--version" })
+  local ok, done = pcall(function()
+    return vim.system(cmd, { text = true, env = config.options.cmd_env }):wait(REQUEST_TIMEOUT_MS)
+  end)
+  if ok and done.code == 0 and vim.trim(done.stdout or "") ~= "" then
+    vim.health.ok("version: " .. vim.trim(done.stdout))
+  else
+    vim.health.info("`" .. table.concat(cmd, " ") .. "` gave no version; the server's own answer follows")
+  end
+end
+
+local function check_started()
+  local client = require("pi.client").start_and_wait(START_TIMEOUT_MS)
+  if not client then
+    vim.health.error("the server did not start within " .. START_TIMEOUT_MS / 1000 .. " s", { "See :LspLog" })
+    return nil
+  end
+  local info = client.server_info or {}
+  vim.health.ok(("server started: %s %s (root %s)"):format(info.name or "?", info.version or "?", tostring(client.config.root_dir)))
+  return client
+end
+
+local function check_model(state)
+  if util.present(state.model) then
+    vim.health.ok("model configured: " .. state.model.model)
+  else
+    vim.health.warn("no model configured", {
+      "require('pi').setup({ settings = { model = 'openai/gpt-4o' } })",
+      "or set PI_LSP_MODEL in the environment",
+    })
+  end
+end
+
+-- The session file may not exist yet (it is written at the first message); its directory must be writable.
+local function writable_dir(path)
+  local dir = vim.fs.dirname(path)
+  while dir and vim.fn.isdirectory(dir) == 0 do
+    local parent = vim.fs.dirname(dir)
+    if parent == dir then
+      return false
+    end
+    dir = parent
+  end
+  return dir and vim.fn.filewritable(dir) == 2, dir
+end
+
+local function check_session_dir(state)
+  if not util.present(state.path) then
+    vim.health.warn("the server reported no session file")
+    return
+  end
+  local ok, dir = writable_dir(state.path)
+  if ok then
+    vim.health.ok("session dir writable: " .. vim.fs.dirname(state.path))
+  else
+    vim.health.error("session dir not writable: " .. tostring(dir or state.path), {
+      "Set another one: require('pi').setup({ settings = { sessionDir = '...' } })",
+    })
+  end
+end
+
+function M.check()
+  vim.health.start("pi")
+  if not check_command() then
+    return
+  end
+  check_version()
+  local client = check_started()
+  if not client then
+    return
+  end
+  local response = compat.request_sync(client, "pi/state", vim.empty_dict(), REQUEST_TIMEOUT_MS)
+  if not response or response.err then
+    vim.health.error("pi/state failed: " .. vim.inspect(response and response.err or "timeout"))
+    return
+  end
+  check_model(response.result)
+  check_session_dir(response.result)
+end
+
+return M

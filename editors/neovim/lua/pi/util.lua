@@ -1,0 +1,39 @@
+-- Small helpers shared by the modules: JSON nulls, message text, short numbers.
+local M = {}
+
+--- False for nil and for JSON null (which arrives as vim.NIL inside lists).
+function M.present(value)
+  return value ~= nil and value ~= vim.NIL
+end
+
+--- The text of an AgentMessage-like content: a string, or the text blocks of a block list.
+function M.content_text(content)
+  if type(content) == "string" then
+    return content
+  end
+  local parts = {}
+  for _, block in ipairs(type(content) == "table" and content or {}) do
+    if type(block) == "table" and block.type == "text" and type(block.text) == "string" then
+      table.insert(parts, block.text)
+    end
+  end
+  return table.concat(parts, "\n")
+end
+
+--- 1234 → "1.2k", 128000 → "128k".
+function M.short_number(value)
+  if not M.present(value) then
+    return "?"
+  end
+  if value >= 1000 then
+    local text = ("%.1fk"):format(value / 1000)
+    return (text:gsub("%.0k$", "k"))
+  end
+  return tostring(value)
+end
+
+function M.error(message)
+  vim.notify("pi: " .. message, vim.log.levels.ERROR)
+end
+
+return M

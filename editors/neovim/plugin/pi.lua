@@ -1,0 +1,29 @@
+-- The :Pi… commands. Only definitions here, so loading the plugin costs nothing: the modules
+-- load, and the server starts, when a command first runs.
+if vim.g.loaded_pi then
+  return
+end
+vim.g.loaded_pi = true
+
+local function action(name)
+  return function(command)
+    require("pi.actions")[name](command.args ~= "" and command.args or nil)
+  end
+end
+
+local function define(name, rhs, options)
+  vim.api.nvim_create_user_command(name, rhs, options)
+end
+
+define("Pi", action("prompt"), { nargs = "*", desc = "pi: send a prompt (opens the chat)" })
+define("PiChat", action("chat"), { nargs = 0, desc = "pi: open the chat" })
+define("PiAbort", action("abort"), { nargs = 0, desc = "pi: abort the running turn" })
+define("PiCompact", action("compact"), { nargs = "*", desc = "pi: compact the session [instructions]" })
+define("PiTree", action("tree"), { nargs = 0, desc = "pi: open the session tree" })
+define("PiNavigate", function(command)
+  require("pi.actions").navigate(command.fargs[1], { summarize = command.bang })
+end, { nargs = 1, bang = true, desc = "pi: move the leaf to {id} (! summarizes the branch left)" })
+define("PiSessions", action("sessions"), { nargs = 0, desc = "pi: open another session" })
+define("PiNew", action("new_session"), { nargs = "?", desc = "pi: start a new session [name]" })
+define("PiFork", action("fork"), { nargs = "?", desc = "pi: fork a new session at [id] or the leaf" })
+define("PiModel", action("model"), { nargs = "?", desc = "pi: set the model [litellm model]" })
