@@ -2,7 +2,9 @@
 following pi 0.84.2 (``core/skills.ts`` and ``core/package-manager.ts``).
 
 A directory holding ``SKILL.md`` is a skill root and is not searched further; other directories
-are searched recursively, skipping dot-directories and ``node_modules``. ``.pi``-style skill
+are searched recursively, skipping dot-directories, ``node_modules`` and whatever the
+``.gitignore``/``.ignore``/``.fdignore`` files met on the way exclude; the ``!``/``+``/``-``
+patterns of the location's settings file may disable single skills (``patterns.py``). ``.pi``-style skill
 directories (and directories named in settings) also take loose ``*.md`` files at their top;
 ``.agents``-style ones take only ``SKILL.md``. Invalid names and over-long descriptions are
 warnings; a missing description or unreadable frontmatter skips the skill; on a name collision
@@ -22,6 +24,8 @@ import attrs
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
 from pi_lsp.resources.files import file_identity
 from pi_lsp.resources.frontmatter import ParsedFrontmatter, parse_frontmatter
+from pi_lsp.resources.ignore_rules import IgnoreRules
+from pi_lsp.resources.patterns import ResourcePatterns
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
@@ -57,6 +61,8 @@ class SkillLocation:
     """Named in settings: a missing path is reported, and a single ``.md`` file is accepted."""
     declared_in: str | None = None
     declared_line: int = 1
+    patterns: ResourcePatterns = ResourcePatterns()
+    """The include/exclude patterns of the settings file that governs this location."""
 
 
 @attrs.frozen
@@ -109,6 +115,8 @@ def _skills_at(location: SkillLocation, diagnostics: list[ResourceDiagnostic]) -
     else:
         files = skill_files(path, location.mode)
     for file in files:
+        if not location.patterns.enables(file):
+            continue
         skill, problems = load_skill_file(file, location.source)
         diagnostics.extend(problems)
         if skill is not None:
@@ -117,24 +125,30 @@ def _skills_at(location: SkillLocation, diagnostics: list[ResourceDiagnostic]) -
 
 def skill_files(directory: Path, mode: ScanMode = "pi") -> list[Path]:
     """The skill files under ``directory``, in a stable (sorted) order."""
-    return _scan(directory, mode, is_root=True)
+    return _scan(Path(directory), mode, IgnoreRules(Path(directory)), is_root=True)
 
 
-def _scan(directory: Path, mode: ScanMode, *, is_root: bool) -> list[Path]:
+def _scan(directory: Path, mode: ScanMode, ignore: IgnoreRules, *, is_root: bool) -> list[Path]:
     try:
         entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
     except OSError:
         return []
-    if any(entry.name == SKILL_FILE and _is_file(entry) for entry in entries):
-        return [Path(directory) / SKILL_FILE]
+    ignore.enter(directory)
+    skill_file = directory / SKILL_FILE
+    has_skill_file = any(entry.name == SKILL_FILE and _is_file(entry) for entry in entries)
+    if has_skill_file and not ignore.ignores(skill_file, is_directory=False):
+        return [skill_file]  # an ignored SKILL.md does not make a skill root: its folder is searched on
     found: list[Path] = []
     for entry in entries:
         if entry.name.startswith(".") or entry.name == "node_modules":
             continue
+        path = Path(entry.path)
         if _is_dir(entry):
-            found.extend(_scan(Path(entry.path), mode, is_root=False))
+            if not ignore.ignores(path, is_directory=True):
+                found.extend(_scan(path, mode, ignore, is_root=False))
         elif mode == "pi" and is_root and entry.name.endswith(".md") and _is_file(entry):
-            found.append(Path(entry.path))
+            if not ignore.ignores(path, is_directory=False):
+                found.append(path)
     return found
 
 

@@ -27,6 +27,7 @@ from pi_lsp.resources.context_files import (
     load_context_files,
 )
 from pi_lsp.resources.diagnostics import ResourceDiagnostic
+from pi_lsp.resources.patterns import ResourcePatterns, is_pattern, patterns_of
 from pi_lsp.resources.settings import SettingsFile, SettingsLoad, key_line, load_settings
 from pi_lsp.resources.skills import Scope, Skill, SkillLocation, load_skills
 from pi_lsp.resources.templates import PromptTemplate, TemplateLocation, load_templates
@@ -127,20 +128,36 @@ def skill_locations(
     agents_dirs: list[Path],
 ) -> list[SkillLocation]:
     locations: list[SkillLocation] = []
+    project, user = settings.project_file, settings.global_file
     if trusted:
         project_base = workspace / PROJECT_CONFIG_DIR
-        locations += _settings_skill_paths(settings.project_file, project_base, "project")
-        locations.append(SkillLocation(project_base / "skills", "project"))
-        locations += [SkillLocation(directory, "project", "agents") for directory in agents_dirs]
-    locations += _settings_skill_paths(settings.global_file, agent_dir, "user")
-    locations.append(SkillLocation(agent_dir / "skills", "user"))
-    locations.append(SkillLocation(home / ".agents" / "skills", "user", "agents"))
+        locations += _settings_skill_paths(project, project_base, "project")
+        locations.append(SkillLocation(project_base / "skills", "project", patterns=_overrides(project, "skills", project_base)))
+        locations += [
+            SkillLocation(directory, "project", "agents", patterns=_overrides(project, "skills", directory.parent))
+            for directory in agents_dirs
+        ]
+    locations += _settings_skill_paths(user, agent_dir, "user")
+    locations.append(SkillLocation(agent_dir / "skills", "user", patterns=_overrides(user, "skills", agent_dir)))
+    user_agents = home / ".agents"
+    locations.append(SkillLocation(user_agents / "skills", "user", "agents", patterns=_overrides(user, "skills", user_agents)))
     return locations
+
+
+def _overrides(file: SettingsFile | None, key: str, base: Path) -> ResourcePatterns:
+    """The ``!``/``+``/``-`` entries of a settings array, for an auto-discovered folder."""
+    return patterns_of(file.valid.get(key, []) if file else [], base, heed_includes=False)
+
+
+def _own_patterns(file: SettingsFile | None, key: str, base: Path) -> ResourcePatterns:
+    """Every pattern of a settings array, for the paths that same array names."""
+    return patterns_of(file.valid.get(key, []) if file else [], base, heed_includes=True)
 
 
 def _settings_skill_paths(
     file: SettingsFile | None, base: Path, scope: Scope
 ) -> Iterator[SkillLocation]:
+    patterns = _own_patterns(file, "skills", base)
     for _entry, path, line in _settings_paths(file, "skills", base):
         yield SkillLocation(
             path,
@@ -149,6 +166,7 @@ def _settings_skill_paths(
             explicit=True,
             declared_in=file.path if file else None,
             declared_line=line,
+            patterns=patterns,
         )
 
 
@@ -156,18 +174,21 @@ def template_locations(
     workspace: Path, agent_dir: Path, settings: SettingsLoad, *, trusted: bool
 ) -> list[TemplateLocation]:
     locations: list[TemplateLocation] = []
+    project, user = settings.project_file, settings.global_file
     if trusted:
         project_base = workspace / PROJECT_CONFIG_DIR
+        own = _own_patterns(project, "prompts", project_base)
         locations += [
-            TemplateLocation(path, "project", explicit=True)
-            for _, path, _ in _settings_paths(settings.project_file, "prompts", project_base)
+            TemplateLocation(path, "project", explicit=True, patterns=own)
+            for _, path, _ in _settings_paths(project, "prompts", project_base)
         ]
-        locations.append(TemplateLocation(project_base / "prompts", "project"))
+        locations.append(TemplateLocation(project_base / "prompts", "project", patterns=_overrides(project, "prompts", project_base)))
+    own = _own_patterns(user, "prompts", agent_dir)
     locations += [
-        TemplateLocation(path, "user", explicit=True)
-        for _, path, _ in _settings_paths(settings.global_file, "prompts", agent_dir)
+        TemplateLocation(path, "user", explicit=True, patterns=own)
+        for _, path, _ in _settings_paths(user, "prompts", agent_dir)
     ]
-    locations.append(TemplateLocation(agent_dir / "prompts", "user"))
+    locations.append(TemplateLocation(agent_dir / "prompts", "user", patterns=_overrides(user, "prompts", agent_dir)))
     return locations
 
 
@@ -179,7 +200,7 @@ def _settings_paths(
         return
     for entry in file.valid.get(key, []):
         entry = entry.strip()
-        if not entry or entry.startswith(NON_PATH_PREFIXES):
+        if not entry or entry.startswith(NON_PATH_PREFIXES) or is_pattern(entry):
             continue
         path = Path(os.path.expanduser(entry))
         resolved = Path(os.path.abspath(path if path.is_absolute() else base / path))

@@ -1,7 +1,8 @@
 """Prompt templates: ``*.md`` files whose name is a slash command, and their expansion, following
 pi 0.84.2's ``core/prompt-templates.ts``.
 
-Only files directly in a prompts directory count (no recursion). ``/name args`` expands when a
+Only files directly in a prompts directory count (no recursion), less what the folder's
+``.gitignore``/``.ignore``/``.fdignore`` exclude and what settings patterns disable. ``/name args`` expands when a
 template ``name`` exists: the arguments are split like a shell would (quotes may open mid-word,
 empty quoted arguments vanish) and substituted in one pass, so an argument that itself looks
 like ``$1`` is never substituted again.
@@ -20,6 +21,8 @@ import attrs
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
 from pi_lsp.resources.files import file_identity
 from pi_lsp.resources.frontmatter import parse_frontmatter
+from pi_lsp.resources.ignore_rules import IgnoreRules
+from pi_lsp.resources.patterns import ResourcePatterns
 
 DESCRIPTION_FALLBACK_LENGTH = 60
 TEMPLATE_COMMAND = re.compile(r"^/(\S+)(?:\s+([\s\S]*))?\Z")
@@ -48,6 +51,8 @@ class TemplateLocation:
     path: Path
     source: Scope
     explicit: bool = False
+    patterns: ResourcePatterns = ResourcePatterns()
+    """The include/exclude patterns of the settings file that governs this location."""
 
 
 @attrs.frozen
@@ -64,6 +69,8 @@ def load_templates(locations: Sequence[TemplateLocation]) -> TemplateLoad:
     collisions: list[ResourceDiagnostic] = []
     for location in locations:
         for path in template_files(location):
+            if not location.patterns.enables(path):
+                continue
             identity = file_identity(path)
             if identity in seen_files:
                 continue
@@ -95,6 +102,8 @@ def template_files(location: TemplateLocation) -> list[Path]:
         entries = sorted(os.scandir(path), key=lambda entry: entry.name)
     except OSError:
         return []
+    ignore = IgnoreRules(path)
+    ignore.enter(path)
     # pi skips dot-files in its own prompts directories, not in directories named in settings.
     return [
         Path(entry.path)
@@ -102,6 +111,7 @@ def template_files(location: TemplateLocation) -> list[Path]:
         if entry.name.endswith(".md")
         and _is_file(entry)
         and (location.explicit or not entry.name.startswith("."))
+        and not ignore.ignores(Path(entry.path), is_directory=False)
     ]
 
 
