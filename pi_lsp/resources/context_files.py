@@ -2,18 +2,22 @@
 
 Context files: ``<agentDir>``'s first, then one per directory from the filesystem root down to the
 workspace (never below it); in each directory the first existing candidate of
-``CONTEXT_FILE_CANDIDATES`` wins. They need no trust: they only describe the project.
+``CONTEXT_FILE_CANDIDATES`` wins. In a linked git worktree nested inside its main checkout, the
+main checkout's file that the worktree's own file shadows is left out (``git_worktree.py``).
+They need no trust: they only describe the project.
 ``SYSTEM.md`` (replaces the base prompt) and ``APPEND_SYSTEM.md`` (extends it) come from the
 project's ``.pi/`` when the workspace is trusted, else from ``<agentDir>``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import attrs
 
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
+from pi_lsp.resources.git_worktree import shadowed_main_checkout
 
 CONTEXT_FILE_CANDIDATES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
 PROJECT_CONFIG_DIR = ".pi"
@@ -36,13 +40,27 @@ def load_context_files(
     found: list[ContextFile] = []
     diagnostics: list[ResourceDiagnostic] = []
     seen: set[str] = set()
+    shadowed = _shadowed_context_file(workspace)
     for directory in [agent_dir, *reversed([workspace, *workspace.parents])]:
         context_file = _context_file_in(directory, diagnostics)
+        if context_file is not None and directory != agent_dir and shadowed is not None:
+            if Path(os.path.realpath(context_file.path)) == shadowed:
+                continue
         # The agent dir may itself lie on the walk; pi keeps the first occurrence.
         if context_file is not None and context_file.path not in seen:
             seen.add(context_file.path)
             found.append(context_file)
     return tuple(found), tuple(diagnostics)
+
+
+def _shadowed_context_file(workspace: Path) -> Path | None:
+    """The main checkout's context file a nested worktree's own one shadows (same file name)."""
+    roots = shadowed_main_checkout(workspace)
+    if roots is None:
+        return None
+    worktree, main = roots
+    own = _context_file_in(worktree, [])
+    return main / Path(own.path).name if own is not None else None
 
 
 def _context_file_in(directory: Path, diagnostics: list[ResourceDiagnostic]) -> ContextFile | None:

@@ -1,15 +1,20 @@
 """Which skill and prompt-template files load: pi-lsp's discovery against pi 0.84.2's own
 ``DefaultPackageManager.resolve()`` on the same folders — ``.gitignore``/``.ignore``/``.fdignore``
 files in resource folders, ``!glob``/``+path``/``-path`` override entries and include globs in
-the settings files' ``skills`` and ``prompts`` arrays, ``.agents/skills`` up to the git root."""
+the settings files' ``skills`` and ``prompts`` arrays, ``.agents/skills`` up to the git root; and
+which context files load in a git worktree nested inside its main checkout."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from pi_lsp.resources.context_files import load_context_files
 from pi_lsp.resources.snapshot import load_resources
 
 from .harness import NODE_TIMEOUT_S, REFERENCE_DIR
@@ -85,3 +90,33 @@ def test_enabled_skills_and_templates_match_pi(reference_node: Path, tmp_path: P
     # The layout exercises each rule; make sure the expectations are not vacuous.
     assert {"alpha", "delta", "notes", "keep", "inner", "agent-one", "e1", "global-one", "home-skill"} <= names
     assert not names & {"gamma", "beta", "wip", "skip", "hidden-root", "ignored-agent", "e2", "epsilon", "global-off"}
+
+
+def git(directory: Path, *arguments: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *arguments],
+        cwd=directory, check=True, capture_output=True, timeout=60,
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is needed to make a worktree")
+def test_a_nested_worktree_shadows_its_main_checkouts_context_file_as_in_pi(reference_node: Path, tmp_path: Path):
+    home, agent = tmp_path / "home", tmp_path / "agent"
+    main = home / "repo"
+    (main / "docs").mkdir(parents=True)
+    agent.mkdir()
+    write(main / "AGENTS.md", "main rules\n")
+    git(main, "init", "-q")
+    git(main, "add", "AGENTS.md")
+    git(main, "commit", "-q", "-m", "rules")
+    git(main, "worktree", "add", "-q", "feature")
+    write(main / "feature" / "AGENTS.md", "feature rules\n")
+    write(home / "CLAUDE.md", "home rules\n")
+    cases = {main / "feature": [home / "CLAUDE.md", main / "feature" / "AGENTS.md"],
+             main / "docs": [home / "CLAUDE.md", main / "AGENTS.md"]}
+    for workspace, expected in cases.items():
+        reference = pi_enabled(reference_node, home, agent, workspace)["contextFiles"]
+        files, _ = load_context_files(workspace, agent)
+        ours = [file.path for file in files]
+        assert [path for path in ours if path.startswith(str(tmp_path))] == [str(path) for path in expected]
+        assert ours == reference
