@@ -1,7 +1,8 @@
 """The agent's procedural memory at run time: the current resource snapshot, reloads and watching.
 
 ``ResourceService`` holds the last loaded ``ResourceSnapshot`` (context files, SYSTEM.md and
-APPEND_SYSTEM.md, skills, prompt templates, pi's settings). ``reload`` loads everything again and
+APPEND_SYSTEM.md, skills, prompt templates, pi's settings). ``reload`` lists every resource folder
+again, re-reads only the skill and template files that changed (a parsed-file cache), and
 reports what was added, changed and removed; problems (a broken SKILL.md, a settings file with
 bad JSON) come back as diagnostics, and the last good values stay in force. ``watch`` runs
 watchfiles over the places resources live and reloads, debounced, whenever something there
@@ -16,6 +17,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+from pi_lsp.resources.files import ParsedFileCache
 from pi_lsp.resources.snapshot import ResourceChanges, ResourceSnapshot, diff_snapshots, load_resources
 
 logger = logging.getLogger(__name__)
@@ -35,6 +37,7 @@ class ResourceService:
         self.trusted = trusted
         self._on_change = on_change
         self._snapshot: ResourceSnapshot | None = None
+        self._parsed_files = ParsedFileCache()
         self._stop = asyncio.Event()
 
     @property
@@ -48,7 +51,9 @@ class ResourceService:
         """Load every resource again; tell the listener what changed (and the new diagnostics)."""
         previous = self._snapshot
         try:
-            snapshot = load_resources(self.workspace, self.agent_dir, trusted=self.trusted, previous=previous)
+            snapshot = load_resources(
+                self.workspace, self.agent_dir, trusted=self.trusted, previous=previous, cache=self._parsed_files
+            )
         except Exception:  # a loader bug must not take prompts down: keep the last good snapshot
             logger.exception("loading resources failed; keeping the previous ones")
             return diff_snapshots(previous, previous) if previous else ResourceChanges((), (), ())

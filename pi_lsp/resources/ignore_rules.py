@@ -10,6 +10,7 @@ directories are asked with a trailing ``/``.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import pathspec
@@ -25,12 +26,19 @@ class IgnoreRules:
         self._patterns: list[str] = []
         self._spec: pathspec.GitIgnoreSpec | None = None
 
-    def enter(self, directory: Path) -> None:
-        """Add the ignore files of ``directory`` (a folder inside the scan, or its root)."""
+    def enter(self, directory: Path, names: Iterable[str] | None = None) -> None:
+        """Add the ignore files of ``directory`` (a folder inside the scan, or its root).
+
+        ``names``, the directory's listing when the caller has it, saves trying to open ignore
+        files that are not there (three failed opens per folder add up over hundreds of skills).
+        """
+        present = IGNORE_FILE_NAMES if names is None else [name for name in IGNORE_FILE_NAMES if name in set(names)]
+        if not present:
+            return
         relative = os.path.relpath(directory, self.root)
         prefix = "" if relative == "." else Path(relative).as_posix() + "/"
         added = False
-        for name in IGNORE_FILE_NAMES:
+        for name in present:
             try:
                 text = (directory / name).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):

@@ -22,7 +22,7 @@ from typing import Literal
 import attrs
 
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
-from pi_lsp.resources.files import file_identity
+from pi_lsp.resources.files import ParsedFileCache, file_identity, uncached
 from pi_lsp.resources.frontmatter import ParsedFrontmatter, parse_frontmatter
 from pi_lsp.resources.ignore_rules import IgnoreRules
 from pi_lsp.resources.patterns import ResourcePatterns
@@ -71,14 +71,18 @@ class SkillLoad:
     diagnostics: tuple[ResourceDiagnostic, ...]
 
 
-def load_skills(locations: Sequence[SkillLocation]) -> SkillLoad:
-    """Every skill of ``locations``; the first of two skills with one name wins."""
+def load_skills(locations: Sequence[SkillLocation], cache: ParsedFileCache | None = None) -> SkillLoad:
+    """Every skill of ``locations``; the first of two skills with one name wins.
+
+    With a ``cache``, skill files unchanged since the last load are not read again.
+    """
+    read = cache.get if cache is not None else uncached
     chosen: dict[str, Skill] = {}
     seen_files: set[object] = set()
     diagnostics: list[ResourceDiagnostic] = []
     collisions: list[ResourceDiagnostic] = []
     for location in locations:
-        for skill in _skills_at(location, diagnostics):
+        for skill in _skills_at(location, diagnostics, read):
             identity = file_identity(skill.file_path)
             if identity in seen_files:
                 continue  # the same file reached twice (e.g. through a symlink)
@@ -97,7 +101,7 @@ def load_skills(locations: Sequence[SkillLocation]) -> SkillLoad:
     return SkillLoad(tuple(chosen.values()), tuple(diagnostics + collisions))
 
 
-def _skills_at(location: SkillLocation, diagnostics: list[ResourceDiagnostic]) -> Iterable[Skill]:
+def _skills_at(location: SkillLocation, diagnostics: list[ResourceDiagnostic], read) -> Iterable[Skill]:
     path = location.path
     if location.explicit and not path.exists():
         diagnostics.append(
@@ -117,7 +121,7 @@ def _skills_at(location: SkillLocation, diagnostics: list[ResourceDiagnostic]) -
     for file in files:
         if not location.patterns.enables(file):
             continue
-        skill, problems = load_skill_file(file, location.source)
+        skill, problems = read(file, location.source, lambda: load_skill_file(file, location.source))
         diagnostics.extend(problems)
         if skill is not None:
             yield skill
@@ -133,7 +137,7 @@ def _scan(directory: Path, mode: ScanMode, ignore: IgnoreRules, *, is_root: bool
         entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
     except OSError:
         return []
-    ignore.enter(directory)
+    ignore.enter(directory, [entry.name for entry in entries])
     skill_file = directory / SKILL_FILE
     has_skill_file = any(entry.name == SKILL_FILE and _is_file(entry) for entry in entries)
     if has_skill_file and not ignore.ignores(skill_file, is_directory=False):

@@ -27,6 +27,7 @@ from pi_lsp.resources.context_files import (
     load_context_files,
 )
 from pi_lsp.resources.diagnostics import ResourceDiagnostic
+from pi_lsp.resources.files import ParsedFileCache
 from pi_lsp.resources.patterns import ResourcePatterns, is_pattern, patterns_of
 from pi_lsp.resources.settings import SettingsFile, SettingsLoad, key_line, load_settings
 from pi_lsp.resources.skills import Scope, Skill, SkillLocation, load_skills
@@ -57,8 +58,13 @@ def load_resources(
     trusted: bool,
     previous: ResourceSnapshot | None = None,
     home: Path | None = None,
+    cache: ParsedFileCache | None = None,
 ) -> ResourceSnapshot:
-    """Everything pi would load for ``workspace``; a broken settings file keeps ``previous``'s content."""
+    """Everything pi would load for ``workspace``; a broken settings file keeps ``previous``'s content.
+
+    With a ``cache`` (kept from one reload to the next), only skill and template files that changed
+    are read and parsed again; every folder is still listed, so additions and deletions show.
+    """
     workspace, agent_dir = Path(os.path.abspath(workspace)), Path(os.path.abspath(agent_dir))
     home = Path(os.path.abspath(home or Path.home()))
     settings = load_settings(
@@ -73,9 +79,12 @@ def load_resources(
     skills = load_skills(
         skill_locations(
             workspace, agent_dir, home, settings, trusted=trusted, agents_dirs=agents_dirs
-        )
+        ),
+        cache,
     )
-    templates = load_templates(template_locations(workspace, agent_dir, settings, trusted=trusted))
+    templates = load_templates(template_locations(workspace, agent_dir, settings, trusted=trusted), cache)
+    if cache is not None:
+        cache.sweep()
     trust_problem = None if trusted else untrusted_workspace_diagnostic(workspace, agents_dirs)
     diagnostics = (
         *settings.diagnostics,

@@ -19,7 +19,7 @@ from typing import Literal
 import attrs
 
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
-from pi_lsp.resources.files import file_identity
+from pi_lsp.resources.files import ParsedFileCache, file_identity, uncached
 from pi_lsp.resources.frontmatter import parse_frontmatter
 from pi_lsp.resources.ignore_rules import IgnoreRules
 from pi_lsp.resources.patterns import ResourcePatterns
@@ -61,8 +61,12 @@ class TemplateLoad:
     diagnostics: tuple[ResourceDiagnostic, ...]
 
 
-def load_templates(locations: Sequence[TemplateLocation]) -> TemplateLoad:
-    """Every template of ``locations``; the first of two templates with one name wins."""
+def load_templates(locations: Sequence[TemplateLocation], cache: ParsedFileCache | None = None) -> TemplateLoad:
+    """Every template of ``locations``; the first of two templates with one name wins.
+
+    With a ``cache``, template files unchanged since the last load are not read again.
+    """
+    read = cache.get if cache is not None else uncached
     chosen: dict[str, PromptTemplate] = {}
     seen_files: set[object] = set()
     diagnostics: list[ResourceDiagnostic] = []
@@ -75,7 +79,7 @@ def load_templates(locations: Sequence[TemplateLocation]) -> TemplateLoad:
             if identity in seen_files:
                 continue
             seen_files.add(identity)
-            template, problem = load_template_file(path, location.source)
+            template, problem = read(path, location.source, lambda: load_template_file(path, location.source))
             if problem is not None:
                 diagnostics.append(problem)
             if template is None:
@@ -103,7 +107,7 @@ def template_files(location: TemplateLocation) -> list[Path]:
     except OSError:
         return []
     ignore = IgnoreRules(path)
-    ignore.enter(path)
+    ignore.enter(path, [entry.name for entry in entries])
     # pi skips dot-files in its own prompts directories, not in directories named in settings.
     return [
         Path(entry.path)
