@@ -7,7 +7,8 @@ reports what was added, changed and removed; problems (a broken SKILL.md, a sett
 bad JSON) come back as diagnostics, and the last good values stay in force. ``watch`` runs
 watchfiles over the places resources live and reloads, debounced, whenever something there
 changes; a new folder triggers a full rescan, so a SKILL.md written right after its folder is
-created is not missed. Ancestor directories are watched without recursing into them.
+created is not missed. Ancestor directories are watched without recursing into them; skill and
+template paths named in settings are watched too, and the watch is rebuilt when that list changes.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class ResourceService:
         self._snapshot: ResourceSnapshot | None = None
         self._parsed_files = ParsedFileCache()
         self._stop = asyncio.Event()
+        self._watching: list[tuple[Path, bool]] | None = None
+        self._places_changed = asyncio.Event()
 
     @property
     def snapshot(self) -> ResourceSnapshot:
@@ -59,6 +62,8 @@ class ResourceService:
             return diff_snapshots(previous, previous) if previous else ResourceChanges((), (), ())
         changes = diff_snapshots(previous, snapshot)
         self._snapshot = snapshot
+        if self._watching is not None and self.watched_places() != self._watching:
+            self._places_changed.set()  # settings now name other paths: rebuild the watch
         if self._on_change is not None and previous is not None and (
             not changes.is_empty or previous.diagnostics != snapshot.diagnostics
         ):
@@ -81,12 +86,18 @@ class ResourceService:
         return expand_template(text, snapshot.templates)
 
     def watched_places(self) -> list[tuple[Path, bool]]:
-        """(directory, recursive) pairs: resource folders recursively, ancestors for their AGENTS.md only."""
+        """(directory, recursive) pairs: resource folders recursively, ancestors for their AGENTS.md
+        only, folders named in settings recursively and the folders of files named there."""
         places: list[tuple[Path, bool]] = [(self.agent_dir, True), (Path.home() / ".agents", True)]
         for directory in (self.workspace, *self.workspace.parents):
             places.append((directory, False))
             places.extend((directory / name, True) for name in RECURSIVE_NAMES)
-        return [(path, recursive) for path, recursive in places if path.is_dir()]
+        for named in self._named_paths():
+            places.append((named, True) if named.is_dir() else (named.parent, False))
+        return list(dict.fromkeys((path, recursive) for path, recursive in places if path.is_dir()))
+
+    def _named_paths(self) -> list[Path]:
+        return [Path(path) for path in self._snapshot.named_paths] if self._snapshot is not None else []
 
     async def watch(self) -> None:
         """Reload on every change in a watched place until ``stop`` (best effort: never raises).
@@ -99,7 +110,9 @@ class ResourceService:
         try:
             while not self._stop.is_set():
                 groups: dict[bool, list[Path]] = {True: [], False: []}
-                for path, recursive in self.watched_places():
+                self._watching = self.watched_places()
+                self._places_changed.clear()
+                for path, recursive in self._watching:
                     groups[recursive].append(path)
                 watchers = [
                     asyncio.ensure_future(self._watch_group(awatch, paths, recursive))
@@ -109,6 +122,7 @@ class ResourceService:
                 if not watchers:
                     return
                 watchers.append(asyncio.ensure_future(self._rescan_periodically()))
+                watchers.append(asyncio.ensure_future(self._places_changed.wait()))
                 done, pending = await asyncio.wait(watchers, return_when=asyncio.FIRST_COMPLETED)
                 for watcher in pending:
                     watcher.cancel()
@@ -132,7 +146,7 @@ class ResourceService:
         """Reload on each batch of changes; return when a new resource folder needs watching."""
         async for changes in awatch(
             *paths, recursive=recursive, debounce=WATCH_DEBOUNCE_MS, step=20, stop_event=self._stop,
-            watch_filter=_resource_filter(paths) if recursive else _ancestor_filter,
+            watch_filter=_resource_filter(paths) if recursive else _shallow_filter({str(path) for path in self._named_paths()}),
         ):
             if not recursive and any(Path(path).name in RECURSIVE_NAMES for _, path in changes):
                 return
@@ -160,7 +174,12 @@ def _resource_filter(roots: list[Path]):
     return accept
 
 
-def _ancestor_filter(change, path: str) -> bool:
-    """In an ancestor directory only its context files and new resource folders matter."""
-    name = Path(path).name
-    return name.upper() in ("AGENTS.MD", "CLAUDE.MD", "AGENTS.OVERRIDE.MD") or name in RECURSIVE_NAMES
+def _shallow_filter(named_files: set[str]):
+    """In a folder watched without recursion only its context files, new resource folders and the
+    files settings name matter."""
+
+    def accept(change, path: str) -> bool:
+        name = Path(path).name
+        return name.upper() in ("AGENTS.MD", "CLAUDE.MD", "AGENTS.OVERRIDE.MD") or name in RECURSIVE_NAMES or path in named_files
+
+    return accept

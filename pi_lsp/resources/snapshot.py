@@ -49,6 +49,8 @@ class ResourceSnapshot:
     templates: tuple[PromptTemplate, ...]
     settings: SettingsLoad
     diagnostics: tuple[ResourceDiagnostic, ...]
+    named_paths: tuple[str, ...] = ()
+    """The skill and template paths the settings files name (watched like the usual folders)."""
 
 
 def load_resources(
@@ -76,13 +78,11 @@ def load_resources(
         workspace, agent_dir, trusted=trusted
     )
     agents_dirs = agents_skill_dirs(workspace, home)
-    skills = load_skills(
-        skill_locations(
-            workspace, agent_dir, home, settings, trusted=trusted, agents_dirs=agents_dirs
-        ),
-        cache,
-    )
-    templates = load_templates(template_locations(workspace, agent_dir, settings, trusted=trusted), cache)
+    skill_places = skill_locations(workspace, agent_dir, home, settings, trusted=trusted, agents_dirs=agents_dirs)
+    template_places = template_locations(workspace, agent_dir, settings, trusted=trusted)
+    skills = load_skills(skill_places, cache)
+    templates = load_templates(template_places, cache)
+    named_paths = tuple(dict.fromkeys(str(place.path) for place in (*skill_places, *template_places) if place.explicit))
     if cache is not None:
         cache.sweep()
     trust_problem = None if trusted else untrusted_workspace_diagnostic(workspace, agents_dirs)
@@ -103,6 +103,7 @@ def load_resources(
         templates.templates,
         settings,
         diagnostics,
+        named_paths,
     )
 
 

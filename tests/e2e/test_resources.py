@@ -121,3 +121,21 @@ async def test_a_settings_file_edited_while_the_server_runs_applies_to_the_next_
     scripted_llm.enqueue(replies.text("## Goal\nSummarized with the new setting"), replies.text("## Original Request\nQ"))
     result = await request(client, "pi/compact", {})
     assert "Summarized with the new setting" in result["summary"]
+
+
+async def test_skill_folders_named_in_settings_are_watched_once_settings_name_them(client, workspace):
+    changes = record_resource_changes(client)
+    shared = workspace.parent / "team-skills"
+    (shared / "lint").mkdir(parents=True)
+    (shared / "lint" / "SKILL.md").write_text("---\nname: lint\ndescription: Lint the code.\n---\nRun the linter.\n")
+    (workspace / ".pi").mkdir(exist_ok=True)
+    (workspace / ".pi" / "settings.json").write_text('{"skills": ["../../team-skills"]}')
+    await wait_for_change(changes, lambda item: any(ref["name"] == "lint" for ref in item["added"]))
+    # The folder lies outside every usual resource place: only the rebuilt watch sees this (after
+    # the rescan that follows a rebuild, and well before the 5 s safety-net rescan).
+    await asyncio.sleep(0.6)
+    (shared / "format").mkdir()
+    (shared / "format" / "SKILL.md").write_text("---\nname: format\ndescription: Format the code.\n---\nRun the formatter.\n")
+    await wait_for_change(changes, lambda item: any(ref["name"] == "format" for ref in item["added"]), timeout=4.0)
+    resources = await request(client, "pi/resources", {})
+    assert {skill["name"] for skill in resources["skills"]} == {"lint", "format"}
