@@ -88,7 +88,10 @@ function M.label(id, label)
   api.label({ entryId = id, label = label }, api.report_error("pi/label", refresh_views))
 end
 
-local function switched(what, result)
+local function switched(what, result, clear)
+  if clear then
+    chat.clear()
+  end
   chat.notice(("%s: session %s"):format(what, tostring(result.sessionId)))
   refresh_views()
 end
@@ -114,7 +117,7 @@ end
 function M.new_session(name)
   local params = (name and name ~= "") and { name = name } or {}
   api.new_session(params, api.report_error("pi/newSession", function(result)
-    switched("new session", result)
+    switched("new session", result, true)
   end))
 end
 
@@ -131,7 +134,7 @@ function M.sessions()
     vim.ui.select(result.sessions, { prompt = "pi session", format_item = session_label }, function(session)
       if session then
         api.open_session({ sessionId = session.id }, api.report_error("pi/openSession", function(opened)
-          switched(opened.readOnly and "opened read-only" or "opened", opened)
+          switched(opened.readOnly and "opened read-only" or "opened", opened, true)
         end))
       end
     end)

@@ -168,6 +168,15 @@ function M.on_event(event)
   require("pi.render").event(M.chat_buffer(), event)
 end
 
+--- Empties the chat (a new or another session starts a new conversation).
+function M.clear()
+  local buffer = M.chat_buffer()
+  vim.bo[buffer].modifiable = true
+  vim.api.nvim_buf_set_lines(buffer, 0, -1, false, {})
+  vim.bo[buffer].modifiable = false
+  require("pi.render").reset(buffer)
+end
+
 function M.notice(text)
   require("pi.render").notice(M.chat_buffer(), text)
 end

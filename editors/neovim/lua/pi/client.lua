@@ -68,12 +68,18 @@ local function on_exit(code, signal)
   end
 end
 
+-- litellm writes its INFO log lines to stdout, which is the LSP stream; Neovim's parser stops at
+-- the first of them. LITELLM_LOG=ERROR keeps them off (the user's cmd_env wins).
+local function server_environment(cmd_env)
+  return vim.tbl_extend("keep", cmd_env or {}, { LITELLM_LOG = "ERROR" })
+end
+
 local function client_config()
   local options = config.options
   return {
     name = NAME,
     cmd = options.cmd,
-    cmd_env = options.cmd_env,
+    cmd_env = server_environment(options.cmd_env),
     root_dir = M.root_dir(),
     init_options = options.settings,
     settings = { pi = options.settings },

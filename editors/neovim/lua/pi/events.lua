@@ -54,7 +54,9 @@ function M.on_resources_changed(params)
       table.insert(parts, kind .. " " .. table.concat(names(params[kind]), ", "))
     end
   end
-  vim.notify("pi: resources " .. table.concat(parts, "; "), vim.log.levels.INFO)
+  -- DEBUG: the first scan after start reports every file, which is no news to the user.
+  vim.notify("pi: resources " .. table.concat(parts, "; "), vim.log.levels.DEBUG)
+  vim.api.nvim_exec_autocmds("User", { pattern = "PiResourcesChanged", data = params, modeline = false })
 end
 
 --- Subscribes once; called when the client starts.

@@ -82,6 +82,10 @@ end
 
 local function end_block(buffer)
   close_fold(buffer)
+  -- Markdown would continue the thinking quote into the next line without a blank one.
+  if view(buffer).block == "thinking" then
+    append(buffer, { "" })
+  end
   view(buffer).block = nil
 end
 

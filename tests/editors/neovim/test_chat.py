@@ -1,0 +1,95 @@
+"""The chat buffer against the real server and the scripted model: streamed answers with folded
+thinking, tool calls, the prompt input, abort, compaction and the statusline component."""
+
+from __future__ import annotations
+
+import re
+
+SUMMARY = "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n## Next Steps\n1. Run the tests"
+
+
+def chat_window_lua(code: str) -> str:
+    """Lua that runs ``code`` (an expression) inside the chat window."""
+    return (
+        "local window = vim.fn.win_findbuf(require('pi.chat').chat_buffer())[1]\n"
+        f"return vim.api.nvim_win_call(window, function() return {code} end)"
+    )
+
+
+def test_prompt_streams_the_answer_with_thinking_folded(pi, scripted_model):
+    scripted_model.enqueue({"kind": "text", "text": "Hello from the scripted model.", "chunks": 4, "reasoning": "The user greets me."})
+    pi.command("Pi Say hello")
+    pi.wait_for("agent_end")
+    lines = pi.chat_lines(containing="Hello from the scripted model.")
+    assert pi.lua("return vim.bo[require('pi.chat').chat_buffer()].filetype") == "pi-chat"
+    assert lines[:2] == ["## You", "Say hello"]
+    assert "## pi" in lines and "Hello from the scripted model." in lines
+    thinking = lines.index("▸ thinking") + 1
+    assert lines[thinking] == "> The user greets me."
+    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({thinking + 1})")) == thinking, "the thinking is not folded"
+    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({thinking + 3})")) == -1, "the answer is folded"
+
+
+def test_tool_call_shows_name_arguments_status_and_a_folded_result(pi, scripted_model):
+    scripted_model.enqueue(
+        {"kind": "tool_calls", "calls": [["call_1", "read", {"path": "app.py"}]]},
+        {"kind": "text", "text": "add() subtracts."},
+    )
+    pi.command("Pi What does add do?")
+    pi.wait_for("agent_end")
+    lines = pi.chat_lines(containing="add() subtracts.")
+    assert '⚙ read {"path":"app.py"} — done' in lines
+    header = lines.index("  ↳ read result (done)")
+    assert any("return a - b" in line for line in lines[header:]), lines
+    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({header + 2})")) == header + 1, "the result is not folded"
+    assert lines.count("## pi") == 1, "a tool round repeated the assistant header"
+
+
+def test_the_prompt_input_sends_with_enter(pi, scripted_model):
+    scripted_model.enqueue({"kind": "text", "text": "Sent from the input."})
+    pi.command("PiChat")
+    assert pi.lua("return vim.bo.filetype") == "pi-prompt"
+    pi.lua("require('pi.chat').set_prompt_text('Typed in the prompt input')")
+    pi.keys("<CR>")
+    pi.wait_for("agent_end")
+    lines = pi.chat_lines(containing="Sent from the input.")
+    assert "Typed in the prompt input" in lines
+    assert pi.lua("return require('pi.chat').prompt_text()") == ""
+
+
+def test_abort_stops_the_turn(pi, scripted_model):
+    scripted_model.enqueue({"kind": "slow_text", "text": "one two three four five six seven eight nine ten", "chunks": 10, "chunk_delay": 0.3})
+    pi.command("Pi Count slowly")
+    pi.wait_for("text_delta")
+    pi.command("PiAbort")
+    pi.wait_for("agent_end")
+    ends = [event for event in pi.lua("return _G.pi_test.events") if event["type"] == "agent_end"]
+    assert ends[0]["stopReason"] == "aborted"
+    assert "» aborted" in pi.chat_lines(containing="» aborted")
+    answer = [entry["message"] for entry in pi.session_entries() if entry["type"] == "message"][-1]
+    assert answer["role"] == "assistant" and answer["stopReason"] == "aborted"
+
+
+def test_compact_from_the_command_writes_a_compaction_entry(pi, scripted_model):
+    for index in range(3):
+        scripted_model.enqueue({"kind": "text", "text": f"Answer number {index}: " + "details " * 30})
+        pi.command(f"Pi Question number {index}: " + "context " * 30)
+        pi.wait_for("agent_end", index + 1)
+    scripted_model.enqueue({"kind": "text", "text": SUMMARY})
+    pi.command("PiCompact Keep the file names")
+    pi.wait_for("compaction_end")
+    lines = pi.chat_lines(containing="» compacted")
+    assert "» compacting the session (manual)…" in lines
+    assert any(re.match(r"» compacted \(.* tokens summarized\), entry [0-9a-f]{8}$", line) for line in lines), lines
+    compactions = [entry for entry in pi.session_entries() if entry["type"] == "compaction"]
+    assert len(compactions) == 1 and compactions[0]["summary"].startswith("## Goal")
+    assert "Keep the file names" in str(scripted_model.requests()[-1]["messages"])
+
+
+def test_statusline_shows_the_context_usage_after_a_turn(pi, scripted_model):
+    scripted_model.enqueue({"kind": "text", "text": "Short answer."})
+    pi.command("Pi Hi")
+    pi.wait_for("agent_end")
+    pi.wait_until("require('pi').statusline():find('%(') ~= nil")
+    status = pi.lua("return require('pi').statusline()")
+    assert re.fullmatch(r"pi \d+(\.\d)?k?/100k \(\d+%%\)", status), status
