@@ -42,6 +42,7 @@ class ResourceService:
         self._stop = asyncio.Event()
         self._watching: list[tuple[Path, bool]] | None = None
         self._places_changed = asyncio.Event()
+        self._round_stop = asyncio.Event()
 
     @property
     def snapshot(self) -> ResourceSnapshot:
@@ -114,8 +115,11 @@ class ResourceService:
                 self._places_changed.clear()
                 for path, recursive in self._watching:
                     groups[recursive].append(path)
+                # awatch sets the stop event it is given when it is cancelled: each round gets its
+                # own, so rebuilding the watch does not stop watching altogether.
+                self._round_stop = asyncio.Event()
                 watchers = [
-                    asyncio.ensure_future(self._watch_group(awatch, paths, recursive))
+                    asyncio.ensure_future(self._watch_group(awatch, paths, recursive, self._round_stop))
                     for recursive, paths in groups.items()
                     if paths
                 ]
@@ -142,10 +146,10 @@ class ResourceService:
             await asyncio.sleep(RESCAN_SECONDS)
             self.reload()
 
-    async def _watch_group(self, awatch, paths: list[Path], recursive: bool) -> None:
+    async def _watch_group(self, awatch, paths: list[Path], recursive: bool, stop_event: asyncio.Event) -> None:
         """Reload on each batch of changes; return when a new resource folder needs watching."""
         async for changes in awatch(
-            *paths, recursive=recursive, debounce=WATCH_DEBOUNCE_MS, step=20, stop_event=self._stop,
+            *paths, recursive=recursive, debounce=WATCH_DEBOUNCE_MS, step=20, stop_event=stop_event,
             watch_filter=_resource_filter(paths) if recursive else _shallow_filter({str(path) for path in self._named_paths()}),
         ):
             if not recursive and any(Path(path).name in RECURSIVE_NAMES for _, path in changes):
@@ -154,6 +158,7 @@ class ResourceService:
 
     def stop(self) -> None:
         self._stop.set()
+        self._round_stop.set()
 
 
 IGNORED_PARTS = frozenset({"sessions", "node_modules", ".git", "__pycache__"})
