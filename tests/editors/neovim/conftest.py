@@ -229,7 +229,7 @@ def shared_editor(tmp_path_factory, scripted_model):
 def pi(shared_editor: Editor, scripted_model: ScriptedModel) -> Editor:
     """The shared Neovim on a new session with an empty chat, and the model's queue checked empty."""
     shared_editor.request("pi/newSession")
-    shared_editor.lua("require('pi.chat').clear(); _G.pi_test.events = {}")
+    shared_editor.lua("vim.cmd('silent! only'); require('pi.chat').clear(); _G.pi_test.events = {}")
     yield shared_editor
     left = scripted_model.enqueue()
     assert left == 0, f"{left} scripted replies were not used"
