@@ -46,7 +46,11 @@ def run_server(arguments: argparse.Namespace) -> int:
             raise InvalidParamsError(f"--tcp expects HOST:PORT, got {arguments.tcp!r}")
         server.start_tcp(host, int(port))
     else:
-        server.start_io()
+        # stdout carries the LSP stream and nothing else: anything written through sys.stdout
+        # (litellm logs INFO records there, libraries print) goes to stderr instead.
+        lsp_output = sys.stdout.buffer
+        sys.stdout = sys.stderr
+        server.start_io(stdin=sys.stdin.buffer, stdout=lsp_output)
     return 0
 
 
