@@ -210,16 +210,16 @@ def editor(tmp_path: Path):
         yield editor
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def scripted_model(tmp_path_factory):
     model = ScriptedModel(tmp_path_factory.mktemp("scripted-model"))
     yield model
     model.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def shared_editor(tmp_path_factory, scripted_model):
-    """One Neovim and one server per module: starting the model client costs seconds, once."""
+    """One Neovim and one server for the suite: starting the model client costs seconds, once."""
     with running_editor(tmp_path_factory.mktemp("nvim")) as editor:
         editor.setup(scripted_model, **SMALL_BUDGETS)
         yield editor

@@ -2,6 +2,7 @@
 -- the prompt input (filetype pi-prompt) the user writes the next message in. Both buffers outlive
 -- their windows, so closing the chat loses nothing.
 local config = require("pi.config")
+local util = require("pi.util")
 
 local M = {}
 
@@ -80,18 +81,14 @@ local function window_showing(buffer)
   end
 end
 
-local function size(total, wanted)
-  return wanted < 1 and math.floor(total * wanted) or wanted
-end
-
 local function open_chat_window()
   local layout = config.options.window
   if layout.layout == "vsplit" then
     vim.cmd("botright vsplit")
-    vim.api.nvim_win_set_width(0, size(vim.o.columns, layout.size))
+    vim.api.nvim_win_set_width(0, util.window_size(vim.o.columns, layout.size))
   elseif layout.layout == "split" then
     vim.cmd("botright split")
-    vim.api.nvim_win_set_height(0, size(vim.o.lines, layout.size))
+    vim.api.nvim_win_set_height(0, util.window_size(vim.o.lines, layout.size))
   elseif layout.layout == "tab" then
     vim.cmd("tabnew")
   end

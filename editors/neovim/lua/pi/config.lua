@@ -22,6 +22,8 @@ M.defaults = {
     size = 0.4,
     -- Lines of the prompt input under the chat.
     prompt_height = 4,
+    -- Width of the tree window; a number below 1 is a fraction of the editor.
+    tree_size = 0.4,
   },
   -- Fold thinking text and tool results in the chat (zo opens a fold).
   fold = { thinking = true, tool_results = true },
@@ -92,6 +94,7 @@ local function validate_window(window)
   end
   compat.validate("window.size", window.size, "number")
   compat.validate("window.prompt_height", window.prompt_height, "number")
+  compat.validate("window.tree_size", window.tree_size, "number")
 end
 
 local function validate_keymaps(keymaps)

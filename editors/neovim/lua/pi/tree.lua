@@ -6,7 +6,6 @@ local tree_lines = require("pi.tree_lines")
 local M = {}
 
 local NAME = "pi://tree"
-local WIDTH = 0.4
 
 local buffer = nil
 -- For each line of the buffer, the entry id it shows; the last pi/tree result.
@@ -148,7 +147,7 @@ function M.open()
   else
     vim.cmd("topleft vsplit")
     vim.api.nvim_win_set_buf(0, buffer)
-    vim.api.nvim_win_set_width(0, math.floor(vim.o.columns * WIDTH))
+    vim.api.nvim_win_set_width(0, require("pi.util").window_size(vim.o.columns, config.options.window.tree_size))
     vim.wo.wrap, vim.wo.number, vim.wo.cursorline = false, false, true
   end
   M.refresh()

@@ -32,6 +32,11 @@ function M.short_number(value)
   return tostring(value)
 end
 
+--- A window size from an option: a count, or below 1 a fraction of `total`.
+function M.window_size(total, wanted)
+  return wanted < 1 and math.floor(total * wanted) or wanted
+end
+
 function M.error(message)
   vim.notify("pi: " .. message, vim.log.levels.ERROR)
 end

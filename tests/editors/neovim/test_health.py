@@ -1,0 +1,39 @@
+"""`:checkhealth pi`: the server found and started, its version, the model, the session dir."""
+
+from __future__ import annotations
+
+import re
+
+from pi_lsp import __version__
+
+
+def health_report(editor) -> str:
+    editor.command("checkhealth pi")
+    return "\n".join(editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"))
+
+
+def test_health_reports_a_working_setup(editor, scripted_model):
+    editor.setup(scripted_model)
+    report = health_report(editor)
+    assert re.search(r"OK server command found: \S*pi-lsp", report), report
+    assert f"OK version: pi-lsp {__version__}" in report
+    assert f"OK server started: pi-lsp {__version__} (root {editor.workspace})" in report
+    assert "OK model configured: openai/scripted" in report
+    assert "OK session dir writable: " in report
+    assert "WARNING" not in report and "ERROR" not in report
+
+
+def test_health_warns_without_a_model(editor):
+    editor.setup(None)
+    report = health_report(editor)
+    assert "OK server started" in report
+    assert "WARNING no model configured" in report
+    assert "PI_LSP_MODEL" in report
+
+
+def test_health_reports_a_missing_server(editor):
+    assert editor.lua("return require('pi').setup({ cmd = { 'pi-lsp-that-is-not-installed' } })")
+    report = health_report(editor)
+    assert 'ERROR server command "pi-lsp-that-is-not-installed" not found' in report
+    assert "OK server started" not in report
+    assert editor.lua("return #vim.lsp.get_clients({ name = 'pi' })") == 0
