@@ -133,7 +133,8 @@ function M.sessions()
     end
     vim.ui.select(result.sessions, { prompt = "pi session", format_item = session_label }, function(session)
       if session then
-        api.open_session({ sessionId = session.id }, api.report_error("pi/openSession", function(opened)
+        -- By path: the server makes a session opened by id current only when it was not loaded yet.
+        api.open_session({ path = session.path }, api.report_error("pi/openSession", function(opened)
           switched(opened.readOnly and "opened read-only" or "opened", opened, true)
         end))
       end

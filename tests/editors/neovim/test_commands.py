@@ -1,0 +1,92 @@
+"""The session commands: :PiNew, :PiFork, :PiSessions, :PiModel, :PiNavigate and :Pi alone."""
+
+from __future__ import annotations
+
+from tests.editors.neovim.test_tree import BRANCH_SUMMARY, two_turns
+
+
+def state(pi) -> dict:
+    return pi.request("pi/state")
+
+
+def wait_for_state(pi, key: str, condition: str) -> None:
+    """Waits until pi/state's ``key`` satisfies the Lua ``condition`` on ``value``."""
+    pi.wait_until(
+        "(function() local r = vim.lsp.get_clients({ name = 'pi' })[1]:request_sync('pi/state', vim.empty_dict(), 5000)"
+        f" local value = r and r.result.{key} return {condition} end)()"
+    )
+
+
+def test_pi_without_text_opens_the_prompt_input_in_insert_mode(pi):
+    pi.command("Pi")
+    assert pi.lua("return vim.bo.filetype") == "pi-prompt"
+    assert pi.lua("return vim.api.nvim_get_mode().mode") == "i"
+    pi.keys("<Esc>")
+
+
+def test_pi_new_starts_an_empty_named_session_and_clears_the_chat(pi, scripted_model):
+    scripted_model.enqueue({"kind": "text", "text": "Old answer"})
+    pi.command("Pi Old question")
+    pi.wait_for("agent_end")
+    before = state(pi)["sessionId"]
+    pi.command("PiNew refactoring")
+    wait_for_state(pi, "sessionId", f"value ~= '{before}'")
+    assert state(pi)["messageCount"] == 0
+    lines = pi.chat_lines(containing="» new session")
+    assert "Old question" not in lines and lines[-1].startswith("» new session: session ")
+
+
+def test_pi_fork_without_an_id_forks_at_the_leaf(pi, scripted_model):
+    two_turns(pi, scripted_model)
+    before, files = state(pi), pi.session_files()
+    pi.command("PiFork")
+    wait_for_state(pi, "sessionId", f"value ~= '{before['sessionId']}'")
+    after = state(pi)
+    assert after["messageCount"] == before["messageCount"] == 4
+    assert len(pi.session_files()) == len(files) + 1
+
+
+def test_pi_navigate_with_bang_summarizes_the_branch(pi, scripted_model):
+    two_turns(pi, scripted_model)
+    tree = pi.request("pi/tree")
+    first_answer = [e for e in tree["entries"] if e["type"] == "message" and e["preview"] == "Answer 1"][0]
+    scripted_model.enqueue({"kind": "text", "text": BRANCH_SUMMARY})
+    pi.command(f"PiNavigate! {first_answer['id']}")
+    pi.chat_lines(containing="» branch summarized into entry")
+    leaf = state(pi)["leafId"]
+    entries = {e["id"]: e for e in pi.request("pi/tree")["entries"]}
+    assert entries[leaf]["type"] == "branch_summary" and entries[leaf]["parentId"] == first_answer["id"]
+
+
+def test_pi_navigate_to_an_unknown_entry_reports_the_error(pi):
+    pi.lua("_G.pi_test.notes = {}; vim.notify = function(m, l) table.insert(_G.pi_test.notes, { message = m, level = l }) end")
+    pi.command("PiNavigate 00000000")
+    pi.wait_until("#_G.pi_test.notes > 0")
+    [note] = pi.lua("return _G.pi_test.notes")
+    assert note["message"].startswith("pi: pi/navigate failed: ") and note["level"] == pi.lua("return vim.log.levels.ERROR")
+
+
+def test_pi_sessions_opens_the_picked_session(pi, scripted_model):
+    scripted_model.enqueue({"kind": "text", "text": "Kept answer"})
+    pi.command("Pi Remember this session")
+    pi.wait_for("agent_end")
+    wanted = state(pi)["sessionId"]
+    pi.command("PiNew")
+    wait_for_state(pi, "sessionId", f"value ~= '{wanted}'")
+    pi.lua(
+        "local wanted = ...; vim.ui.select = function(items, opts, on_choice)"
+        " for _, item in ipairs(items) do if item.id == wanted then _G.pi_test.shown = opts.format_item(item) return on_choice(item) end end"
+        " end",
+        wanted,
+    )
+    pi.command("PiSessions")
+    wait_for_state(pi, "sessionId", f"value == '{wanted}'")
+    assert "Remember this session" in pi.lua("return _G.pi_test.shown")
+    assert pi.chat_lines(containing="» opened")[-1] == f"» opened: session {wanted}"
+
+
+def test_pi_model_sets_the_model(pi, scripted_model):
+    pi.command("PiModel openai/scripted-2")
+    wait_for_state(pi, "model", "value and value.model == 'openai/scripted-2'")
+    pi.command("PiModel openai/scripted")
+    wait_for_state(pi, "model", "value and value.model == 'openai/scripted'")
