@@ -1,0 +1,134 @@
+// The chat's state on the extension host side: it reduces the shown session's events, resets on
+// a session switch, sends what the webview needs, and turns the webview's requests into `pi/*`
+// requests and commands.
+import * as vscode from 'vscode';
+import { ErrorCodes, type PromptParams } from '../protocol';
+import { describeError, errorCode, type PiServer } from '../server';
+import type { SessionController } from '../session';
+import type { Completion, FromWebview, ModelInfo, ToWebview } from './messages';
+import { applyNotification, type ChatState, emptyChat, isSeqGap, type LocalAction, reduce } from './reducer';
+
+export class ChatController implements vscode.Disposable {
+  private state: ChatState = emptyChat();
+  private completions: Completion[] = [];
+  private post: ((message: ToWebview) => void) | undefined;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(
+    private readonly server: PiServer,
+    private readonly session: SessionController,
+  ) {
+    this.subscriptions = [
+      server.onEvent((notification) => {
+        if (notification.sessionId !== session.sessionId) return;
+        if (isSeqGap(this.state, notification)) server.output.appendLine(`pi/event: a gap before seq ${notification.seq}`);
+        this.state = applyNotification(this.state, notification);
+        this.post?.({ type: 'event', notification });
+      }),
+      session.onDidSwitch(({ sessionId, history }) => {
+        this.apply({ type: 'local_reset', sessionId, items: history });
+        this.sendReset();
+      }),
+      session.onDidChangeState((state) => {
+        this.apply({ type: 'local_context', usage: state.contextUsage });
+        this.post?.({ type: 'model', model: this.modelInfo() });
+      }),
+      server.onResourcesChanged(() => void this.loadCompletions()),
+      server.onDidStart(() => void this.loadCompletions()),
+    ];
+  }
+
+  /** The webview is (re)created: it gets everything again. */
+  attach(post: (message: ToWebview) => void): vscode.Disposable {
+    this.post = post;
+    return new vscode.Disposable(() => {
+      if (this.post === post) this.post = undefined;
+    });
+  }
+
+  get isRunning(): boolean {
+    return this.state.running;
+  }
+
+  /** Puts text (a navigation's `editorText`) into the chat input. */
+  setInput(text: string): void {
+    this.post?.({ type: 'editorText', text });
+  }
+
+  async handle(message: FromWebview): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        return this.sendReset();
+      case 'prompt':
+        return this.prompt(message.text, message.behavior);
+      case 'abort':
+        return void vscode.commands.executeCommand('pi.chat.abort');
+      case 'compact':
+        return void vscode.commands.executeCommand('pi.chat.compact');
+      case 'pickModel':
+        return void vscode.commands.executeCommand('pi.model.select');
+      case 'newSession':
+        return void vscode.commands.executeCommand('pi.session.new');
+    }
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+  }
+
+  private async prompt(text: string, behavior: 'steer' | 'followUp' | undefined): Promise<void> {
+    if (!text.trim()) return;
+    const params: PromptParams = { text };
+    if (this.session.sessionId) params.sessionId = this.session.sessionId;
+    if (this.state.running) {
+      params.streamingBehavior = behavior ?? 'followUp';
+      this.apply({ type: 'local_queued', text, behavior: params.streamingBehavior });
+    }
+    try {
+      const result = await this.server.request('pi/prompt', params);
+      if (result.stopReason === 'error' && result.errorMessage) this.server.output.appendLine(`turn error: ${result.errorMessage}`);
+    } catch (error) {
+      this.showPromptError(error);
+    }
+  }
+
+  private showPromptError(error: unknown): void {
+    const code = errorCode(error);
+    const message = describeError(error);
+    this.apply({ type: 'local_notice', level: 'error', text: message });
+    if (code === ErrorCodes.noModel) {
+      void vscode.window.showErrorMessage(message, 'Open Settings').then((choice) => {
+        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'pi.model');
+      });
+    } else if (code === ErrorCodes.readOnly || code === ErrorCodes.sessionLocked) {
+      void vscode.window.showErrorMessage(message);
+    }
+  }
+
+  private apply(action: LocalAction): void {
+    this.state = reduce(this.state, action);
+    this.post?.({ type: 'action', action });
+  }
+
+  private sendReset(): void {
+    this.post?.({ type: 'reset', state: this.state, model: this.modelInfo(), completions: this.completions });
+  }
+
+  private modelInfo(): ModelInfo {
+    const state = this.session.state;
+    return { model: state?.model?.model ?? null, thinkingLevel: state?.thinkingLevel ?? null };
+  }
+
+  private async loadCompletions(): Promise<void> {
+    try {
+      const resources = await this.server.request('pi/resources', {});
+      this.completions = [
+        ...resources.skills.map((skill): Completion => ({ insert: `/skill:${skill.name}`, description: skill.description, kind: 'skill' })),
+        ...resources.templates.map((template): Completion => ({ insert: `/${template.name}`, description: template.description, kind: 'template' })),
+      ];
+      this.post?.({ type: 'completions', items: this.completions });
+    } catch (error) {
+      this.server.output.appendLine(`Could not load skills and templates: ${describeError(error)}`);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+// The chat WebviewView: its HTML (a strict CSP with a nonce, only the bundled script and
+// stylesheet) and the message plumbing to the ChatController.
+import * as crypto from 'node:crypto';
+import * as vscode from 'vscode';
+import type { ChatController } from './chatController';
+import type { FromWebview } from './messages';
+
+export const CHAT_VIEW_ID = 'pi.chat';
+
+export class ChatViewProvider implements vscode.WebviewViewProvider {
+  private view: vscode.WebviewView | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly controller: ChatController,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const webview = view.webview;
+    webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'out'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+    webview.html = this.html(webview);
+    const attachment = this.controller.attach((message) => void webview.postMessage(message));
+    const received = webview.onDidReceiveMessage((message: FromWebview) => void this.controller.handle(message));
+    view.onDidDispose(() => {
+      attachment.dispose();
+      received.dispose();
+      if (this.view === view) this.view = undefined;
+    });
+  }
+
+  /** Shows the chat (and focuses its input). */
+  async reveal(): Promise<void> {
+    await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = crypto.randomBytes(16).toString('base64');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'out', 'webview.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'chat.css'));
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+      `img-src ${webview.cspSource} data:`,
+      `font-src ${webview.cspSource}`,
+    ].join('; ');
+    return chatHtml({ csp, nonce, script: script.toString(), style: style.toString() });
+  }
+}
+
+/** The chat's page; the same markup is loaded by the webview's own browser tests. */
+export function chatHtml(parts: { csp: string; nonce: string; script: string; style: string }): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${parts.csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${parts.style}">
+<title>Pi Chat</title>
+</head>
+<body>
+<header class="toolbar">
+  <div class="toolbar-row" role="toolbar" aria-label="Chat actions">
+    <button id="model" data-testid="model" class="link" title="Choose the model">no model</button>
+    <span class="spacer"></span>
+    <button id="compact" data-testid="compact" class="secondary" title="Summarize older messages to free context">Compact</button>
+    <button id="new-session" data-testid="new-session" class="secondary" title="Start a new session">New</button>
+  </div>
+  <div id="meter" data-testid="context-meter" class="meter" role="meter" aria-label="Context usage" aria-valuemin="0" aria-valuemax="100">
+    <div class="meter-bar"><div id="meter-fill" class="meter-fill"></div></div>
+    <span id="meter-text" data-testid="context-text">no model</span>
+  </div>
+</header>
+<main id="transcript" data-testid="transcript" role="log" aria-live="polite" aria-label="Conversation"></main>
+<footer class="composer">
+  <div id="completions" data-testid="completions" class="completions" role="listbox" hidden></div>
+  <textarea id="input" data-testid="input" rows="3" aria-label="Message pi" placeholder="Ask pi… (Enter to send, Shift+Enter for a new line, / for skills)"></textarea>
+  <div class="actions">
+    <span id="status" data-testid="status" class="status" aria-live="polite"></span>
+    <button id="stop" data-testid="stop" class="secondary" hidden title="Stop the running turn (Escape)">Stop</button>
+    <button id="follow-up" data-testid="follow-up" class="secondary" hidden title="Queue after this turn (Alt+Enter)">Follow up</button>
+    <button id="send" data-testid="send" title="Send (Enter)">Send</button>
+  </div>
+</footer>
+<script nonce="${parts.nonce}" src="${parts.script}"></script>
+</body>
+</html>`;
+}

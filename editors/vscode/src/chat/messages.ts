@@ -1,0 +1,31 @@
+// The messages between the extension host and the chat webview, both directions.
+import type { EventNotification } from '../protocol';
+import type { ChatState, LocalAction } from './reducer';
+
+export interface Completion {
+  /** What is inserted: `/skill:name` or `/template`. */
+  insert: string;
+  description: string;
+  kind: 'skill' | 'template';
+}
+
+export interface ModelInfo {
+  model: string | null;
+  thinkingLevel: string | null;
+}
+
+export type ToWebview =
+  | { type: 'reset'; state: ChatState; model: ModelInfo; completions: Completion[] }
+  | { type: 'event'; notification: EventNotification }
+  | { type: 'action'; action: LocalAction }
+  | { type: 'model'; model: ModelInfo }
+  | { type: 'completions'; items: Completion[] }
+  | { type: 'editorText'; text: string };
+
+export type FromWebview =
+  | { type: 'ready' }
+  | { type: 'prompt'; text: string; behavior?: 'steer' | 'followUp' }
+  | { type: 'abort' }
+  | { type: 'compact' }
+  | { type: 'pickModel' }
+  | { type: 'newSession' };

@@ -1,0 +1,274 @@
+// The chat transcript as a pure function of `pi/event`s: the extension host and the webview run
+// the same reducer, so the host can re-send the whole state when the view is shown again while
+// the webview applies events one by one as they stream.
+import type { AgentMessage, ContextUsage, EventNotification, PiEvent } from '../protocol';
+import { messageText, thinkingText, toolCalls, toolResultText } from './messageText';
+
+export type ToolStatus = 'pending' | 'running' | 'done' | 'error';
+
+interface ItemBase {
+  id: string;
+  /** Bumped on every change, so a renderer redraws only the items that changed. */
+  rev: number;
+}
+
+export interface UserItem extends ItemBase {
+  kind: 'user';
+  text: string;
+  entryId?: string | null;
+  /** Sent while a turn ran and not yet taken by the agent. */
+  queued?: 'steer' | 'followUp';
+}
+
+export interface AssistantItem extends ItemBase {
+  kind: 'assistant';
+  text: string;
+  thinking: string;
+  streaming: boolean;
+  stopReason?: string;
+  errorMessage?: string;
+  entryId?: string | null;
+}
+
+export interface ToolItem extends ItemBase {
+  kind: 'tool';
+  toolCallId: string;
+  name: string;
+  arguments: unknown;
+  status: ToolStatus;
+  result?: string;
+}
+
+export type NoticeLevel = 'info' | 'warning' | 'error';
+
+export interface NoticeItem extends ItemBase {
+  kind: 'notice';
+  level: NoticeLevel;
+  text: string;
+  /** Notices of one kind (a compaction, a retry series) replace each other. */
+  topic?: string;
+}
+
+export type ChatItem = UserItem | AssistantItem | ToolItem | NoticeItem;
+
+export interface ChatState {
+  sessionId: string | null;
+  items: ChatItem[];
+  running: boolean;
+  compacting: boolean;
+  lastSeq: number | null;
+  context: ContextUsage | null;
+  nextId: number;
+}
+
+/** What the reducer accepts besides server events: things the extension itself knows. */
+export type LocalAction =
+  | { type: 'local_queued'; text: string; behavior: 'steer' | 'followUp' }
+  | { type: 'local_notice'; level: NoticeLevel; text: string }
+  | { type: 'local_context'; usage: ContextUsage | null }
+  | { type: 'local_reset'; sessionId: string | null; items: ChatItem[] };
+
+export type ChatAction = PiEvent | LocalAction;
+
+export function emptyChat(sessionId: string | null = null): ChatState {
+  return { sessionId, items: [], running: false, compacting: false, lastSeq: null, context: null, nextId: 1 };
+}
+
+/** Applies one `pi/event` notification; events of another session leave the state as it is. */
+export function applyNotification(state: ChatState, notification: EventNotification): ChatState {
+  if (state.sessionId !== null && notification.sessionId !== state.sessionId) return state;
+  const next = reduce({ ...state, sessionId: notification.sessionId }, notification.event);
+  return { ...next, lastSeq: notification.seq };
+}
+
+/** True when a notification was lost or reordered between the last one and this one. */
+export function isSeqGap(state: ChatState, notification: EventNotification): boolean {
+  return state.lastSeq !== null && notification.sessionId === state.sessionId && notification.seq !== state.lastSeq + 1;
+}
+
+export function reduce(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case 'agent_start':
+      return { ...state, running: true };
+    case 'message_start':
+      return action.role === 'assistant' ? startAssistant(state) : state;
+    case 'text_delta':
+      return updateStreaming(state, (item) => ({ ...item, text: item.text + action.delta }));
+    case 'thinking_delta':
+      return updateStreaming(state, (item) => ({ ...item, thinking: item.thinking + action.delta }));
+    case 'toolcall_start':
+      return upsertTool(state, action.toolCallId, (tool) => ({ ...tool, name: action.name }));
+    case 'tool_execution_start':
+      return upsertTool(state, action.toolCallId, (tool) => ({
+        ...tool,
+        name: action.name,
+        arguments: action.arguments,
+        status: 'running',
+      }));
+    case 'tool_execution_end':
+      return upsertTool(state, action.toolCallId, (tool) => ({
+        ...tool,
+        name: action.name,
+        status: action.isError ? 'error' : 'done',
+        result: toolResultText(action.content),
+      }));
+    case 'message_end':
+      return endMessage(state, action.message, action.entryId);
+    case 'retry':
+      return notice(
+        state,
+        'warning',
+        `Retrying (${action.attempt}/${action.maxAttempts}) in ${Math.round(action.delayMs / 100) / 10} s: ${action.errorMessage}`,
+        'retry',
+      );
+    case 'compaction_start':
+      return notice({ ...state, compacting: true }, 'info', `Compacting the session (${action.reason})…`, 'compaction');
+    case 'compaction_end':
+      return notice({ ...state, compacting: false }, ...compactionOutcome(action), 'compaction');
+    case 'tree_changed':
+      return state;
+    case 'agent_end':
+      return endTurn(state, action.stopReason);
+    case 'error':
+      return notice(state, 'error', action.message);
+    case 'local_queued':
+      return push(state, { kind: 'user', text: action.text, queued: action.behavior });
+    case 'local_notice':
+      return notice(state, action.level, action.text);
+    case 'local_context':
+      return { ...state, context: action.usage };
+    case 'local_reset':
+      return { ...emptyChat(action.sessionId), items: action.items, nextId: action.items.length + 1, context: state.context };
+    default:
+      return state;
+  }
+}
+
+type NewItem = ChatItem extends infer T ? (T extends ChatItem ? Omit<T, 'id' | 'rev'> : never) : never;
+
+function push(state: ChatState, item: NewItem): ChatState {
+  const created = { ...item, id: `i${state.nextId}`, rev: 1 } as ChatItem;
+  return { ...state, items: [...state.items, created], nextId: state.nextId + 1 };
+}
+
+function replaceAt(state: ChatState, index: number, item: ChatItem): ChatState {
+  const items = state.items.slice();
+  items[index] = { ...item, rev: state.items[index].rev + 1 };
+  return { ...state, items };
+}
+
+function startAssistant(state: ChatState): ChatState {
+  return push(state, { kind: 'assistant', text: '', thinking: '', streaming: true });
+}
+
+function streamingIndex(state: ChatState): number {
+  for (let index = state.items.length - 1; index >= 0; index--) {
+    const item = state.items[index];
+    if (item.kind === 'assistant') return item.streaming ? index : -1;
+  }
+  return -1;
+}
+
+function updateStreaming(state: ChatState, change: (item: AssistantItem) => AssistantItem): ChatState {
+  let index = streamingIndex(state);
+  if (index < 0) {
+    // A delta without its message_start (the view opened mid-answer): start the answer here.
+    state = startAssistant(state);
+    index = state.items.length - 1;
+  }
+  return replaceAt(state, index, change(state.items[index] as AssistantItem));
+}
+
+function upsertTool(state: ChatState, toolCallId: string, change: (tool: ToolItem) => ToolItem): ChatState {
+  const index = state.items.findIndex((item) => item.kind === 'tool' && item.toolCallId === toolCallId);
+  if (index >= 0) return replaceAt(state, index, change(state.items[index] as ToolItem));
+  const fresh: Omit<ToolItem, 'id' | 'rev'> = { kind: 'tool', toolCallId, name: '', arguments: undefined, status: 'pending' };
+  const created = push(state, fresh);
+  const last = created.items.length - 1;
+  const items = created.items.slice();
+  items[last] = { ...change(items[last] as ToolItem), rev: 1 };
+  return { ...created, items };
+}
+
+function endMessage(state: ChatState, message: AgentMessage, entryId: string | null): ChatState {
+  switch (message.role) {
+    case 'user':
+      return addUserMessage(state, messageText(message.content), entryId);
+    case 'assistant':
+      return endAssistant(state, message, entryId);
+    case 'toolResult':
+      return upsertTool(state, String(message.toolCallId ?? ''), (tool) =>
+        tool.status === 'done' || tool.status === 'error'
+          ? tool
+          : { ...tool, name: tool.name || String(message.toolName ?? ''), status: message.isError ? 'error' : 'done', result: toolResultText(message.content) },
+      );
+    default:
+      return state;
+  }
+}
+
+function addUserMessage(state: ChatState, text: string, entryId: string | null): ChatState {
+  const queued = state.items.findIndex((item) => item.kind === 'user' && item.queued !== undefined && item.text === text);
+  if (queued >= 0) state = { ...state, items: state.items.filter((_, index) => index !== queued) };
+  return push(state, { kind: 'user', text, entryId });
+}
+
+function endAssistant(state: ChatState, message: AgentMessage, entryId: string | null): ChatState {
+  let index = streamingIndex(state);
+  if (index < 0) {
+    state = startAssistant(state);
+    index = state.items.length - 1;
+  }
+  const current = state.items[index] as AssistantItem;
+  const finished: AssistantItem = {
+    ...current,
+    text: messageText(message.content) || current.text,
+    thinking: thinkingText(message.content) || current.thinking,
+    streaming: false,
+    stopReason: message.stopReason,
+    errorMessage: message.errorMessage,
+    entryId,
+  };
+  state = replaceAt(state, index, finished);
+  for (const call of toolCalls(message.content)) {
+    state = upsertTool(state, call.id, (tool) => ({ ...tool, name: tool.name || call.name, arguments: tool.arguments ?? call.arguments }));
+  }
+  return state;
+}
+
+function endTurn(state: ChatState, stopReason: string): ChatState {
+  const items = state.items.map((item) => {
+    if (item.kind === 'assistant' && item.streaming) return { ...item, streaming: false, rev: item.rev + 1 };
+    if (item.kind === 'tool' && (item.status === 'pending' || item.status === 'running') && stopReason === 'aborted') {
+      return { ...item, status: 'error' as const, result: item.result ?? 'Aborted', rev: item.rev + 1 };
+    }
+    return item;
+  });
+  const ended = { ...state, items, running: false };
+  if (stopReason === 'aborted') return notice(ended, 'warning', 'Stopped.');
+  if (stopReason === 'length') return notice(ended, 'warning', 'The answer was cut off at the output limit.');
+  if (stopReason === 'error') {
+    const last = [...items].reverse().find((item) => item.kind === 'assistant') as AssistantItem | undefined;
+    return notice(ended, 'error', `The turn failed: ${last?.errorMessage ?? 'unknown error'}`);
+  }
+  return ended;
+}
+
+function compactionOutcome(event: Extract<PiEvent, { type: 'compaction_end' }>): [NoticeLevel, string] {
+  if (event.aborted) return ['warning', 'Compaction cancelled; the session is unchanged.'];
+  if (event.errorMessage) return ['error', `Compaction failed: ${event.errorMessage}`];
+  const before = event.tokensBefore ? ` (${event.tokensBefore.toLocaleString('en-US')} tokens before)` : '';
+  const retry = event.willRetry ? '; retrying the answer' : '';
+  return ['info', `Compacted the session${before}${retry}.`];
+}
+
+function notice(state: ChatState, level: NoticeLevel, text: string, topic?: string): ChatState {
+  if (topic !== undefined) {
+    const last = state.items.length - 1;
+    const previous = state.items[last];
+    if (previous && previous.kind === 'notice' && previous.topic === topic) {
+      return replaceAt(state, last, { ...previous, level, text });
+    }
+  }
+  return push(state, { kind: 'notice', level, text, topic });
+}

@@ -1,0 +1,233 @@
+// The extension's commands (palette, keybindings, tree context menu). Their ids never clash with
+// the `pi.<method>` commands the server registers through executeCommand (pi.prompt, pi.fork, …).
+import * as vscode from 'vscode';
+import type { ChatController } from './chat/chatController';
+import type { ChatViewProvider } from './chat/chatView';
+import { ErrorCodes } from './protocol';
+import { describeError, errorCode, type PiServer } from './server';
+import type { SessionController } from './session';
+import type { SessionTreeProvider } from './tree/treeView';
+import { TREE_VIEW_ID } from './tree/treeView';
+import { entryKind, type TreeNode } from './tree/treeModel';
+
+export interface CommandContext {
+  server: PiServer;
+  session: SessionController;
+  chat: ChatController;
+  chatView: ChatViewProvider;
+  tree: SessionTreeProvider;
+  treeView: vscode.TreeView<TreeNode>;
+}
+
+/** Codes the user caused and can act on; everything else only goes to the output channel. */
+const USER_FACING = new Set<number>([
+  ErrorCodes.invalidParams,
+  ErrorCodes.noSuchSession,
+  ErrorCodes.noSuchEntry,
+  ErrorCodes.notASession,
+  ErrorCodes.sessionLocked,
+  ErrorCodes.readOnly,
+  ErrorCodes.writeFailed,
+  ErrorCodes.nothingToCompact,
+  ErrorCodes.busy,
+  ErrorCodes.summaryFailed,
+  ErrorCodes.noModel,
+]);
+
+async function guarded(what: string, server: PiServer, action: () => Promise<unknown>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === ErrorCodes.cancelled) return;
+    if (code === ErrorCodes.nothingToCompact) {
+      void vscode.window.showInformationMessage(`${what}: ${describeError(error)}`);
+    } else if (code === undefined || USER_FACING.has(code)) {
+      void vscode.window.showErrorMessage(`${what} failed: ${describeError(error)}`);
+    } else {
+      server.output.appendLine(`${what} failed: ${describeError(error)}`);
+    }
+  }
+}
+
+export function registerCommands(context: CommandContext): vscode.Disposable[] {
+  const { server, session, chatView, tree } = context;
+  const sessionParams = () => (session.sessionId ? { sessionId: session.sessionId } : {});
+  const register = (id: string, what: string, action: (...args: never[]) => Promise<unknown>) =>
+    vscode.commands.registerCommand(id, (...args: never[]) => guarded(what, server, () => action(...args)));
+
+  const navigate = async (node: TreeNode | undefined) => {
+    const target = node ?? (await pickEntry(tree, 'Navigate to…'));
+    if (target) await navigateTo(context, target);
+  };
+  const fork = async (node: TreeNode | undefined) => {
+    const target = node ?? (await pickEntry(tree, 'Fork from…'));
+    if (!target) return;
+    const result = await server.request('pi/fork', { ...sessionParams(), entryId: target.entry.id });
+    await session.switchTo(result.sessionId);
+    void vscode.window.showInformationMessage(`Forked into a new session from ${entryKind(target.entry)} ${target.entry.id}.`);
+  };
+
+  return [
+    register('pi.session.new', 'New session', async () => {
+      const result = await server.request('pi/newSession', {});
+      await session.switchTo(result.sessionId);
+      await chatView.reveal();
+    }),
+    register('pi.session.resume', 'Resume session', async () => {
+      const picked = await pickSession(server);
+      if (!picked) return;
+      const result = await server.request('pi/openSession', { path: picked });
+      await session.switchTo(result.sessionId);
+      if (result.readOnly) void vscode.window.showWarningMessage('Another process is writing this session: it is open read-only.');
+      await chatView.reveal();
+    }),
+    register('pi.chat.compact', 'Compact', async () => {
+      const instructions = await vscode.window.showInputBox({
+        title: 'Compact the session',
+        prompt: 'What should the summary focus on? (optional; Enter to compact, Escape to cancel)',
+        placeHolder: 'e.g. keep the decisions about the database schema',
+      });
+      if (instructions === undefined) return;
+      await server.request('pi/compact', { ...sessionParams(), ...(instructions.trim() ? { instructions: instructions.trim() } : {}) });
+    }),
+    register('pi.chat.abort', 'Stop', () => server.request('pi/abort', sessionParams())),
+    register('pi.chat.focus', 'Open chat', () => chatView.reveal()),
+    register('pi.model.select', 'Select model', () => selectModel(context)),
+    register('pi.tree.show', 'Show session tree', async () => {
+      await vscode.commands.executeCommand(`${TREE_VIEW_ID}.focus`);
+      await tree.refresh();
+    }),
+    register('pi.tree.refresh', 'Refresh the tree', () => tree.refresh()),
+    register('pi.tree.navigate', 'Navigate', () => navigate(undefined)),
+    register('pi.tree.open', 'Navigate', (node: TreeNode) => navigate(node)),
+    register('pi.session.fork', 'Fork', () => fork(undefined)),
+    register('pi.tree.fork', 'Fork', (node: TreeNode) => fork(node)),
+    register('pi.tree.label', 'Label', async (node: TreeNode) => {
+      const label = await vscode.window.showInputBox({
+        title: `Label ${entryKind(node.entry)} ${node.entry.id}`,
+        prompt: 'An empty label clears it',
+        value: node.label ?? '',
+      });
+      if (label === undefined) return;
+      await server.request('pi/label', { ...sessionParams(), entryId: node.entry.id, label: label.trim() || null });
+    }),
+    register('pi.tree.copyId', 'Copy id', async (node: TreeNode) => {
+      await vscode.env.clipboard.writeText(node.entry.id);
+      vscode.window.setStatusBarMessage(`Copied ${node.entry.id}`, 3000);
+    }),
+    register('pi.server.restart', 'Restart pi-lsp', () => server.restart()),
+    register('pi.server.showOutput', 'Show output', async () => server.output.show()),
+  ];
+}
+
+type SummaryChoice = { label: string; detail: string; summarize: boolean; ask: boolean };
+
+async function navigateTo(context: CommandContext, node: TreeNode): Promise<void> {
+  const { server, session, chat, chatView } = context;
+  const choices: SummaryChoice[] = [
+    { label: 'No summary', detail: 'Just move there; the branch you leave stays in the tree', summarize: false, ask: false },
+    { label: 'Summarize', detail: 'Summarize the branch you leave and carry the summary along', summarize: true, ask: false },
+    { label: 'Summarize with instructions…', detail: 'Say what the summary should focus on', summarize: true, ask: true },
+  ];
+  const choice = await vscode.window.showQuickPick(choices, {
+    title: `Navigate to ${entryKind(node.entry)}: ${node.entry.preview.slice(0, 60)}`,
+    placeHolder: 'Summarize the branch you are leaving?',
+  });
+  if (!choice) return;
+  let instructions: string | undefined;
+  if (choice.ask) {
+    instructions = await vscode.window.showInputBox({ title: 'Branch summary', prompt: 'What should the summary focus on?' });
+    if (instructions === undefined) return;
+  }
+  const params = {
+    ...(session.sessionId ? { sessionId: session.sessionId } : {}),
+    targetId: node.entry.id,
+    summarize: choice.summarize,
+    ...(instructions?.trim() ? { instructions: instructions.trim() } : {}),
+  };
+  const result = choice.summarize
+    ? await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Summarizing the branch…', cancellable: true },
+        (_progress, token) => server.request('pi/navigate', params, token),
+      )
+    : await server.request('pi/navigate', params);
+  await session.reloadHistory();
+  if (result.editorText) {
+    await chatView.reveal();
+    chat.setInput(result.editorText);
+  }
+}
+
+async function pickEntry(tree: SessionTreeProvider, title: string): Promise<TreeNode | undefined> {
+  const model = tree.current ?? (await tree.refresh());
+  if (!model) return undefined;
+  const nodes = [...model.byId.values()];
+  const picked = await vscode.window.showQuickPick(
+    nodes.map((node) => ({
+      label: `${node.active ? '$(circle-filled) ' : ''}${node.label ? `[${node.label}] ` : ''}${node.entry.preview || entryKind(node.entry)}`,
+      description: `${entryKind(node.entry)} · ${node.entry.id}${node.isLeaf ? ' · leaf' : ''}`,
+      node,
+    })),
+    { title, matchOnDescription: true, placeHolder: 'Type to search the session' },
+  );
+  return picked?.node;
+}
+
+async function pickSession(server: PiServer): Promise<string | undefined> {
+  const { sessions, currentSessionId } = await server.request('pi/sessions', {});
+  if (sessions.length === 0) {
+    void vscode.window.showInformationMessage('There is no saved session yet.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    sessions.map((info) => ({
+      label: `${info.id === currentSessionId ? '$(circle-filled) ' : ''}${info.name ?? (info.firstMessage || '(empty)')}`,
+      description: new Date(info.modified).toLocaleString(),
+      detail: `${info.messageCount} messages · ${info.id}${info.name ? ` · ${info.firstMessage}` : ''}`,
+      path: info.path,
+    })),
+    { title: 'Resume a session', matchOnDescription: true, matchOnDetail: true, placeHolder: 'Search sessions' },
+  );
+  return picked?.path;
+}
+
+async function selectModel(context: CommandContext): Promise<void> {
+  const { server, session } = context;
+  const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
+  pick.title = 'Select the model (a litellm model string)';
+  pick.placeholder = session.state?.model?.model ?? 'e.g. openai/gpt-4o';
+  const load = async (filter: string) => {
+    pick.busy = true;
+    try {
+      const { models } = await server.request('pi/models', filter ? { filter } : {});
+      const typed = filter && !models.some((model) => model.model === filter) ? [{ label: filter, description: 'use as typed' }] : [];
+      pick.items = [
+        ...typed,
+        ...models.map((model) => ({
+          label: model.model,
+          description: model.contextWindow ? `${model.contextWindow.toLocaleString('en-US')} tokens` : model.provider,
+        })),
+      ];
+    } catch (error) {
+      server.output.appendLine(`pi/models failed: ${describeError(error)}`);
+    } finally {
+      pick.busy = false;
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
+  pick.onDidChangeValue((value) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void load(value.trim()), 200);
+  });
+  const chosen = await new Promise<string | undefined>((resolve) => {
+    pick.onDidAccept(() => resolve(pick.selectedItems[0]?.label ?? (pick.value.trim() || undefined)));
+    pick.onDidHide(() => resolve(undefined));
+    pick.show();
+    void load('');
+  });
+  pick.dispose();
+  if (!chosen) return;
+  await server.request('pi/setModel', { ...(session.sessionId ? { sessionId: session.sessionId } : {}), model: chosen });
+  await session.refreshState();
+}

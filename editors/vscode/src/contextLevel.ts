@@ -1,0 +1,27 @@
+// How full the context window is, in the steps the chat meter and the status bar warn at.
+import type { ContextUsage } from './protocol';
+
+export type ContextLevel = 'unknown' | 'ok' | 'high' | 'warning' | 'critical';
+
+/** 75 % is worth a look, 90 % calls for a compaction soon, 95 % is about to compact or overflow. */
+export function contextLevel(percent: number | null | undefined): ContextLevel {
+  if (percent === null || percent === undefined || Number.isNaN(percent)) return 'unknown';
+  if (percent >= 95) return 'critical';
+  if (percent >= 90) return 'warning';
+  if (percent >= 75) return 'high';
+  return 'ok';
+}
+
+function compact(tokens: number): string {
+  if (tokens >= 1_000_000) return `${(tokens / 1_000_000).toFixed(1)}M`;
+  if (tokens >= 1000) return `${(tokens / 1000).toFixed(tokens >= 10_000 ? 0 : 1)}k`;
+  return String(tokens);
+}
+
+/** "12.3k / 128k (10 %)", or "? / 128k" right after a compaction, when the size is unknown. */
+export function describeUsage(usage: ContextUsage | null | undefined): string {
+  if (!usage) return 'no model';
+  const window = compact(usage.contextWindow);
+  if (usage.tokens === null || usage.percent === null) return `? / ${window}`;
+  return `${compact(usage.tokens)} / ${window} (${Math.round(usage.percent)} %)`;
+}

@@ -1,0 +1,48 @@
+// The extension's entry point: wires the server, the session controller, the chat view, the
+// session tree, the status bar and the commands, and restarts the server when its settings or
+// the workspace trust change.
+import * as vscode from 'vscode';
+import { ChatController } from './chat/chatController';
+import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chatView';
+import { registerCommands } from './commands';
+import { PiServer } from './server';
+import { SessionController } from './session';
+import { ContextStatusBar } from './statusBar';
+import { SessionTreeProvider, TREE_VIEW_ID } from './tree/treeView';
+
+let server: PiServer | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  server = new PiServer();
+  const session = new SessionController(server);
+  const chat = new ChatController(server, session);
+  const chatView = new ChatViewProvider(context.extensionUri, chat);
+  const tree = new SessionTreeProvider(server, session);
+  const treeView = vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
+  tree.attachView(treeView);
+  const statusBar = new ContextStatusBar();
+
+  context.subscriptions.push(
+    server,
+    session,
+    chat,
+    tree,
+    treeView,
+    statusBar,
+    session.onDidChangeState((state) => statusBar.update(state)),
+    session.onDidSwitch(({ sessionId }) => (treeView.description = sessionId.slice(0, 8))),
+    treeView.onDidChangeVisibility(({ visible }) => visible && void tree.refresh()),
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView),
+    ...registerCommands({ server, session, chat, chatView, tree, treeView }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration('pi.server.path')) void server?.restart();
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void server?.restart()),
+  );
+  await server.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+  server = undefined;
+}

@@ -1,0 +1,165 @@
+// The pi-lsp server process and its language client: start (with the command and options from
+// the `pi.*` settings), restart, typed `pi/*` requests, and the `pi/event` stream. Errors are
+// logged to the "pi-lsp" output channel; callers decide which ones the user must see.
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import { LanguageClient, type LanguageClientOptions, ResponseError, type ServerOptions, State } from 'vscode-languageclient/node';
+import {
+  EVENT_NOTIFICATION,
+  type EventNotification,
+  type Method,
+  type ParamsOf,
+  RESOURCES_CHANGED_NOTIFICATION,
+  type ResourcesChanged,
+  type ResultOf,
+} from './protocol';
+import { findOnPath, initializationOptions, type ServerCommand, serverCommand, SettingsError } from './settings';
+
+function settingsGetter(): (key: string) => unknown {
+  const configuration = vscode.workspace.getConfiguration('pi');
+  return (key) => configuration.get(key);
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function selectedPython(): string | undefined {
+  const configured = vscode.workspace.getConfiguration('python').get<string>('defaultInterpreterPath');
+  return configured && configured !== 'python' ? configured : undefined;
+}
+
+export class PiServer implements vscode.Disposable {
+  readonly output = vscode.window.createOutputChannel('pi-lsp');
+  private client: LanguageClient | undefined;
+  private readonly events = new vscode.EventEmitter<EventNotification>();
+  private readonly resources = new vscode.EventEmitter<ResourcesChanged>();
+  private readonly started = new vscode.EventEmitter<void>();
+  /** Every `pi/event` notification, of every session. */
+  readonly onEvent = this.events.event;
+  readonly onResourcesChanged = this.resources.event;
+  /** Fires each time the server is (re)started and initialized. */
+  readonly onDidStart = this.started.event;
+
+  get isRunning(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  async start(): Promise<void> {
+    let command: ServerCommand;
+    let options: ReturnType<typeof initializationOptions>;
+    try {
+      const get = settingsGetter();
+      options = initializationOptions(get, vscode.workspace.isTrusted);
+      command = serverCommand(get, {
+        onPath: (name) => findOnPath(name, process.env.PATH, isExecutable),
+        python: selectedPython,
+        workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      });
+    } catch (error) {
+      if (error instanceof SettingsError) {
+        void vscode.window.showErrorMessage(`pi-lsp was not started: ${error.message}`, 'Open Settings').then((choice) => {
+          if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'pi.');
+        });
+        return;
+      }
+      throw error;
+    }
+    this.output.appendLine(`Starting ${command.command} ${command.args.join(' ')} (from ${command.source})`);
+    const client = new LanguageClient('pi-lsp', 'pi-lsp', this.serverOptions(command), this.clientOptions(options));
+    client.onNotification(EVENT_NOTIFICATION, (params: EventNotification) => this.events.fire(params));
+    client.onNotification(RESOURCES_CHANGED_NOTIFICATION, (params: ResourcesChanged) => this.resources.fire(params));
+    this.client = client;
+    try {
+      await client.start();
+    } catch (error) {
+      this.output.appendLine(`pi-lsp failed to start: ${describeError(error)}`);
+      void vscode.window.showErrorMessage(
+        `pi-lsp failed to start (${command.command}). Set pi.server.path or install pi-lsp.`,
+        'Show Output',
+      ).then((choice) => choice && this.output.show());
+      return;
+    }
+    this.started.fire();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client?.isRunning()) await client.stop(5000).catch((error) => this.output.appendLine(`stop: ${describeError(error)}`));
+  }
+
+  async restart(): Promise<void> {
+    this.output.appendLine('Restarting pi-lsp');
+    await this.stop();
+    await this.start();
+  }
+
+  async request<M extends Method>(method: M, params: ParamsOf<M>, token?: vscode.CancellationToken): Promise<ResultOf<M>> {
+    const client = this.client;
+    if (!client || !this.isRunning) throw new Error('pi-lsp is not running (run "Pi: Restart Server")');
+    try {
+      // vscode-jsonrpc sends every extra argument as a param: pass the token only when there is one.
+      const result = token ? await client.sendRequest(method, params, token) : await client.sendRequest(method, params);
+      return result as ResultOf<M>;
+    } catch (error) {
+      this.output.appendLine(`${method} failed: ${describeError(error)}`);
+      throw error;
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.events.dispose();
+    this.resources.dispose();
+    this.started.dispose();
+    this.output.dispose();
+  }
+
+  private serverOptions(command: ServerCommand): ServerOptions {
+    return { command: command.command, args: command.args, options: { env: process.env } };
+  }
+
+  private clientOptions(options: object): LanguageClientOptions {
+    return {
+      documentSelector: [{ scheme: 'file' }],
+      outputChannel: this.output,
+      initializationOptions: options,
+      synchronize: { configurationSection: 'pi' },
+      middleware: {
+        workspace: {
+          // The server pulls section "pi": answer with the same cleaned options it started with.
+          configuration: async (params, token, next) => {
+            const answers = await next(params, token);
+            if (answers instanceof ResponseError || !Array.isArray(answers)) return answers;
+            return params.items.map((item, index) => (item.section === 'pi' ? this.currentOptions() : answers[index]));
+          },
+        },
+      },
+    };
+  }
+
+  private currentOptions(): object | null {
+    try {
+      return initializationOptions(settingsGetter(), vscode.workspace.isTrusted);
+    } catch (error) {
+      this.output.appendLine(`settings: ${describeError(error)}`);
+      return null;
+    }
+  }
+}
+
+/** A JSON-RPC error code, when `error` is one. */
+export function errorCode(error: unknown): number | undefined {
+  return error instanceof ResponseError ? error.code : undefined;
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof ResponseError) return `${error.message} (${error.code})`;
+  return error instanceof Error ? error.message : String(error);
+}

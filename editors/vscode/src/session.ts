@@ -1,0 +1,95 @@
+// Which session the editor shows, and its latest `pi/state`. Everything that switches sessions
+// (new, resume, fork, a restart) goes through `switchTo`, so the chat, the tree and the status bar
+// follow along together.
+import * as fs from 'node:fs/promises';
+import * as vscode from 'vscode';
+import { historyItems, parseSessionFile } from './chat/history';
+import type { ChatItem } from './chat/reducer';
+import type { EventNotification, StateResult } from './protocol';
+import { describeError, type PiServer } from './server';
+
+export interface SessionSwitch {
+  sessionId: string;
+  history: ChatItem[];
+}
+
+export class SessionController implements vscode.Disposable {
+  private current: StateResult | undefined;
+  private readonly switched = new vscode.EventEmitter<SessionSwitch>();
+  private readonly stateChanged = new vscode.EventEmitter<StateResult>();
+  private readonly treeChanged = new vscode.EventEmitter<void>();
+  /** The shown session changed (its history is loaded). */
+  readonly onDidSwitch = this.switched.event;
+  readonly onDidChangeState = this.stateChanged.event;
+  /** The shown session's tree or leaf changed. */
+  readonly onDidChangeTree = this.treeChanged.event;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly server: PiServer) {
+    this.subscriptions = [
+      server.onDidStart(() => void this.switchTo(undefined)),
+      server.onEvent((notification) => this.onEvent(notification)),
+    ];
+  }
+
+  get sessionId(): string | undefined {
+    return this.current?.sessionId;
+  }
+
+  get state(): StateResult | undefined {
+    return this.current;
+  }
+
+  /** Shows `sessionId` (the server's current session when undefined): state, history, tree. */
+  async switchTo(sessionId: string | undefined): Promise<void> {
+    const state = await this.refreshState(sessionId);
+    if (!state) return;
+    this.switched.fire({ sessionId: state.sessionId, history: await this.loadHistory(state) });
+    this.treeChanged.fire();
+  }
+
+  async refreshState(sessionId = this.sessionId): Promise<StateResult | undefined> {
+    try {
+      const state = await this.server.request('pi/state', sessionId ? { sessionId } : {});
+      this.current = state;
+      this.stateChanged.fire(state);
+      return state;
+    } catch (error) {
+      this.server.output.appendLine(`Could not read the session state: ${describeError(error)}`);
+      return undefined;
+    }
+  }
+
+  /** After a navigation the same session shows another path: reload its history. */
+  async reloadHistory(): Promise<void> {
+    await this.switchTo(this.sessionId);
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.switched.dispose();
+    this.stateChanged.dispose();
+    this.treeChanged.dispose();
+  }
+
+  private async loadHistory(state: StateResult): Promise<ChatItem[]> {
+    if (!state.path) return [];
+    try {
+      const text = await fs.readFile(state.path, 'utf8');
+      return historyItems(state.sessionId, parseSessionFile(text), state.leafId);
+    } catch (error) {
+      // A new session has no file until its first message.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.server.output.appendLine(`Could not read ${state.path}: ${describeError(error)}`);
+      }
+      return [];
+    }
+  }
+
+  private onEvent(notification: EventNotification): void {
+    if (notification.sessionId !== this.sessionId) return;
+    const type = notification.event.type;
+    if (type === 'tree_changed') this.treeChanged.fire();
+    if (type === 'agent_end' || type === 'compaction_end' || type === 'agent_start') void this.refreshState();
+  }
+}

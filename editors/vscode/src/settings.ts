@@ -1,0 +1,125 @@
+// The `pi.*` settings: how to start the server, and the initializationOptions it is sent (the
+// same keys as the server's options, docs/protocol.md "Configuration"). Pure functions over a
+// settings getter, so they are unit tested without VS Code.
+import * as path from 'node:path';
+
+/** Reads one setting under `pi.` (VS Code's `WorkspaceConfiguration.get`). */
+export type SettingsGetter = (key: string) => unknown;
+
+export interface InitializationOptions {
+  trusted: boolean;
+  model?: string;
+  apiBase?: string;
+  contextWindow?: number;
+  thinkingLevel?: string;
+  sessionDir?: string;
+  tokenizer?: string;
+  compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number; model?: string };
+  retry?: { enabled?: boolean; maxRetries?: number; baseDelayMs?: number };
+}
+
+export class SettingsError extends Error {}
+
+const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'];
+const TOKENIZERS = ['tiktoken', 'chars4'];
+
+function text(get: SettingsGetter, key: string): string | undefined {
+  const value = get(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new SettingsError(`pi.${key} must be a string, got ${JSON.stringify(value)}`);
+  return value.trim() || undefined;
+}
+
+function choice(get: SettingsGetter, key: string, choices: string[]): string | undefined {
+  const value = text(get, key);
+  if (value !== undefined && !choices.includes(value)) {
+    throw new SettingsError(`pi.${key} must be one of ${choices.join(', ')}, got "${value}"`);
+  }
+  return value;
+}
+
+function count(get: SettingsGetter, key: string, minimum: number): number | undefined {
+  const value = get(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
+    throw new SettingsError(`pi.${key} must be a whole number of at least ${minimum}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function flag(get: SettingsGetter, key: string): boolean | undefined {
+  const value = get(key);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw new SettingsError(`pi.${key} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function withoutUndefined<T extends object>(value: T): T | undefined {
+  const entries = Object.entries(value).filter(([, item]) => item !== undefined);
+  return entries.length ? (Object.fromEntries(entries) as T) : undefined;
+}
+
+/** The options sent to the server; throws `SettingsError` naming the first invalid setting. */
+export function initializationOptions(get: SettingsGetter, trusted: boolean): InitializationOptions {
+  const options: InitializationOptions = {
+    trusted,
+    model: text(get, 'model'),
+    apiBase: text(get, 'apiBase'),
+    contextWindow: count(get, 'contextWindow', 1),
+    thinkingLevel: choice(get, 'thinkingLevel', THINKING_LEVELS),
+    sessionDir: text(get, 'sessionDir'),
+    tokenizer: choice(get, 'tokenizer', TOKENIZERS),
+    compaction: withoutUndefined({
+      enabled: flag(get, 'compaction.enabled'),
+      reserveTokens: count(get, 'compaction.reserveTokens', 0),
+      keepRecentTokens: count(get, 'compaction.keepRecentTokens', 0),
+      model: text(get, 'compaction.model'),
+    }),
+    retry: withoutUndefined({
+      enabled: flag(get, 'retry.enabled'),
+      maxRetries: count(get, 'retry.maxRetries', 0),
+      baseDelayMs: count(get, 'retry.baseDelayMs', 0),
+    }),
+  };
+  return withoutUndefined(options) as InitializationOptions;
+}
+
+export interface ServerCommand {
+  command: string;
+  args: string[];
+  /** Where the command came from, for the output channel. */
+  source: 'pi.server.path' | 'PATH' | 'python';
+}
+
+export interface CommandLookup {
+  /** An executable `name` found on PATH, if any. */
+  onPath: (name: string) => string | undefined;
+  /** The Python interpreter the user selected (Python extension or python.defaultInterpreterPath). */
+  python: () => string | undefined;
+  /** The workspace folder, against which a relative `pi.server.path` is resolved. */
+  workspaceFolder?: string;
+}
+
+/** `pi.server.path`, else `pi-lsp` on PATH, else the selected Python with `-m pi_lsp`. */
+export function serverCommand(get: SettingsGetter, lookup: CommandLookup): ServerCommand {
+  const configured = text(get, 'server.path');
+  if (configured) {
+    // A bare name ("pi-lsp") is looked up on PATH by the system; only a relative path is resolved here.
+    const relative = !path.isAbsolute(configured) && configured.includes('/');
+    const command = relative && lookup.workspaceFolder ? path.resolve(lookup.workspaceFolder, configured) : configured;
+    return { command, args: [], source: 'pi.server.path' };
+  }
+  const found = lookup.onPath('pi-lsp');
+  if (found) return { command: found, args: [], source: 'PATH' };
+  return { command: lookup.python() ?? 'python3', args: ['-m', 'pi_lsp'], source: 'python' };
+}
+
+/** The first executable `name` in a PATH-like list of directories. */
+export function findOnPath(name: string, pathVariable: string | undefined, isExecutable: (file: string) => boolean): string | undefined {
+  for (const directory of (pathVariable ?? '').split(path.delimiter)) {
+    if (!directory) continue;
+    const candidate = path.join(directory, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}

@@ -1,0 +1,217 @@
+// The chat webview's script: keeps the chat state (the same reducer as the extension host),
+// draws it, and sends the user's prompts and actions to the host. The state and the unsent draft
+// are saved with `setState`, so hiding and showing the view loses nothing.
+import type { Completion, FromWebview, ModelInfo, ToWebview } from '../chat/messages';
+import { applyNotification, type ChatState, emptyChat, reduce } from '../chat/reducer';
+import { contextLevel, describeUsage } from '../contextLevel';
+import { acceptCompletion, matchingCompletions } from './completion';
+import { TranscriptRenderer } from './render';
+
+interface SavedState {
+  chat: ChatState;
+  draft: string;
+  model: ModelInfo;
+  completions: Completion[];
+}
+
+declare function acquireVsCodeApi(): {
+  postMessage(message: FromWebview): void;
+  getState(): SavedState | undefined;
+  setState(state: SavedState): void;
+};
+
+const vscode = acquireVsCodeApi();
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const input = byId<HTMLTextAreaElement>('input');
+const send = byId<HTMLButtonElement>('send');
+const followUp = byId<HTMLButtonElement>('follow-up');
+const stop = byId<HTMLButtonElement>('stop');
+const status = byId<HTMLSpanElement>('status');
+const completionList = byId<HTMLDivElement>('completions');
+const renderer = new TranscriptRenderer(byId('transcript'));
+
+const saved = vscode.getState();
+let chat: ChatState = saved?.chat ?? emptyChat();
+let model: ModelInfo = saved?.model ?? { model: null, thinkingLevel: null };
+let completions: Completion[] = saved?.completions ?? [];
+let shown: Completion[] = [];
+let selected = 0;
+input.value = saved?.draft ?? '';
+
+let frame = 0;
+function scheduleRender(): void {
+  if (frame) return;
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    render();
+  });
+}
+
+function render(): void {
+  renderer.render(chat.items);
+  document.body.dataset.running = String(chat.running);
+  document.body.dataset.compacting = String(chat.compacting);
+  send.textContent = chat.running ? 'Steer' : 'Send';
+  send.title = chat.running ? 'Deliver to the running turn after its current tool (Enter)' : 'Send (Enter)';
+  followUp.hidden = !chat.running;
+  stop.hidden = !chat.running;
+  status.textContent = chat.compacting ? 'Compacting…' : chat.running ? 'Working…' : '';
+  renderModel();
+  renderMeter();
+  save();
+}
+
+function renderModel(): void {
+  const button = byId<HTMLButtonElement>('model');
+  button.textContent = model.model ? `${model.model}${model.thinkingLevel ? ` · ${model.thinkingLevel}` : ''}` : 'no model';
+}
+
+function renderMeter(): void {
+  const usage = chat.context;
+  const level = contextLevel(usage?.percent);
+  const meter = byId('meter');
+  meter.dataset.level = level;
+  meter.setAttribute('aria-valuenow', String(Math.round(usage?.percent ?? 0)));
+  byId('meter-fill').style.width = `${Math.min(100, usage?.percent ?? 0)}%`;
+  byId('meter-text').textContent = describeUsage(usage);
+  const warnings: Record<string, string> = {
+    high: 'The context is 75 % full.',
+    warning: 'The context is 90 % full: compact soon.',
+    critical: 'The context is 95 % full: pi will compact before the next answer.',
+  };
+  meter.title = warnings[level] ?? 'Context usage';
+}
+
+function save(): void {
+  vscode.setState({ chat, draft: input.value, model, completions });
+}
+
+function submit(behavior?: 'steer' | 'followUp'): void {
+  const text = input.value;
+  if (!text.trim()) return;
+  vscode.postMessage({ type: 'prompt', text, behavior: chat.running ? behavior ?? 'steer' : undefined });
+  input.value = '';
+  closeCompletions();
+  save();
+}
+
+function updateCompletions(): void {
+  shown = matchingCompletions(input.value, input.selectionStart ?? 0, completions);
+  selected = 0;
+  drawCompletions();
+}
+
+function drawCompletions(): void {
+  completionList.hidden = shown.length === 0;
+  completionList.replaceChildren(
+    ...shown.map((completion, index) => {
+      const option = document.createElement('div');
+      option.className = `completion${index === selected ? ' selected' : ''}`;
+      option.setAttribute('role', 'option');
+      option.setAttribute('aria-selected', String(index === selected));
+      option.dataset.testid = 'completion';
+      const name = document.createElement('span');
+      name.className = 'completion-name';
+      name.textContent = completion.insert;
+      const description = document.createElement('span');
+      description.className = 'completion-description';
+      description.textContent = completion.description;
+      option.append(name, description);
+      option.addEventListener('mousedown', (event) => {
+        event.preventDefault();
+        accept(completion);
+      });
+      return option;
+    }),
+  );
+}
+
+function closeCompletions(): void {
+  shown = [];
+  drawCompletions();
+}
+
+function accept(completion: Completion): void {
+  const accepted = acceptCompletion(input.value, completion);
+  input.value = accepted.text;
+  input.setSelectionRange(accepted.caret, accepted.caret);
+  closeCompletions();
+  input.focus();
+}
+
+function onCompletionKey(event: KeyboardEvent): boolean {
+  if (shown.length === 0) return false;
+  if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+    selected = (selected + (event.key === 'ArrowDown' ? 1 : shown.length - 1)) % shown.length;
+    drawCompletions();
+    return true;
+  }
+  if (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey)) {
+    accept(shown[selected]);
+    return true;
+  }
+  if (event.key === 'Escape') {
+    closeCompletions();
+    return true;
+  }
+  return false;
+}
+
+input.addEventListener('keydown', (event) => {
+  if (onCompletionKey(event)) {
+    event.preventDefault();
+    return;
+  }
+  if (event.key === 'Enter' && !event.shiftKey) {
+    event.preventDefault();
+    submit(event.altKey ? 'followUp' : 'steer');
+  } else if (event.key === 'Escape' && chat.running) {
+    event.preventDefault();
+    vscode.postMessage({ type: 'abort' });
+  }
+});
+input.addEventListener('input', () => {
+  updateCompletions();
+  save();
+});
+input.addEventListener('blur', () => closeCompletions());
+send.addEventListener('click', () => submit('steer'));
+followUp.addEventListener('click', () => submit('followUp'));
+stop.addEventListener('click', () => vscode.postMessage({ type: 'abort' }));
+byId('compact').addEventListener('click', () => vscode.postMessage({ type: 'compact' }));
+byId('model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));
+byId('new-session').addEventListener('click', () => vscode.postMessage({ type: 'newSession' }));
+
+window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
+  const message = event.data;
+  switch (message.type) {
+    case 'reset':
+      chat = message.state;
+      model = message.model;
+      completions = message.completions;
+      renderer.clear();
+      break;
+    case 'event':
+      chat = applyNotification(chat, message.notification);
+      break;
+    case 'action':
+      chat = reduce(chat, message.action);
+      break;
+    case 'model':
+      model = message.model;
+      break;
+    case 'completions':
+      completions = message.items;
+      break;
+    case 'editorText':
+      input.value = message.text;
+      input.focus();
+      input.setSelectionRange(input.value.length, input.value.length);
+      break;
+  }
+  scheduleRender();
+});
+
+render();
+input.focus();
+vscode.postMessage({ type: 'ready' });

@@ -1,0 +1,152 @@
+// Draws the transcript from the chat state. Each item keeps its element; only items whose `rev`
+// changed are redrawn, so a streaming answer does not re-render the whole conversation.
+import type { AssistantItem, ChatItem, NoticeItem, ToolItem, UserItem } from '../chat/reducer';
+import { renderMarkdown } from './markdown';
+
+interface Drawn {
+  element: HTMLElement;
+  rev: number;
+}
+
+const STATUS_TEXT: Record<ToolItem['status'], string> = {
+  pending: 'preparing',
+  running: 'running',
+  done: 'done',
+  error: 'failed',
+};
+
+function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const created = document.createElement(tag);
+  if (className) created.className = className;
+  if (text !== undefined) created.textContent = text;
+  return created;
+}
+
+function drawUser(item: UserItem): HTMLElement {
+  const box = element('div', `message user${item.queued ? ' queued' : ''}`);
+  box.dataset.testid = 'user-message';
+  box.append(element('div', 'who', item.queued ? `You (${item.queued === 'steer' ? 'steering' : 'follow-up'}, queued)` : 'You'));
+  box.append(element('div', 'text plain', item.text));
+  return box;
+}
+
+function drawAssistant(item: AssistantItem, openThinking: Set<string>): HTMLElement {
+  const box = element('div', `message assistant${item.streaming ? ' streaming' : ''}`);
+  box.dataset.testid = 'assistant-message';
+  box.dataset.streaming = String(item.streaming);
+  box.append(element('div', 'who', 'Pi'));
+  if (item.thinking) {
+    const details = element('details', 'thinking');
+    details.dataset.testid = 'thinking';
+    details.open = openThinking.has(item.id);
+    details.addEventListener('toggle', () => (details.open ? openThinking.add(item.id) : openThinking.delete(item.id)));
+    details.append(element('summary', undefined, item.streaming && !item.text ? 'Thinking…' : 'Thinking'));
+    details.append(element('div', 'text plain', item.thinking));
+    box.append(details);
+  }
+  const body = element('div', 'text markdown');
+  body.dataset.testid = 'assistant-text';
+  body.innerHTML = renderMarkdown(item.text);
+  box.append(body);
+  if (item.stopReason === 'error' && item.errorMessage) box.append(element('div', 'error-text', item.errorMessage));
+  return box;
+}
+
+function argumentsSummary(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+}
+
+function drawTool(item: ToolItem, openTools: Set<string>): HTMLElement {
+  const details = element('details', `tool ${item.status}`);
+  details.dataset.testid = 'tool-call';
+  details.dataset.status = item.status;
+  details.dataset.tool = item.name;
+  details.open = openTools.has(item.id);
+  details.addEventListener('toggle', () => (details.open ? openTools.add(item.id) : openTools.delete(item.id)));
+  const summary = element('summary');
+  summary.append(element('span', 'tool-name', item.name || 'tool'));
+  summary.append(element('span', 'tool-args', argumentsSummary(item.arguments)));
+  const status = element('span', `tool-status ${item.status}`, STATUS_TEXT[item.status]);
+  status.dataset.testid = 'tool-status';
+  summary.append(status);
+  details.append(summary);
+  if (item.arguments !== undefined) details.append(element('pre', 'tool-input', JSON.stringify(item.arguments, null, 2)));
+  if (item.result !== undefined) {
+    const result = element('pre', 'tool-result', item.result);
+    result.dataset.testid = 'tool-result';
+    details.append(result);
+  }
+  return details;
+}
+
+function drawNotice(item: NoticeItem): HTMLElement {
+  const box = element('div', `notice ${item.level}`);
+  box.dataset.testid = 'notice';
+  box.dataset.level = item.level;
+  if (item.topic) box.dataset.topic = item.topic;
+  box.setAttribute('role', item.level === 'error' ? 'alert' : 'status');
+  box.innerHTML = renderMarkdown(item.text);
+  return box;
+}
+
+export class TranscriptRenderer {
+  private readonly drawn = new Map<string, Drawn>();
+  private readonly openThinking = new Set<string>();
+  private readonly openTools = new Set<string>();
+
+  constructor(private readonly container: HTMLElement) {}
+
+  render(items: ChatItem[]): void {
+    const stickToBottom = this.isAtBottom();
+    const wanted = new Set(items.map((item) => item.id));
+    for (const [id, drawn] of this.drawn) {
+      if (!wanted.has(id)) {
+        drawn.element.remove();
+        this.drawn.delete(id);
+      }
+    }
+    let previous: Element | null = null;
+    for (const item of items) {
+      const element = this.elementFor(item);
+      const expected: Element | null = previous ? previous.nextElementSibling : this.container.firstElementChild;
+      if (expected !== element) this.container.insertBefore(element, expected);
+      previous = element;
+    }
+    if (stickToBottom) this.container.scrollTop = this.container.scrollHeight;
+  }
+
+  clear(): void {
+    this.container.replaceChildren();
+    this.drawn.clear();
+  }
+
+  private elementFor(item: ChatItem): HTMLElement {
+    const drawn = this.drawn.get(item.id);
+    if (drawn && drawn.rev === item.rev) return drawn.element;
+    const fresh = this.draw(item);
+    fresh.dataset.item = item.id;
+    drawn?.element.replaceWith(fresh);
+    this.drawn.set(item.id, { element: fresh, rev: item.rev });
+    return fresh;
+  }
+
+  private draw(item: ChatItem): HTMLElement {
+    switch (item.kind) {
+      case 'user':
+        return drawUser(item);
+      case 'assistant':
+        return drawAssistant(item, this.openThinking);
+      case 'tool':
+        return drawTool(item, this.openTools);
+      case 'notice':
+        return drawNotice(item);
+    }
+  }
+
+  private isAtBottom(): boolean {
+    const { scrollTop, scrollHeight, clientHeight } = this.container;
+    return scrollHeight - scrollTop - clientHeight < 40;
+  }
+}

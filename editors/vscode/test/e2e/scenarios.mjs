@@ -1,0 +1,141 @@
+// The end-to-end scenarios, run in order against one code-server window (each builds on the
+// session the previous ones left): activation, a streamed answer with a tool call, stopping a
+// turn, compaction, navigating the tree with a summary, and forking.
+import {
+  answerInputBox,
+  chatFrame,
+  chooseQuickPick,
+  enqueue,
+  modelRequests,
+  openPiContainer,
+  runCommand,
+  screenshot,
+  TIMEOUT,
+  treeRow,
+  treeRows,
+  until,
+} from './workbench.mjs';
+
+const QUESTION = 'Why does add(2, 2) return 0 in app.py?';
+const ANSWER = 'The bug is in `add`: it **subtracts** instead of adding.\n\n```python\nreturn a + b\n```';
+const SUMMARY = '## Goal\nFix add in app.py.\n\n## Progress\nFound that add subtracts.\n\n## Next Steps\nReturn a + b.';
+
+async function send(frame, text) {
+  await frame.fill('[data-testid="input"]', text);
+  await frame.press('[data-testid="input"]', 'Enter');
+}
+
+async function text(frame, selector) {
+  return frame.$$eval(selector, (elements) => elements.map((element) => element.textContent ?? '').join('\n'));
+}
+
+async function activation(context) {
+  const { page } = context;
+  await page.goto(context.url);
+  await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+  await openPiContainer(page);
+  const frame = await chatFrame(page);
+  // The model button shows pi/state's model: the server started and answered.
+  await until('the model from pi/state', async () => (await text(frame, '[data-testid="model"]')).includes('openai/scripted'), 60_000);
+  await until('the context meter', async () => (await text(frame, '[data-testid="context-text"]')).includes('/'));
+  return screenshot(context, 'activation.png');
+}
+
+async function promptWithToolCall(context) {
+  const { page, llm } = context;
+  await enqueue(
+    llm,
+    { kind: 'tool_calls', calls: [['call_read_1', 'read', { path: 'app.py' }]], text: 'Let me read the file.' },
+    { kind: 'text', text: ANSWER, chunks: 12, chunk_delay: 0.12 },
+  );
+  const frame = await chatFrame(page);
+  await send(frame, QUESTION);
+  await until('the user message', async () => (await text(frame, '[data-testid="user-message"]')).includes(QUESTION));
+  await until('the read tool call to finish', async () =>
+    (await frame.$('[data-testid="tool-call"][data-tool="read"][data-status="done"]')) !== null);
+  const result = await text(frame, '[data-testid="tool-result"]');
+  if (!result.includes('return a - b')) throw new Error(`the tool result lacks the file's text: ${result}`);
+  await until('the answer to stream', async () => (await frame.$('[data-testid="assistant-message"][data-streaming="true"]')) !== null);
+  await until('the answer to finish', async () => {
+    const done = await frame.$$eval('[data-testid="assistant-message"][data-streaming="false"] [data-testid="assistant-text"]',
+      (elements) => elements.map((element) => element.innerHTML).join('\n'));
+    return done.includes('<strong>subtracts</strong>') && done.includes('<code');
+  });
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  return screenshot(context, 'chat.png');
+}
+
+async function stopTurn(context) {
+  const { page, llm } = context;
+  await enqueue(llm, { kind: 'slow_text', text: 'word '.repeat(80), chunks: 80, chunk_delay: 0.25 });
+  const frame = await chatFrame(page);
+  await send(frame, 'Explain every line slowly.');
+  await until('the Stop button', async () => frame.isVisible('[data-testid="stop"]'));
+  await until('a partial answer', async () => (await text(frame, '[data-testid="assistant-message"][data-streaming="true"]')).includes('word'));
+  await frame.click('[data-testid="stop"]');
+  await until('the Stopped notice', async () => (await text(frame, '[data-testid="notice"]')).includes('Stopped.'), 10_000);
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  if (await frame.isVisible('[data-testid="stop"]')) throw new Error('the Stop button is still shown after the turn ended');
+}
+
+async function compact(context) {
+  const { page, llm } = context;
+  await enqueue(llm, { kind: 'text', text: SUMMARY });
+  const frame = await chatFrame(page);
+  await frame.click('[data-testid="compact"]');
+  await answerInputBox(page, 'focus on the bug in add');
+  await until('the compaction notice', async () => {
+    const notices = await text(frame, '[data-testid="notice"][data-topic="compaction"]');
+    if (notices.includes('Compaction failed')) throw new Error(notices);
+    return notices.includes('Compacted the session');
+  });
+  const requests = await modelRequests(llm);
+  if (!JSON.stringify(requests.at(-1)).includes('focus on the bug in add')) throw new Error('the summary request lacks the instructions');
+  return screenshot(context, 'compact.png');
+}
+
+async function navigateWithSummary(context) {
+  const { page, llm } = context;
+  await runCommand(page, 'Pi: Show Session Tree');
+  const row = treeRow(page, QUESTION);
+  await row.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await enqueue(llm, { kind: 'text', text: '## Goal\nFind the add bug.\n\n## Progress\nRead app.py; stopped a long explanation.' });
+  await row.click();
+  await chooseQuickPick(page, 'Summarize');
+  const frame = await chatFrame(page);
+  // Landing on a user message hands its text back for editing.
+  await until('the editor text in the chat input', async () => (await frame.inputValue('[data-testid="input"]')) === QUESTION);
+  await treeRow(page, 'Branch summary').waitFor({ state: 'visible', timeout: TIMEOUT });
+  await until('the branch summary in the chat', async () => (await text(frame, '[data-testid="notice"]')).includes('Find the add bug'));
+  return screenshot(context, 'tree.png');
+}
+
+async function fork(context) {
+  const { page } = context;
+  // The first branch is collapsed now that the active path runs through the summary.
+  await treeRow(page, QUESTION).locator('.monaco-tl-twistie').click();
+  const answer = treeRow(page, 'Let me read the file');
+  await answer.click({ button: 'right' });
+  const item = page.getByRole('menuitem', { name: 'Fork Here' });
+  await item.hover();
+  await page.keyboard.press('Enter');
+  // The fork holds the path from the root to the entry, and that entry is its leaf.
+  await until('the tree of the forked session', async () => {
+    const rows = await treeRows(page).allInnerTexts();
+    return rows.length === 3 && rows[2].includes('Let me read the file') && rows[2].includes('leaf');
+  });
+  const frame = await chatFrame(page);
+  await until('the forked history in the chat', async () => (await text(frame, '[data-testid="user-message"]')).includes(QUESTION));
+  const tools = await text(frame, '[data-testid="assistant-message"]');
+  if (tools.includes('subtracts')) throw new Error('the fork holds the answer after the fork point');
+  return screenshot(context, 'fork.png');
+}
+
+export const scenarios = [
+  { name: 'activation', run: activation },
+  { name: 'prompt_stream_tool_call', run: promptWithToolCall },
+  { name: 'stop_turn', run: stopTurn },
+  { name: 'compact', run: compact },
+  { name: 'navigate_with_summary', run: navigateWithSummary },
+  { name: 'fork', run: fork },
+];

@@ -1,0 +1,93 @@
+// Helpers for driving the VS Code workbench in code-server: the Pi views, the command palette,
+// quick picks, the chat webview's frame, and the scripted model server's control endpoints.
+import * as path from 'node:path';
+
+export const TIMEOUT = 30_000;
+
+/** Queues scripted model replies (`{"kind": …}` entries, see pi_lsp/scripted_llm/replies.py). */
+export async function enqueue(llm, ...replies) {
+  const response = await fetch(`${llm}/__enqueue`, { method: 'POST', body: JSON.stringify(replies) });
+  if (!response.ok) throw new Error(`enqueue failed: ${response.status} ${await response.text()}`);
+}
+
+/** The request bodies the scripted model server received. */
+export async function modelRequests(llm) {
+  const response = await fetch(`${llm}/__requests`);
+  return response.json();
+}
+
+export async function screenshot(context, name) {
+  const file = path.join(context.artifacts, name);
+  await context.page.screenshot({ path: file });
+  return file;
+}
+
+/** Waits until `check` returns a truthy value, polling; fails with `what` after `timeout`. */
+export async function until(what, check, timeout = TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${last.message})` : ''}`);
+}
+
+/** The chat webview's inner frame (webviews sit in nested iframes; it changes when the view is re-created). */
+export async function chatFrame(page) {
+  return until('the chat webview', async () => {
+    for (const frame of page.frames()) {
+      if (await frame.$('[data-testid="transcript"]').catch(() => null)) return frame;
+    }
+    return undefined;
+  });
+}
+
+export async function openPiContainer(page) {
+  await page.locator('.activitybar .action-label[aria-label^="Pi"]').first().click();
+}
+
+/** Runs a palette command by its title ("Pi: Show Session Tree"). */
+export async function runCommand(page, title) {
+  await page.locator('.monaco-workbench .part.statusbar').click({ position: { x: 5, y: 5 } }).catch(() => undefined);
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title.replace(/^.*?: /, '') }).first().waitFor({ timeout: TIMEOUT });
+  await page.keyboard.press('Enter');
+}
+
+/** Chooses the quick pick row whose label is exactly `label`. */
+export async function chooseQuickPick(page, label) {
+  const row = page.locator('.quick-input-list .monaco-list-row').filter({
+    has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${escapeRegExp(label)}\\s*$`) }),
+  });
+  await row.first().waitFor({ state: 'visible', timeout: TIMEOUT });
+  await row.first().click();
+}
+
+/** Types into an open input box (showInputBox) and accepts it. */
+export async function answerInputBox(page, text) {
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+}
+
+export function treeRows(page) {
+  return page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list-row');
+}
+
+export function treeRow(page, text) {
+  return treeRows(page).filter({ hasText: text }).first();
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,228 @@
+"""The VS Code extension's tests, run by pytest: its vitest unit suite, its .vsix packaging, and
+end-to-end scenarios in a real VS Code (code-server) driven by Chromium.
+
+The end-to-end run starts, each in a temporary home: the scripted model server, code-server with
+the extension linked into its extensions folder and the real ``pi-lsp`` server configured through
+the ``pi.*`` settings, and the playwright-core driver ``editors/vscode/test/e2e/drive.mjs``, which
+reports one JSON line per scenario. Screenshots land in ``editors/vscode/test-artifacts/``.
+``make install-vscode`` (``editors/vscode/test/install.sh``) installs what these tests need.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+EXTENSION = ROOT / "editors" / "vscode"
+CODE_SERVER = EXTENSION / ".code-server" / "node_modules" / ".bin" / "code-server"
+ARTIFACTS = EXTENSION / "test-artifacts"
+SCENARIOS = ["activation", "prompt_stream_tool_call", "stop_turn", "compact", "navigate_with_summary", "fork"]
+SCREENSHOTS = ["activation.png", "chat.png", "compact.png", "tree.png", "fork.png"]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+INSTALL_HINT = "run `make install-vscode` (editors/vscode/test/install.sh) first"
+
+
+def _require_installed() -> None:
+    missing = [str(path) for path in (EXTENSION / "node_modules", CODE_SERVER) if not path.exists()]
+    if missing:
+        pytest.fail(f"the VS Code test tools are missing ({', '.join(missing)}): {INSTALL_HINT}")
+
+
+def _run(command: list[str], timeout: float, **options) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=EXTENSION, capture_output=True, text=True, timeout=timeout, **options)
+
+
+def test_vitest_unit_suite_passes():
+    _require_installed()
+    result = _run(["npx", "vitest", "run"], timeout=120)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert " passed" in output and " failed" not in output, output
+
+
+def test_extension_packages_as_a_vsix(tmp_path):
+    _require_installed()
+    result = _run(["npm", "run", "package", "--", "-o", str(tmp_path / "pi-lsp.vsix")], timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    with zipfile.ZipFile(tmp_path / "pi-lsp.vsix") as vsix:
+        names = set(vsix.namelist())
+    assert {"extension/package.json", "extension/out/extension.js", "extension/out/webview.js", "extension/media/chat.css"} <= names
+    assert not any(name.startswith("extension/node_modules/") for name in names)
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for(what: str, check, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def _hermetic_environment(home: Path) -> dict[str, str]:
+    environment = {key: value for key, value in os.environ.items()
+                   if not key.startswith(("PI_LSP_", "PI_CODING_AGENT", "VSCODE_"))}
+    environment.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_STATE_HOME=str(home / "state"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        PI_CODING_AGENT_DIR=str(home / "agent"),
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+    )
+    return environment
+
+
+def _workspace(root: Path) -> Path:
+    workspace = root / "project"
+    workspace.mkdir()
+    (workspace / "AGENTS.md").write_text("Always answer in English.\n")
+    (workspace / "app.py").write_text("def add(a, b):\n    return a - b\n")
+    return workspace
+
+
+def _user_settings(user_data: Path, api_base: str) -> None:
+    settings = {
+        "pi.server.path": str(Path(sys.executable).parent / "pi-lsp"),
+        "pi.model": "openai/scripted",
+        "pi.apiBase": api_base,
+        "pi.contextWindow": 100000,
+        "pi.tokenizer": "chars4",
+        "pi.compaction.keepRecentTokens": 40,
+        "pi.compaction.reserveTokens": 100,
+        "pi.retry.baseDelayMs": 20,
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": False,
+        "workbench.enableExperiments": False,
+        "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False,
+        "telemetry.telemetryLevel": "off",
+        "security.workspace.trust.enabled": False,
+    }
+    (user_data / "User").mkdir(parents=True)
+    (user_data / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
+
+
+class Processes:
+    """The processes of one end-to-end run, stopped in reverse order."""
+
+    def __init__(self) -> None:
+        self.started: list[subprocess.Popen] = []
+
+    def start(self, command: list[str], log: Path, **options) -> subprocess.Popen:
+        with log.open("w") as output:
+            process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True, **options)
+        self.started.append(process)
+        return process
+
+    def stop_all(self) -> None:
+        for process in reversed(self.started):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+def _start_scripted_llm(processes: Processes, root: Path, environment: dict[str, str]) -> str:
+    port_file = root / "llm.port"
+    processes.start([sys.executable, "-m", "pi_lsp.scripted_llm", "--port-file", str(port_file)],
+                    ARTIFACTS / "scripted-llm.log", env=environment)
+    _wait_for("the scripted model server", port_file.exists)
+    return f"http://127.0.0.1:{port_file.read_text().strip()}"
+
+
+def _start_code_server(processes: Processes, root: Path, workspace: Path, environment: dict[str, str]) -> str:
+    user_data, extensions = root / "user-data", root / "extensions"
+    extensions.mkdir()
+    package = json.loads((EXTENSION / "package.json").read_text())
+    (extensions / f"{package['publisher']}.{package['name']}-{package['version']}").symlink_to(EXTENSION)
+    port = _free_port()
+    processes.start(
+        [str(CODE_SERVER), "--bind-addr", f"127.0.0.1:{port}", "--auth", "none", "--disable-telemetry",
+         "--disable-update-check", "--disable-workspace-trust", "--user-data-dir", str(user_data),
+         "--extensions-dir", str(extensions), str(workspace)],
+        ARTIFACTS / "code-server.log", env=environment,
+    )
+    _wait_for("code-server", lambda: _healthy(f"http://127.0.0.1:{port}/healthz"))
+    return f"http://127.0.0.1:{port}/?folder={workspace}"
+
+
+def _collect_server_logs(user_data: Path) -> None:
+    for log in user_data.glob("logs/**/*pi-lsp*.log"):
+        shutil.copy(log, ARTIFACTS / "pi-lsp-output.log")
+
+
+@pytest.fixture(scope="module")
+def e2e_results(tmp_path_factory) -> dict[str, dict]:
+    _require_installed()
+    build = _run(["node", "esbuild.mjs"], timeout=60)
+    assert build.returncode == 0, build.stdout + build.stderr
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    ARTIFACTS.mkdir(parents=True)
+    root = tmp_path_factory.mktemp("vscode-e2e")
+    environment = _hermetic_environment(root / "home")
+    workspace = _workspace(root)
+    processes = Processes()
+    try:
+        llm = _start_scripted_llm(processes, root, environment)
+        _user_settings(root / "user-data", f"{llm}/v1")
+        url = _start_code_server(processes, root, workspace, environment)
+        driver_environment = {**_hermetic_environment(root / "chromium-home"),
+                              "PI_E2E_URL": url, "PI_E2E_LLM": llm, "PI_E2E_ARTIFACTS": str(ARTIFACTS)}
+        driver = _run(["node", "test/e2e/drive.mjs"], timeout=240, env=driver_environment)
+        (ARTIFACTS / "driver.log").write_text(driver.stdout + driver.stderr)
+    finally:
+        processes.stop_all()
+        _collect_server_logs(root / "user-data")
+    results = {}
+    for line in driver.stdout.splitlines():
+        if line.startswith("{"):
+            result = json.loads(line)
+            results[result["scenario"]] = result
+    assert "driver" not in results, results["driver"]["error"]
+    return results
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_e2e_scenario(scenario, e2e_results):
+    result = e2e_results.get(scenario)
+    assert result is not None, f"the driver reported nothing for {scenario}; see {ARTIFACTS / 'driver.log'}"
+    assert result["ok"], f"{scenario}: {result['error']}\nscreenshot: {result.get('screenshot')}"
+
+
+def test_e2e_screenshots_are_non_empty_pngs(e2e_results):
+    for name in SCREENSHOTS:
+        data = (ARTIFACTS / name).read_bytes()
+        assert data.startswith(PNG_SIGNATURE) and len(data) > 10_000, f"{name} is not a real screenshot"
