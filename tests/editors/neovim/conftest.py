@@ -229,7 +229,9 @@ def shared_editor(tmp_path_factory, scripted_model):
 def pi(shared_editor: Editor, scripted_model: ScriptedModel) -> Editor:
     """The shared Neovim on a new session with an empty chat, and the model's queue checked empty."""
     shared_editor.request("pi/newSession")
-    shared_editor.lua("vim.cmd('silent! only'); require('pi.chat').clear(); _G.pi_test.events = {}")
+    shared_editor.lua("vim.cmd('silent! only | messages clear'); require('pi.chat').clear(); _G.pi_test.events = {}")
     yield shared_editor
     left = scripted_model.enqueue()
     assert left == 0, f"{left} scripted replies were not used"
+    messages = shared_editor.lua("return vim.api.nvim_exec2('messages', { output = true }).output")
+    assert "rror" not in messages and "traceback" not in messages, messages

@@ -14,7 +14,7 @@ local function check_command()
   local path = vim.fn.exepath(cmd[1])
   if path == "" then
     vim.health.error(("server command %q not found"):format(cmd[1]), {
-      "Install the server: pip install pi-lsp",
+      "Install the server: pip install . in a clone of the pi-lsp repository",
       "Or point the plugin at it: require('pi').setup({ cmd = { '/path/to/pi-lsp' } })",
     })
     return false
