@@ -321,7 +321,7 @@ export interface AgentMessage {
 
 /** Every event type carried by `pi/event`, with its fields. */
 export interface Events {
-  agent_start: Record<string, never>;
+  agent_start: Record<never, never>;
   message_start: { role: string };
   text_delta: { delta: string };
   thinking_delta: { delta: string };

@@ -43,6 +43,12 @@ def _run(command: list[str], timeout: float, **options) -> subprocess.CompletedP
     return subprocess.run(command, cwd=EXTENSION, capture_output=True, text=True, timeout=timeout, **options)
 
 
+def test_extension_typechecks():
+    _require_installed()
+    result = _run(["npx", "tsc", "--noEmit"], timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_vitest_unit_suite_passes():
     _require_installed()
     result = _run(["npx", "vitest", "run"], timeout=120)

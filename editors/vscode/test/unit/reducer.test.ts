@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { applyNotification, type ChatState, emptyChat, isSeqGap, reduce } from '../../src/chat/reducer';
+import type { PiEvent } from '../../src/protocol';
+
+function run(events: PiEvent[], state: ChatState = emptyChat('s1')): ChatState {
+  return events.reduce(reduce, state);
+}
+
+const userMessage = (text: string) => ({
+  type: 'message_end' as const,
+  entryId: 'u1',
+  message: { role: 'user', content: [{ type: 'text', text }] },
+});
+
+describe('the chat reducer', () => {
+  it('streams an answer and replaces it with the saved message', () => {
+    const state = run([
+      { type: 'agent_start' },
+      userMessage('hello'),
+      { type: 'message_start', role: 'assistant' },
+      { type: 'thinking_delta', delta: 'Let me ' },
+      { type: 'thinking_delta', delta: 'think.' },
+      { type: 'text_delta', delta: 'Hi ' },
+      { type: 'text_delta', delta: 'there' },
+    ]);
+    expect(state.running).toBe(true);
+    expect(state.items.map((item) => item.kind)).toEqual(['user', 'assistant']);
+    expect(state.items[1]).toMatchObject({ text: 'Hi there', thinking: 'Let me think.', streaming: true });
+    const ended = run(
+      [
+        { type: 'message_end', entryId: 'a1', message: { role: 'assistant', content: [{ type: 'text', text: 'Hi there!' }], stopReason: 'stop' } },
+        { type: 'agent_end', stopReason: 'stop', leafId: 'a1' },
+      ],
+      state,
+    );
+    expect(ended.running).toBe(false);
+    expect(ended.items[1]).toMatchObject({ text: 'Hi there!', streaming: false, entryId: 'a1', stopReason: 'stop' });
+  });
+
+  it('bumps the revision of changed items only', () => {
+    const state = run([userMessage('a'), { type: 'message_start', role: 'assistant' }]);
+    const next = reduce(state, { type: 'text_delta', delta: 'x' });
+    expect(next.items[0]).toBe(state.items[0]);
+    expect(next.items[1].rev).toBe(state.items[1].rev + 1);
+  });
+
+  it('follows a tool call from the model through its execution to its result', () => {
+    const state = run([
+      { type: 'message_start', role: 'assistant' },
+      { type: 'toolcall_start', toolCallId: 'c1', name: 'read' },
+      {
+        type: 'message_end',
+        entryId: 'a1',
+        message: { role: 'assistant', content: [{ type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'app.py' } }], stopReason: 'toolUse' },
+      },
+      { type: 'tool_execution_start', toolCallId: 'c1', name: 'read', arguments: { path: 'app.py' } },
+    ]);
+    const tool = state.items.find((item) => item.kind === 'tool');
+    expect(tool).toMatchObject({ name: 'read', status: 'running', arguments: { path: 'app.py' } });
+    const done = reduce(state, {
+      type: 'tool_execution_end',
+      toolCallId: 'c1',
+      name: 'read',
+      isError: false,
+      content: [{ type: 'text', text: 'def add' }],
+      details: null,
+      entryId: 't1',
+    });
+    expect(done.items.filter((item) => item.kind === 'tool')).toEqual([expect.objectContaining({ status: 'done', result: 'def add' })]);
+  });
+
+  it('marks failed tools and reports an aborted turn', () => {
+    const state = run([
+      { type: 'agent_start' },
+      { type: 'tool_execution_start', toolCallId: 'c1', name: 'bash', arguments: { command: 'sleep 9' } },
+      { type: 'message_start', role: 'assistant' },
+      { type: 'text_delta', delta: 'partial' },
+      { type: 'agent_end', stopReason: 'aborted', leafId: 'x' },
+    ]);
+    expect(state.items.find((item) => item.kind === 'tool')).toMatchObject({ status: 'error' });
+    expect(state.items.find((item) => item.kind === 'assistant')).toMatchObject({ streaming: false, text: 'partial' });
+    expect(state.items.at(-1)).toMatchObject({ kind: 'notice', level: 'warning', text: 'Stopped.' });
+  });
+
+  it('shows a failed turn with the error of its last answer', () => {
+    const state = run([
+      { type: 'message_start', role: 'assistant' },
+      { type: 'message_end', entryId: 'a1', message: { role: 'assistant', content: [], stopReason: 'error', errorMessage: 'HTTP 500' } },
+      { type: 'agent_end', stopReason: 'error', leafId: 'a1' },
+    ]);
+    expect(state.items.at(-1)).toMatchObject({ kind: 'notice', level: 'error', text: 'The turn failed: HTTP 500' });
+  });
+
+  it('keeps one notice per compaction and per retry series', () => {
+    const state = run([
+      { type: 'compaction_start', reason: 'manual' },
+      { type: 'compaction_end', reason: 'manual', aborted: false, willRetry: false, entryId: 'c1', tokensBefore: 12345 },
+      { type: 'retry', attempt: 1, maxAttempts: 3, delayMs: 2000, errorMessage: 'overloaded' },
+      { type: 'retry', attempt: 2, maxAttempts: 3, delayMs: 4000, errorMessage: 'overloaded' },
+    ]);
+    expect(state.compacting).toBe(false);
+    expect(state.items.map((item) => (item.kind === 'notice' ? item.text : ''))).toEqual([
+      'Compacted the session (12,345 tokens before).',
+      'Retrying (2/3) in 4 s: overloaded',
+    ]);
+  });
+
+  it('reports failed and cancelled compactions', () => {
+    const failed = run([
+      { type: 'compaction_start', reason: 'threshold' },
+      { type: 'compaction_end', reason: 'threshold', aborted: false, willRetry: false, errorMessage: 'provider down' },
+    ]);
+    expect(failed.items).toEqual([expect.objectContaining({ level: 'error', text: 'Compaction failed: provider down' })]);
+    const cancelled = run([{ type: 'compaction_end', reason: 'manual', aborted: true, willRetry: false }]);
+    expect(cancelled.items[0]).toMatchObject({ level: 'warning' });
+  });
+
+  it('replaces a queued steering message when the agent takes it', () => {
+    let state = reduce(emptyChat('s1'), { type: 'agent_start' });
+    state = reduce(state, { type: 'local_queued', text: 'use tabs', behavior: 'steer' });
+    expect(state.items[0]).toMatchObject({ kind: 'user', queued: 'steer' });
+    state = reduce(state, userMessage('use tabs'));
+    expect(state.items).toEqual([expect.objectContaining({ kind: 'user', text: 'use tabs' })]);
+    expect(state.items[0]).not.toHaveProperty('queued');
+  });
+
+  it('ignores the events of other sessions and tells gaps in seq', () => {
+    let state = applyNotification(emptyChat('s1'), { sessionId: 's1', seq: 1, event: { type: 'agent_start' } });
+    expect(state.lastSeq).toBe(1);
+    const other = applyNotification(state, { sessionId: 's2', seq: 7, event: { type: 'error', message: 'x' } });
+    expect(other).toBe(state);
+    expect(isSeqGap(state, { sessionId: 's1', seq: 2, event: { type: 'agent_start' } })).toBe(false);
+    expect(isSeqGap(state, { sessionId: 's1', seq: 4, event: { type: 'agent_start' } })).toBe(true);
+    state = reduce(state, { type: 'local_reset', sessionId: 's2', items: [] });
+    expect(state).toMatchObject({ sessionId: 's2', items: [], running: false, lastSeq: null });
+  });
+
+  it('starts an answer for deltas that arrive without their message_start', () => {
+    const state = run([{ type: 'text_delta', delta: 'mid-answer' }]);
+    expect(state.items).toEqual([expect.objectContaining({ kind: 'assistant', text: 'mid-answer', streaming: true })]);
+  });
+});

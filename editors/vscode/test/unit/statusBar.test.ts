@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { ContextStatusBar } from '../../src/statusBar';
+import type { StateResult } from '../../src/protocol';
+import { createdStatusBarItems } from './vscode-stub';
+
+function state(percent: number | null): StateResult {
+  return {
+    sessionId: 's1',
+    path: '/s.jsonl',
+    name: null,
+    leafId: null,
+    model: { model: 'openai/gpt-4o', provider: 'openai', modelId: 'gpt-4o' },
+    thinkingLevel: 'medium',
+    contextUsage: { tokens: percent === null ? null : percent * 1000, contextWindow: 100000, percent },
+    messageCount: 4,
+    isStreaming: false,
+    isCompacting: false,
+    readOnly: false,
+  };
+}
+
+describe('the status bar item', () => {
+  it('shows the usage and colours high usage', () => {
+    const bar = new ContextStatusBar();
+    const item = createdStatusBarItems.at(-1) as { text: string; backgroundColor?: { id: string } };
+    bar.update(state(12));
+    expect(item.text).toContain('12k / 100k (12 %)');
+    expect(item.backgroundColor).toBeUndefined();
+    bar.update(state(91));
+    expect(item.backgroundColor?.id).toBe('statusBarItem.warningBackground');
+    bar.update(state(96));
+    expect(item.backgroundColor?.id).toBe('statusBarItem.errorBackground');
+    bar.update(state(null));
+    expect(item.text).toContain('? / 100k');
+  });
+});
