@@ -6,12 +6,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: test install install-python install-reference bench clean
+.PHONY: test install install-python install-reference install-vscode bench clean
 
 test: install
 	$(PY) -m pytest
 
-install: install-python install-reference
+install: install-python install-reference install-vscode
 
 install-python: $(VENV)/.installed
 
@@ -22,6 +22,9 @@ $(VENV)/.installed: pyproject.toml
 
 install-reference:
 	bash tests/reference/install.sh
+
+install-vscode:
+	bash editors/vscode/test/install.sh
 
 bench: install
 	$(PY) bench/session_bench.py
