@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from pi_lsp import __version__
+from tests.editors.neovim.conftest import server_command
 
 
 def health_report(editor) -> str:
@@ -24,11 +25,14 @@ def test_health_reports_a_working_setup(editor, scripted_model):
 
 
 def test_health_warns_without_a_model(editor):
-    editor.setup(None)
+    # Nothing but the command: the default (empty) settings must still reach the server as an object.
+    assert editor.lua("return require('pi').setup({ cmd = ... })", server_command())
     report = health_report(editor)
     assert "OK server started" in report
     assert "WARNING no model configured" in report
     assert "PI_LSP_MODEL" in report
+    messages = editor.lua("return vim.api.nvim_exec2('messages', { output = true }).output")
+    assert "initializationOptions" not in messages, messages
 
 
 def test_health_reports_a_missing_server(editor):

@@ -11,6 +11,9 @@ M.defaults = {
   cmd_env = nil,
   -- Files or directories that mark a project root (the workspace the agent works in).
   root_markers = { ".pi", ".git", "AGENTS.md" },
+  -- Attach the project's file buffers, so the agent reads their unsaved text and its edits
+  -- arrive as undoable buffer changes.
+  attach_buffers = true,
   -- Sent as initializationOptions and answered to workspace/configuration (section "pi").
   -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, sessionDir, trusted, retry,
   -- compaction (see docs/protocol.md, "Configuration").
@@ -116,6 +119,7 @@ local function validate(options)
   validate_cmd(options.cmd)
   compat.validate("cmd_env", options.cmd_env, "table", true)
   compat.validate("root_markers", options.root_markers, "table")
+  compat.validate("attach_buffers", options.attach_buffers, "boolean")
   validate_settings(options.settings)
   validate_window(options.window)
   compat.validate("fold", options.fold, "table")
