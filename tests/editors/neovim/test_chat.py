@@ -93,3 +93,30 @@ def test_statusline_shows_the_context_usage_after_a_turn(pi, scripted_model):
     pi.wait_until("require('pi').statusline():find('%(') ~= nil")
     status = pi.lua("return require('pi').statusline()")
     assert re.fullmatch(r"pi \d+(\.\d)?k?/100k \(\d+%%\)", status), status
+    window = pi.lua("return vim.fn.win_findbuf(require('pi.chat').chat_buffer())[1]")
+    shown = pi.lua("local w = ...; return vim.api.nvim_eval_statusline(vim.wo[w].statusline, { winid = w }).str", window)
+    assert "pi-chat" in shown and status.replace("%%", "%") in shown, shown
+
+
+def test_a_transient_provider_error_shows_a_retry_notice(pi, scripted_model):
+    scripted_model.enqueue({"kind": "error", "status": 500, "message": "Upstream hiccup"}, {"kind": "text", "text": "Answer after the retry."})
+    pi.command("Pi Try again")
+    pi.wait_for("agent_end")
+    lines = pi.chat_lines(containing="Answer after the retry.")
+    retries = [line for line in lines if line.startswith("» retry 1/")]
+    assert len(retries) == 1 and "Upstream hiccup" in retries[0], lines
+
+
+def test_the_chat_keymaps_abort_and_compact(pi, scripted_model):
+    pi.lua("_G.pi_test.notes = {}; vim.notify = function(m, l) table.insert(_G.pi_test.notes, { message = m, level = l }) end")
+    scripted_model.enqueue({"kind": "slow_text", "text": "one two three four five six seven eight nine ten", "chunks": 10, "chunk_delay": 0.3})
+    pi.command("Pi Count slowly")
+    pi.wait_for("text_delta")
+    pi.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(require('pi.chat').chat_buffer())[1])")
+    pi.keys("<C-c>")
+    pi.wait_for("agent_end")
+    assert [e["stopReason"] for e in pi.lua("return _G.pi_test.events") if e["type"] == "agent_end"] == ["aborted"]
+    pi.keys("gC")
+    pi.wait_until("#_G.pi_test.notes > 0")
+    [note] = pi.lua("return _G.pi_test.notes")
+    assert note["level"] == pi.lua("return vim.log.levels.WARN") and "compact" in note["message"].lower(), note

@@ -100,7 +100,7 @@ local function open_chat_window()
   options.foldexpr = "v:lua.require'pi.render'.foldexpr(v:lnum)"
   options.foldtext = "v:lua.require'pi.render'.foldtext()"
   options.foldlevel = 0
-  options.statusline = " pi-chat %= %{v:lua.require'pi'.statusline()} "
+  options.statusline = " pi-chat %= %{%v:lua.require'pi'.statusline()%} "
   return window
 end
 
