@@ -102,8 +102,17 @@ local function header(buffer, role)
   view(buffer).role = role
 end
 
+-- A blank line between blocks, so markdown does not run a paragraph into the next block.
+local function gap(buffer)
+  local last = vim.api.nvim_buf_get_lines(buffer, -2, -1, false)[1]
+  if last ~= "" and not vim.startswith(last, "## ") then
+    append(buffer, { "" })
+  end
+end
+
 local function start_block(buffer, kind)
   end_block(buffer)
+  gap(buffer)
   view(buffer).block = kind
   if kind == "thinking" then
     -- Recorded before the lines exist: Neovim evaluates foldexpr as they are added.
@@ -155,7 +164,11 @@ local function set_tool(buffer, id, name, arguments, status)
   local tools = view(buffer).tools
   local tool = tools[id]
   if tool == nil then
-    end_block(buffer)
+    if view(buffer).block ~= "tool" then
+      end_block(buffer)
+      gap(buffer)
+      view(buffer).block = "tool"
+    end
     tool = { line = append(buffer, { "" }), name = name }
     tools[id] = tool
   end
@@ -165,7 +178,7 @@ local function set_tool(buffer, id, name, arguments, status)
 end
 
 local function result_lines(event)
-  local text = util.content_text(event.content)
+  local text = util.content_text(event.content):gsub("%s+$", "")
   local lines = vim.split(text, "\n", { plain = true })
   if #lines > MAX_RESULT_LINES then
     lines = vim.list_slice(lines, 1, MAX_RESULT_LINES)
