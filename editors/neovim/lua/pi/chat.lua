@@ -97,8 +97,8 @@ local function open_chat_window()
   local options = vim.wo[window]
   options.wrap, options.linebreak, options.number, options.relativenumber = true, true, false, false
   options.foldmethod = "expr"
-  options.foldexpr = "v:lua.require'pi.render'.foldexpr(v:lnum)"
-  options.foldtext = "v:lua.require'pi.render'.foldtext()"
+  options.foldexpr = "v:lua.require'pi.transcript'.foldexpr(v:lnum)"
+  options.foldtext = "v:lua.require'pi.transcript'.foldtext()"
   options.foldlevel = 0
   options.statusline = " pi-chat %= %{%v:lua.require'pi'.statusline()%} "
   return window

@@ -60,44 +60,13 @@ end
 
 local function on_exit(code, signal)
   state.client_id = nil
-  pcall(vim.api.nvim_del_augroup_by_name, "pi_attach")
   state.waiting = {}
-  if code ~= 0 then
-    vim.schedule(function()
+  vim.schedule(function()
+    require("pi.buffers").detach()
+    if code ~= 0 then
       vim.notify(("pi: the server exited (code %s, signal %s); see :LspLog"):format(code, signal), vim.log.levels.ERROR)
-    end)
-  end
-end
-
--- Attached file buffers let the agent read unsaved text and edit through workspace/applyEdit,
--- so its edits land in the buffer where `u` undoes them.
-local function attachable(buffer, root)
-  local name = vim.api.nvim_buf_get_name(buffer)
-  return vim.api.nvim_buf_is_loaded(buffer)
-    and vim.bo[buffer].buftype == ""
-    and name ~= ""
-    and vim.startswith(vim.fs.normalize(name), vim.fs.normalize(root) .. "/")
-end
-
-local function attach(buffer, client_id, root)
-  if attachable(buffer, root) then
-    vim.lsp.buf_attach_client(buffer, client_id)
-  end
-end
-
-local function attach_buffers(client_id, root)
-  for _, buffer in ipairs(vim.api.nvim_list_bufs()) do
-    attach(buffer, client_id, root)
-  end
-  local group = vim.api.nvim_create_augroup("pi_attach", { clear = true })
-  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
-    group = group,
-    callback = function(args)
-      if state.client_id == client_id then
-        attach(args.buf, client_id, root)
-      end
-    end,
-  })
+    end
+  end)
 end
 
 -- litellm writes its INFO log lines to stdout, which is the LSP stream; Neovim's parser stops at
@@ -121,7 +90,7 @@ local function client_config()
     on_init = function(client)
       vim.schedule(function()
         if options.attach_buffers then
-          attach_buffers(client.id, client.config.root_dir)
+          require("pi.buffers").attach(client.id, client.config.root_dir)
         end
         flush_waiting(client)
       end)
