@@ -90,3 +90,28 @@ def test_pi_model_sets_the_model(pi, scripted_model):
     wait_for_state(pi, "model", "value and value.model == 'openai/scripted-2'")
     pi.command("PiModel openai/scripted")
     wait_for_state(pi, "model", "value and value.model == 'openai/scripted'")
+
+
+def test_pi_navigate_completes_the_ids_of_the_tree(pi, scripted_model):
+    two_turns(pi, scripted_model)
+    pi.command("PiTree")
+    ids = [e["id"] for e in pi.request("pi/tree")["entries"]]
+    pi.wait_until(f"#require('pi.tree').entry_ids() == {len(ids)}")
+    assert sorted(pi.lua("return vim.fn.getcompletion('PiNavigate ', 'cmdline')")) == sorted(ids)
+    first = ids[1]
+    assert first in pi.lua("return vim.fn.getcompletion(..., 'cmdline')", f"PiFork {first[:3]}")
+
+
+def test_pi_bang_steers_the_running_turn(pi, scripted_model):
+    scripted_model.enqueue(
+        {"kind": "tool_calls", "calls": [["call_1", "bash", {"command": "sleep 1; echo done"}]]},
+        {"kind": "text", "text": "Steered answer."},
+    )
+    pi.command("Pi Run the slow command")
+    pi.wait_for("tool_execution_start")
+    pi.command("Pi! Also mention the steering")
+    pi.wait_for("agent_end")
+    lines = pi.chat_lines(containing="Steered answer.")
+    assert "Also mention the steering" in lines
+    assert pi.lua("return _G.pi_test.count('agent_end')") == 1, "the steering prompt ran a turn of its own"
+    assert "Also mention the steering" in str(scripted_model.requests()[-1]["messages"])

@@ -19,13 +19,15 @@ local function failed(method, err)
 end
 
 --- Sends `text` as a prompt and opens the chat; without text only opens the prompt input.
-function M.prompt(text)
+--- While a turn runs the prompt is queued after it, or with `options.steer` delivered into it.
+function M.prompt(text, options)
   if text == nil or vim.trim(text) == "" then
     chat.focus_prompt(true)
     return
   end
   chat.open()
-  api.prompt({ text = text }, function(err, result)
+  local params = { text = text, streamingBehavior = (options and options.steer) and "steer" or nil }
+  api.prompt(params, function(err, result)
     if err then
       failed("pi/prompt", err)
       chat.notice("prompt failed: " .. tostring(err.message))

@@ -153,6 +153,15 @@ function M.open()
   M.refresh()
 end
 
+--- The ids of the last tree fetched (for command-line completion), in display order.
+function M.entry_ids()
+  local lnums = vim.tbl_keys(line_ids)
+  table.sort(lnums)
+  return vim.tbl_map(function(lnum)
+    return line_ids[lnum]
+  end, lnums)
+end
+
 --- The entry id shown on line `lnum` of the tree buffer (for tests and user mappings).
 function M.id_at(lnum)
   return line_ids[lnum]
