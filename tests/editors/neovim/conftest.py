@@ -172,6 +172,20 @@ class Editor:
         assert response and not response.get("err"), f"{method} failed: {response}"
         return response["result"]
 
+    def notes(self, level: str = "WARN") -> list[dict]:
+        """The messages the plugin showed (vim.notify) at ``level`` or above."""
+        return self.lua(f"return _G.pi_test.notes_from(vim.log.levels.{level})")
+
+    def wait_for_note(self, level: str = "WARN") -> dict:
+        """Waits for the first message at ``level`` or above and returns it."""
+        self.wait_until(f"#_G.pi_test.notes_from(vim.log.levels.{level}) > 0")
+        return self.notes(level)[0]
+
+    def assert_no_lua_errors(self) -> None:
+        """A Lua error anywhere (a callback, a handler) leaves its traceback in :messages."""
+        messages = self.lua("return vim.api.nvim_exec2('messages', { output = true }).output")
+        assert "stack traceback" not in messages and "E5108" not in messages and "Error executing" not in messages, messages
+
     def session_files(self) -> list[Path]:
         return sorted([*(self.home / "agent").rglob("*.jsonl"), *(self.workspace / ".pi").rglob("*.jsonl")])
 
@@ -208,6 +222,7 @@ def editor(tmp_path: Path):
     """A Neovim of its own (for tests of setup, help and health; no shared state)."""
     with running_editor(tmp_path) as editor:
         yield editor
+        editor.assert_no_lua_errors()
 
 
 @pytest.fixture(scope="session")
@@ -229,9 +244,8 @@ def shared_editor(tmp_path_factory, scripted_model):
 def pi(shared_editor: Editor, scripted_model: ScriptedModel) -> Editor:
     """The shared Neovim on a new session with an empty chat, and the model's queue checked empty."""
     shared_editor.request("pi/newSession")
-    shared_editor.lua("vim.cmd('silent! only | messages clear'); require('pi.chat').clear(); _G.pi_test.events = {}")
+    shared_editor.lua("vim.cmd('silent! only | messages clear'); require('pi.chat').clear(); _G.pi_test.events = {}; _G.pi_test.notes = {}")
     yield shared_editor
     left = scripted_model.enqueue()
     assert left == 0, f"{left} scripted replies were not used"
-    messages = shared_editor.lua("return vim.api.nvim_exec2('messages', { output = true }).output")
-    assert "rror" not in messages and "traceback" not in messages, messages
+    shared_editor.assert_no_lua_errors()

@@ -5,7 +5,21 @@ vim.opt.swapfile = false
 vim.opt.more = false
 vim.opt.runtimepath:prepend(vim.env.PI_NVIM_PLUGIN_DIR)
 
-_G.pi_test = { events = {} }
+_G.pi_test = { events = {}, notes = {} }
+
+-- Every message the plugin shows, recorded on its way to the real vim.notify.
+local notify = vim.notify
+vim.notify = function(message, level, opts)
+  table.insert(_G.pi_test.notes, { message = message, level = level or vim.log.levels.INFO })
+  return notify(message, level, opts)
+end
+
+--- The recorded messages of `level` or above.
+function _G.pi_test.notes_from(level)
+  return vim.tbl_filter(function(note)
+    return note.level >= level
+  end, _G.pi_test.notes)
+end
 
 vim.api.nvim_create_autocmd("User", {
   pattern = "PiEvent",

@@ -108,7 +108,6 @@ def test_a_transient_provider_error_shows_a_retry_notice(pi, scripted_model):
 
 
 def test_the_chat_keymaps_abort_and_compact(pi, scripted_model):
-    pi.lua("_G.pi_test.notes = {}; vim.notify = function(m, l) table.insert(_G.pi_test.notes, { message = m, level = l }) end")
     scripted_model.enqueue({"kind": "slow_text", "text": "one two three four five six seven eight nine ten", "chunks": 10, "chunk_delay": 0.3})
     pi.command("Pi Count slowly")
     pi.wait_for("text_delta")
@@ -117,6 +116,5 @@ def test_the_chat_keymaps_abort_and_compact(pi, scripted_model):
     pi.wait_for("agent_end")
     assert [e["stopReason"] for e in pi.lua("return _G.pi_test.events") if e["type"] == "agent_end"] == ["aborted"]
     pi.keys("gC")
-    pi.wait_until("#_G.pi_test.notes > 0")
-    [note] = pi.lua("return _G.pi_test.notes")
+    note = pi.wait_for_note("WARN")
     assert note["level"] == pi.lua("return vim.log.levels.WARN") and "compact" in note["message"].lower(), note

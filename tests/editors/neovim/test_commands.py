@@ -59,10 +59,8 @@ def test_pi_navigate_with_bang_summarizes_the_branch(pi, scripted_model):
 
 
 def test_pi_navigate_to_an_unknown_entry_reports_the_error(pi):
-    pi.lua("_G.pi_test.notes = {}; vim.notify = function(m, l) table.insert(_G.pi_test.notes, { message = m, level = l }) end")
     pi.command("PiNavigate 00000000")
-    pi.wait_until("#_G.pi_test.notes > 0")
-    [note] = pi.lua("return _G.pi_test.notes")
+    note = pi.wait_for_note("WARN")
     assert note["message"].startswith("pi: pi/navigate failed: ") and note["level"] == pi.lua("return vim.log.levels.ERROR")
 
 

@@ -41,3 +41,12 @@ def test_health_reports_a_missing_server(editor):
     assert 'ERROR server command "pi-lsp-that-is-not-installed" not found' in report
     assert "OK server started" not in report
     assert editor.lua("return #vim.lsp.get_clients({ name = 'pi' })") == 0
+
+
+def test_a_prompt_without_a_model_says_how_to_configure_one(editor):
+    assert editor.lua("return require('pi').setup({ cmd = ... })", server_command())
+    editor.command("Pi Hello")
+    note = editor.wait_for_note("WARN")
+    assert note["level"] == editor.lua("return vim.log.levels.ERROR")
+    assert note["message"].startswith("pi: pi/prompt failed: ") and "model" in note["message"], note
+    assert editor.chat_lines(containing="» prompt failed")[-1].startswith("» prompt failed: ")

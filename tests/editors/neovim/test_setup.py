@@ -12,12 +12,8 @@ from tests.editors.neovim.conftest import PLUGIN_DIR
 COMMANDS = ["Pi", "PiChat", "PiAbort", "PiCompact", "PiTree", "PiNavigate", "PiSessions", "PiNew", "PiFork", "PiModel"]
 
 
-def record_notifications(editor) -> None:
-    editor.lua("_G.pi_test.notes = {}; vim.notify = function(message, level) table.insert(_G.pi_test.notes, { message = message, level = level }) end")
-
-
 def notifications(editor) -> list[dict]:
-    return editor.lua("return _G.pi_test.notes")
+    return editor.notes("DEBUG")
 
 
 def test_loading_the_plugin_defines_the_commands_and_starts_nothing(editor):
@@ -46,7 +42,6 @@ def test_loading_the_plugin_defines_the_commands_and_starts_nothing(editor):
     ],
 )
 def test_setup_rejects_bad_options_with_a_clear_error(editor, options, message):
-    record_notifications(editor)
     assert editor.lua(f"return require('pi').setup({options})") is False
     [note] = notifications(editor)
     assert note["level"] == editor.lua("return vim.log.levels.ERROR")
@@ -55,7 +50,6 @@ def test_setup_rejects_bad_options_with_a_clear_error(editor, options, message):
 
 
 def test_setup_is_idempotent(editor):
-    record_notifications(editor)
     assert editor.lua("return require('pi').setup({ window = { size = 50 }, keymaps = { tree = { fork = false } } })")
     assert editor.lua("return require('pi.config').options.window.size") == 50
     assert editor.lua("return require('pi').setup({ cmd = { 'my-pi-lsp', '--verbose' } })")
