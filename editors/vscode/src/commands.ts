@@ -1,5 +1,6 @@
 // The extension's commands (palette, keybindings, tree context menu). Their ids never clash with
-// the `pi.<method>` commands the server registers through executeCommand (pi.prompt, pi.fork, …).
+// the `pi.<method>` commands the server registers through executeCommand (pi.prompt, pi.fork, …)
+// nor with the views' own commands (pi.chat.focus, pi.tree.focus).
 import * as vscode from 'vscode';
 import type { ChatController } from './chat/chatController';
 import type { ChatViewProvider } from './chat/chatView';
@@ -92,7 +93,7 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
       await server.request('pi/compact', { ...sessionParams(), ...(instructions.trim() ? { instructions: instructions.trim() } : {}) });
     }),
     register('pi.chat.abort', 'Stop', () => server.request('pi/abort', sessionParams())),
-    register('pi.chat.focus', 'Open chat', () => chatView.reveal()),
+    register('pi.chat.open', 'Open chat', () => chatView.reveal()),
     register('pi.model.select', 'Select model', () => selectModel(context)),
     register('pi.tree.show', 'Show session tree', async () => {
       await vscode.commands.executeCommand(`${TREE_VIEW_ID}.focus`);

@@ -8,7 +8,7 @@ export class ContextStatusBar implements vscode.Disposable {
 
   constructor() {
     this.item.name = 'Pi context usage';
-    this.item.command = 'pi.chat.focus';
+    this.item.command = 'pi.chat.open';
     this.item.text = '$(comment-discussion) pi';
     this.item.tooltip = 'pi-lsp is starting';
     this.item.show();

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[3]
 EXTENSION = ROOT / "editors" / "vscode"
 CODE_SERVER = EXTENSION / ".code-server" / "node_modules" / ".bin" / "code-server"
 ARTIFACTS = EXTENSION / "test-artifacts"
-SCENARIOS = ["activation", "prompt_stream_tool_call", "stop_turn", "compact", "navigate_with_summary", "fork"]
+SCENARIOS = ["activation", "prompt_stream_tool_call", "skill_completion", "steering", "stop_turn", "compact",
+             "navigate_with_summary", "fork", "model_picker"]
 SCREENSHOTS = ["activation.png", "chat.png", "compact.png", "tree.png", "fork.png"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 INSTALL_HINT = "run `make install-vscode` (editors/vscode/test/install.sh) first"
@@ -113,6 +114,11 @@ def _workspace(root: Path) -> Path:
     workspace.mkdir()
     (workspace / "AGENTS.md").write_text("Always answer in English.\n")
     (workspace / "app.py").write_text("def add(a, b):\n    return a - b\n")
+    skill = workspace / ".pi" / "skills" / "review"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: review\ndescription: Review a file for bugs\n---\nRead the file and list every bug you find.\n"
+    )
     return workspace
 
 
@@ -133,6 +139,7 @@ def _user_settings(user_data: Path, api_base: str) -> None:
         "extensions.autoUpdate": False,
         "telemetry.telemetryLevel": "off",
         "security.workspace.trust.enabled": False,
+        "workbench.colorTheme": "Default Dark Modern",
     }
     (user_data / "User").mkdir(parents=True)
     (user_data / "User" / "settings.json").write_text(json.dumps(settings, indent=2))

@@ -32,7 +32,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     });
   }
 
-  /** Shows the chat (and focuses its input). */
+  /** Shows the chat (and focuses its input) through the view's own focus command, `pi.chat.focus`. */
   async reveal(): Promise<void> {
     await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
   }

@@ -24,6 +24,13 @@ function report(result) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
+/** Errors the extension showed the user (a failed command, a broken server connection) fail the scenario. */
+async function noErrorNotifications(page) {
+  const messages = await page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts();
+  const errors = messages.filter((message) => /failed|error/i.test(message));
+  if (errors.length) throw new Error(`error notifications: ${errors.join(' | ')}`);
+}
+
 async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
   const browser = await chromium.launch({
@@ -45,6 +52,7 @@ async function main() {
     }
     try {
       const screenshot = await scenario.run(context);
+      await noErrorNotifications(page);
       report({ scenario: scenario.name, ok: true, screenshot, seconds: (Date.now() - started) / 1000 });
     } catch (error) {
       failed = true;

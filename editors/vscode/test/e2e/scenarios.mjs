@@ -14,6 +14,7 @@ import {
   treeRow,
   treeRows,
   until,
+  widenSideBar,
 } from './workbench.mjs';
 
 const QUESTION = 'Why does add(2, 2) return 0 in app.py?';
@@ -34,10 +35,12 @@ async function activation(context) {
   await page.goto(context.url);
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   await openPiContainer(page);
+  await widenSideBar(page, 560);
   const frame = await chatFrame(page);
   // The model button shows pi/state's model: the server started and answered.
   await until('the model from pi/state', async () => (await text(frame, '[data-testid="model"]')).includes('openai/scripted'), 60_000);
   await until('the context meter', async () => (await text(frame, '[data-testid="context-text"]')).includes('/'));
+  await page.locator('.statusbar-item', { hasText: '/ 100k' }).first().waitFor({ timeout: TIMEOUT });
   return screenshot(context, 'activation.png');
 }
 
@@ -65,6 +68,42 @@ async function promptWithToolCall(context) {
   return screenshot(context, 'chat.png');
 }
 
+async function skillCompletion(context) {
+  const { page, llm } = context;
+  await enqueue(llm, { kind: 'text', text: 'Reviewed: `add` subtracts.' });
+  const frame = await chatFrame(page);
+  await frame.fill('[data-testid="input"]', '');
+  await frame.type('[data-testid="input"]', '/skill:re');
+  await until('the skill completion', async () => (await text(frame, '[data-testid="completion"]')).includes('/skill:review'));
+  await frame.press('[data-testid="input"]', 'Tab');
+  if ((await frame.inputValue('[data-testid="input"]')) !== '/skill:review ') throw new Error('Tab did not accept the completion');
+  await frame.type('[data-testid="input"]', 'app.py');
+  await frame.press('[data-testid="input"]', 'Enter');
+  await until('the answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Reviewed:'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  const requests = await modelRequests(llm);
+  if (!JSON.stringify(requests.at(-1)).includes('list every bug you find')) throw new Error('the skill was not expanded');
+}
+
+async function steering(context) {
+  const { page, llm } = context;
+  await enqueue(
+    llm,
+    { kind: 'tool_calls', calls: [['call_sleep_1', 'bash', { command: 'sleep 2' }]] },
+    { kind: 'text', text: 'Checked subtraction too.' },
+  );
+  const frame = await chatFrame(page);
+  await send(frame, 'Run the slow check.');
+  await until('the bash tool to run', async () => (await frame.$('[data-testid="tool-call"][data-tool="bash"][data-status="running"]')) !== null);
+  await send(frame, 'Also check subtraction.');
+  await until('the queued steering message', async () => (await text(frame, '.message.user.queued')).includes('Also check subtraction.'), 5000);
+  await until('the steered answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Checked subtraction too.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  if (await frame.$('.message.user.queued')) throw new Error('the steering message is still shown as queued');
+  const requests = await modelRequests(llm);
+  if (!JSON.stringify(requests.at(-1)).includes('Also check subtraction.')) throw new Error('the steering message did not reach the model');
+}
+
 async function stopTurn(context) {
   const { page, llm } = context;
   await enqueue(llm, { kind: 'slow_text', text: 'word '.repeat(80), chunks: 80, chunk_delay: 0.25 });
@@ -80,7 +119,10 @@ async function stopTurn(context) {
 
 async function compact(context) {
   const { page, llm } = context;
-  await enqueue(llm, { kind: 'text', text: SUMMARY });
+  // A compaction whose kept tail starts inside a turn summarizes that turn's start separately:
+  // queue two summaries, and leave an unused one to the navigation's branch summary.
+  const before = (await modelRequests(llm)).length;
+  await enqueue(llm, { kind: 'text', text: SUMMARY }, { kind: 'text', text: SUMMARY });
   const frame = await chatFrame(page);
   await frame.click('[data-testid="compact"]');
   await answerInputBox(page, 'focus on the bug in add');
@@ -90,7 +132,8 @@ async function compact(context) {
     return notices.includes('Compacted the session');
   });
   const requests = await modelRequests(llm);
-  if (!JSON.stringify(requests.at(-1)).includes('focus on the bug in add')) throw new Error('the summary request lacks the instructions');
+  if (!JSON.stringify(requests.slice(before)).includes('focus on the bug in add')) throw new Error('the summary request lacks the instructions');
+  context.summaryLeft = requests.length - before === 1;
   return screenshot(context, 'compact.png');
 }
 
@@ -99,14 +142,14 @@ async function navigateWithSummary(context) {
   await runCommand(page, 'Pi: Show Session Tree');
   const row = treeRow(page, QUESTION);
   await row.waitFor({ state: 'visible', timeout: TIMEOUT });
-  await enqueue(llm, { kind: 'text', text: '## Goal\nFind the add bug.\n\n## Progress\nRead app.py; stopped a long explanation.' });
+  if (!context.summaryLeft) await enqueue(llm, { kind: 'text', text: SUMMARY });
   await row.click();
   await chooseQuickPick(page, 'Summarize');
   const frame = await chatFrame(page);
   // Landing on a user message hands its text back for editing.
   await until('the editor text in the chat input', async () => (await frame.inputValue('[data-testid="input"]')) === QUESTION);
   await treeRow(page, 'Branch summary').waitFor({ state: 'visible', timeout: TIMEOUT });
-  await until('the branch summary in the chat', async () => (await text(frame, '[data-testid="notice"]')).includes('Find the add bug'));
+  await until('the branch summary in the chat', async () => (await text(frame, '[data-testid="notice"]')).includes('Found that add subtracts'));
   return screenshot(context, 'tree.png');
 }
 
@@ -131,11 +174,25 @@ async function fork(context) {
   return screenshot(context, 'fork.png');
 }
 
+async function modelPicker(context) {
+  const { page } = context;
+  const frame = await chatFrame(page);
+  await frame.click('[data-testid="model"]');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await input.fill('openai/scripted-large');
+  await chooseQuickPick(page, 'openai/scripted-large');
+  await until('the new model in the chat', async () => (await text(frame, '[data-testid="model"]')).includes('openai/scripted-large'));
+}
+
 export const scenarios = [
   { name: 'activation', run: activation },
   { name: 'prompt_stream_tool_call', run: promptWithToolCall },
+  { name: 'skill_completion', run: skillCompletion },
+  { name: 'steering', run: steering },
   { name: 'stop_turn', run: stopTurn },
   { name: 'compact', run: compact },
   { name: 'navigate_with_summary', run: navigateWithSummary },
   { name: 'fork', run: fork },
+  { name: 'model_picker', run: modelPicker },
 ];

@@ -52,6 +52,18 @@ export async function openPiContainer(page) {
   await page.locator('.activitybar .action-label[aria-label^="Pi"]').first().click();
 }
 
+/** Drags the side bar's edge so the chat gets room (and the screenshots show it well). */
+export async function widenSideBar(page, width) {
+  const sideBar = await page.locator('.part.sidebar').boundingBox();
+  if (!sideBar) return;
+  const edge = sideBar.x + sideBar.width;
+  const y = sideBar.y + sideBar.height / 2;
+  await page.mouse.move(edge + 1, y);
+  await page.mouse.down();
+  await page.mouse.move(sideBar.x + width, y, { steps: 5 });
+  await page.mouse.up();
+}
+
 /** Runs a palette command by its title ("Pi: Show Session Tree"). */
 export async function runCommand(page, title) {
   await page.locator('.monaco-workbench .part.statusbar').click({ position: { x: 5, y: 5 } }).catch(() => undefined);
