@@ -50,3 +50,14 @@ def test_a_prompt_without_a_model_says_how_to_configure_one(editor):
     assert note["level"] == editor.lua("return vim.log.levels.ERROR")
     assert note["message"].startswith("pi: pi/prompt failed: ") and "model" in note["message"], note
     assert editor.chat_lines(containing="» prompt failed")[-1].startswith("» prompt failed: ")
+
+
+def test_setup_again_hands_new_settings_to_the_running_server(editor, scripted_model):
+    assert editor.lua("return require('pi').setup({ cmd = ... })", server_command())
+    assert editor.request("pi/state")["model"] is None
+    editor.setup(scripted_model)
+    editor.wait_until(
+        "(function() local r = require('pi.client').get():request_sync('pi/state', vim.empty_dict(), 5000)"
+        " return r and type(r.result.model) == 'table' and r.result.model.model == 'openai/scripted' end)()"
+    )
+    assert "OK model configured: openai/scripted" in health_report(editor)

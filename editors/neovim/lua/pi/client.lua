@@ -75,10 +75,15 @@ local function server_environment(cmd_env)
   return vim.tbl_extend("keep", cmd_env or {}, { LITELLM_LOG = "ERROR" })
 end
 
+-- An empty Lua table would reach the server as a JSON list.
+local function server_settings()
+  local settings = config.options.settings
+  return vim.tbl_isempty(settings) and vim.empty_dict() or settings
+end
+
 local function client_config()
   local options = config.options
-  -- An empty Lua table would reach the server as a JSON list.
-  local settings = vim.tbl_isempty(options.settings) and vim.empty_dict() or options.settings
+  local settings = server_settings()
   return {
     name = NAME,
     cmd = options.cmd,
@@ -152,6 +157,19 @@ function M.start_and_wait(timeout_ms)
     return ready ~= nil or M.get() == nil
   end, 20)
   return ready
+end
+
+--- Hands the current settings to a running server, which asks for them again
+--- (workspace/configuration) and uses them from the next turn on.
+function M.push_settings()
+  local client = M.get()
+  if not client then
+    return
+  end
+  local settings = { pi = server_settings() }
+  client.settings = settings -- what Neovim answers workspace/configuration from (0.11+)
+  client.config.settings = settings -- the same for 0.10
+  compat.notify(client, "workspace/didChangeConfiguration", { settings = settings })
 end
 
 function M.stop()

@@ -19,6 +19,13 @@ function M.request_sync(client, method, params, timeout_ms)
   return client.request_sync(method, params, timeout_ms)
 end
 
+function M.notify(client, method, params)
+  if has_0_11 then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
 function M.stop(client)
   if has_0_11 then
     return client:stop()

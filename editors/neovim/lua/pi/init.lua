@@ -3,12 +3,16 @@
 local M = {}
 
 --- Configures the plugin; may be called again (options merge over the defaults, not over the
---- previous call). A running server keeps its options until Neovim restarts it.
+--- previous call). A running server gets the new `settings` at once; its command, root and
+--- environment stay until Neovim restarts it.
 function M.setup(opts)
   local ok, problem = require("pi.config").apply(opts)
   if not ok then
     vim.notify("pi: setup(): " .. problem, vim.log.levels.ERROR)
     return false
+  end
+  if package.loaded["pi.client"] then
+    require("pi.client").push_settings()
   end
   return true
 end
