@@ -80,7 +80,9 @@ def test_pi_sessions_opens_the_picked_session(pi, scripted_model):
     pi.command("PiSessions")
     wait_for_state(pi, "sessionId", f"value == '{wanted}'")
     assert "Remember this session" in pi.lua("return _G.pi_test.shown")
-    assert pi.chat_lines(containing="» opened")[-1] == f"» opened: session {wanted}"
+    lines = pi.chat_lines(containing="  pi: Kept answer")
+    assert f"» opened: session {wanted}" in lines
+    assert lines[-2:] == ["  you: Remember this session", "  pi: Kept answer"], lines
 
 
 def test_pi_model_sets_the_model(pi, scripted_model):

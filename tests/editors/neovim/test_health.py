@@ -16,6 +16,7 @@ def health_report(editor) -> str:
 def test_health_reports_a_working_setup(editor, scripted_model):
     editor.setup(scripted_model)
     report = health_report(editor)
+    assert re.search(r"OK Neovim \d+\.\d+", report), report
     assert re.search(r"OK server command found: \S*pi-lsp", report), report
     assert f"OK version: pi-lsp {__version__}" in report
     assert f"OK server started: pi-lsp {__version__} (root {editor.workspace})" in report

@@ -138,6 +138,7 @@ function M.sessions()
         -- By path: the server makes a session opened by id current only when it was not loaded yet.
         api.open_session({ path = session.path }, api.report_error("pi/openSession", function(opened)
           switched(opened.readOnly and "opened read-only" or "opened", opened, true)
+          api.tree({}, api.report_error("pi/tree", chat.recap))
         end))
       end
     end)

@@ -174,6 +174,11 @@ function M.clear()
   require("pi.render").reset(buffer)
 end
 
+--- The previews of an opened session's messages, from a pi/tree result.
+function M.recap(tree)
+  require("pi.render").recap(M.chat_buffer(), tree)
+end
+
 function M.notice(text)
   require("pi.render").notice(M.chat_buffer(), text)
 end

@@ -86,8 +86,17 @@ local function check_session_dir(state)
   end
 end
 
+local function check_neovim()
+  if vim.fn.has("nvim-0.10") == 1 then
+    vim.health.ok("Neovim " .. tostring(vim.version()))
+  else
+    vim.health.error("Neovim 0.10 or newer is needed, this is " .. tostring(vim.version()))
+  end
+end
+
 function M.check()
   vim.health.start("pi")
+  check_neovim()
   if not check_command() then
     return
   end

@@ -146,6 +146,35 @@ local function tool_result(buffer, event)
   end
 end
 
+local RECAP_ROLES = { user = "you", assistant = "pi" }
+
+local function recap_line(entry)
+  if entry.type == "message" and RECAP_ROLES[entry.role] then
+    return ("  %s: %s"):format(RECAP_ROLES[entry.role], entry.preview)
+  elseif entry.type == "compaction" or entry.type == "branch_summary" then
+    return ("  (%s)"):format(entry.type:gsub("_", " "))
+  end
+end
+
+--- A short recap of an opened session: the previews of the messages on its active path (the
+--- server sends no full history; pi/tree's previews are what there is).
+function M.recap(buffer, tree)
+  local by_id, lines = {}, {}
+  for _, entry in ipairs(tree.entries or {}) do
+    by_id[entry.id] = entry
+  end
+  for _, id in ipairs(tree.activePath or {}) do
+    local line = by_id[id] and recap_line(by_id[id])
+    if line then
+      table.insert(lines, line)
+    end
+  end
+  if #lines > 0 then
+    M.notice(buffer, "earlier on this branch (previews; :PiTree shows the whole tree):")
+    transcript.append(buffer, lines)
+  end
+end
+
 local on = {}
 
 function on.message_start(buffer, event)
