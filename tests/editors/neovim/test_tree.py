@@ -84,6 +84,8 @@ def test_s_navigates_with_a_summary_and_puts_the_user_message_into_the_prompt(pi
     scripted_model.enqueue({"kind": "text", "text": BRANCH_SUMMARY})
     press_on(pi, question_2, "s")
     pi.wait_until("require('pi.chat').prompt_text() == 'Second question'")
+    assert pi.lua("return #vim.fn.win_findbuf(require('pi.chat').prompt_buffer())") == 1, "the prompt input is not shown"
+    assert pi.lua("return vim.bo.filetype") == "pi-tree", "the tree lost the focus"
     pi.wait_until("#vim.tbl_filter(function(l) return l:find('branch_summary', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1")
     rows = tree_rows(pi)
     [summary] = [r for r in rows if r["kind"] == "branch_summary"]

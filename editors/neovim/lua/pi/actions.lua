@@ -70,6 +70,7 @@ end
 
 --- Moves the leaf to `id`; `options.summarize` and `options.instructions` as for pi/navigate.
 function M.navigate(id, options)
+  options = options or {}
   if options.summarize then
     vim.notify("pi: summarizing the branch…", vim.log.levels.INFO)
   end
@@ -77,6 +78,7 @@ function M.navigate(id, options)
   api.navigate(params, api.report_error("pi/navigate", function(result)
     if util.present(result.editorText) then
       chat.set_prompt_text(result.editorText)
+      chat.show()
     end
     if util.present(result.summaryEntryId) then
       chat.notice("branch summarized into entry " .. result.summaryEntryId)

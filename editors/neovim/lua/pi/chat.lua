@@ -124,6 +124,13 @@ function M.open()
   return chat_window
 end
 
+--- Opens the chat without leaving the current window (to show what changed in it).
+function M.show()
+  local window = vim.api.nvim_get_current_win()
+  M.open()
+  vim.api.nvim_set_current_win(window)
+end
+
 function M.close()
   for _, buffer in ipairs({ buffers.prompt, buffers.chat }) do
     local window = valid(buffer) and window_showing(buffer)
