@@ -102,27 +102,26 @@ local function window()
   end
 end
 
-local function leaf_line(ids)
-  local leaf = current_tree and current_tree.leafId
-  for lnum, id in pairs(ids) do
-    if id == leaf then
-      return lnum
-    end
+-- The cursor goes to the leaf when the leaf moved, not on every redraw: the user may be
+-- browsing the tree while a turn runs.
+local function follow_leaf(previous, leaf_lnum)
+  local shown = window()
+  local moved = previous == nil or previous.leafId ~= current_tree.leafId or previous.sessionId ~= current_tree.sessionId
+  if shown and leaf_lnum and moved then
+    vim.api.nvim_win_set_cursor(shown, { leaf_lnum, 0 })
   end
 end
 
 local function draw(result)
+  local previous = current_tree
   current_tree = result
-  local lines, ids = tree_lines.layout(result)
+  local lines, ids, leaf_lnum = tree_lines.layout(result)
   line_ids = ids
   local target = tree_buffer()
   vim.bo[target].modifiable = true
   vim.api.nvim_buf_set_lines(target, 0, -1, false, lines)
   vim.bo[target].modifiable = false
-  local shown = window()
-  if shown and leaf_line(ids) then
-    vim.api.nvim_win_set_cursor(shown, { leaf_line(ids), 0 })
-  end
+  follow_leaf(previous, leaf_lnum)
 end
 
 --- Fetches the tree again; only while the tree buffer exists (it is not worth a request otherwise).
@@ -145,6 +144,7 @@ function M.open()
   if shown then
     vim.api.nvim_set_current_win(shown)
   else
+    current_tree = nil -- a new window starts at the leaf
     vim.cmd("topleft vsplit")
     vim.api.nvim_win_set_buf(0, buffer)
     vim.api.nvim_win_set_width(0, require("pi.util").window_size(vim.o.columns, config.options.window.tree_size))

@@ -63,7 +63,7 @@ local function line(entry, depth, marks)
   return ("%s%s %s %s: %s%s"):format(("  "):rep(depth), marks, entry.id, what(entry), preview(entry), label)
 end
 
---- Returns the lines and, for each line, the id of its entry (nil for header lines).
+--- Returns the lines, the id of each line's entry (nil for header lines), and the leaf's line.
 function M.layout(tree)
   local by_id, active = {}, {}
   for _, entry in ipairs(tree.entries or {}) do
@@ -76,12 +76,14 @@ function M.layout(tree)
   local name = util.present(tree.name) and tree.name or tree.sessionId
   local lines, ids = { ("session %s   leaf %s"):format(tostring(name), tostring(tree.leafId)), "" }, {}
 
+  local leaf_lnum
   local function walk(entries, depth)
     local branches = #entries > 1
     for _, entry in ipairs(entries) do
       local indent = branches and depth + 1 or depth
       table.insert(lines, line(entry, indent, mark(entry.id, active, leaf)))
       ids[#lines] = entry.id
+      leaf_lnum = entry.id == leaf and #lines or leaf_lnum
       walk(visible(tree, by_id, tree.children[entry.id]), indent)
     end
   end
@@ -90,7 +92,7 @@ function M.layout(tree)
   if #lines == 2 then
     table.insert(lines, "(the session is empty)")
   end
-  return lines, ids
+  return lines, ids, leaf_lnum
 end
 
 return M
