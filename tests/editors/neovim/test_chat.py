@@ -118,3 +118,19 @@ def test_the_chat_keymaps_abort_and_compact(pi, scripted_model):
     pi.keys("gC")
     note = pi.wait_for_note("WARN")
     assert note["level"] == pi.lua("return vim.log.levels.WARN") and "compact" in note["message"].lower(), note
+
+
+def test_a_failed_compaction_shows_why_and_leaves_the_session_unchanged(pi, scripted_model):
+    for index in range(3):
+        scripted_model.enqueue({"kind": "text", "text": f"Answer number {index}: " + "details " * 30})
+        pi.command(f"Pi Question number {index}: " + "context " * 30)
+        pi.wait_for("agent_end", index + 1)
+    before = pi.session_entries()
+    scripted_model.enqueue({"kind": "error", "status": 400, "message": "Summaries are not allowed today"})
+    pi.command("PiCompact")
+    pi.wait_for("compaction_end")
+    lines = pi.chat_lines(containing="» compaction failed")
+    assert any(line.startswith("» compaction failed: ") and "Summaries are not allowed today" in line for line in lines), lines
+    note = pi.wait_for_note("ERROR")
+    assert note["message"].startswith("pi: pi/compact failed: "), note
+    assert pi.session_entries() == before
