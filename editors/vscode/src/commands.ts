@@ -83,6 +83,12 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
       if (result.readOnly) void vscode.window.showWarningMessage('Another process is writing this session: it is open read-only.');
       await chatView.reveal();
     }),
+    register('pi.session.rename', 'Rename session', async () => {
+      const name = await vscode.window.showInputBox({ title: 'Rename the session', value: session.state?.name ?? '' });
+      if (!name?.trim()) return;
+      await server.request('pi/name', { ...sessionParams(), name: name.trim() });
+      await session.refreshState();
+    }),
     register('pi.chat.compact', 'Compact', async () => {
       const instructions = await vscode.window.showInputBox({
         title: 'Compact the session',

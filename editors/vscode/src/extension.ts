@@ -30,7 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     treeView,
     statusBar,
     session.onDidChangeState((state) => statusBar.update(state)),
-    session.onDidSwitch(({ sessionId }) => (treeView.description = sessionId.slice(0, 8))),
+    session.onDidChangeState((state) => (treeView.description = state.name ?? state.sessionId.slice(0, 8))),
     treeView.onDidChangeVisibility(({ visible }) => visible && void tree.refresh()),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView),
     ...registerCommands({ server, session, chat, chatView, tree, treeView }),

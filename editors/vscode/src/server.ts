@@ -37,20 +37,33 @@ function selectedPython(): string | undefined {
 export class PiServer implements vscode.Disposable {
   readonly output = vscode.window.createOutputChannel('pi-lsp');
   private client: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+  private generation = 0;
   private readonly events = new vscode.EventEmitter<EventNotification>();
   private readonly resources = new vscode.EventEmitter<ResourcesChanged>();
-  private readonly started = new vscode.EventEmitter<void>();
+  private readonly started = new vscode.EventEmitter<number>();
+  private readonly stopped = new vscode.EventEmitter<void>();
   /** Every `pi/event` notification, of every session. */
   readonly onEvent = this.events.event;
   readonly onResourcesChanged = this.resources.event;
-  /** Fires each time the server is (re)started and initialized. */
+  /** Fires each time the server is (re)started and initialized, with the count of starts so far. */
   readonly onDidStart = this.started.event;
+  readonly onDidStop = this.stopped.event;
 
   get isRunning(): boolean {
     return this.client?.state === State.Running;
   }
 
-  async start(): Promise<void> {
+  /** Starts the server; requests sent meanwhile wait for it. */
+  start(): Promise<void> {
+    const starting = this.startClient().finally(() => {
+      if (this.starting === starting) this.starting = undefined;
+    });
+    this.starting = starting;
+    return starting;
+  }
+
+  private async startClient(): Promise<void> {
     let command: ServerCommand;
     let options: ReturnType<typeof initializationOptions>;
     try {
@@ -63,6 +76,7 @@ export class PiServer implements vscode.Disposable {
       });
     } catch (error) {
       if (error instanceof SettingsError) {
+        this.stopped.fire();
         void vscode.window.showErrorMessage(`pi-lsp was not started: ${error.message}`, 'Open Settings').then((choice) => {
           if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'pi.');
         });
@@ -79,30 +93,40 @@ export class PiServer implements vscode.Disposable {
       await client.start();
     } catch (error) {
       this.output.appendLine(`pi-lsp failed to start: ${describeError(error)}`);
+      this.stopped.fire();
       void vscode.window.showErrorMessage(
         `pi-lsp failed to start (${command.command}). Set pi.server.path or install pi-lsp.`,
         'Show Output',
       ).then((choice) => choice && this.output.show());
       return;
     }
-    this.started.fire();
+    this.generation += 1;
+    this.started.fire(this.generation);
   }
 
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.stopped.fire();
     if (client?.isRunning()) await client.stop(5000).catch((error) => this.output.appendLine(`stop: ${describeError(error)}`));
   }
 
   async restart(): Promise<void> {
     this.output.appendLine('Restarting pi-lsp');
-    await this.stop();
-    await this.start();
+    const restarting = this.stop().then(() => this.startClient());
+    this.starting = restarting;
+    await restarting.finally(() => {
+      if (this.starting === restarting) this.starting = undefined;
+    });
   }
 
   async request<M extends Method>(method: M, params: ParamsOf<M>, token?: vscode.CancellationToken): Promise<ResultOf<M>> {
+    await this.starting;
     const client = this.client;
-    if (!client || !this.isRunning) throw new Error('pi-lsp is not running (run "Pi: Restart Server")');
+    if (!client || !this.isRunning) {
+      this.output.appendLine(`${method} not sent: pi-lsp is not running`);
+      throw new Error('pi-lsp is not running (run "Pi: Restart Server")');
+    }
     try {
       // vscode-jsonrpc sends every extra argument as a param: pass the token only when there is one.
       const result = token ? await client.sendRequest(method, params, token) : await client.sendRequest(method, params);
@@ -118,6 +142,7 @@ export class PiServer implements vscode.Disposable {
     this.events.dispose();
     this.resources.dispose();
     this.started.dispose();
+    this.stopped.dispose();
     this.output.dispose();
   }
 

@@ -5,12 +5,13 @@ import * as vscode from 'vscode';
 import { ErrorCodes, type PromptParams } from '../protocol';
 import { describeError, errorCode, type PiServer } from '../server';
 import type { SessionController } from '../session';
-import type { Completion, FromWebview, ModelInfo, ToWebview } from './messages';
+import type { Completion, FromWebview, ModelInfo, ServerStatus, ToWebview } from './messages';
 import { applyNotification, type ChatState, emptyChat, isSeqGap, type LocalAction, reduce } from './reducer';
 
 export class ChatController implements vscode.Disposable {
   private state: ChatState = emptyChat();
   private completions: Completion[] = [];
+  private serverStatus: ServerStatus = { state: 'starting', generation: 0 };
   private post: ((message: ToWebview) => void) | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
@@ -34,7 +35,11 @@ export class ChatController implements vscode.Disposable {
         this.post?.({ type: 'model', model: this.modelInfo() });
       }),
       server.onResourcesChanged(() => void this.loadCompletions()),
-      server.onDidStart(() => void this.loadCompletions()),
+      server.onDidStart((generation) => {
+        this.setServerStatus({ state: 'running', generation });
+        void this.loadCompletions();
+      }),
+      server.onDidStop(() => this.setServerStatus({ ...this.serverStatus, state: 'stopped' })),
     ];
   }
 
@@ -112,6 +117,12 @@ export class ChatController implements vscode.Disposable {
 
   private sendReset(): void {
     this.post?.({ type: 'reset', state: this.state, model: this.modelInfo(), completions: this.completions });
+    this.post?.({ type: 'server', status: this.serverStatus });
+  }
+
+  private setServerStatus(status: ServerStatus): void {
+    this.serverStatus = status;
+    this.post?.({ type: 'server', status });
   }
 
   private modelInfo(): ModelInfo {

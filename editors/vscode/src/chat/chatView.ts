@@ -76,6 +76,7 @@ export function chatHtml(parts: { csp: string; nonce: string; script: string; st
     <span id="meter-text" data-testid="context-text">no model</span>
   </div>
 </header>
+<div id="server-status" data-testid="server-status" class="notice warning" role="status" hidden>pi-lsp is not running. Run "Pi: Restart Server" or check the "pi-lsp" output.</div>
 <main id="transcript" data-testid="transcript" role="log" aria-live="polite" aria-label="Conversation"></main>
 <footer class="composer">
   <div id="completions" data-testid="completions" class="completions" role="listbox" hidden></div>

@@ -14,13 +14,20 @@ export interface ModelInfo {
   thinkingLevel: string | null;
 }
 
+/** Whether pi-lsp runs; `generation` counts its starts, so a client can tell a restart happened. */
+export interface ServerStatus {
+  state: 'starting' | 'running' | 'stopped';
+  generation: number;
+}
+
 export type ToWebview =
   | { type: 'reset'; state: ChatState; model: ModelInfo; completions: Completion[] }
   | { type: 'event'; notification: EventNotification }
   | { type: 'action'; action: LocalAction }
   | { type: 'model'; model: ModelInfo }
   | { type: 'completions'; items: Completion[] }
-  | { type: 'editorText'; text: string };
+  | { type: 'editorText'; text: string }
+  | { type: 'server'; status: ServerStatus };
 
 export type FromWebview =
   | { type: 'ready' }

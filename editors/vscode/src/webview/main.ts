@@ -203,6 +203,11 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'completions':
       completions = message.items;
       break;
+    case 'server':
+      document.body.dataset.server = message.status.state;
+      document.body.dataset.serverGeneration = String(message.status.generation);
+      byId('server-status').hidden = message.status.state !== 'stopped';
+      break;
     case 'editorText':
       input.value = message.text;
       input.focus();

@@ -185,6 +185,57 @@ async function modelPicker(context) {
   await until('the new model in the chat', async () => (await text(frame, '[data-testid="model"]')).includes('openai/scripted-large'));
 }
 
+async function label(context) {
+  const { page } = context;
+  await treeRow(page, QUESTION).click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Label…' }).hover();
+  await page.keyboard.press('Enter');
+  await answerInputBox(page, 'first question');
+  await treeRow(page, '[first question]').waitFor({ state: 'visible', timeout: TIMEOUT });
+}
+
+async function hideAndShow(context) {
+  const { page } = context;
+  const frame = await chatFrame(page);
+  await frame.fill('[data-testid="input"]', 'an unsent draft');
+  await page.locator('.activitybar .action-label[aria-label^="Explorer"]').first().click();
+  await page.locator('.activitybar .action-label[aria-label^="Pi"]').first().click();
+  const shown = await chatFrame(page);
+  await until('the transcript after showing the view again', async () => (await text(shown, '[data-testid="user-message"]')).includes(QUESTION));
+  if ((await shown.inputValue('[data-testid="input"]')) !== 'an unsent draft') throw new Error('the draft was lost');
+  await shown.fill('[data-testid="input"]', '');
+}
+
+async function newAndResume(context) {
+  const { page } = context;
+  await runCommand(page, 'Pi: Rename Session…');
+  await answerInputBox(page, 'The forked session');
+  await page.locator('.pane-header[aria-label*="Session Tree"]', { hasText: 'The forked session' }).waitFor({ timeout: TIMEOUT });
+  let frame = await chatFrame(page);
+  await frame.click('[data-testid="new-session"]');
+  await until('an empty chat', async () => (await frame.$$('[data-testid="user-message"]')).length === 0);
+  await runCommand(page, 'Pi: Resume Session…');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'The forked session' }).first();
+  await row.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await row.click();
+  frame = await chatFrame(page);
+  await until('the resumed history', async () => (await text(frame, '[data-testid="user-message"]')).includes(QUESTION));
+}
+
+async function restartServer(context) {
+  const { page, llm } = context;
+  const frame = await chatFrame(page);
+  const generation = Number(await frame.getAttribute('body', 'data-server-generation'));
+  await runCommand(page, 'Pi: Restart Server');
+  await until('the restarted server', async () =>
+    Number(await frame.getAttribute('body', 'data-server-generation')) > generation, 60_000);
+  await until('the model after the restart', async () => (await text(frame, '[data-testid="model"]')).includes('openai/'), 60_000);
+  await until('the history after the restart', async () => (await text(frame, '[data-testid="user-message"]')).includes(QUESTION));
+  await enqueue(llm, { kind: 'text', text: 'Back after a restart.' });
+  await send(frame, 'Still there?');
+  await until('an answer from the restarted server', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Back after a restart.'));
+}
+
 export const scenarios = [
   { name: 'activation', run: activation },
   { name: 'prompt_stream_tool_call', run: promptWithToolCall },
@@ -194,5 +245,9 @@ export const scenarios = [
   { name: 'compact', run: compact },
   { name: 'navigate_with_summary', run: navigateWithSummary },
   { name: 'fork', run: fork },
+  { name: 'label', run: label },
+  { name: 'hide_and_show', run: hideAndShow },
   { name: 'model_picker', run: modelPicker },
+  { name: 'new_and_resume', run: newAndResume },
+  { name: 'restart_server', run: restartServer },
 ];
