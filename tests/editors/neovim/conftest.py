@@ -225,16 +225,16 @@ def editor(tmp_path: Path):
         editor.assert_no_lua_errors()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def scripted_model(tmp_path_factory):
     model = ScriptedModel(tmp_path_factory.mktemp("scripted-model"))
     yield model
     model.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def shared_editor(tmp_path_factory, scripted_model):
-    """One Neovim and one server for the suite: starting the model client costs seconds, once."""
+    """One Neovim and one server for these tests (torn down after them): the model client starts once."""
     with running_editor(tmp_path_factory.mktemp("nvim")) as editor:
         editor.setup(scripted_model, **SMALL_BUDGETS)
         yield editor
