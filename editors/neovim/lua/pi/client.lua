@@ -69,12 +69,6 @@ local function on_exit(code, signal)
   end)
 end
 
--- litellm writes its INFO log lines to stdout, which is the LSP stream; Neovim's parser stops at
--- the first of them. LITELLM_LOG=ERROR keeps them off (the user's cmd_env wins).
-local function server_environment(cmd_env)
-  return vim.tbl_extend("keep", cmd_env or {}, { LITELLM_LOG = "ERROR" })
-end
-
 -- An empty Lua table would reach the server as a JSON list.
 local function server_settings()
   local settings = config.options.settings
@@ -87,7 +81,7 @@ local function client_config()
   return {
     name = NAME,
     cmd = options.cmd,
-    cmd_env = server_environment(options.cmd_env),
+    cmd_env = options.cmd_env,
     root_dir = M.root_dir(),
     init_options = settings,
     settings = { pi = settings },
