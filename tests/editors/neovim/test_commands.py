@@ -104,7 +104,7 @@ def test_pi_navigate_completes_the_ids_of_the_tree(pi, scripted_model):
 
 def test_pi_bang_steers_the_running_turn(pi, scripted_model):
     scripted_model.enqueue(
-        {"kind": "tool_calls", "calls": [["call_1", "bash", {"command": "sleep 1; echo done"}]]},
+        {"kind": "tool_calls", "calls": [["call_1", "bash", {"command": "sleep 2; echo done"}]]},
         {"kind": "text", "text": "Steered answer."},
     )
     pi.command("Pi Run the slow command")
