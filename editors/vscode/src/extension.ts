@@ -36,6 +36,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...registerCommands({ server, session, chat, chatView, tree, treeView }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('pi.server.path')) void server?.restart();
+      // A server refused over an invalid setting starts once the settings change.
+      else if (event.affectsConfiguration('pi') && server?.isStopped) void server.start();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void server?.restart()),
   );

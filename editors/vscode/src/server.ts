@@ -54,6 +54,11 @@ export class PiServer implements vscode.Disposable {
     return this.client?.state === State.Running;
   }
 
+  /** Neither running nor starting: nothing was started, or the start failed. */
+  get isStopped(): boolean {
+    return this.client === undefined && this.starting === undefined;
+  }
+
   /** Starts the server; requests sent meanwhile wait for it. */
   start(): Promise<void> {
     const starting = this.startClient().finally(() => {
@@ -92,6 +97,7 @@ export class PiServer implements vscode.Disposable {
     try {
       await client.start();
     } catch (error) {
+      if (this.client === client) this.client = undefined;
       this.output.appendLine(`pi-lsp failed to start: ${describeError(error)}`);
       this.stopped.fire();
       void vscode.window.showErrorMessage(

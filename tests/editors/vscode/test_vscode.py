@@ -29,7 +29,8 @@ CODE_SERVER = EXTENSION / ".code-server" / "node_modules" / ".bin" / "code-serve
 ARTIFACTS = EXTENSION / "test-artifacts"
 SCENARIOS = ["activation", "prompt_stream_tool_call", "skill_completion", "steering", "stop_turn", "compact",
              "navigate_with_summary", "fork", "label", "hide_and_show", "model_picker", "new_and_resume", "restart_server"]
-SCREENSHOTS = ["activation.png", "chat.png", "compact.png", "tree.png", "fork.png"]
+SCREENSHOTS = ["activation.png", "chat.png", "chat-sidebar.png", "compact.png", "compact-sidebar.png", "navigate.png",
+               "tree.png", "tree-sidebar.png", "branches.png", "fork.png"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 INSTALL_HINT = "run `make install-vscode` (editors/vscode/test/install.sh) first"
 

@@ -42,3 +42,23 @@ export function toolResultText(content: unknown): string {
     .filter((part) => part !== '')
     .join('\n');
 }
+
+export interface SkillInvocation {
+  name: string;
+  args: string;
+  body: string;
+}
+
+const SKILL_BLOCK = /^<skill name="([^"]+)"[^>]*>\n?([\s\S]*?)\n?<\/skill>(?:\n\n([\s\S]*))?$/;
+
+/** A prompt the server expanded from `/skill:name args` (pi's `<skill>` block), read back. */
+export function skillInvocation(text: string): SkillInvocation | undefined {
+  const match = SKILL_BLOCK.exec(text);
+  return match ? { name: match[1], body: match[2], args: match[3] ?? '' } : undefined;
+}
+
+/** A one-line preview of a skill prompt ("/skill:review app.py") instead of its expanded block. */
+export function skillPreview(preview: string): string {
+  const match = /^<skill name="([^"]+)"/.exec(preview);
+  return match ? `/skill:${match[1]}` : preview;
+}

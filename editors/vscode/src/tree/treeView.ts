@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { describeError, type PiServer } from '../server';
 import type { SessionController } from '../session';
+import { skillPreview } from '../chat/messageText';
 import { buildTreeModel, containsActive, displayParents, entryIcon, entryKind, type TreeModel, type TreeNode } from './treeModel';
 
 export const TREE_VIEW_ID = 'pi.tree';
@@ -72,7 +73,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     const state = node.children.length === 0
       ? vscode.TreeItemCollapsibleState.None
       : containsActive(node) ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
-    const item = new vscode.TreeItem(node.label ? `[${node.label}] ${entry.preview}` : entry.preview || entryKind(entry), state);
+    const preview = skillPreview(entry.preview) || entryKind(entry);
+    const item = new vscode.TreeItem(node.label ? `[${node.label}] ${preview}` : preview, state);
     // A node that turns into a branch point gets a new id, so VS Code does not keep it collapsed.
     item.id = `${this.model?.sessionId}:${entry.id}:${node.children.length > 0 ? 'branch' : 'entry'}`;
     item.description = [entryKind(entry), node.isLeaf ? 'leaf' : undefined].filter(Boolean).join(' · ');

@@ -1,6 +1,7 @@
 // Draws the transcript from the chat state. Each item keeps its element; only items whose `rev`
 // changed are redrawn, so a streaming answer does not re-render the whole conversation.
 import type { AssistantItem, ChatItem, NoticeItem, ToolItem, UserItem } from '../chat/reducer';
+import { skillInvocation } from '../chat/messageText';
 import { renderMarkdown } from './markdown';
 
 interface Drawn {
@@ -26,7 +27,17 @@ function drawUser(item: UserItem): HTMLElement {
   const box = element('div', `message user${item.queued ? ' queued' : ''}`);
   box.dataset.testid = 'user-message';
   box.append(element('div', 'who', item.queued ? `You (${item.queued === 'steer' ? 'steering' : 'follow-up'}, queued)` : 'You'));
-  box.append(element('div', 'text plain', item.text));
+  const skill = skillInvocation(item.text);
+  if (!skill) {
+    box.append(element('div', 'text plain', item.text));
+    return box;
+  }
+  // The server sends the expanded skill; show what the user typed, the skill's text on demand.
+  box.append(element('div', 'text plain', `/skill:${skill.name}${skill.args ? ` ${skill.args}` : ''}`));
+  const details = element('details', 'skill-body');
+  details.append(element('summary', undefined, `Skill ${skill.name}`));
+  details.append(element('div', 'text plain', skill.body));
+  box.append(details);
   return box;
 }
 

@@ -83,6 +83,7 @@ async function skillCompletion(context) {
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
   const requests = await modelRequests(llm);
   if (!JSON.stringify(requests.at(-1)).includes('list every bug you find')) throw new Error('the skill was not expanded');
+  if (!(await text(frame, '[data-testid="user-message"]')).includes('/skill:review app.py')) throw new Error('the skill prompt is not shown as typed');
 }
 
 async function steering(context) {
@@ -144,6 +145,8 @@ async function navigateWithSummary(context) {
   await row.waitFor({ state: 'visible', timeout: TIMEOUT });
   if (!context.summaryLeft) await enqueue(llm, { kind: 'text', text: SUMMARY });
   await row.click();
+  await page.locator('.quick-input-list .label-name', { hasText: 'Summarize with instructions' }).waitFor({ timeout: TIMEOUT });
+  await screenshot(context, 'navigate.png', { x: 0, y: 0, width: 1400, height: 520 });
   await chooseQuickPick(page, 'Summarize');
   const frame = await chatFrame(page);
   // Landing on a user message hands its text back for editing.
@@ -158,6 +161,8 @@ async function fork(context) {
   // The first branch is collapsed now that the active path runs through the summary.
   await treeRow(page, QUESTION).locator('.monaco-tl-twistie').click();
   const answer = treeRow(page, 'Let me read the file');
+  await answer.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await screenshot(context, 'branches.png');
   await answer.click({ button: 'right' });
   const item = page.getByRole('menuitem', { name: 'Fork Here' });
   await item.hover();

@@ -16,9 +16,17 @@ export async function modelRequests(llm) {
   return response.json();
 }
 
-export async function screenshot(context, name) {
+/** A screenshot of the window, and one of the side bar alone (`<name>-sidebar.png`, for the README). */
+export async function screenshot(context, name, clip) {
   const file = path.join(context.artifacts, name);
-  await context.page.screenshot({ path: file });
+  await context.page.screenshot({ path: file, clip });
+  const sideBar = await context.page.locator('.part.sidebar').boundingBox();
+  if (sideBar && !clip) {
+    await context.page.screenshot({
+      path: file.replace(/\.png$/, '-sidebar.png'),
+      clip: { x: 0, y: 0, width: sideBar.x + sideBar.width, height: sideBar.y + sideBar.height + 22 },
+    });
+  }
   return file;
 }
 

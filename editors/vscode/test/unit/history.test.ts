@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { activePath, historyItems, parseSessionFile } from '../../src/chat/history';
+import { skillInvocation, skillPreview } from '../../src/chat/messageText';
 
 const lines = [
   { type: 'session', id: 's1', version: 3 },
@@ -29,5 +30,20 @@ describe('session history', () => {
     expect(items[3]).toMatchObject({ kind: 'notice', text: expect.stringContaining('## Goal') });
     const other = historyItems('s1', parseSessionFile(file), 'u2');
     expect(other.at(-1)).toMatchObject({ kind: 'user', text: 'other branch' });
+  });
+});
+
+describe('skill prompts', () => {
+  const expanded = '<skill name="review" location="/p/SKILL.md">\nReferences are relative to /p.\n\nList bugs.\n</skill>\n\napp.py';
+
+  it('are read back as the command the user typed', () => {
+    expect(skillInvocation(expanded)).toEqual({ name: 'review', args: 'app.py', body: 'References are relative to /p.\n\nList bugs.' });
+    expect(skillInvocation('<skill name="x" location="/p">\nBody\n</skill>')).toMatchObject({ name: 'x', args: '' });
+    expect(skillInvocation('just text')).toBeUndefined();
+  });
+
+  it('are previewed by name', () => {
+    expect(skillPreview('<skill name="review" location="/p/SKILL.md"> References are relative')).toBe('/skill:review');
+    expect(skillPreview('Fix the test')).toBe('Fix the test');
   });
 });
