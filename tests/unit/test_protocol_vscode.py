@@ -85,3 +85,8 @@ def test_every_event_type_is_typed(source):
 def test_notification_names_match(source):
     assert f"EVENT_NOTIFICATION = '{protocol.EVENT}'" in source
     assert f"RESOURCES_CHANGED_NOTIFICATION = '{protocol.RESOURCES_CHANGED}'" in source
+
+
+def test_thinking_levels_match(source):
+    match = re.search(r"export const THINKING_LEVELS = \[(.*?)\] as const;", source)
+    assert match and re.findall(r"'([^']+)'", match.group(1)) == list(protocol.THINKING_LEVELS)

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { ChatController } from './chat/chatController';
 import type { ChatViewProvider } from './chat/chatView';
-import { ErrorCodes } from './protocol';
+import { ErrorCodes, THINKING_LEVELS } from './protocol';
 import { describeError, errorCode, type PiServer } from './server';
 import type { SessionController } from './session';
 import type { SessionTreeProvider } from './tree/treeView';
@@ -101,6 +101,16 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
     register('pi.chat.abort', 'Stop', () => server.request('pi/abort', sessionParams())),
     register('pi.chat.open', 'Open chat', () => chatView.reveal()),
     register('pi.model.select', 'Select model', () => selectModel(context)),
+    register('pi.thinking.select', 'Set thinking level', async () => {
+      const current = session.state?.thinkingLevel;
+      const level = await vscode.window.showQuickPick(
+        THINKING_LEVELS.map((name) => ({ label: name, description: name === current ? 'current' : undefined })),
+        { title: 'Thinking level of the session' },
+      );
+      if (!level) return;
+      await server.request('pi/setThinkingLevel', { ...sessionParams(), level: level.label });
+      await session.refreshState();
+    }),
     register('pi.tree.show', 'Show session tree', async () => {
       await vscode.commands.executeCommand(`${TREE_VIEW_ID}.focus`);
       await tree.refresh();

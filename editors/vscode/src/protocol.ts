@@ -2,7 +2,8 @@
 // result types, and every `pi/event` type. It mirrors pi_lsp/protocol.py and docs/protocol.md;
 // tests/unit/test_protocol_vscode.py fails when the two drift apart.
 
-export type ThinkingLevel = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
 export type StopReason = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
 export type CompactionReason = 'manual' | 'threshold' | 'overflow';
 

@@ -2,6 +2,7 @@
 // same keys as the server's options, docs/protocol.md "Configuration"). Pure functions over a
 // settings getter, so they are unit tested without VS Code.
 import * as path from 'node:path';
+import { THINKING_LEVELS } from './protocol';
 
 /** Reads one setting under `pi.` (VS Code's `WorkspaceConfiguration.get`). */
 export type SettingsGetter = (key: string) => unknown;
@@ -20,7 +21,6 @@ export interface InitializationOptions {
 
 export class SettingsError extends Error {}
 
-const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 const TOKENIZERS = ['tiktoken', 'chars4'];
 
 function text(get: SettingsGetter, key: string): string | undefined {
@@ -66,7 +66,7 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
     model: text(get, 'model'),
     apiBase: text(get, 'apiBase'),
     contextWindow: count(get, 'contextWindow', 1),
-    thinkingLevel: choice(get, 'thinkingLevel', THINKING_LEVELS),
+    thinkingLevel: choice(get, 'thinkingLevel', [...THINKING_LEVELS]),
     sessionDir: text(get, 'sessionDir'),
     tokenizer: choice(get, 'tokenizer', TOKENIZERS),
     compaction: withoutUndefined({

@@ -49,7 +49,7 @@ async function promptWithToolCall(context) {
   await enqueue(
     llm,
     { kind: 'tool_calls', calls: [['call_read_1', 'read', { path: 'app.py' }]], text: 'Let me read the file.' },
-    { kind: 'text', text: ANSWER, chunks: 12, chunk_delay: 0.12 },
+    { kind: 'text', text: ANSWER, reasoning: 'The file shows a minus where a plus belongs.', chunks: 12, chunk_delay: 0.12 },
   );
   const frame = await chatFrame(page);
   await send(frame, QUESTION);
@@ -65,6 +65,8 @@ async function promptWithToolCall(context) {
     return done.includes('<strong>subtracts</strong>') && done.includes('<code');
   });
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  const thinking = await frame.$eval('[data-testid="thinking"]', (details) => ({ open: details.open, text: details.textContent }));
+  if (thinking.open || !thinking.text.includes('a minus where a plus belongs')) throw new Error(`thinking: ${JSON.stringify(thinking)}`);
   return screenshot(context, 'chat.png');
 }
 
@@ -188,6 +190,9 @@ async function modelPicker(context) {
   await input.fill('openai/scripted-large');
   await chooseQuickPick(page, 'openai/scripted-large');
   await until('the new model in the chat', async () => (await text(frame, '[data-testid="model"]')).includes('openai/scripted-large'));
+  await runCommand(page, 'Pi: Set Thinking Level…');
+  await chooseQuickPick(page, 'high');
+  await until('the thinking level in the chat', async () => (await text(frame, '[data-testid="model"]')).includes('· high'));
 }
 
 async function label(context) {
