@@ -47,7 +47,11 @@ class SessionRegistry:
         return list(self._runtimes.values())
 
     def get(self, session_id: str | None) -> SessionRuntime:
-        """The session with ``session_id``, or the current one when it is ``None``."""
+        """The session with ``session_id``, or the current one when it is ``None``.
+
+        Naming a session in a request does not make it current; only ``open``, ``create`` and
+        ``fork`` (and ``open_path``) do.
+        """
         if session_id is None:
             return self.current()
         runtime = self._runtimes.get(session_id)
@@ -56,7 +60,13 @@ class SessionRegistry:
         info = next((info for info in list_sessions(self.session_dir) if info.id == session_id), None)
         if info is None:
             raise SessionNotFoundError(f"no session {session_id} in {self.session_dir}")
-        return self.open_path(Path(info.path))
+        return self.open_path(Path(info.path), make_current=False)
+
+    def open(self, session_id: str) -> SessionRuntime:
+        """The session with ``session_id``, made the current one (``pi/openSession``)."""
+        runtime = self.get(session_id)
+        self._current = runtime
+        return runtime
 
     def current(self) -> SessionRuntime:
         if self._current is None:
@@ -70,12 +80,13 @@ class SessionRegistry:
         session.append_thinking_level_change(self.default_thinking_level())
         return self._adopt(session)
 
-    def open_path(self, path: Path) -> SessionRuntime:
+    def open_path(self, path: Path, *, make_current: bool = True) -> SessionRuntime:
         """Open a session file (pi's own files too); read-only if another process writes it."""
         resolved = Path(os.path.abspath(path))
         for runtime in self._runtimes.values():
             if runtime.session.path == resolved:
-                self._current = runtime
+                if make_current:
+                    self._current = runtime
                 return runtime
         if not resolved.is_file():
             raise SessionNotFoundError(f"no session file at {resolved}")
@@ -85,7 +96,7 @@ class SessionRegistry:
         except SessionLockedError as error:
             session = Session.open(resolved, writable=False)
             read_only_reason = error.message
-        return self._adopt(session, read_only_reason)
+        return self._adopt(session, read_only_reason, make_current=make_current)
 
     def fork(self, source: SessionRuntime, entry_id: str) -> SessionRuntime:
         return self._adopt(fork_session(source.session, entry_id))
@@ -100,10 +111,11 @@ class SessionRegistry:
         self._runtimes.clear()
         self._current = None
 
-    def _adopt(self, session: Session, read_only_reason: str | None = None) -> SessionRuntime:
+    def _adopt(self, session: Session, read_only_reason: str | None = None, *, make_current: bool = True) -> SessionRuntime:
         runtime = SessionRuntime(session, EventStream(session.id, self._send_event), read_only_reason)
         self._runtimes[session.id] = runtime
-        self._current = runtime
+        if make_current:
+            self._current = runtime
         return runtime
 
     def _most_recent_file(self) -> Path | None:

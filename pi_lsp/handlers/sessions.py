@@ -60,7 +60,7 @@ def on_open_session(services: Services, params: protocol.OpenSessionParams) -> d
         path = Path(params.path)
         runtime = services.sessions.open_path(path if path.is_absolute() else services.config.workspace_root / path)
     else:
-        runtime = services.sessions.get(params.session_id)
+        runtime = services.sessions.open(params.session_id)
     return {**runtime.describe(), "leafId": runtime.session.leaf_id, "readOnly": runtime.read_only_reason is not None}
 
 

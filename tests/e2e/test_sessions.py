@@ -121,3 +121,18 @@ async def test_without_a_model_everything_but_prompting_works(client):
         await request(client, "pi/prompt", {"text": "hello"})
     state = await request(client, "pi/state", {})
     assert state["model"] is None and state["contextUsage"] is None
+
+
+async def test_opening_a_loaded_session_by_id_makes_it_current_and_naming_one_does_not(client, scripted_llm):
+    scripted_llm.enqueue(replies.text("First answer."), replies.text("Second answer."), replies.text("Back in the first."))
+    first = await request(client, "pi/newSession", {})
+    await request(client, "pi/prompt", {"text": "one"})
+    second = await request(client, "pi/newSession", {})
+    await request(client, "pi/prompt", {"text": "two"})
+    await request(client, "pi/tree", {"sessionId": first["sessionId"]})  # naming a session is not switching
+    assert (await request(client, "pi/state", {}))["sessionId"] == second["sessionId"]
+    opened = await request(client, "pi/openSession", {"sessionId": first["sessionId"]})
+    assert opened["sessionId"] == first["sessionId"]
+    assert (await request(client, "pi/state", {}))["sessionId"] == first["sessionId"]
+    result = await request(client, "pi/prompt", {"text": "three"})
+    assert result["sessionId"] == first["sessionId"]
