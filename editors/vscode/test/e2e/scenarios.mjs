@@ -92,7 +92,7 @@ async function steering(context) {
   const { page, llm } = context;
   await enqueue(
     llm,
-    { kind: 'tool_calls', calls: [['call_sleep_1', 'bash', { command: 'sleep 2' }]] },
+    { kind: 'tool_calls', calls: [['call_sleep_1', 'bash', { command: 'sleep 3' }]] },
     { kind: 'text', text: 'Checked subtraction too.' },
   );
   const frame = await chatFrame(page);

@@ -1,3 +1,4 @@
+// Session history from JSONL files, and skill prompts read back as typed.
 import { describe, expect, it } from 'vitest';
 import { activePath, historyItems, parseSessionFile } from '../../src/chat/history';
 import { skillInvocation, skillPreview } from '../../src/chat/messageText';

@@ -1,3 +1,4 @@
+// The chat reducer: streaming, tool calls, notices, queued prompts and session filtering.
 import { describe, expect, it } from 'vitest';
 import { applyNotification, type ChatState, emptyChat, isSeqGap, reduce } from '../../src/chat/reducer';
 import type { PiEvent } from '../../src/protocol';

@@ -1,3 +1,4 @@
+// Settings parsing: initializationOptions, their validation, and finding the server.
 import { describe, expect, it } from 'vitest';
 import { findOnPath, initializationOptions, serverCommand, SettingsError } from '../../src/settings';
 

@@ -1,3 +1,4 @@
+// The status-bar item's text and colours, against the vscode stub.
 import { describe, expect, it } from 'vitest';
 import { ContextStatusBar } from '../../src/statusBar';
 import type { StateResult } from '../../src/protocol';

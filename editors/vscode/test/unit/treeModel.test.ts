@@ -1,3 +1,4 @@
+// The tree model: flat runs, branches, the active path and entry names.
 import { describe, expect, it } from 'vitest';
 import type { TreeEntry, TreeResult } from '../../src/protocol';
 import { buildTreeModel, containsActive, displayParents, entryIcon, entryKind } from '../../src/tree/treeModel';

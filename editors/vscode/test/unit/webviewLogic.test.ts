@@ -1,3 +1,4 @@
+// The webview's pure parts: input completion, the context meter and sanitized markdown.
 import { describe, expect, it } from 'vitest';
 import type { Completion } from '../../src/chat/messages';
 import { contextLevel, describeUsage } from '../../src/contextLevel';
