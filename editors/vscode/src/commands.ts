@@ -96,7 +96,12 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
         placeHolder: 'e.g. keep the decisions about the database schema',
       });
       if (instructions === undefined) return;
-      await server.request('pi/compact', { ...sessionParams(), ...(instructions.trim() ? { instructions: instructions.trim() } : {}) });
+      const params = { ...sessionParams(), ...(instructions.trim() ? { instructions: instructions.trim() } : {}) };
+      // Cancelling the notification cancels the request; the server leaves the session unchanged.
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Compacting the session…', cancellable: true },
+        (_progress, token) => server.request('pi/compact', params, token),
+      );
     }),
     register('pi.chat.abort', 'Stop', () => server.request('pi/abort', sessionParams())),
     register('pi.chat.open', 'Open chat', () => chatView.reveal()),

@@ -107,6 +107,17 @@ async function steering(context) {
   if (!JSON.stringify(requests.at(-1)).includes('Also check subtraction.')) throw new Error('the steering message did not reach the model');
 }
 
+async function retryNotice(context) {
+  const { page, llm } = context;
+  await enqueue(llm, { kind: 'error', status: 429, message: 'Rate limit reached' }, { kind: 'text', text: 'Answered after a retry.' });
+  const frame = await chatFrame(page);
+  await send(frame, 'Try again please.');
+  await until('the answer after the retry', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Answered after a retry.'));
+  const notices = await text(frame, '[data-testid="notice"][data-topic="retry"]');
+  if (!notices.includes('Retrying (1/3)') || !notices.includes('Rate limit reached')) throw new Error(`retry notice: ${notices}`);
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+}
+
 async function stopTurn(context) {
   const { page, llm } = context;
   await enqueue(llm, { kind: 'slow_text', text: 'word '.repeat(80), chunks: 80, chunk_delay: 0.25 });
@@ -251,6 +262,7 @@ export const scenarios = [
   { name: 'prompt_stream_tool_call', run: promptWithToolCall },
   { name: 'skill_completion', run: skillCompletion },
   { name: 'steering', run: steering },
+  { name: 'retry_notice', run: retryNotice },
   { name: 'stop_turn', run: stopTurn },
   { name: 'compact', run: compact },
   { name: 'navigate_with_summary', run: navigateWithSummary },
