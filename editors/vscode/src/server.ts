@@ -93,6 +93,12 @@ export class PiServer implements vscode.Disposable {
     const client = new LanguageClient('pi-lsp', 'pi-lsp', this.serverOptions(command), this.clientOptions(options));
     client.onNotification(EVENT_NOTIFICATION, (params: EventNotification) => this.events.fire(params));
     client.onNotification(RESOURCES_CHANGED_NOTIFICATION, (params: ResourcesChanged) => this.resources.fire(params));
+    // The client restarts a crashed server by itself: every start and stop is told from here.
+    client.onDidChangeState(({ newState }) => {
+      if (this.client !== client) return;
+      if (newState === State.Running) this.started.fire(++this.generation);
+      if (newState === State.Stopped) this.stopped.fire();
+    });
     this.client = client;
     try {
       await client.start();
@@ -106,8 +112,6 @@ export class PiServer implements vscode.Disposable {
       ).then((choice) => choice && this.output.show());
       return;
     }
-    this.generation += 1;
-    this.started.fire(this.generation);
   }
 
   async stop(): Promise<void> {
