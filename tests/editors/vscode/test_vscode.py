@@ -28,7 +28,8 @@ EXTENSION = ROOT / "editors" / "vscode"
 CODE_SERVER = EXTENSION / ".code-server" / "node_modules" / ".bin" / "code-server"
 ARTIFACTS = EXTENSION / "test-artifacts"
 SCENARIOS = ["activation", "prompt_stream_tool_call", "skill_completion", "steering", "retry_notice", "stop_turn", "compact",
-             "navigate_with_summary", "fork", "label", "hide_and_show", "model_picker", "new_and_resume", "restart_server"]
+             "navigate_with_summary", "fork", "label", "hide_and_show", "model_picker", "new_and_resume", "restart_server",
+             "navigate_from_palette"]
 SCREENSHOTS = ["activation.png", "chat.png", "chat-sidebar.png", "compact.png", "compact-sidebar.png", "navigate.png",
                "tree.png", "tree-sidebar.png", "branches.png", "fork.png"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

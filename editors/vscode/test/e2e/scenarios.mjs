@@ -257,6 +257,21 @@ async function restartServer(context) {
   await until('an answer from the restarted server', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Back after a restart.'));
 }
 
+async function navigateFromPalette(context) {
+  const { page } = context;
+  await runCommand(page, 'Pi: Navigate Session Tree…');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill('Let me read the file');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Let me read the file' }).first().click();
+  await chooseQuickPick(page, 'No summary');
+  const frame = await chatFrame(page);
+  await until('the chat of the path up to that answer', async () => {
+    const answers = await text(frame, '[data-testid="assistant-text"]');
+    return answers.includes('Let me read the file.') && !answers.includes('Back after a restart.');
+  });
+  await until('the leaf marked in the tree', async () => (await treeRow(page, 'Let me read the file').innerText()).includes('leaf'));
+}
+
 export const scenarios = [
   { name: 'activation', run: activation },
   { name: 'prompt_stream_tool_call', run: promptWithToolCall },
@@ -272,4 +287,5 @@ export const scenarios = [
   { name: 'model_picker', run: modelPicker },
   { name: 'new_and_resume', run: newAndResume },
   { name: 'restart_server', run: restartServer },
+  { name: 'navigate_from_palette', run: navigateFromPalette },
 ];
