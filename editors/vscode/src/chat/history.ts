@@ -45,7 +45,9 @@ export function historyItems(sessionId: string | null, entries: FileEntry[], lea
   for (const entry of activePath(entries, leafId)) {
     for (const event of entryEvents(entry)) state = reduce(state, event);
   }
-  return state.items;
+  return state.items.map((item) =>
+    item.kind === 'tool' && (item.status === 'pending' || item.status === 'running') ? { ...item, status: 'unfinished' } : item,
+  );
 }
 
 function entryEvents(entry: FileEntry): (PiEvent | { type: 'local_notice'; level: 'info'; text: string })[] {

@@ -4,7 +4,8 @@
 import type { AgentMessage, ContextUsage, EventNotification, PiEvent } from '../protocol';
 import { messageText, thinkingText, toolCalls, toolResultText } from './messageText';
 
-export type ToolStatus = 'pending' | 'running' | 'done' | 'error';
+/** `unfinished`: the call's result is not on the shown path (a fork or a navigation cut the turn). */
+export type ToolStatus = 'pending' | 'running' | 'done' | 'error' | 'unfinished';
 
 interface ItemBase {
   id: string;

@@ -14,6 +14,7 @@ const STATUS_TEXT: Record<ToolItem['status'], string> = {
   running: 'running',
   done: 'done',
   error: 'failed',
+  unfinished: 'no result on this path',
 };
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {

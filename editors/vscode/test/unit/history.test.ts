@@ -31,6 +31,7 @@ describe('session history', () => {
     expect(items[3]).toMatchObject({ kind: 'notice', text: expect.stringContaining('## Goal') });
     const other = historyItems('s1', parseSessionFile(file), 'u2');
     expect(other.at(-1)).toMatchObject({ kind: 'user', text: 'other branch' });
+    expect(other.find((item) => item.kind === 'tool')).toMatchObject({ status: 'unfinished' });
   });
 });
 
