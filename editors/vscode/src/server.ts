@@ -29,7 +29,20 @@ function isExecutable(file: string): boolean {
   }
 }
 
-function selectedPython(): string | undefined {
+interface PythonExtensionApi {
+  environments?: { getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined };
+}
+
+/** The interpreter selected in the Python extension, else python.defaultInterpreterPath. */
+async function selectedPython(): Promise<string | undefined> {
+  const extension = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
+  try {
+    const api = extension ? await extension.activate() : undefined;
+    const active = api?.environments?.getActiveEnvironmentPath(vscode.workspace.workspaceFolders?.[0]?.uri)?.path;
+    if (active) return active;
+  } catch {
+    // An older or broken Python extension: the setting below still names an interpreter.
+  }
   const configured = vscode.workspace.getConfiguration('python').get<string>('defaultInterpreterPath');
   return configured && configured !== 'python' ? configured : undefined;
 }
@@ -74,9 +87,12 @@ export class PiServer implements vscode.Disposable {
     try {
       const get = settingsGetter();
       options = initializationOptions(get, vscode.workspace.isTrusted);
+      const onPath = (name: string) => findOnPath(name, process.env.PATH, isExecutable);
+      // Only asked for when neither pi.server.path nor PATH has the server (activating the Python extension takes time).
+      const python = get('server.path') || onPath('pi-lsp') ? undefined : await selectedPython();
       command = serverCommand(get, {
-        onPath: (name) => findOnPath(name, process.env.PATH, isExecutable),
-        python: selectedPython,
+        onPath,
+        python: () => python,
         workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
       });
     } catch (error) {
