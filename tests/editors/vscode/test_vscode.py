@@ -121,6 +121,9 @@ def _workspace(root: Path) -> Path:
     (skill / "SKILL.md").write_text(
         "---\nname: review\ndescription: Review a file for bugs\n---\nRead the file and list every bug you find.\n"
     )
+    prompts = workspace / ".pi" / "prompts"
+    prompts.mkdir()
+    (prompts / "explain.md").write_text("---\ndescription: Explain a file\n---\nExplain $1 line by line.\n")
     return workspace
 
 

@@ -10,6 +10,7 @@ import {
   openPiContainer,
   runCommand,
   screenshot,
+  scrollTreeToTop,
   TIMEOUT,
   treeRow,
   treeRows,
@@ -75,8 +76,16 @@ async function skillCompletion(context) {
   await enqueue(llm, { kind: 'text', text: 'Reviewed: `add` subtracts.' });
   const frame = await chatFrame(page);
   await frame.fill('[data-testid="input"]', '');
-  await frame.type('[data-testid="input"]', '/skill:re');
-  await until('the skill completion', async () => (await text(frame, '[data-testid="completion"]')).includes('/skill:review'));
+  await frame.type('[data-testid="input"]', '/');
+  await until('the skill and template completions', async () => {
+    const offered = await text(frame, '[data-testid="completion"]');
+    return offered.includes('/skill:review') && offered.includes('/explain');
+  });
+  await frame.press('[data-testid="input"]', 'ArrowDown');
+  if (!(await text(frame, '.completion.selected')).includes('/explain')) throw new Error('ArrowDown did not select the template');
+  await frame.press('[data-testid="input"]', 'ArrowUp');
+  await frame.type('[data-testid="input"]', 'skill:re');
+  await until('only the skill completion', async () => (await frame.$$('[data-testid="completion"]')).length === 1);
   await frame.press('[data-testid="input"]', 'Tab');
   if ((await frame.inputValue('[data-testid="input"]')) !== '/skill:review ') throw new Error('Tab did not accept the completion');
   await frame.type('[data-testid="input"]', 'app.py');
@@ -94,13 +103,18 @@ async function steering(context) {
     llm,
     { kind: 'tool_calls', calls: [['call_sleep_1', 'bash', { command: 'sleep 3' }]] },
     { kind: 'text', text: 'Checked subtraction too.' },
+    { kind: 'text', text: 'Follow-up done.' },
   );
   const frame = await chatFrame(page);
   await send(frame, 'Run the slow check.');
   await until('the bash tool to run', async () => (await frame.$('[data-testid="tool-call"][data-tool="bash"][data-status="running"]')) !== null);
   await send(frame, 'Also check subtraction.');
   await until('the queued steering message', async () => (await text(frame, '.message.user.queued')).includes('Also check subtraction.'), 5000);
+  await frame.fill('[data-testid="input"]', 'Then summarize.');
+  await frame.press('[data-testid="input"]', 'Alt+Enter');
+  await until('the queued follow-up', async () => (await text(frame, '.message.user.queued')).includes('follow-up'), 5000);
   await until('the steered answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Checked subtraction too.'));
+  await until('the follow-up answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Follow-up done.'));
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
   if (await frame.$('.message.user.queued')) throw new Error('the steering message is still shown as queued');
   const requests = await modelRequests(llm);
@@ -154,6 +168,8 @@ async function compact(context) {
 async function navigateWithSummary(context) {
   const { page, llm } = context;
   await runCommand(page, 'Pi: Show Session Tree');
+  await treeRow(page, 'Compaction').waitFor({ state: 'visible', timeout: TIMEOUT });
+  await scrollTreeToTop(page);
   const row = treeRow(page, QUESTION);
   await row.waitFor({ state: 'visible', timeout: TIMEOUT });
   if (!context.summaryLeft) await enqueue(llm, { kind: 'text', text: SUMMARY });

@@ -111,3 +111,10 @@ export function treeRow(page, text) {
 function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/** Scrolls the session tree to its first entry (it keeps the leaf, at the bottom, in view). */
+export async function scrollTreeToTop(page) {
+  const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
+  await list.hover();
+  await page.mouse.wheel(0, -100_000);
+}
