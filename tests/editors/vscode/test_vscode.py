@@ -2,7 +2,7 @@
 end-to-end scenarios in a real VS Code (code-server) driven by Chromium.
 
 The end-to-end run starts, each in a temporary home: the scripted model server, code-server with
-the extension linked into its extensions folder and the real ``pi-lsp`` server configured through
+the packaged extension (.vsix) installed and the real ``pi-lsp`` server configured through
 the ``pi.*`` settings, and the playwright-core driver ``editors/vscode/test/e2e/drive.mjs``, which
 reports one JSON line per scenario. Screenshots land in ``editors/vscode/test-artifacts/``.
 ``make install-vscode`` (``editors/vscode/test/install.sh``) installs what these tests need.
@@ -60,14 +60,21 @@ def test_vitest_unit_suite_passes():
     assert " passed" in output and " failed" not in output, output
 
 
-def test_extension_packages_as_a_vsix(tmp_path):
+@pytest.fixture(scope="module")
+def vsix(tmp_path_factory) -> Path:
+    """The packaged extension (`npm run package`): what users install, and what the e2e run installs."""
     _require_installed()
-    result = _run(["npm", "run", "package", "--", "-o", str(tmp_path / "pi-lsp.vsix")], timeout=120)
+    path = tmp_path_factory.mktemp("vsix") / "pi-lsp.vsix"
+    result = _run(["npm", "run", "package", "--", "-o", str(path)], timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
-    with zipfile.ZipFile(tmp_path / "pi-lsp.vsix") as vsix:
-        names = set(vsix.namelist())
+    return path
+
+
+def test_extension_packages_as_a_vsix(vsix):
+    with zipfile.ZipFile(vsix) as archive:
+        names = set(archive.namelist())
     assert {"extension/package.json", "extension/out/extension.js", "extension/out/webview.js", "extension/media/chat.css"} <= names
-    assert not any(name.startswith("extension/node_modules/") for name in names)
+    assert not any(name.startswith(("extension/node_modules/", "extension/src/", "extension/test")) for name in names)
 
 
 # --------------------------------------------------------------------------- end to end
@@ -181,11 +188,17 @@ def _start_scripted_llm(processes: Processes, root: Path, environment: dict[str,
     return f"http://127.0.0.1:{port_file.read_text().strip()}"
 
 
-def _start_code_server(processes: Processes, root: Path, workspace: Path, environment: dict[str, str]) -> str:
+def _install_extension(vsix: Path, user_data: Path, extensions: Path, environment: dict[str, str]) -> None:
+    result = subprocess.run(
+        [str(CODE_SERVER), "--user-data-dir", str(user_data), "--extensions-dir", str(extensions), "--install-extension", str(vsix)],
+        capture_output=True, text=True, timeout=60, env=environment,
+    )
+    assert result.returncode == 0 and "successfully installed" in result.stdout, result.stdout + result.stderr
+
+
+def _start_code_server(processes: Processes, root: Path, workspace: Path, environment: dict[str, str], vsix: Path) -> str:
     user_data, extensions = root / "user-data", root / "extensions"
-    extensions.mkdir()
-    package = json.loads((EXTENSION / "package.json").read_text())
-    (extensions / f"{package['publisher']}.{package['name']}-{package['version']}").symlink_to(EXTENSION)
+    _install_extension(vsix, user_data, extensions, environment)
     port = _free_port()
     processes.start(
         [str(CODE_SERVER), "--bind-addr", f"127.0.0.1:{port}", "--auth", "none", "--disable-telemetry",
@@ -203,10 +216,7 @@ def _collect_server_logs(user_data: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def e2e_results(tmp_path_factory) -> dict[str, dict]:
-    _require_installed()
-    build = _run(["node", "esbuild.mjs"], timeout=60)
-    assert build.returncode == 0, build.stdout + build.stderr
+def e2e_results(tmp_path_factory, vsix) -> dict[str, dict]:
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
     ARTIFACTS.mkdir(parents=True)
     root = tmp_path_factory.mktemp("vscode-e2e")
@@ -216,7 +226,7 @@ def e2e_results(tmp_path_factory) -> dict[str, dict]:
     try:
         llm = _start_scripted_llm(processes, root, environment)
         _user_settings(root / "user-data", f"{llm}/v1")
-        url = _start_code_server(processes, root, workspace, environment)
+        url = _start_code_server(processes, root, workspace, environment, vsix)
         driver_environment = {**_hermetic_environment(root / "chromium-home"),
                               "PI_E2E_URL": url, "PI_E2E_LLM": llm, "PI_E2E_ARTIFACTS": str(ARTIFACTS)}
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=240, env=driver_environment)
