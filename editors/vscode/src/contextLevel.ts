@@ -25,3 +25,13 @@ export function describeUsage(usage: ContextUsage | null | undefined): string {
   if (usage.tokens === null || usage.percent === null) return `? / ${window}`;
   return `${compact(usage.tokens)} / ${window} (${Math.round(usage.percent)} %)`;
 }
+
+/** What the user should know at each level (shown beside the meter and in its tooltip). */
+export function levelWarning(level: ContextLevel): string | undefined {
+  const warnings: Partial<Record<ContextLevel, string>> = {
+    high: 'The context is 75 % full.',
+    warning: 'The context is 90 % full: compact soon.',
+    critical: 'The context is 95 % full: pi compacts before the next answer.',
+  };
+  return warnings[level];
+}

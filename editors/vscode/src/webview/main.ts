@@ -3,7 +3,7 @@
 // are saved with `setState`, so hiding and showing the view loses nothing.
 import type { Completion, FromWebview, ModelInfo, ToWebview } from '../chat/messages';
 import { applyNotification, type ChatState, emptyChat, reduce } from '../chat/reducer';
-import { contextLevel, describeUsage } from '../contextLevel';
+import { contextLevel, describeUsage, levelWarning } from '../contextLevel';
 import { acceptCompletion, matchingCompletions } from './completion';
 import { TranscriptRenderer } from './render';
 
@@ -73,13 +73,9 @@ function renderMeter(): void {
   meter.dataset.level = level;
   meter.setAttribute('aria-valuenow', String(Math.round(usage?.percent ?? 0)));
   byId('meter-fill').style.width = `${Math.min(100, usage?.percent ?? 0)}%`;
-  byId('meter-text').textContent = describeUsage(usage);
-  const warnings: Record<string, string> = {
-    high: 'The context is 75 % full.',
-    warning: 'The context is 90 % full: compact soon.',
-    critical: 'The context is 95 % full: pi will compact before the next answer.',
-  };
-  meter.title = warnings[level] ?? 'Context usage';
+  const warning = levelWarning(level);
+  byId('meter-text').textContent = `${warning && level !== 'high' ? '⚠ ' : ''}${describeUsage(usage)}`;
+  meter.title = warning ?? 'Context usage';
 }
 
 function save(): void {

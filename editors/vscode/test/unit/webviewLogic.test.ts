@@ -1,7 +1,7 @@
 // The webview's pure parts: input completion, the context meter and sanitized markdown.
 import { describe, expect, it } from 'vitest';
 import type { Completion } from '../../src/chat/messages';
-import { contextLevel, describeUsage } from '../../src/contextLevel';
+import { contextLevel, describeUsage, levelWarning } from '../../src/contextLevel';
 import { acceptCompletion, matchingCompletions } from '../../src/webview/completion';
 import { renderMarkdown } from '../../src/webview/markdown';
 
@@ -35,6 +35,13 @@ describe('the context meter', () => {
     [95, 'critical'],
   ])('at %s %% is %s', (percent, level) => {
     expect(contextLevel(percent as number | null)).toBe(level);
+  });
+
+  it('warns from 75 % on', () => {
+    expect(levelWarning('ok')).toBeUndefined();
+    expect(levelWarning('high')).toContain('75 %');
+    expect(levelWarning('warning')).toContain('compact soon');
+    expect(levelWarning('critical')).toContain('95 %');
   });
 
   it('describes usage compactly', () => {
