@@ -7,8 +7,7 @@ import type { ChatViewProvider } from './chat/chatView';
 import { ErrorCodes, THINKING_LEVELS } from './protocol';
 import { describeError, errorCode, type PiServer } from './server';
 import type { SessionController } from './session';
-import type { SessionTreeProvider } from './tree/treeView';
-import { TREE_VIEW_ID } from './tree/treeView';
+import { type SessionTreeProvider, TREE_VIEW_ID } from './tree/treeView';
 import { entryKind, type TreeNode } from './tree/treeModel';
 
 export interface CommandContext {
@@ -17,7 +16,6 @@ export interface CommandContext {
   chat: ChatController;
   chatView: ChatViewProvider;
   tree: SessionTreeProvider;
-  treeView: vscode.TreeView<TreeNode>;
 }
 
 /** Codes the user caused and can act on; everything else only goes to the output channel. */

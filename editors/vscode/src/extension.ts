@@ -33,7 +33,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     session.onDidChangeState((state) => (treeView.description = state.name ?? state.sessionId.slice(0, 8))),
     treeView.onDidChangeVisibility(({ visible }) => visible && void tree.refresh()),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView),
-    ...registerCommands({ server, session, chat, chatView, tree, treeView }),
+    ...registerCommands({ server, session, chat, chatView, tree }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('pi.server.path')) void server?.restart();
       // A server refused over an invalid setting starts once the settings change.

@@ -13,6 +13,7 @@ export class ChatController implements vscode.Disposable {
   private completions: Completion[] = [];
   private serverStatus: ServerStatus = { state: 'starting', generation: 0 };
   private post: ((message: ToWebview) => void) | undefined;
+  private pendingInput: string | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(
@@ -55,9 +56,13 @@ export class ChatController implements vscode.Disposable {
     return this.state.running;
   }
 
-  /** Puts text (a navigation's `editorText`) into the chat input. */
+  /** Puts text (a navigation's `editorText`) into the chat input, once there is a chat view. */
   setInput(text: string): void {
-    this.post?.({ type: 'editorText', text });
+    if (!this.post) {
+      this.pendingInput = text;
+      return;
+    }
+    this.post({ type: 'editorText', text });
   }
 
   async handle(message: FromWebview): Promise<void> {
@@ -118,6 +123,10 @@ export class ChatController implements vscode.Disposable {
   private sendReset(): void {
     this.post?.({ type: 'reset', state: this.state, model: this.modelInfo(), completions: this.completions });
     this.post?.({ type: 'server', status: this.serverStatus });
+    if (this.post && this.pendingInput !== undefined) {
+      this.post({ type: 'editorText', text: this.pendingInput });
+      this.pendingInput = undefined;
+    }
   }
 
   private setServerStatus(status: ServerStatus): void {
