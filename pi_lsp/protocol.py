@@ -23,6 +23,7 @@ from pi_lsp.errors import InvalidParamsError
 PROMPT = "pi/prompt"
 ABORT = "pi/abort"
 TREE = "pi/tree"
+MESSAGES = "pi/messages"
 NAVIGATE = "pi/navigate"
 SESSIONS = "pi/sessions"
 NEW_SESSION = "pi/newSession"
@@ -105,6 +106,13 @@ class PromptParams:
 
 
 @attrs.frozen
+class MessagesParams:
+    session_id: str | None = None
+    limit: int | None = None
+    """Only the last ``limit`` entries of the active path (at least 1); all of them when omitted."""
+
+
+@attrs.frozen
 class NavigateParams:
     target_id: str
     session_id: str | None = None
@@ -180,6 +188,7 @@ PARAMS_BY_METHOD: dict[str, type] = {
     PROMPT: PromptParams,
     ABORT: SessionParams,
     TREE: SessionParams,
+    MESSAGES: MessagesParams,
     NAVIGATE: NavigateParams,
     SESSIONS: SessionParams,
     NEW_SESSION: NewSessionParams,

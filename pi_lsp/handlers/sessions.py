@@ -1,4 +1,4 @@
-"""Handlers of the session requests: tree, navigation, labels, names, forks, listing, opening."""
+"""Handlers of the session requests: tree, transcript, navigation, labels, names, forks, listing, opening."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pi_lsp.agent import navigation
 from pi_lsp.errors import InvalidParamsError
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.services import Services
+from pi_lsp.session.transcript import transcript_document
 from pi_lsp.session.tree_view import tree_document
 
 
@@ -17,6 +18,14 @@ from pi_lsp.session.tree_view import tree_document
 def on_tree(services: Services, params: protocol.SessionParams) -> dict[str, Any]:
     runtime = services.sessions.get(params.session_id)
     return {"sessionId": runtime.id, **tree_document(runtime.session)}
+
+
+@pi_request(protocol.MESSAGES)
+def on_messages(services: Services, params: protocol.MessagesParams) -> dict[str, Any]:
+    if params.limit is not None and params.limit < 1:
+        raise InvalidParamsError(f"pi/messages: limit must be at least 1, got {params.limit}")
+    runtime = services.sessions.get(params.session_id)
+    return {"sessionId": runtime.id, **transcript_document(runtime.session, params.limit)}
 
 
 @pi_request(protocol.NAVIGATE)

@@ -136,3 +136,26 @@ async def test_opening_a_loaded_session_by_id_makes_it_current_and_naming_one_do
     assert (await request(client, "pi/state", {}))["sessionId"] == first["sessionId"]
     result = await request(client, "pi/prompt", {"text": "three"})
     assert result["sessionId"] == first["sessionId"]
+
+
+async def test_messages_return_the_whole_active_path_for_a_chat_view(client, scripted_llm):
+    scripted_llm.enqueue(replies.text("First answer."), replies.text("Second answer."))
+    await request(client, "pi/prompt", {"text": "one"})
+    await request(client, "pi/prompt", {"text": "two"})
+    transcript = await request(client, "pi/messages", {})
+    tree = await request(client, "pi/tree", {})
+    messages = [entry["message"] for entry in transcript["entries"]]
+    assert [message["role"] for message in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[-1]["content"][0]["text"] == "Second answer."
+    assert transcript["total"] == 4 and transcript["leafId"] == tree["leafId"]
+    assert [entry["entryId"] for entry in transcript["entries"]] == [
+        entry["id"] for entry in tree["entries"] if entry["type"] == "message"
+    ]
+    last = await request(client, "pi/messages", {"limit": 1})
+    assert last["total"] == 4 and [entry["message"]["role"] for entry in last["entries"]] == ["assistant"]
+    with pytest.raises(Exception, match="limit must be at least 1"):
+        await request(client, "pi/messages", {"limit": 0})
+    first_answer = transcript["entries"][1]["entryId"]
+    await request(client, "pi/navigate", {"targetId": first_answer})
+    moved = await request(client, "pi/messages", {})
+    assert [entry["entryId"] for entry in moved["entries"]][-1] == first_answer and moved["total"] == 2
