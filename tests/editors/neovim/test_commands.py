@@ -64,8 +64,11 @@ def test_pi_navigate_to_an_unknown_entry_reports_the_error(pi):
     assert note["message"].startswith("pi: pi/navigate failed: ") and note["level"] == pi.lua("return vim.log.levels.ERROR")
 
 
-def test_pi_sessions_opens_the_picked_session(pi, scripted_model):
-    scripted_model.enqueue({"kind": "text", "text": "Kept answer"})
+def test_pi_sessions_opens_the_picked_session_with_its_conversation(pi, scripted_model):
+    scripted_model.enqueue(
+        {"kind": "tool_calls", "calls": [["call_1", "bash", {"command": "echo kept output"}]]},
+        {"kind": "text", "text": "Kept answer"},
+    )
     pi.command("Pi Remember this session")
     pi.wait_for("agent_end")
     wanted = state(pi)["sessionId"]
@@ -80,9 +83,12 @@ def test_pi_sessions_opens_the_picked_session(pi, scripted_model):
     pi.command("PiSessions")
     wait_for_state(pi, "sessionId", f"value == '{wanted}'")
     assert "Remember this session" in pi.lua("return _G.pi_test.shown")
-    lines = pi.chat_lines(containing="  pi: Kept answer")
-    assert f"» opened: session {wanted}" in lines
-    assert lines[-2:] == ["  you: Remember this session", "  pi: Kept answer"], lines
+    lines = pi.chat_lines(containing="Kept answer")
+    opened = lines.index(f"» opened: session {wanted}")
+    history = lines[opened + 1:]
+    assert history[history.index("## You") + 1] == "Remember this session", history
+    assert any(line.startswith("⚙ bash ") and "echo kept output" in line and line.endswith("— done") for line in history)
+    assert "    kept output" in history and history.index("## pi") < history.index("Kept answer")
 
 
 def test_pi_model_sets_the_model(pi, scripted_model):

@@ -130,6 +130,9 @@ local function session_label(session)
   return ("%s  %s  (%s messages)"):format(tostring(session.modified), title:gsub("%s+", " "), tostring(session.messageCount))
 end
 
+-- How much of an opened session's conversation the chat shows; the tree has the rest.
+local HISTORY_LIMIT = 200
+
 function M.sessions()
   api.sessions({}, api.report_error("pi/sessions", function(result)
     if #result.sessions == 0 then
@@ -137,10 +140,9 @@ function M.sessions()
     end
     vim.ui.select(result.sessions, { prompt = "pi session", format_item = session_label }, function(session)
       if session then
-        -- By path: the server makes a session opened by id current only when it was not loaded yet.
-        api.open_session({ path = session.path }, api.report_error("pi/openSession", function(opened)
+        api.open_session({ sessionId = session.id }, api.report_error("pi/openSession", function(opened)
           switched(opened.readOnly and "opened read-only" or "opened", opened, true)
-          api.tree({}, api.report_error("pi/tree", chat.recap))
+          api.messages({ limit = HISTORY_LIMIT }, api.report_error("pi/messages", chat.history))
         end))
       end
     end)

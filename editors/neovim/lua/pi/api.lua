@@ -18,6 +18,7 @@ end
 M.prompt = request("pi/prompt")
 M.abort = request("pi/abort")
 M.tree = request("pi/tree")
+M.messages = request("pi/messages")
 M.navigate = request("pi/navigate")
 M.sessions = request("pi/sessions")
 M.new_session = request("pi/newSession")

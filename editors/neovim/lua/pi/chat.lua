@@ -181,9 +181,9 @@ function M.clear()
   require("pi.render").reset(buffer)
 end
 
---- The previews of an opened session's messages, from a pi/tree result.
-function M.recap(tree)
-  require("pi.render").recap(M.chat_buffer(), tree)
+--- An opened session's conversation, from a pi/messages result.
+function M.history(messages)
+  require("pi.render").history(M.chat_buffer(), messages)
 end
 
 function M.notice(text)

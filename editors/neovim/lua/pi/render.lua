@@ -146,32 +146,60 @@ local function tool_result(buffer, event)
   end
 end
 
-local RECAP_ROLES = { user = "you", assistant = "pi" }
-
-local function recap_line(entry)
-  if entry.type == "message" and RECAP_ROLES[entry.role] then
-    return ("  %s: %s"):format(RECAP_ROLES[entry.role], entry.preview)
-  elseif entry.type == "compaction" or entry.type == "branch_summary" then
-    return ("  (%s)"):format(entry.type:gsub("_", " "))
+local function history_assistant(buffer, message)
+  header(buffer, "assistant")
+  for _, block in ipairs(type(message.content) == "table" and message.content or {}) do
+    if block.type == "thinking" and util.present(block.thinking) then
+      stream(buffer, "thinking", block.thinking)
+    elseif block.type == "text" and util.present(block.text) then
+      stream(buffer, "text", block.text)
+    elseif block.type == "toolCall" then
+      set_tool(buffer, block.id, block.name, block.arguments, "called")
+    end
+  end
+  end_block(buffer)
+  if message.stopReason == "error" and util.present(message.errorMessage) then
+    M.notice(buffer, "error: " .. message.errorMessage)
+  elseif message.stopReason == "aborted" then
+    M.notice(buffer, "aborted")
   end
 end
 
---- A short recap of an opened session: the previews of the messages on its active path (the
---- server sends no full history; pi/tree's previews are what there is).
-function M.recap(buffer, tree)
-  local by_id, lines = {}, {}
-  for _, entry in ipairs(tree.entries or {}) do
-    by_id[entry.id] = entry
+local function history_summary(buffer, entry)
+  local what = entry.type == "compaction" and "compacted: the summary the model continues from" or "branch summary"
+  M.notice(buffer, what)
+  local lines = vim.split(tostring(entry.summary or ""), "\n", { plain = true })
+  transcript.append_folded(buffer, vim.tbl_map(function(line)
+    return RESULT_INDENT .. line
+  end, lines))
+end
+
+local function history_message(buffer, message)
+  if message.role == "user" then
+    M.user(buffer, util.content_text(message.content))
+  elseif message.role == "assistant" then
+    history_assistant(buffer, message)
+  elseif message.role == "toolResult" then
+    tool_result(buffer, { toolCallId = message.toolCallId, name = message.toolName, isError = message.isError, content = message.content })
+  elseif message.role == "bashExecution" then
+    M.notice(buffer, ("! %s (exit %s)"):format(tostring(message.command), tostring(message.exitCode)))
   end
-  for _, id in ipairs(tree.activePath or {}) do
-    local line = by_id[id] and recap_line(by_id[id])
-    if line then
-      table.insert(lines, line)
+end
+
+--- The conversation of an opened session, from a pi/messages result, drawn as it was streamed.
+function M.history(buffer, messages)
+  local entries = messages.entries or {}
+  if (messages.total or #entries) > #entries then
+    M.notice(buffer, ("%d earlier entries are not shown; :PiTree shows the whole tree"):format(messages.total - #entries))
+  end
+  for _, entry in ipairs(entries) do
+    if entry.type == "message" and type(entry.message) == "table" then
+      history_message(buffer, entry.message)
+    elseif entry.type == "compaction" or entry.type == "branch_summary" then
+      history_summary(buffer, entry)
+    elseif entry.type == "custom_message" then
+      M.notice(buffer, ("%s: %s"):format(tostring(entry.customType), util.content_text(entry.content)))
     end
-  end
-  if #lines > 0 then
-    M.notice(buffer, "earlier on this branch (previews; :PiTree shows the whole tree):")
-    transcript.append(buffer, lines)
   end
 end
 
