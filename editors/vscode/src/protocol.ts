@@ -68,6 +68,29 @@ export interface TreeResult {
   entries: TreeEntry[];
 }
 
+export interface MessagesParams {
+  sessionId?: string;
+  limit?: number;
+}
+
+/** One visible entry of the active path: a message, a compaction or branch summary, a custom message. */
+export interface TranscriptEntry {
+  entryId: string;
+  type: string;
+  timestamp: string | null;
+  message?: AgentMessage;
+  summary?: string;
+  customType?: string;
+  content?: unknown;
+}
+
+export interface MessagesResult {
+  sessionId: string;
+  leafId: string | null;
+  total: number;
+  entries: TranscriptEntry[];
+}
+
 export interface NavigateParams {
   targetId: string;
   sessionId?: string;
@@ -265,6 +288,7 @@ export interface Requests {
   'pi/prompt': { params: PromptParams; result: PromptResult };
   'pi/abort': { params: SessionParams; result: AbortResult };
   'pi/tree': { params: SessionParams; result: TreeResult };
+  'pi/messages': { params: MessagesParams; result: MessagesResult };
   'pi/navigate': { params: NavigateParams; result: NavigateResult };
   'pi/sessions': { params: SessionParams; result: SessionsResult };
   'pi/newSession': { params: NewSessionParams; result: NewSessionResult };
@@ -289,6 +313,7 @@ export const METHODS: readonly Method[] = [
   'pi/prompt',
   'pi/abort',
   'pi/tree',
+  'pi/messages',
   'pi/navigate',
   'pi/sessions',
   'pi/newSession',

@@ -1,9 +1,8 @@
 // Which session the editor shows, and its latest `pi/state`. Everything that switches sessions
 // (new, resume, fork, a restart) goes through `switchTo`, so the chat, the tree and the status bar
 // follow along together.
-import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { historyItems, parseSessionFile } from './chat/history';
+import { HISTORY_LIMIT, historyItems } from './chat/history';
 import type { ChatItem } from './chat/reducer';
 import type { EventNotification, StateResult } from './protocol';
 import { describeError, type PiServer } from './server';
@@ -73,15 +72,11 @@ export class SessionController implements vscode.Disposable {
   }
 
   private async loadHistory(state: StateResult): Promise<ChatItem[]> {
-    if (!state.path) return [];
     try {
-      const text = await fs.readFile(state.path, 'utf8');
-      return historyItems(state.sessionId, parseSessionFile(text), state.leafId);
+      const transcript = await this.server.request('pi/messages', { sessionId: state.sessionId, limit: HISTORY_LIMIT });
+      return historyItems(state.sessionId, transcript);
     } catch (error) {
-      // A new session has no file until its first message.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        this.server.output.appendLine(`Could not read ${state.path}: ${describeError(error)}`);
-      }
+      this.server.output.appendLine(`Could not load the conversation of ${state.sessionId}: ${describeError(error)}`);
       return [];
     }
   }

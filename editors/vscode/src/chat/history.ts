@@ -1,48 +1,19 @@
-// Rebuilds the chat transcript of a session's active path from its JSONL file, so a resumed,
-// forked or navigated session shows its conversation (pi/tree only carries previews).
-import type { AgentMessage, PiEvent } from '../protocol';
+// Rebuilds the chat transcript of a session's active path from the server's `pi/messages`, so a
+// resumed, forked or navigated session shows its conversation (pi/tree only carries previews).
+import type { AgentMessage, MessagesResult, PiEvent, TranscriptEntry } from '../protocol';
 import { type ChatItem, type ChatState, emptyChat, reduce } from './reducer';
 
-interface FileEntry {
-  type?: string;
-  id?: string;
-  parentId?: string | null;
-  message?: { role?: string; [key: string]: unknown };
-  summary?: string;
-  tokensBefore?: number;
-}
-
-export function parseSessionFile(text: string): FileEntry[] {
-  const entries: FileEntry[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      entries.push(JSON.parse(line) as FileEntry);
-    } catch {
-      // A torn last line (a write in progress) is not part of the history yet.
-    }
-  }
-  return entries;
-}
-
-/** The entries from the root to `leafId`, oldest first. */
-export function activePath(entries: FileEntry[], leafId: string | null): FileEntry[] {
-  const byId = new Map(entries.filter((entry) => entry.id).map((entry) => [entry.id as string, entry]));
-  const path: FileEntry[] = [];
-  const seen = new Set<string>();
-  let current = leafId ? byId.get(leafId) : undefined;
-  while (current && !seen.has(current.id as string)) {
-    seen.add(current.id as string);
-    path.push(current);
-    current = current.parentId ? byId.get(current.parentId) : undefined;
-  }
-  return path.reverse();
-}
+/** How many entries of the active path a resumed chat shows; the tree view has the rest. */
+export const HISTORY_LIMIT = 500;
 
 /** The chat items of a session's active path, built by replaying its entries as events. */
-export function historyItems(sessionId: string | null, entries: FileEntry[], leafId: string | null): ChatItem[] {
+export function historyItems(sessionId: string | null, transcript: MessagesResult): ChatItem[] {
   let state: ChatState = emptyChat(sessionId);
-  for (const entry of activePath(entries, leafId)) {
+  const hidden = transcript.total - transcript.entries.length;
+  if (hidden > 0) {
+    state = reduce(state, { type: 'local_notice', level: 'info', text: `${hidden} earlier entries are not shown; the session tree has them all.` });
+  }
+  for (const entry of transcript.entries) {
     for (const event of entryEvents(entry)) state = reduce(state, event);
   }
   return state.items.map((item) =>
@@ -50,16 +21,16 @@ export function historyItems(sessionId: string | null, entries: FileEntry[], lea
   );
 }
 
-function entryEvents(entry: FileEntry): (PiEvent | { type: 'local_notice'; level: 'info'; text: string })[] {
+function entryEvents(entry: TranscriptEntry): (PiEvent | { type: 'local_notice'; level: 'info'; text: string })[] {
   if (entry.type === 'message' && entry.message) {
-    const message = entry.message as AgentMessage;
+    const message: AgentMessage = entry.message;
     if (message.role === 'assistant') {
       return [
         { type: 'message_start', role: 'assistant' },
-        { type: 'message_end', entryId: entry.id ?? null, message },
+        { type: 'message_end', entryId: entry.entryId, message },
       ];
     }
-    return [{ type: 'message_end', entryId: entry.id ?? null, message }];
+    return [{ type: 'message_end', entryId: entry.entryId, message }];
   }
   if (entry.type === 'compaction') {
     return [{ type: 'local_notice', level: 'info', text: `Compacted: earlier messages are summarized.\n\n${entry.summary ?? ''}` }];
