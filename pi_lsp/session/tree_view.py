@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -77,7 +78,7 @@ def preview(entry: Mapping[str, Any]) -> str:
     if entry_type == "message":
         text = _message_preview(entry.get("message"))
     elif entry_type in ("compaction", "branch_summary"):
-        text = _first_line(entry.get("summary"))
+        text = _summary_line(entry.get("summary"))
     elif entry_type == "custom_message":
         text = content_text(entry.get("content"), " ")
     elif entry_type == "thinking_level_change":
@@ -110,7 +111,36 @@ def _message_preview(message: Any) -> str:
         return text
     if role == "toolResult":
         return f"{message.get('toolName')}: {content_text(message.get('content'), ' ')}"
-    return content_text(message.get("content"), " ")
+    text = content_text(message.get("content"), " ")
+    return _skill_command(text) if role == "user" else text
+
+
+SKILL_BLOCK = re.compile(r'\A<skill name="([^"]*)" location="[^"]*">.*?</skill>(?:\s+(.*))?\Z', re.DOTALL)
+
+
+def _skill_command(text: str) -> str:
+    """An expanded ``/skill:name args`` prompt, shown as the user typed it (not the skill's body)."""
+    match = SKILL_BLOCK.match(text)
+    if match is None:
+        return text
+    name, args = match.group(1), match.group(2)
+    return f"/skill:{name} {args}" if args else f"/skill:{name}"
+
+
+def _summary_line(summary: Any) -> str:
+    """The goal of a structured summary; else its first line that is not a heading.
+
+    Summaries open with a fixed preamble (branch summaries) and pi's fixed section headings, so
+    their first line says nothing about the work; the line under ``## Goal`` does.
+    """
+    if isinstance(summary, str):
+        lines = summary.splitlines()
+        for index, line in enumerate(lines):
+            if line.strip() == "## Goal":
+                goal = next((later for later in lines[index + 1 :] if later.strip() and not later.startswith("#")), None)
+                if goal is not None:
+                    return goal
+    return _first_line(summary)
 
 
 def _first_line(text: Any) -> str:
