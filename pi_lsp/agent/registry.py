@@ -16,11 +16,25 @@ from typing import Any
 from pi_lsp.agent.events import EventStream
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import SessionLockedError, SessionNotFoundError
+from pi_lsp.llm.config import litellm_model_string
 from pi_lsp.session.fork import fork_session
 from pi_lsp.session.listing import SessionInfo, list_sessions, read_session_info
 from pi_lsp.session.session import Session
 
 EventSender = Callable[[dict[str, Any]], None]
+
+
+def chosen_model(session: Session) -> str | None:
+    """The model picked for the session (its active path's last ``model_change``, written by
+    ``pi/setModel`` or pi's ``/model``) as a litellm model string; None when none was picked,
+    so the configured model applies."""
+    for entry in reversed(session.branch()):
+        if entry.type == "model_change":
+            provider, model_id = entry.get("provider"), entry.get("modelId")
+            if isinstance(provider, str) and isinstance(model_id, str) and provider and model_id:
+                return litellm_model_string(provider, model_id)
+            return None
+    return None
 
 
 class SessionRegistry:
@@ -113,6 +127,7 @@ class SessionRegistry:
 
     def _adopt(self, session: Session, read_only_reason: str | None = None, *, make_current: bool = True) -> SessionRuntime:
         runtime = SessionRuntime(session, EventStream(session.id, self._send_event), read_only_reason)
+        runtime.model_override = chosen_model(session)  # a resumed or forked session keeps its model
         self._runtimes[session.id] = runtime
         if make_current:
             self._current = runtime

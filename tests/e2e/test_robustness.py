@@ -81,3 +81,24 @@ async def test_a_restarted_server_resumes_the_most_recent_session(client, script
         result = await request(again, "pi/prompt", {"text": "what number?"})
         assert result["sessionId"] == first["sessionId"]
         assert "Remember the number 42." in json.dumps(scripted_llm.requests[-1]["messages"])
+
+
+async def test_a_model_picked_for_a_session_is_kept_when_it_is_opened_again(client, scripted_llm, workspace):
+    scripted_llm.enqueue(replies.text("Picked."))
+    await request(client, "pi/setModel", {"model": "openai/scripted-2"})
+    first = await request(client, "pi/prompt", {"text": "hello"})
+    assert scripted_llm.requests[-1]["model"] == "scripted-2"
+    fork = await request(client, "pi/fork", {"entryId": first["leafId"]})
+    assert (await request(client, "pi/state", {}))["model"]["model"] == "openai/scripted-2"
+    await client.shutdown_session()
+    async with another_server(workspace, {"model": "openai/scripted", "apiBase": scripted_llm.base_url}) as again:
+        opened = await request(again, "pi/openSession", {"sessionId": first["sessionId"]})
+        assert opened["sessionId"] == first["sessionId"]
+        state = await request(again, "pi/state", {})
+        assert state["model"]["model"] == "openai/scripted-2"
+        scripted_llm.enqueue(replies.text("Still picked."))
+        await request(again, "pi/prompt", {"text": "again"})
+        assert scripted_llm.requests[-1]["model"] == "scripted-2"
+        await request(again, "pi/newSession", {})
+        assert (await request(again, "pi/state", {}))["model"]["model"] == "openai/scripted"
+    assert fork["parentSessionId"] == first["sessionId"]
