@@ -67,27 +67,30 @@ class ServerConfig:
     settings: ServerSettings
     pi_settings: dict[str, Any] = attrs.Factory(dict)
     """pi's own settings files (global, then the project's when trusted), for the keys pi-lsp shares with pi."""
-    client_compaction: dict[str, Any] = attrs.Factory(dict)
-    """The client's ``compaction`` options (``enabled``, ``reserveTokens``, ``keepRecentTokens``, ``model``)."""
     client_options: dict[str, Any] = attrs.Factory(dict)
     """Everything the client sent (``initializationOptions`` merged with ``workspace/configuration``)."""
     problems: tuple[str, ...] = ()
     """What was wrong with the given configuration (already replaced by defaults)."""
 
+    @property
+    def client_compaction(self) -> dict[str, Any]:
+        """The client's ``compaction`` options (``enabled``, ``reserveTokens``, ``keepRecentTokens``, ``model``)."""
+        return _object(self.client_options.get("compaction"))
+
     def compaction_settings(self) -> CompactionSettings:
         """pi's ``compaction`` settings, with the client's ``compaction`` options winning; invalid → defaults."""
-        merged = {**_object(self.pi_settings.get("compaction")), **_object(self.client_compaction)}
+        merged = {**_object(self.pi_settings.get("compaction")), **self.client_compaction}
         return _compaction_settings(merged)
 
     def tokenizer(self) -> str:
         """``compaction.tokenizer`` (pi-lsp's name in pi's settings layout) when valid, else ``tokenizer``."""
-        merged = {**_object(self.pi_settings.get("compaction")), **_object(self.client_compaction)}
+        merged = {**_object(self.pi_settings.get("compaction")), **self.client_compaction}
         configured = merged.get("tokenizer")
         return configured if configured in ("tiktoken", "chars4") else self.settings.tokenizer
 
     def compaction_model(self) -> str | None:
         """A cheaper model for summaries (``compaction.model``), if one is configured."""
-        merged = {**_object(self.pi_settings.get("compaction")), **_object(self.client_compaction)}
+        merged = {**_object(self.pi_settings.get("compaction")), **self.client_compaction}
         model = merged.get("model")
         return model if isinstance(model, str) and model else None
 
@@ -181,10 +184,9 @@ def load_config(
     directory = Path(os.path.expanduser(session_dir)) if session_dir else workspace_root / ".pi" / "sessions"
     if not directory.is_absolute():
         directory = workspace_root / directory
-    client_compaction = _object(initialization_options.get("compaction")) if isinstance(initialization_options, Mapping) else {}
     options = dict(initialization_options) if isinstance(initialization_options, Mapping) else {}
-    config = ServerConfig(workspace_root, directory, settings, pi_settings, client_compaction, options, tuple(problems))
-    merged = {**_object(pi_settings.get("compaction")), **client_compaction}
+    config = ServerConfig(workspace_root, directory, settings, pi_settings, options, tuple(problems))
+    merged = {**_object(pi_settings.get("compaction")), **config.client_compaction}
     if _compaction_settings(merged) == CompactionSettings() and _has_compaction_values(merged):
         problems.append("compaction settings are invalid; using pi's defaults")
         config = attrs.evolve(config, problems=tuple(problems))
