@@ -50,20 +50,23 @@ async def start(lsp_client: LanguageClient, workspace: Path, *, can_answer: bool
     return scripted_llm, settings
 
 
-@pytest_lsp.fixture(config=SERVER)
-async def asking_client(lsp_client: LanguageClient, workspace: Path):
-    lsp_client.scripted_llm, lsp_client.editor_settings = await start(lsp_client, workspace, can_answer=True)
+async def serve(lsp_client: LanguageClient, workspace: Path, *, can_answer: bool):
+    lsp_client.scripted_llm, lsp_client.editor_settings = await start(lsp_client, workspace, can_answer=can_answer)
     yield
     await lsp_client.shutdown_session()
     await lsp_client.scripted_llm.stop()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def asking_client(lsp_client: LanguageClient, workspace: Path):
+    async for _ in serve(lsp_client, workspace, can_answer=True):
+        yield
 
 
 @pytest_lsp.fixture(config=SERVER)
 async def pushing_client(lsp_client: LanguageClient, workspace: Path):
-    lsp_client.scripted_llm, lsp_client.editor_settings = await start(lsp_client, workspace, can_answer=False)
-    yield
-    await lsp_client.shutdown_session()
-    await lsp_client.scripted_llm.stop()
+    async for _ in serve(lsp_client, workspace, can_answer=False):
+        yield
 
 
 async def test_the_first_prompt_uses_the_model_from_workspace_configuration(asking_client):

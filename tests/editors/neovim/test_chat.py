@@ -57,10 +57,15 @@ def test_the_prompt_input_sends_with_enter(pi, scripted_model):
     assert pi.lua("return require('pi.chat').prompt_text()") == ""
 
 
-def test_abort_stops_the_turn(pi, scripted_model):
+def start_a_slow_turn(pi, scripted_model) -> None:
+    """A turn streaming ten words over 3 s, under way when this returns."""
     scripted_model.enqueue({"kind": "slow_text", "text": "one two three four five six seven eight nine ten", "chunks": 10, "chunk_delay": 0.3})
     pi.command("Pi Count slowly")
     pi.wait_for("text_delta")
+
+
+def test_abort_stops_the_turn(pi, scripted_model):
+    start_a_slow_turn(pi, scripted_model)
     pi.command("PiAbort")
     pi.wait_for("agent_end")
     ends = [event for event in pi.lua("return _G.pi_test.events") if event["type"] == "agent_end"]
@@ -108,9 +113,7 @@ def test_a_transient_provider_error_shows_a_retry_notice(pi, scripted_model):
 
 
 def test_the_chat_keymaps_abort_and_compact(pi, scripted_model):
-    scripted_model.enqueue({"kind": "slow_text", "text": "one two three four five six seven eight nine ten", "chunks": 10, "chunk_delay": 0.3})
-    pi.command("Pi Count slowly")
-    pi.wait_for("text_delta")
+    start_a_slow_turn(pi, scripted_model)
     pi.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(require('pi.chat').chat_buffer())[1])")
     pi.keys("<C-c>")
     pi.wait_for("agent_end")

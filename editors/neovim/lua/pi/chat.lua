@@ -73,14 +73,6 @@ function M.prompt_buffer()
   return buffers.prompt
 end
 
-local function window_showing(buffer)
-  for _, window in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.api.nvim_win_get_buf(window) == buffer then
-      return window
-    end
-  end
-end
-
 local function open_chat_window()
   local layout = config.options.window
   if layout.layout == "vsplit" then
@@ -118,8 +110,8 @@ end
 --- Shows the chat and its prompt input (reusing windows already showing them) and focuses the
 --- prompt input; returns the chat window.
 function M.open()
-  local chat_window = window_showing(M.chat_buffer()) or open_chat_window()
-  local prompt_window = window_showing(M.prompt_buffer()) or open_prompt_window(chat_window)
+  local chat_window = util.window_showing(M.chat_buffer()) or open_chat_window()
+  local prompt_window = util.window_showing(M.prompt_buffer()) or open_prompt_window(chat_window)
   vim.api.nvim_set_current_win(prompt_window)
   return chat_window
 end
@@ -133,7 +125,7 @@ end
 
 function M.close()
   for _, buffer in ipairs({ buffers.prompt, buffers.chat }) do
-    local window = valid(buffer) and window_showing(buffer)
+    local window = valid(buffer) and util.window_showing(buffer)
     if window and #vim.api.nvim_tabpage_list_wins(0) > 1 then
       vim.api.nvim_win_close(window, false)
     end

@@ -2,6 +2,7 @@
 -- with keys to navigate (optionally summarizing the branch left behind), fork and label.
 local config = require("pi.config")
 local tree_lines = require("pi.tree_lines")
+local util = require("pi.util")
 
 local M = {}
 
@@ -95,11 +96,7 @@ local function window()
   if not valid() then
     return nil
   end
-  for _, candidate in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.api.nvim_win_get_buf(candidate) == buffer then
-      return candidate
-    end
-  end
+  return util.window_showing(buffer)
 end
 
 -- The cursor goes to the leaf when the leaf moved, not on every redraw: the user may be
@@ -147,7 +144,7 @@ function M.open()
     current_tree = nil -- a new window starts at the leaf
     vim.cmd("topleft vsplit")
     vim.api.nvim_win_set_buf(0, buffer)
-    vim.api.nvim_win_set_width(0, require("pi.util").window_size(vim.o.columns, config.options.window.tree_size))
+    vim.api.nvim_win_set_width(0, util.window_size(vim.o.columns, config.options.window.tree_size))
     vim.wo.wrap, vim.wo.number, vim.wo.cursorline = false, false, true
   end
   M.refresh()

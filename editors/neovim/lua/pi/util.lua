@@ -37,6 +37,15 @@ function M.window_size(total, wanted)
   return wanted < 1 and math.floor(total * wanted) or wanted
 end
 
+--- The window of the current tab page showing `buffer`, if any.
+function M.window_showing(buffer)
+  for _, window in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(window) == buffer then
+      return window
+    end
+  end
+end
+
 function M.error(message)
   vim.notify("pi: " .. message, vim.log.levels.ERROR)
 end
