@@ -17,11 +17,7 @@ from pi_lsp.session import entries as build
 from pi_lsp.session.js_json import dumps
 from pi_lsp.session.timestamps import epoch_ms_to_iso
 
-WORDS = (
-    "the session tree keeps every branch of the conversation while compaction summarizes what fell out "
-    "of the context window so long tasks keep going and nothing the agent learned is lost when the user "
-    "jumps back to an earlier point and continues from there with a branch summary"
-).split()
+WORDS = ["the", "session", "tree", "keeps", "every", "branch", "of", "the", "conversation", "while", "compaction", "summarizes", "what", "fell", "out", "of", "the", "context", "window", "so", "long", "tasks", "keep", "going", "and", "nothing", "the", "agent", "learned", "is", "lost", "when", "the", "user", "jumps", "back", "to", "an", "earlier", "point", "and", "continues", "from", "there", "with", "a", "branch", "summary"]
 COMPACTION_EVERY_CHARS = 170_000 * 4
 KEEP_RECENT_CHARS = 20_000 * 4
 
@@ -30,11 +26,18 @@ def prose(generator: random.Random, words: int) -> str:
     return " ".join(generator.choice(WORDS) for _ in range(words))
 
 
-def generate(path: Path, entry_count: int, seed: int = 7, compaction_every_chars: int = COMPACTION_EVERY_CHARS) -> None:
+def generate(
+    path: Path,
+    entry_count: int,
+    seed: int = 7,
+    compaction_every_chars: int = COMPACTION_EVERY_CHARS,
+) -> None:
     generator = random.Random(seed)
     clock = 1_767_225_600_000  # 2026-01-01T00:00:00Z
     used_ids: set[str] = set()
-    lines = [dumps(build.header("bench-" + str(entry_count), epoch_ms_to_iso(clock), "/bench/project"))]
+    lines = [
+        dumps(build.header("bench-" + str(entry_count), epoch_ms_to_iso(clock), "/bench/project"))
+    ]
     leaf: str | None = None
     path_ids: list[tuple[str, str, int]] = []  # (id, role or type, chars) on the active path
     chars_since_compaction = 0
@@ -60,23 +63,44 @@ def generate(path: Path, entry_count: int, seed: int = 7, compaction_every_chars
             assistant = _assistant(generator, call_id, tool, clock)
             assistant_id = add(lambda i, p, t: build.message(i, p, t, assistant))
             result_text = prose(generator, generator.choice((30, 60, 120, 800)))
-            result_id = add(lambda i, p, t: build.message(i, p, t, _tool_result(call_id, tool, result_text, clock)))
+            result_id = add(
+                lambda i, p, t: build.message(
+                    i, p, t, _tool_result(call_id, tool, result_text, clock)
+                )
+            )
             chars = len(result_text) + 600
-            path_ids += [(assistant_id, "assistant", 600), (result_id, "toolResult", len(result_text))]
+            path_ids += [
+                (assistant_id, "assistant", 600),
+                (result_id, "toolResult", len(result_text)),
+            ]
             chars_since_compaction += chars
-        chars_since_compaction = _maybe_compact(generator, add, path_ids, chars_since_compaction, compaction_every_chars)
+        chars_since_compaction = _maybe_compact(
+            generator, add, path_ids, chars_since_compaction, compaction_every_chars
+        )
         roll = generator.random()
         if roll < 0.03:
             target = generator.choice(path_ids[-20:])[0]
             add(lambda i, p, t: build.label(i, p, t, target, f"checkpoint-{len(lines)}"))
         elif roll < 0.04:
-            add(lambda i, p, t: build.model_change(i, p, t, "anthropic", generator.choice(("claude-sonnet-4-5", "claude-opus-4-1"))))
+            add(
+                lambda i, p, t: build.model_change(
+                    i, p, t, "anthropic", generator.choice(("claude-sonnet-4-5", "claude-opus-4-1"))
+                )
+            )
         elif roll < 0.05 and len(path_ids) > 10:
             back = path_ids[-generator.randint(3, 8)][0]
             old_leaf = leaf
             leaf = back
-            add(lambda i, p, t: build.branch_summary(i, p, t, from_id=old_leaf, summary=prose(generator, 80),
-                                                     details={"readFiles": ["src/a.py"], "modifiedFiles": []}))
+            add(
+                lambda i, p, t: build.branch_summary(
+                    i,
+                    p,
+                    t,
+                    from_id=old_leaf,
+                    summary=prose(generator, 80),
+                    details={"readFiles": ["src/a.py"], "modifiedFiles": []},
+                )
+            )
     path.write_text("\n".join(lines[: entry_count + 1]) + "\n", encoding="utf-8")
 
 
@@ -92,9 +116,17 @@ def _maybe_compact(generator, add, path_ids, chars_since_compaction: int, every_
         if kept_chars >= KEEP_RECENT_CHARS:
             break
     summary = "## Goal\n" + prose(generator, 300)
-    add(lambda i, p, t: build.compaction(i, p, t, summary=summary, first_kept_entry_id=first_kept,
-                                         tokens_before=chars_since_compaction // 4,
-                                         details={"readFiles": ["src/a.py"], "modifiedFiles": ["src/b.py"]}))
+    add(
+        lambda i, p, t: build.compaction(
+            i,
+            p,
+            t,
+            summary=summary,
+            first_kept_entry_id=first_kept,
+            tokens_before=chars_since_compaction // 4,
+            details={"readFiles": ["src/a.py"], "modifiedFiles": ["src/b.py"]},
+        )
+    )
     return kept_chars
 
 
@@ -119,18 +151,34 @@ def _assistant(generator: random.Random, call_id: str, tool: str, clock: int) ->
         "api": "anthropic-messages",
         "provider": "anthropic",
         "model": "claude-sonnet-4-5",
-        "usage": {"input": input_tokens, "output": 180, "cacheRead": 0, "cacheWrite": 0,
-                  "totalTokens": input_tokens + 180,
-                  "cost": {"input": input_tokens * 3e-6, "output": 0.0027, "cacheRead": 0, "cacheWrite": 0,
-                           "total": input_tokens * 3e-6 + 0.0027}},
+        "usage": {
+            "input": input_tokens,
+            "output": 180,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": input_tokens + 180,
+            "cost": {
+                "input": input_tokens * 3e-6,
+                "output": 0.0027,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "total": input_tokens * 3e-6 + 0.0027,
+            },
+        },
         "stopReason": "toolUse",
         "timestamp": clock,
     }
 
 
 def _tool_result(call_id: str, tool: str, text: str, clock: int) -> dict:
-    return {"role": "toolResult", "toolCallId": call_id, "toolName": tool,
-            "content": [{"type": "text", "text": text}], "isError": False, "timestamp": clock}
+    return {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": tool,
+        "content": [{"type": "text", "text": text}],
+        "isError": False,
+        "timestamp": clock,
+    }
 
 
 def main() -> None:

@@ -35,7 +35,9 @@ async def write_to_notification_latency(workspace: Path, home: Path, runs: int =
 
     environment = {**os.environ, "HOME": str(home), "PI_CODING_AGENT_DIR": str(home / "agent")}
     await client.start_io(sys.executable, "-m", "pi_lsp", env=environment)
-    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri()))
+    await client.initialize_async(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri())
+    )
     client.initialized(types.InitializedParams())
     await asyncio.sleep(1.0)  # let the watcher start
     latencies = []
@@ -84,7 +86,9 @@ def cached_reload_time_for_500_skills(root: Path, runs: int = 5) -> list[float]:
     load_resources(workspace, agent_dir, trusted=True, home=root, cache=cache)
     timings = []
     for run in range(runs):
-        (workspace / ".pi" / "skills" / "skill-7" / "SKILL.md").write_text(SKILL.format(name="skill-7", index=1000 + run))
+        (workspace / ".pi" / "skills" / "skill-7" / "SKILL.md").write_text(
+            SKILL.format(name="skill-7", index=1000 + run)
+        )
         parsed_before = cache.parsed
         start = time.perf_counter()
         snapshot = load_resources(workspace, agent_dir, trusted=True, home=root, cache=cache)
@@ -104,11 +108,17 @@ def main() -> None:
         loads = load_time_for_500_skills(root)
         reloads = cached_reload_time_for_500_skills(root)
     print("resources benchmark")
-    print(f"  write -> pi/resourcesChanged: median {statistics.median(latencies):.0f} ms, "
-          f"max {max(latencies):.0f} ms over {len(latencies)} writes (goal: median under 250 ms)")
-    print(f"  load 500 skills: median {statistics.median(loads):.0f} ms over {len(loads)} loads (goal: under 200 ms)")
-    print(f"  reload 500 skills, one changed (cached): median {statistics.median(reloads):.0f} ms over {len(reloads)} reloads "
-          f"({statistics.median(loads) / statistics.median(reloads):.1f}x faster than a full load)")
+    print(
+        f"  write -> pi/resourcesChanged: median {statistics.median(latencies):.0f} ms, "
+        f"max {max(latencies):.0f} ms over {len(latencies)} writes (goal: median under 250 ms)"
+    )
+    print(
+        f"  load 500 skills: median {statistics.median(loads):.0f} ms over {len(loads)} loads (goal: under 200 ms)"
+    )
+    print(
+        f"  reload 500 skills, one changed (cached): median {statistics.median(reloads):.0f} ms over {len(reloads)} reloads "
+        f"({statistics.median(loads) / statistics.median(reloads):.1f}x faster than a full load)"
+    )
 
 
 if __name__ == "__main__":

@@ -37,12 +37,23 @@ from pathlib import Path
 from typing import Any, Self
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # measure this checkout, however (or whether) the package is installed
+sys.path.insert(
+    0, str(ROOT)
+)  # measure this checkout, however (or whether) the package is installed
 
 from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
 
 NODE = ROOT / "tests" / "reference" / "node_modules" / ".bin" / "node"
-PI_CLI = ROOT / "tests" / "reference" / "node_modules" / "@earendil-works" / "pi-coding-agent" / "dist" / "cli.js"
+PI_CLI = (
+    ROOT
+    / "tests"
+    / "reference"
+    / "node_modules"
+    / "@earendil-works"
+    / "pi-coding-agent"
+    / "dist"
+    / "cli.js"
+)
 SERVER_COMMAND = [sys.executable, "-m", "pi_lsp"]
 CLOCK_TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 SESSION_ENTRIES = 10_000
@@ -63,7 +74,12 @@ def isolated_environment(home: Path) -> dict[str, str]:
         LITELLM_LOCAL_MODEL_COST_MAP="True",
         PI_OFFLINE="1",
     )
-    for name in ("PI_LSP_MODEL", "PI_LSP_API_BASE", "PI_LSP_API_KEY", "PI_CODING_AGENT_SESSION_DIR"):
+    for name in (
+        "PI_LSP_MODEL",
+        "PI_LSP_API_BASE",
+        "PI_LSP_API_KEY",
+        "PI_CODING_AGENT_SESSION_DIR",
+    ):
         environment.pop(name, None)
     return environment
 
@@ -74,7 +90,12 @@ def frame(message: dict[str, Any]) -> bytes:
 
 
 def initialize_params(workspace: Path, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"processId": os.getpid(), "rootUri": workspace.as_uri(), "capabilities": {}, "initializationOptions": options or {}}
+    return {
+        "processId": os.getpid(),
+        "rootUri": workspace.as_uri(),
+        "capabilities": {},
+        "initializationOptions": options or {},
+    }
 
 
 # ------------------------------------------------------------------------------------ (a) start-up
@@ -98,15 +119,33 @@ def read_framed_response(stream, wanted_id: int) -> dict[str, Any]:
 def time_our_start(workspace: Path, environment: dict[str, str], log_file: Path) -> float:
     """Seconds from spawning ``python -m pi_lsp`` to its ``initialize`` response."""
     start = time.perf_counter()
-    process = subprocess.Popen([*SERVER_COMMAND, "--log-file", str(log_file)], cwd=ROOT, env=environment,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    process.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params(workspace)}))
+    process = subprocess.Popen(
+        [*SERVER_COMMAND, "--log-file", str(log_file)],
+        cwd=ROOT,
+        env=environment,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    process.stdin.write(
+        frame(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": initialize_params(workspace),
+            }
+        )
+    )
     process.stdin.flush()
     response = read_framed_response(process.stdout, 1)
     elapsed = time.perf_counter() - start
     if "result" not in response:
         raise RuntimeError(f"initialize failed: {response}")
-    process.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) + frame({"jsonrpc": "2.0", "method": "exit"}))
+    process.stdin.write(
+        frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+        + frame({"jsonrpc": "2.0", "method": "exit"})
+    )
     process.stdin.close()
     _wait_or_kill(process)
     return elapsed
@@ -115,8 +154,14 @@ def time_our_start(workspace: Path, environment: dict[str, str], log_file: Path)
 def time_pi_start(workspace: Path, environment: dict[str, str]) -> float:
     """Seconds from spawning pi's RPC mode to its answer to a first ``get_state`` command."""
     start = time.perf_counter()
-    process = subprocess.Popen([str(NODE), str(PI_CLI), "--mode", "rpc", "--no-session", "--offline"], cwd=workspace,
-                               env=environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [str(NODE), str(PI_CLI), "--mode", "rpc", "--no-session", "--offline"],
+        cwd=workspace,
+        env=environment,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     process.stdin.write(b'{"id":"bench-1","type":"get_state"}\n')
     process.stdin.flush()
     for line in process.stdout:
@@ -159,7 +204,9 @@ def measure_start_up(scratch: Path, runs: int, floor_runs: int) -> dict[str, lis
     log_file = scratch / "start-up.log"
     subjects = {
         "python -c pass (the interpreter)": lambda: time_python("pass", environment),
-        "python -c 'import pygls.lsp.server'": lambda: time_python("import pygls.lsp.server", environment),
+        "python -c 'import pygls.lsp.server'": lambda: time_python(
+            "import pygls.lsp.server", environment
+        ),
         "pi-lsp: initialize response": lambda: time_our_start(workspace, environment, log_file),
     }
     time_our_start(workspace, environment, log_file)  # warm the file cache and the bytecode
@@ -170,7 +217,9 @@ def measure_start_up(scratch: Path, runs: int, floor_runs: int) -> dict[str, lis
             if label.startswith("pi-lsp") or index < floor_runs:
                 times[label].append(measure())
         if NODE.exists() and PI_CLI.exists() and index < floor_runs:
-            times["pi 0.84.2 --mode rpc: get_state answer"].append(time_pi_start(workspace, environment))
+            times["pi 0.84.2 --mode rpc: get_state answer"].append(
+                time_pi_start(workspace, environment)
+            )
     return times
 
 
@@ -190,8 +239,14 @@ class LspConnection:
     @classmethod
     async def start(cls, environment: dict[str, str], log_file: Path) -> LspConnection:
         process = await asyncio.create_subprocess_exec(
-            *SERVER_COMMAND, "--log-file", str(log_file), cwd=ROOT, env=environment,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+            *SERVER_COMMAND,
+            "--log-file",
+            str(log_file),
+            cwd=ROOT,
+            env=environment,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
             limit=64 * 1024 * 1024,
         )
         return cls(process)
@@ -279,12 +334,17 @@ class TimedScriptedLLM(ScriptedLLM):
 
 async def start_server(workspace: Path, scratch: Path, llm: ScriptedLLM) -> LspConnection:
     (workspace / ".pi" / "sessions").mkdir(parents=True)
-    connection = await LspConnection.start(isolated_environment(scratch / "home"), scratch / "server.log")
+    connection = await LspConnection.start(
+        isolated_environment(scratch / "home"), scratch / "server.log"
+    )
     # A retried turn would be timed as one, and the 10k-entry session is over the context window, so
     # an automatic compaction would be timed with the turn: both are off, to time turns alone.
     options = {
-        "model": "openai/scripted", "apiBase": llm.base_url, "thinkingLevel": "off",
-        "retry": {"enabled": False}, "compaction": {"enabled": False},
+        "model": "openai/scripted",
+        "apiBase": llm.base_url,
+        "thinkingLevel": "off",
+        "retry": {"enabled": False},
+        "compaction": {"enabled": False},
     }
     await connection.request("initialize", initialize_params(workspace, options))
     connection.notify("initialized")
@@ -329,19 +389,25 @@ async def timed_prompt(connection: LspConnection, text: str) -> dict[str, float]
     }
 
 
-async def prompt_on_new_session(connection: LspConnection, llm: ScriptedLLM, reply: Reply) -> dict[str, float]:
+async def prompt_on_new_session(
+    connection: LspConnection, llm: ScriptedLLM, reply: Reply
+) -> dict[str, float]:
     await connection.request("pi/newSession", {})
     llm.enqueue(reply)
     return await timed_prompt(connection, "stream")
 
 
-async def measure_streaming(connection: LspConnection, llm: ScriptedLLM, chunks: int, repeats: int) -> dict[str, Any]:
+async def measure_streaming(
+    connection: LspConnection, llm: ScriptedLLM, chunks: int, repeats: int
+) -> dict[str, Any]:
     """A burst of chunks next to a one-chunk turn (to tell the turn's fixed cost apart), then a paced stream."""
     burst, one = [], []
     for _ in range(repeats):
         burst.append(await prompt_on_new_session(connection, llm, many_small_chunks(chunks)))
         one.append(await prompt_on_new_session(connection, llm, many_small_chunks(1)))
-    paced = await prompt_on_new_session(connection, llm, many_small_chunks(PACED_CHUNKS, PACED_DELAY_SECONDS))
+    paced = await prompt_on_new_session(
+        connection, llm, many_small_chunks(PACED_CHUNKS, PACED_DELAY_SECONDS)
+    )
     return {"chunks": chunks, "burst": burst, "one": one, "paced": paced}
 
 
@@ -350,12 +416,18 @@ async def measure_streaming(connection: LspConnection, llm: ScriptedLLM, chunks:
 
 def generate_big_session(workspace: Path, entries: int) -> Path:
     path = workspace / ".pi" / "sessions" / f"bench-{entries}.jsonl"
-    subprocess.run([sys.executable, str(ROOT / "bench" / "generate_session.py"), str(path), str(entries)],
-                   check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "generate_session.py"), str(path), str(entries)],
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     return path
 
 
-async def measure_turns(connection: LspConnection, llm: TimedScriptedLLM, workspace: Path, turns: int) -> dict[str, Any]:
+async def measure_turns(
+    connection: LspConnection, llm: TimedScriptedLLM, workspace: Path, turns: int
+) -> dict[str, Any]:
     """``turns`` one-line turns on a new session, then on the 10k-entry one."""
     await connection.request("pi/newSession", {})
     small, small_cpu = await _short_turns(connection, llm, turns)
@@ -365,11 +437,19 @@ async def measure_turns(connection: LspConnection, llm: TimedScriptedLLM, worksp
     await connection.request("pi/openSession", {"path": str(path)})
     open_seconds = time.perf_counter() - start
     big, big_cpu = await _short_turns(connection, llm, turns)
-    return {"small": small, "big": big, "cpuPerTurn": {"small": small_cpu, "big": big_cpu}, "openSeconds": open_seconds,
-            "sizeMb": path.stat().st_size / 1e6, "requests": {"small": small_request, "big": llm.requests[-1]}}
+    return {
+        "small": small,
+        "big": big,
+        "cpuPerTurn": {"small": small_cpu, "big": big_cpu},
+        "openSeconds": open_seconds,
+        "sizeMb": path.stat().st_size / 1e6,
+        "requests": {"small": small_request, "big": llm.requests[-1]},
+    }
 
 
-async def _short_turns(connection: LspConnection, llm: TimedScriptedLLM, turns: int) -> tuple[list[dict[str, float]], float]:
+async def _short_turns(
+    connection: LspConnection, llm: TimedScriptedLLM, turns: int
+) -> tuple[list[dict[str, float]], float]:
     """The figures of each turn, and the server's mean CPU seconds per turn.
 
     The mean comes from the CPU time of all the turns together: /proc counts in 10 ms ticks, too
@@ -418,7 +498,9 @@ class ModelThread:
     def __init__(self) -> None:
         self.llm = TimedScriptedLLM()
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="scripted-model", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="scripted-model", daemon=True
+        )
 
     def __enter__(self) -> Self:
         self._thread.start()
@@ -431,7 +513,9 @@ class ModelThread:
         self._thread.join()
 
 
-async def litellm_call(litellm, model: ModelThread, reply: Reply, body: dict[str, Any] | None = None) -> dict[str, float]:
+async def litellm_call(
+    litellm, model: ModelThread, reply: Reply, body: dict[str, Any] | None = None
+) -> dict[str, float]:
     """Wall and CPU seconds for litellm to send a request (default: a tiny one) and read ``reply`` to its end.
 
     CPU is this process's (litellm's background threads included) minus the scripted model's.
@@ -441,37 +525,57 @@ async def litellm_call(litellm, model: ModelThread, reply: Reply, body: dict[str
     handled_before = len(model.llm.handling_cpu_seconds)
     wall_start, cpu_start = time.perf_counter(), time.process_time()
     response = await litellm.acompletion(
-        model="openai/" + body["model"], api_base=model.llm.base_url, api_key="no-key", messages=body["messages"],
-        tools=body.get("tools"), stream=True, stream_options={"include_usage": True}, max_retries=0,
+        model="openai/" + body["model"],
+        api_base=model.llm.base_url,
+        api_key="no-key",
+        messages=body["messages"],
+        tools=body.get("tools"),
+        stream=True,
+        stream_options={"include_usage": True},
+        max_retries=0,
     )
     async for _ in response:
         pass
     wall = time.perf_counter() - wall_start
-    while len(model.llm.handling_cpu_seconds) == handled_before:  # the model may still be closing its response
+    while (
+        len(model.llm.handling_cpu_seconds) == handled_before
+    ):  # the model may still be closing its response
         await asyncio.sleep(0.001)
     model_cpu = sum(model.llm.handling_cpu_seconds[handled_before:])
     return {"wall": wall, "cpu": time.process_time() - cpu_start - model_cpu}
 
 
-async def measure_litellm_alone(litellm, chunks: int, repeats: int, requests: dict[str, dict], turns: int) -> dict[str, Any]:
+async def measure_litellm_alone(
+    litellm, chunks: int, repeats: int, requests: dict[str, dict], turns: int
+) -> dict[str, Any]:
     """What litellm costs by itself for the replies of (b) and the requests of (c)."""
     with ModelThread() as model:
         for _ in range(3):  # its first calls set things up
             await litellm_call(litellm, model, many_small_chunks(1))
         figures: dict[str, Any] = {
-            "burst": [await litellm_call(litellm, model, many_small_chunks(chunks)) for _ in range(repeats)],
+            "burst": [
+                await litellm_call(litellm, model, many_small_chunks(chunks))
+                for _ in range(repeats)
+            ],
             "one": [await litellm_call(litellm, model, many_small_chunks(1)) for _ in range(turns)],
-            "paced": await litellm_call(litellm, model, many_small_chunks(PACED_CHUNKS, PACED_DELAY_SECONDS)),
+            "paced": await litellm_call(
+                litellm, model, many_small_chunks(PACED_CHUNKS, PACED_DELAY_SECONDS)
+            ),
         }
         for size, body in requests.items():
-            figures[size] = [await litellm_call(litellm, model, replies.text("ok", chunks=1), body) for _ in range(turns)]
+            figures[size] = [
+                await litellm_call(litellm, model, replies.text("ok", chunks=1), body)
+                for _ in range(turns)
+            ]
     return figures
 
 
 # ----------------------------------------------------------------------------------------- running
 
 
-async def measure_server(scratch: Path, chunks: int, stream_repeats: int, turns: int) -> dict[str, Any]:
+async def measure_server(
+    scratch: Path, chunks: int, stream_repeats: int, turns: int
+) -> dict[str, Any]:
     loader = LitellmLoader()
     async with TimedScriptedLLM() as llm:
         workspace = scratch / "workspace"
@@ -479,13 +583,22 @@ async def measure_server(scratch: Path, chunks: int, stream_repeats: int, turns:
         loader.start()
         try:
             warm_up_seconds = await warm_up(connection, llm)
-            litellm = await asyncio.to_thread(loader.wait)  # before measuring: its import must not compete
+            litellm = await asyncio.to_thread(
+                loader.wait
+            )  # before measuring: its import must not compete
             streaming = await measure_streaming(connection, llm, chunks, stream_repeats)
             turn_figures = await measure_turns(connection, llm, workspace, turns)
         finally:
             await connection.close()
-    alone = await measure_litellm_alone(litellm, chunks, stream_repeats, turn_figures.pop("requests"), turns)
-    return {"warmUpSeconds": warm_up_seconds, "streaming": streaming, "turns": turn_figures, "litellmAlone": alone}
+    alone = await measure_litellm_alone(
+        litellm, chunks, stream_repeats, turn_figures.pop("requests"), turns
+    )
+    return {
+        "warmUpSeconds": warm_up_seconds,
+        "streaming": streaming,
+        "turns": turn_figures,
+        "litellmAlone": alone,
+    }
 
 
 def median_of(runs: list[dict[str, float]], key: str) -> float:
@@ -498,37 +611,65 @@ def print_start_up(times: dict[str, list[float]]) -> None:
     for label, values in times.items():
         if values:
             milliseconds = [value * 1000 for value in values]
-            print(f"  {label:46} {statistics.median(milliseconds):>8.0f} {min(milliseconds):>8.0f} "
-                  f"{max(milliseconds):>8.0f} {len(values):>5}")
-    ours, pis = times["pi-lsp: initialize response"], times["pi 0.84.2 --mode rpc: get_state answer"]
+            print(
+                f"  {label:46} {statistics.median(milliseconds):>8.0f} {min(milliseconds):>8.0f} "
+                f"{max(milliseconds):>8.0f} {len(values):>5}"
+            )
+    ours, pis = (
+        times["pi-lsp: initialize response"],
+        times["pi 0.84.2 --mode rpc: get_state answer"],
+    )
     if pis:
-        print(f"  pi / pi-lsp: {statistics.median(pis) / statistics.median(ours):.1f}x (above 1: pi-lsp answers sooner)")
+        print(
+            f"  pi / pi-lsp: {statistics.median(pis) / statistics.median(ours):.1f}x (above 1: pi-lsp answers sooner)"
+        )
     else:
         print("  pi 0.84.2 is not installed (make install-reference): no comparison")
     print("  goal for pi-lsp: < 150 ms")
 
 
 def print_streaming(figures: dict[str, Any], alone: dict[str, Any]) -> None:
-    chunks, burst, one, paced = figures["chunks"], figures["burst"], figures["one"], figures["paced"]
-    cpu_burst, cpu_one, wall_burst = median_of(burst, "cpu"), median_of(one, "cpu"), median_of(burst, "wall")
+    chunks, burst, one, paced = (
+        figures["chunks"],
+        figures["burst"],
+        figures["one"],
+        figures["paced"],
+    )
+    cpu_burst, cpu_one, wall_burst = (
+        median_of(burst, "cpu"),
+        median_of(one, "cpu"),
+        median_of(burst, "wall"),
+    )
     server_marginal = (cpu_burst - cpu_one) / (chunks - 1)
-    alone_marginal = (median_of(alone["burst"], "cpu") - median_of(alone["one"], "cpu")) / (chunks - 1)
+    alone_marginal = (median_of(alone["burst"], "cpu") - median_of(alone["one"], "cpu")) / (
+        chunks - 1
+    )
     notifications = median_of(burst, "notifications")
-    print(f"\n(b) streaming: a scripted reply of {chunks:,} text chunks sent at once (median of {len(burst)})")
+    print(
+        f"\n(b) streaming: a scripted reply of {chunks:,} text chunks sent at once (median of {len(burst)})"
+    )
     _line("server CPU, whole turn (ms)", cpu_burst * 1000)
     _line("server CPU, the same turn with 1 chunk (ms)", cpu_one * 1000)
-    _line("server CPU per delta, whole turn / chunks (us)", cpu_burst / chunks * 1e6, "goal < 50 us")
+    _line(
+        "server CPU per delta, whole turn / chunks (us)", cpu_burst / chunks * 1e6, "goal < 50 us"
+    )
     _line("server CPU per delta, marginal (us)", server_marginal * 1e6)
     _line("litellm alone, same reply, marginal (us)", alone_marginal * 1e6)
     _line("difference: pi-lsp's share, within noise (us)", (server_marginal - alone_marginal) * 1e6)
     _line("turn wall time (ms)", wall_burst * 1000)
     _line("pi/event notifications received", notifications)
     _line("pi/event notifications per second", notifications / wall_burst)
-    print(f"  paced: {PACED_CHUNKS} chunks, one every {PACED_DELAY_SECONDS * 1000:.0f} ms (a fast real model)")
+    print(
+        f"  paced: {PACED_CHUNKS} chunks, one every {PACED_DELAY_SECONDS * 1000:.0f} ms (a fast real model)"
+    )
     _line("  turn wall time (ms)", paced["wall"] * 1000)
     _line("  server CPU per delta (us)", paced["cpu"] / PACED_CHUNKS * 1e6)
     _line("  litellm alone, same reply (us)", alone["paced"]["cpu"] / PACED_CHUNKS * 1e6)
-    _line("  pi/event notifications per second", paced["notifications"] / paced["wall"], "deltas coalesced to ~30/s")
+    _line(
+        "  pi/event notifications per second",
+        paced["notifications"] / paced["wall"],
+        "deltas coalesced to ~30/s",
+    )
 
 
 def _line(label: str, value: float, note: str = "") -> None:
@@ -537,23 +678,52 @@ def _line(label: str, value: float, note: str = "") -> None:
 
 def print_turns(figures: dict[str, Any], alone: dict[str, Any]) -> None:
     small, big = figures["small"], figures["big"]
-    print(f"\n(c) short turns: the scripted reply is one short text without delay (median of {len(big)})")
-    print(f"  {SESSION_ENTRIES:,}-entry session: {figures['sizeMb']:.1f} MB, pi/openSession {figures['openSeconds'] * 1000:.0f} ms")
+    print(
+        f"\n(c) short turns: the scripted reply is one short text without delay (median of {len(big)})"
+    )
+    print(
+        f"  {SESSION_ENTRIES:,}-entry session: {figures['sizeMb']:.1f} MB, pi/openSession {figures['openSeconds'] * 1000:.0f} ms"
+    )
     print(f"  {'':50} {'new session':>12} {f'{SESSION_ENTRIES // 1000}k entries':>12}")
-    _turn_row("request sent to the model (KB)", median_of(small, "requestBytes") / 1000, median_of(big, "requestBytes") / 1000)
+    _turn_row(
+        "request sent to the model (KB)",
+        median_of(small, "requestBytes") / 1000,
+        median_of(big, "requestBytes") / 1000,
+    )
     _turn_row("turn wall time (ms)", median_of(small, "wall") * 1000, median_of(big, "wall") * 1000)
-    _turn_row("scripted model's own time (ms)", median_of(small, "model") * 1000, median_of(big, "model") * 1000)
+    _turn_row(
+        "scripted model's own time (ms)",
+        median_of(small, "model") * 1000,
+        median_of(big, "model") * 1000,
+    )
     small_overhead = statistics.median(run["wall"] - run["model"] for run in small)
     big_overhead = statistics.median(run["wall"] - run["model"] for run in big)
-    _turn_row("turn minus the model (ms)       goal < 5 ms", small_overhead * 1000, big_overhead * 1000)
+    _turn_row(
+        "turn minus the model (ms)       goal < 5 ms", small_overhead * 1000, big_overhead * 1000
+    )
     server_cpu = figures["cpuPerTurn"]
-    alone_cpu = {size: statistics.mean(run["cpu"] for run in alone[size]) for size in ("small", "big")}
-    _turn_row("server CPU per turn, mean (ms)", server_cpu["small"] * 1000, server_cpu["big"] * 1000)
-    _turn_row("litellm alone, same request: CPU, mean (ms)", alone_cpu["small"] * 1000, alone_cpu["big"] * 1000)
-    _turn_row("difference: pi-lsp's own CPU per turn (ms)", (server_cpu["small"] - alone_cpu["small"]) * 1000,
-              (server_cpu["big"] - alone_cpu["big"]) * 1000)
-    print("  (litellm alone: this process sends the very request the server sent through litellm.acompletion")
-    print("   to a scripted model on another thread and reads the reply; its CPU is the process's minus the")
+    alone_cpu = {
+        size: statistics.mean(run["cpu"] for run in alone[size]) for size in ("small", "big")
+    }
+    _turn_row(
+        "server CPU per turn, mean (ms)", server_cpu["small"] * 1000, server_cpu["big"] * 1000
+    )
+    _turn_row(
+        "litellm alone, same request: CPU, mean (ms)",
+        alone_cpu["small"] * 1000,
+        alone_cpu["big"] * 1000,
+    )
+    _turn_row(
+        "difference: pi-lsp's own CPU per turn (ms)",
+        (server_cpu["small"] - alone_cpu["small"]) * 1000,
+        (server_cpu["big"] - alone_cpu["big"]) * 1000,
+    )
+    print(
+        "  (litellm alone: this process sends the very request the server sent through litellm.acompletion"
+    )
+    print(
+        "   to a scripted model on another thread and reads the reply; its CPU is the process's minus the"
+    )
     print("   model's.)")
 
 
@@ -564,14 +734,18 @@ def _turn_row(label: str, small: float, big: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test)")
-    parser.add_argument("--chunks", type=int, default=5_000, help="text chunks of the streamed reply in (b)")
+    parser.add_argument(
+        "--chunks", type=int, default=5_000, help="text chunks of the streamed reply in (b)"
+    )
     arguments = parser.parse_args()
     runs, floor_runs, stream_repeats, turns = (5, 3, 1, 5) if arguments.quick else (20, 6, 3, 20)
     scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-server-bench-"))
     try:
         started = time.perf_counter()
-        print(f"pi-lsp server benchmark: python -m pi_lsp over stdio, a minimal JSON-RPC client, {os.cpu_count()} CPUs, "
-              f"load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"pi-lsp server benchmark: python -m pi_lsp over stdio, a minimal JSON-RPC client, {os.cpu_count()} CPUs, "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
         print_start_up(measure_start_up(scratch, runs, floor_runs))
         server = asyncio.run(measure_server(scratch, arguments.chunks, stream_repeats, turns))
         print(f"\n(server warm-up, litellm's import included: {server['warmUpSeconds']:.1f} s)")

@@ -42,7 +42,10 @@ def session_file(entries: int) -> Path:
     path = DATA / f"session-{entries}.jsonl"
     if not path.exists():
         DATA.mkdir(exist_ok=True)
-        subprocess.run([sys.executable, str(ROOT / "bench" / "generate_session.py"), str(path), str(entries)], check=True)
+        subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "generate_session.py"), str(path), str(entries)],
+            check=True,
+        )
     return path
 
 
@@ -51,7 +54,9 @@ def measure(entries: int, repeats: int) -> tuple[dict, dict]:
     path = session_file(entries)
     our_runs, pi_runs = [], []
     for _ in range(repeats):
-        our_runs.append(run_json([sys.executable, str(ROOT / "bench" / "measure_ours.py"), str(path)]))
+        our_runs.append(
+            run_json([sys.executable, str(ROOT / "bench" / "measure_ours.py"), str(path)])
+        )
         pi_runs.append(run_json([str(NODE), str(ROOT / "bench" / "pi_bench.mjs"), str(path)]))
     return median_figures(our_runs), median_figures(pi_runs)
 
@@ -59,8 +64,12 @@ def measure(entries: int, repeats: int) -> tuple[dict, dict]:
 def median_figures(runs: list[dict]) -> dict:
     for figures in runs:
         figures["openPlusContextMs"] = round(figures["openMs"] + figures["contextMs"], 1)
-    keys = {key for figures in runs for key, value in figures.items() if isinstance(value, (int, float))}
-    return {key: statistics.median(figures[key] for figures in runs if key in figures) for key in keys}
+    keys = {
+        key for figures in runs for key, value in figures.items() if isinstance(value, (int, float))
+    }
+    return {
+        key: statistics.median(figures[key] for figures in runs if key in figures) for key in keys
+    }
 
 
 def print_table(entries: int, size_mb: float, ours: dict, pi: dict) -> None:
@@ -70,7 +79,12 @@ def print_table(entries: int, size_mb: float, ours: dict, pi: dict) -> None:
         ours_value = ours.get(our_key)
         pi_value = pi.get(pi_key) if pi_key else None
         ratio = ""
-        if isinstance(ours_value, (int, float)) and isinstance(pi_value, (int, float)) and ours_value and pi_value:
+        if (
+            isinstance(ours_value, (int, float))
+            and isinstance(pi_value, (int, float))
+            and ours_value
+            and pi_value
+        ):
             ratio = f"{(ours_value / pi_value if higher_is_better else pi_value / ours_value):.2f}x"
         print(f"  {label:32} {_cell(pi_value):>12} {_cell(ours_value):>12} {ratio:>8}")
 
@@ -84,16 +98,22 @@ def _cell(value: object) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
-    parser.add_argument("--repeats", type=int, default=3, help="fresh processes per side and size (median)")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="fresh processes per side and size (median)"
+    )
     arguments = parser.parse_args()
     if not NODE.exists():
         sys.exit("pi 0.84.2 is not installed: run `make install-reference` first")
-    print(f"pi-lsp session core vs pi 0.84.2, median of {arguments.repeats} runs each "
-          "(ratio = how many times better pi-lsp is)")
+    print(
+        f"pi-lsp session core vs pi 0.84.2, median of {arguments.repeats} runs each "
+        "(ratio = how many times better pi-lsp is)"
+    )
     for entries in arguments.sizes:
         ours, pi = measure(entries, arguments.repeats)
         print_table(entries, session_file(entries).stat().st_size / 1e6, ours, pi)
-        print(f"  context messages: pi {pi.get('contextMessages'):.0f}, pi-lsp {ours.get('contextMessages'):.0f}")
+        print(
+            f"  context messages: pi {pi.get('contextMessages'):.0f}, pi-lsp {ours.get('contextMessages'):.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="serve LSP over TCP instead of stdio")
-    parser.add_argument("--log-file", metavar="PATH", help="where to write the log (default: the user log directory)")
+    parser.add_argument(
+        "--log-file",
+        metavar="PATH",
+        help="where to write the log (default: the user log directory)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages too")
     parser.set_defaults(handler=run_server)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -65,5 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except OSError as error:
-        print(f"pi-lsp: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=sys.stderr)
+        print(
+            f"pi-lsp: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
         return 1

@@ -179,13 +179,23 @@ def load_config(
     session_dir = (
         settings.session_dir
         or environ.get("PI_CODING_AGENT_SESSION_DIR")
-        or (pi_settings.get("sessionDir") if isinstance(pi_settings.get("sessionDir"), str) else None)
+        or (
+            pi_settings.get("sessionDir")
+            if isinstance(pi_settings.get("sessionDir"), str)
+            else None
+        )
     )
-    directory = Path(os.path.expanduser(session_dir)) if session_dir else workspace_root / ".pi" / "sessions"
+    directory = (
+        Path(os.path.expanduser(session_dir))
+        if session_dir
+        else workspace_root / ".pi" / "sessions"
+    )
     if not directory.is_absolute():
         directory = workspace_root / directory
     options = dict(initialization_options) if isinstance(initialization_options, Mapping) else {}
-    config = ServerConfig(workspace_root, directory, settings, pi_settings, options, tuple(problems))
+    config = ServerConfig(
+        workspace_root, directory, settings, pi_settings, options, tuple(problems)
+    )
     merged = {**_object(pi_settings.get("compaction")), **config.client_compaction}
     if _compaction_settings(merged) == CompactionSettings() and _has_compaction_values(merged):
         problems.append("compaction settings are invalid; using pi's defaults")
@@ -217,7 +227,9 @@ def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
     if raw is None:
         return ServerSettings(), []
     if not isinstance(raw, Mapping):
-        return ServerSettings(), [f"initializationOptions must be an object, got {type(raw).__name__}"]
+        return ServerSettings(), [
+            f"initializationOptions must be an object, got {type(raw).__name__}"
+        ]
     problems: list[str] = []
     valid: dict[str, Any] = {}
     for field in attrs.fields(ServerSettings):
@@ -232,11 +244,15 @@ def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
         valid[wire_name] = raw[wire_name]
     settings = converter.structure(valid, ServerSettings)
     if settings.thinking_level is not None and settings.thinking_level not in THINKING_LEVELS:
-        problems.append(f"setting thinkingLevel must be one of {', '.join(THINKING_LEVELS)}; using the default")
+        problems.append(
+            f"setting thinkingLevel must be one of {', '.join(THINKING_LEVELS)}; using the default"
+        )
         settings = attrs.evolve(settings, thinking_level=None)
     retry = settings.retry
     if any(value is not None and value < 0 for value in (retry.max_retries, retry.base_delay_ms)):
-        problems.append("setting retry: maxRetries and baseDelayMs must not be negative; using pi's retry settings")
+        problems.append(
+            "setting retry: maxRetries and baseDelayMs must not be negative; using pi's retry settings"
+        )
         settings = attrs.evolve(settings, retry=RetryOptions())
     if settings.tokenizer not in ("tiktoken", "chars4"):
         problems.append("setting tokenizer must be tiktoken or chars4; using tiktoken")

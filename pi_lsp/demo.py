@@ -78,22 +78,30 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument(
-        "directory", nargs="?", metavar="DIR", type=Path,
+        "directory",
+        nargs="?",
+        metavar="DIR",
+        type=Path,
         help=f"the demo workspace (default: ./{DEFAULT_DIRECTORY_NAME}; must be empty or new)",
     )
     parser.add_argument(
-        "--keep", action="store_true",
+        "--keep",
+        action="store_true",
         help="run in DIR even if it is not empty, keeping its files and earlier sessions "
         "(calc.py and AGENTS.md are rewritten)",
     )
-    parser.add_argument("--model", help="a litellm model string to use instead of the scripted model")
+    parser.add_argument(
+        "--model", help="a litellm model string to use instead of the scripted model"
+    )
     parser.set_defaults(handler=run_demo)
 
 
 def run_demo(arguments: argparse.Namespace) -> int:
     """The ``demo`` command: prepare the workspace, run the story, report where its files are."""
     _tolerate_unencodable_output()
-    workspace = prepare_workspace(arguments.directory or Path.cwd() / DEFAULT_DIRECTORY_NAME, keep=arguments.keep)
+    workspace = prepare_workspace(
+        arguments.directory or Path.cwd() / DEFAULT_DIRECTORY_NAME, keep=arguments.keep
+    )
     model = _requested_model(arguments.model)
     import asyncio
 
@@ -112,7 +120,9 @@ def prepare_workspace(directory: Path, *, keep: bool) -> Path:
     if workspace.exists() and not workspace.is_dir():
         raise DemoError(f"{workspace} exists and is not a directory")
     if workspace.is_dir() and any(workspace.iterdir()) and not keep:
-        raise DemoError(f"{workspace} is not empty; give an empty or new DIR, or pass --keep to run there anyway")
+        raise DemoError(
+            f"{workspace} is not empty; give an empty or new DIR, or pass --keep to run there anyway"
+        )
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / "calc.py").write_text(BUGGY_CALC, encoding="utf-8")
     (workspace / "AGENTS.md").write_text(AGENTS_MD, encoding="utf-8")
@@ -153,7 +163,9 @@ class StoryState:
 async def _run_story(workspace: Path, real_model: str | None) -> None:
     scripted = await _start_scripted_model() if real_model is None else None
     try:
-        backend = _real_backend(real_model) if scripted is None else _scripted_backend(scripted.base_url)
+        backend = (
+            _real_backend(real_model) if scripted is None else _scripted_backend(scripted.base_url)
+        )
         print(f"pi-lsp demo in {workspace}")
         print(f"model: {backend.description}")
         async with DemoClient(workspace, backend) as client:
@@ -168,7 +180,9 @@ async def _tell_story(client: DemoClient, workspace: Path) -> None:
     new_session = await client.request("pi/newSession", {"name": SESSION_NAME})
     state.session_id, state.session_path = new_session["sessionId"], new_session["path"]
     _heading("1. prompt: the model reads calc.py, fixes it and answers")
-    print("(the server loads litellm in the background when it starts; the first answer waits for it)")
+    print(
+        "(the server loads litellm in the background when it starts; the first answer waits for it)"
+    )
     first = await client.prompt(FIRST_PROMPT)
     state.first_answer_id = first["leafId"]
     _heading("2. a second prompt")
@@ -190,14 +204,20 @@ async def _print_tree(client: DemoClient, session_id: str) -> None:
 
 
 async def _navigate_to_first_answer(client: DemoClient, state: StoryState) -> None:
-    result = await client.request("pi/navigate", {"sessionId": state.session_id, "targetId": state.first_answer_id})
-    print(f"leaf is now {result['leafId']}, the first answer: a new prompt would start a branch from there;")
+    result = await client.request(
+        "pi/navigate", {"sessionId": state.session_id, "targetId": state.first_answer_id}
+    )
+    print(
+        f"leaf is now {result['leafId']}, the first answer: a new prompt would start a branch from there;"
+    )
     print("the second prompt and its answer stay in the file, off the active path.")
     await _print_tree(client, state.session_id)
 
 
 async def _fork_at_first_answer(client: DemoClient, state: StoryState) -> None:
-    fork = await client.request("pi/fork", {"sessionId": state.session_id, "entryId": state.first_answer_id})
+    fork = await client.request(
+        "pi/fork", {"sessionId": state.session_id, "entryId": state.first_answer_id}
+    )
     state.fork_path = fork["path"]
     print(f"new session {fork['sessionId']} (parent {fork['parentSessionId']})")
     print(f"file: {fork['path']}")
@@ -232,7 +252,11 @@ def render_tree(document: dict[str, Any]) -> list[str]:
     stack = [(root, 0) for root in reversed(document["roots"])]
     while stack:
         entry_id, indent = stack.pop()
-        lines.append(_tree_line(entries[entry_id], indent, entry_id == document["leafId"], entry_id in active))
+        lines.append(
+            _tree_line(
+                entries[entry_id], indent, entry_id == document["leafId"], entry_id in active
+            )
+        )
         below = children.get(entry_id, [])
         child_indent = indent + 1 if len(below) > 1 else indent
         stack.extend((child, child_indent) for child in reversed(below))
@@ -269,7 +293,9 @@ def _scripted_backend(base_url: str) -> Backend:
         # The scripted server must win over whatever model the user configured, and litellm must
         # not fetch its price list from the internet for a model that costs nothing.
         environment={
-            "PI_LSP_MODEL": None, "PI_LSP_API_BASE": None, "PI_LSP_API_KEY": None,
+            "PI_LSP_MODEL": None,
+            "PI_LSP_API_BASE": None,
+            "PI_LSP_API_KEY": None,
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         },
         timeout=SCRIPTED_TIMEOUT_SECONDS,
@@ -300,8 +326,12 @@ def _story_replies() -> tuple:
     fix = {"path": "calc.py", "edits": [{"oldText": BUGGY_LINE, "newText": FIXED_LINE}]}
     # A small delay between chunks, so the answers visibly stream in like a real model's.
     return (
-        replies.tool_calls([("call_read_calc", "read", {"path": "calc.py"})], text="Let me look at calc.py."),
-        replies.tool_calls([("call_fix_average", "edit", fix)], text="The divisor is off by one; fixing it."),
+        replies.tool_calls(
+            [("call_read_calc", "read", {"path": "calc.py"})], text="Let me look at calc.py."
+        ),
+        replies.tool_calls(
+            [("call_fix_average", "edit", fix)], text="The divisor is off by one; fixing it."
+        ),
         replies.slow_text(FIRST_ANSWER, chunks=16, chunk_delay=0.03),
         replies.slow_text(SECOND_ANSWER, chunks=8, chunk_delay=0.03),
     )
@@ -321,7 +351,9 @@ class DemoClient:
 
     async def __aenter__(self) -> Self:
         self._client = _language_client(self._printer)
-        await self._client.start_io(sys.executable, "-m", "pi_lsp", env=_server_environment(self._backend))
+        await self._client.start_io(
+            sys.executable, "-m", "pi_lsp", env=_server_environment(self._backend)
+        )
         await self._initialize()
         return self
 
@@ -338,7 +370,9 @@ class DemoClient:
         if process is None or process.returncode in (None, 0):
             return None
         tail = (await process.stderr.read()).decode(errors="replace").strip().splitlines()
-        return f"the server exited with code {process.returncode}" + (f": {tail[-1]}" if tail else "")
+        return f"the server exited with code {process.returncode}" + (
+            f": {tail[-1]}" if tail else ""
+        )
 
     async def _initialize(self) -> None:
         import asyncio
@@ -348,12 +382,20 @@ class DemoClient:
         params = types.InitializeParams(
             capabilities=types.ClientCapabilities(),
             root_uri=self._workspace.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=self._workspace.as_uri(), name=self._workspace.name)],
+            workspace_folders=[
+                types.WorkspaceFolder(uri=self._workspace.as_uri(), name=self._workspace.name)
+            ],
             initialization_options=self._backend.options,
         )
-        result = await asyncio.wait_for(self._client.initialize_async(params), self._backend.timeout)
+        result = await asyncio.wait_for(
+            self._client.initialize_async(params), self._backend.timeout
+        )
         info = result.server_info
-        print(f"server: {sys.executable} -m pi_lsp over stdio ({info.name} {info.version})" if info else "server: started")
+        print(
+            f"server: {sys.executable} -m pi_lsp over stdio ({info.name} {info.version})"
+            if info
+            else "server: started"
+        )
         self._client.initialized(types.InitializedParams())
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -368,7 +410,9 @@ class DemoClient:
         except JsonRpcException as error:
             raise DemoError(f"{method} failed: {error.message}") from None
         except TimeoutError:
-            raise DemoError(f"{method}: no answer from the server within {self._backend.timeout:.0f} s") from None
+            raise DemoError(
+                f"{method}: no answer from the server within {self._backend.timeout:.0f} s"
+            ) from None
         return response
 
     async def prompt(self, text: str) -> dict[str, Any]:
@@ -380,7 +424,10 @@ class DemoClient:
         finally:
             self._printer.stop()
         if result["stopReason"] != "stop":
-            reason = result.get("errorMessage") or f"the turn ended with stopReason {result['stopReason']}"
+            reason = (
+                result.get("errorMessage")
+                or f"the turn ended with stopReason {result['stopReason']}"
+            )
             raise DemoError(f"pi/prompt failed: {reason}")
         print(f"\n(turn ended: {result['stopReason']}, leaf {result['leafId']})")
         return result
@@ -506,7 +553,11 @@ class TurnPrinter:
     def _on_tool_execution_end(self, event: dict[str, Any]) -> None:
         outcome = "error" if event["isError"] else "ok"
         print(f"  [result]    {outcome}: {tool_result_line(event)}")
-        diff = (event.get("details") or {}).get("diff") if isinstance(event.get("details"), dict) else None
+        diff = (
+            (event.get("details") or {}).get("diff")
+            if isinstance(event.get("details"), dict)
+            else None
+        )
         for line in (diff or "").splitlines():
             print(f"                {line}")
 
@@ -531,7 +582,9 @@ class TurnPrinter:
 
 def tool_result_line(event: dict[str, Any]) -> str:
     """One short line saying what a tool returned: its first line of text and how many lines there were."""
-    text = "\n".join(block.get("text", "") for block in event.get("content") or [] if block.get("type") == "text")
+    text = "\n".join(
+        block.get("text", "") for block in event.get("content") or [] if block.get("type") == "text"
+    )
     lines = text.splitlines()
     first = next((line.strip() for line in lines if line.strip()), "(no text)")
     if len(first) > RESULT_LINE_LENGTH:

@@ -67,7 +67,9 @@ def load_extensions() -> list[Extension]:
     return loaded
 
 
-async def run_before_compact(extensions: Sequence[Extension], event: BeforeCompactEvent) -> HookDecision:
+async def run_before_compact(
+    extensions: Sequence[Extension], event: BeforeCompactEvent
+) -> HookDecision:
     decision = HookDecision()
     for extension in extensions:
         hook = getattr(extension.handler, "before_compact", None)
@@ -88,7 +90,9 @@ async def run_before_compact(extensions: Sequence[Extension], event: BeforeCompa
         if _is_valid_compaction(compaction):
             decision = HookDecision(compaction=compaction, supplied_by=extension.name)
         elif compaction is not None:
-            logger.warning("extension %s returned an invalid compaction; ignoring it", extension.name)
+            logger.warning(
+                "extension %s returned an invalid compaction; ignoring it", extension.name
+            )
     return decision
 
 

@@ -44,6 +44,8 @@ class ClientLogHandler(logging.Handler):
             logging.WARNING: types.MessageType.Warning,
         }.get(record.levelno, types.MessageType.Log)
         try:
-            self._server.window_log_message(types.LogMessageParams(type=kind, message=self.format(record)))
+            self._server.window_log_message(
+                types.LogMessageParams(type=kind, message=self.format(record))
+            )
         except Exception:  # the connection may be gone; the file log still has the record
             pass

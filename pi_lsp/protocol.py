@@ -230,11 +230,15 @@ def _make_converter() -> cattrs.Converter:
         converter.register_structure_hook(kind, _strict(kind))
 
     def structure_factory(cls: type):
-        overrides = {field.name: override(rename=camel_case(field.name)) for field in attrs.fields(cls)}
+        overrides = {
+            field.name: override(rename=camel_case(field.name)) for field in attrs.fields(cls)
+        }
         return make_dict_structure_fn(cls, converter, **overrides)
 
     def unstructure_factory(cls: type):
-        overrides = {field.name: override(rename=camel_case(field.name)) for field in attrs.fields(cls)}
+        overrides = {
+            field.name: override(rename=camel_case(field.name)) for field in attrs.fields(cls)
+        }
         return make_dict_unstructure_fn(cls, converter, **overrides)
 
     def structure_progress_token(value: Any, _: type) -> Any:
@@ -261,7 +265,9 @@ def parse_params(method: str, raw: Any) -> Any:
     try:
         return converter.structure(raw, params_type)
     except cattrs.BaseValidationError as error:
-        problems = "; ".join(_readable(message) for message in cattrs.transform_error(error, path="params"))
+        problems = "; ".join(
+            _readable(message) for message in cattrs.transform_error(error, path="params")
+        )
         raise InvalidParamsError(f"{method}: {problems}") from None
     except (TypeError, ValueError) as error:
         raise InvalidParamsError(f"{method}: {error}") from None
@@ -269,8 +275,12 @@ def parse_params(method: str, raw: Any) -> Any:
 
 def _readable(message: str) -> str:
     # cattrs paths use the Python field names; clients know the camelCase wire names.
-    message = re.sub(r"\.([a-z]+(?:_[a-z]+)+)", lambda match: "." + camel_case(match.group(1)), message)
-    literal = re.match(r"unknown error \((.*) not in literal typing\.Literal\[(.*)\]\)(.*)", message)
+    message = re.sub(
+        r"\.([a-z]+(?:_[a-z]+)+)", lambda match: "." + camel_case(match.group(1)), message
+    )
+    literal = re.match(
+        r"unknown error \((.*) not in literal typing\.Literal\[(.*)\]\)(.*)", message
+    )
     if literal:
         return f"must be one of {literal.group(2)}, got {literal.group(1)!r}{literal.group(3)}"
     return message

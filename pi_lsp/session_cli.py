@@ -21,15 +21,21 @@ DEFAULT_BRANCH_SUMMARY_BUDGET = 128_000 - 16_384
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
-    session_parser = commands.add_parser("session", help="inspect session files and plan compactions")
+    session_parser = commands.add_parser(
+        "session", help="inspect session files and plan compactions"
+    )
     actions = session_parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     context = actions.add_parser("context", help="the LLM context at the leaf, as pi builds it")
     context.add_argument("file")
-    context.add_argument("--leaf", metavar="ID", help="entry to build the context at (default: the leaf)")
+    context.add_argument(
+        "--leaf", metavar="ID", help="entry to build the context at (default: the leaf)"
+    )
     context.set_defaults(handler=run_context)
 
-    plan = actions.add_parser("plan-compaction", help="what a compaction at the leaf would summarize and keep")
+    plan = actions.add_parser(
+        "plan-compaction", help="what a compaction at the leaf would summarize and keep"
+    )
     plan.add_argument("file")
     plan.add_argument("--leaf", metavar="ID")
     plan.add_argument("--keep-recent-tokens", type=_non_negative, default=20_000, metavar="N")
@@ -37,11 +43,19 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     _add_tokenizer(plan)
     plan.set_defaults(handler=run_plan_compaction)
 
-    branch = actions.add_parser("plan-branch-summary", help="what a branch summary from one entry to another covers")
+    branch = actions.add_parser(
+        "plan-branch-summary", help="what a branch summary from one entry to another covers"
+    )
     branch.add_argument("file")
-    branch.add_argument("--from", dest="from_id", required=True, metavar="ID", help="the leaf being left")
-    branch.add_argument("--to", dest="to_id", required=True, metavar="ID", help="the entry being navigated to")
-    branch.add_argument("--token-budget", type=_non_negative, default=DEFAULT_BRANCH_SUMMARY_BUDGET, metavar="N")
+    branch.add_argument(
+        "--from", dest="from_id", required=True, metavar="ID", help="the leaf being left"
+    )
+    branch.add_argument(
+        "--to", dest="to_id", required=True, metavar="ID", help="the entry being navigated to"
+    )
+    branch.add_argument(
+        "--token-budget", type=_non_negative, default=DEFAULT_BRANCH_SUMMARY_BUDGET, metavar="N"
+    )
     _add_tokenizer(branch)
     branch.set_defaults(handler=run_plan_branch_summary)
 
@@ -54,7 +68,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     tree.add_argument("--json", action="store_true", help="print the tree as JSON instead of text")
     tree.set_defaults(handler=run_tree)
 
-    fork = actions.add_parser("fork", help="a new session file holding the path from the root to an entry")
+    fork = actions.add_parser(
+        "fork", help="a new session file holding the path from the root to an entry"
+    )
     fork.add_argument("file")
     fork.add_argument("--at", dest="entry_id", required=True, metavar="ID")
     fork.set_defaults(handler=run_fork)
@@ -112,7 +128,9 @@ def run_plan_compaction(arguments: argparse.Namespace) -> int:
     settings = CompactionSettings(
         reserve_tokens=arguments.reserve_tokens, keep_recent_tokens=arguments.keep_recent_tokens
     )
-    preparation = prepare_compaction(session.branch(leaf), settings, get_token_counter(arguments.tokenizer))
+    preparation = prepare_compaction(
+        session.branch(leaf), settings, get_token_counter(arguments.tokenizer)
+    )
     return _print_json(None if preparation is None else preparation.to_json())
 
 
@@ -155,9 +173,19 @@ def run_fork(arguments: argparse.Namespace) -> int:
     source = _open(arguments.file)
     if source.get_entry(arguments.entry_id) is None:
         raise EntryNotFoundError(f"entry {arguments.entry_id} not found in {arguments.file}")
-    if not any(entry.type == "message" and entry.role in ("user", "assistant") for entry in source.branch(arguments.entry_id)):
-        raise InvalidParamsError(f"nothing to fork: the path to {arguments.entry_id} holds no user or assistant message")
+    if not any(
+        entry.type == "message" and entry.role in ("user", "assistant")
+        for entry in source.branch(arguments.entry_id)
+    ):
+        raise InvalidParamsError(
+            f"nothing to fork: the path to {arguments.entry_id} holds no user or assistant message"
+        )
     with fork_session(source, arguments.entry_id) as fork:
         return _print_json(
-            {"id": fork.id, "path": str(fork.path), "written": fork.is_persisted, "leafId": fork.leaf_id}
+            {
+                "id": fork.id,
+                "path": str(fork.path),
+                "written": fork.is_persisted,
+                "leafId": fork.leaf_id,
+            }
         )

@@ -211,7 +211,9 @@ class ScriptedModel:
         return [call[1] for call in self.calls]
 
 
-def answer(*blocks: dict | str, stop_reason: str = "stop", usage_: dict | None = None, **extra) -> dict:
+def answer(
+    *blocks: dict | str, stop_reason: str = "stop", usage_: dict | None = None, **extra
+) -> dict:
     """An assistant message as a summarizer call returns it."""
     message = {
         "role": "assistant",

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-
-import attrs
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.registry import SessionRegistry
-from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.agent.system_prompt import agent_dir, build_system_prompt
 from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
 from pi_lsp.compaction.file_ops import EDITOR_FILE_OPS_TYPE
@@ -92,7 +92,11 @@ class Agent:
     def current(self) -> ServerConfig:
         """The configuration with pi's settings files as they are now (they are watched and reloaded)."""
         merged = self.resources.snapshot.settings.settings.merged
-        return self.config if merged == self.config.pi_settings else attrs.evolve(self.config, pi_settings=merged)
+        return (
+            self.config
+            if merged == self.config.pi_settings
+            else attrs.evolve(self.config, pi_settings=merged)
+        )
 
     @property
     def tokenizer(self) -> str:
@@ -100,7 +104,9 @@ class Agent:
 
     def thinking_level(self, runtime: SessionRuntime) -> str:
         for entry in reversed(runtime.session.branch()):
-            if entry.type == "thinking_level_change" and isinstance(entry.get("thinkingLevel"), str):
+            if entry.type == "thinking_level_change" and isinstance(
+                entry.get("thinkingLevel"), str
+            ):
                 return entry["thinkingLevel"]
         return self.current.thinking_level()
 
@@ -112,11 +118,15 @@ class Agent:
         """
         from pi_lsp.llm._litellm import load_litellm
 
-        threading.Thread(target=_load_quietly, args=(load_litellm,), name="litellm-preload", daemon=True).start()
+        threading.Thread(
+            target=_load_quietly, args=(load_litellm,), name="litellm-preload", daemon=True
+        ).start()
 
     # ------------------------------------------------------------------ prompts
 
-    async def prompt(self, runtime: SessionRuntime, text: str, images: list[dict], behavior: str | None) -> dict[str, Any]:
+    async def prompt(
+        self, runtime: SessionRuntime, text: str, images: list[dict], behavior: str | None
+    ) -> dict[str, Any]:
         """Run ``text`` as a turn (or queue/steer it into the running one); the result of that turn."""
         runtime.require_writable()
         model = self.require_model(runtime)
@@ -130,10 +140,14 @@ class Agent:
                 waiting_for = queued.done
             else:
                 waiting_for = None
-                await runtime.compaction_finished.wait()  # a prompt never lands in the middle of a compaction
+                await (
+                    runtime.compaction_finished.wait()
+                )  # a prompt never lands in the middle of a compaction
                 await self._compact_before_prompt(runtime, model)
                 self._record_editor_file_ops(runtime)
-                turn = runtime.turn = asyncio.get_running_loop().create_task(self._run(runtime, model, user_message))
+                turn = runtime.turn = asyncio.get_running_loop().create_task(
+                    self._run(runtime, model, user_message)
+                )
         if waiting_for is not None:
             return await waiting_for
         try:
@@ -143,7 +157,9 @@ class Agent:
             self.abort(runtime)
             return await turn
 
-    async def _run(self, runtime: SessionRuntime, model: ModelConfig, user_message: dict) -> dict[str, Any]:
+    async def _run(
+        self, runtime: SessionRuntime, model: ModelConfig, user_message: dict
+    ) -> dict[str, Any]:
         steered: list[QueuedPrompt] = []
 
         def take_steering() -> list[dict[str, Any]]:
@@ -169,7 +185,9 @@ class Agent:
             return
         queued = runtime.follow_ups.popleft()
         model = self.model_for(runtime) or self.require_model(runtime)
-        task = asyncio.get_running_loop().create_task(self._run(runtime, model, _user_message(queued.text, queued.images)))
+        task = asyncio.get_running_loop().create_task(
+            self._run(runtime, model, _user_message(queued.text, queued.images))
+        )
         runtime.turn = task
         task.add_done_callback(lambda done: _settle(queued.done, done))
 
@@ -178,7 +196,9 @@ class Agent:
         root = self.config.workspace_root
         return TurnSetup(
             model=model,
-            system_prompt=build_system_prompt(root, [tool.spec() for tool in tools], self.resources.snapshot),
+            system_prompt=build_system_prompt(
+                root, [tool.spec() for tool in tools], self.resources.snapshot
+            ),
             tools=tools,
             thinking_level=self.thinking_level(runtime),
             cwd=root,
@@ -192,27 +212,39 @@ class Agent:
 
     # ------------------------------------------------------------------ automatic compaction
 
-    async def compact(self, runtime: SessionRuntime, instructions: str | None, progress=None) -> dict[str, Any]:
+    async def compact(
+        self, runtime: SessionRuntime, instructions: str | None, progress=None
+    ) -> dict[str, Any]:
         """``pi/compact``: stop a running turn first (as pi does), then compact now."""
         runtime.require_writable()
         if runtime.turn is not None and not runtime.turn.done():
             turn = runtime.turn
             self.abort(runtime)
             await asyncio.wait({turn})
-        return await self.compactor.compact(runtime, "manual", instructions=instructions, progress=progress)
+        return await self.compactor.compact(
+            runtime, "manual", instructions=instructions, progress=progress
+        )
 
     async def _compact_before_prompt(self, runtime: SessionRuntime, model: ModelConfig) -> None:
-        await self._try_compact(runtime, "threshold", lambda: self._last_answer_over_threshold(runtime, model, True))
+        await self._try_compact(
+            runtime, "threshold", lambda: self._last_answer_over_threshold(runtime, model, True)
+        )
 
-    async def _compact_after_turn(self, runtime: SessionRuntime, model: ModelConfig, outcome: TurnOutcome) -> None:
+    async def _compact_after_turn(
+        self, runtime: SessionRuntime, model: ModelConfig, outcome: TurnOutcome
+    ) -> None:
         if outcome.stop_reason in ("aborted", "error"):
             return
-        await self._try_compact(runtime, "threshold", lambda: self._last_answer_over_threshold(runtime, model, False))
+        await self._try_compact(
+            runtime, "threshold", lambda: self._last_answer_over_threshold(runtime, model, False)
+        )
 
     async def _compact_between_rounds(self, runtime: SessionRuntime, model: ModelConfig) -> None:
         compactor = self.compactor
         await self._try_compact(
-            runtime, "threshold", lambda: compactor.over_threshold(runtime, model, compactor.context_tokens(runtime))
+            runtime,
+            "threshold",
+            lambda: compactor.over_threshold(runtime, model, compactor.context_tokens(runtime)),
         )
 
     async def _recover_from_overflow(self, runtime: SessionRuntime) -> bool:
@@ -225,7 +257,9 @@ class Agent:
             return False
         return True
 
-    def _last_answer_over_threshold(self, runtime: SessionRuntime, model: ModelConfig, include_aborted: bool) -> bool:
+    def _last_answer_over_threshold(
+        self, runtime: SessionRuntime, model: ModelConfig, include_aborted: bool
+    ) -> bool:
         compactor = self.compactor
         for entry in reversed(runtime.session.branch()):
             if entry.type == "compaction":
@@ -244,7 +278,9 @@ class Agent:
         try:
             await self.compactor.compact(runtime, reason)
         except PiError as error:  # reported in compaction_end; the conversation goes on uncompacted
-            logger.warning("automatic compaction failed in session %s: %s", runtime.id, error.message)
+            logger.warning(
+                "automatic compaction failed in session %s: %s", runtime.id, error.message
+            )
 
     def context_window(self, model: ModelConfig | None) -> int:
         from pi_lsp.llm.models import context_window_for
@@ -253,7 +289,9 @@ class Agent:
             return self.config.settings.context_window or 128_000
         return context_window_for(model)
 
-    def _result(self, runtime: SessionRuntime, model: ModelConfig, outcome: TurnOutcome) -> dict[str, Any]:
+    def _result(
+        self, runtime: SessionRuntime, model: ModelConfig, outcome: TurnOutcome
+    ) -> dict[str, Any]:
         from pi_lsp.compaction.tokens import calculate_context_tokens
 
         usage = (outcome.last_assistant or {}).get("usage")
@@ -304,7 +342,8 @@ class Agent:
         if not read and not modified:
             return
         runtime.session.append_custom(
-            EDITOR_FILE_OPS_TYPE, {"readFiles": sorted(read - modified), "modifiedFiles": sorted(modified)}
+            EDITOR_FILE_OPS_TYPE,
+            {"readFiles": sorted(read - modified), "modifiedFiles": sorted(modified)},
         )
         read.clear()
         modified.clear()
@@ -312,7 +351,9 @@ class Agent:
 
 def _user_message(text: str, images: list[dict]) -> dict[str, Any]:
     content: list[dict[str, Any]] = [{"type": "text", "text": text}]
-    content.extend({"type": "image", "data": image["data"], "mimeType": image["mimeType"]} for image in images)
+    content.extend(
+        {"type": "image", "data": image["data"], "mimeType": image["mimeType"]} for image in images
+    )
     return {"role": "user", "content": content, "timestamp": now_ms()}
 
 

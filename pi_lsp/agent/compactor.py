@@ -18,8 +18,17 @@ from typing import Any
 
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.compaction.prepare import prepare_compaction
-from pi_lsp.compaction.tokens import calculate_context_tokens, estimate_context_tokens, get_token_counter
-from pi_lsp.errors import CompactionCancelledError, NothingToCompactError, PiError, TurnInProgressError
+from pi_lsp.compaction.tokens import (
+    calculate_context_tokens,
+    estimate_context_tokens,
+    get_token_counter,
+)
+from pi_lsp.errors import (
+    CompactionCancelledError,
+    NothingToCompactError,
+    PiError,
+    TurnInProgressError,
+)
 from pi_lsp.extensions import BeforeCompactEvent, run_before_compact
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
@@ -45,7 +54,10 @@ class Compactor:
         if cheaper:
             from pi_lsp.llm.config import resolve_model
 
-            return resolve_model({**self.agent.current.model_settings(), "model": cheaper}, {}) or model
+            return (
+                resolve_model({**self.agent.current.model_settings(), "model": cheaper}, {})
+                or model
+            )
         return model
 
     # ------------------------------------------------------------------ compaction
@@ -69,27 +81,59 @@ class Compactor:
         try:
             result = await self._compact(runtime, reason, instructions, progress)
         except asyncio.CancelledError:
-            runtime.events.emit({"type": "compaction_end", "reason": reason, "aborted": True, "willRetry": False,
-                                 "errorMessage": "Compaction was cancelled."})
+            runtime.events.emit(
+                {
+                    "type": "compaction_end",
+                    "reason": reason,
+                    "aborted": True,
+                    "willRetry": False,
+                    "errorMessage": "Compaction was cancelled.",
+                }
+            )
             raise
         except Exception as error:
             message = error.message if isinstance(error, PiError) else f"Compaction failed: {error}"
             if not isinstance(error, PiError):
                 logger.exception("compaction failed in session %s", runtime.id)
-            runtime.events.emit({"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": False,
-                                 "errorMessage": message})
+            runtime.events.emit(
+                {
+                    "type": "compaction_end",
+                    "reason": reason,
+                    "aborted": False,
+                    "willRetry": False,
+                    "errorMessage": message,
+                }
+            )
             raise
         finally:
             runtime.compacting = False
             runtime.compaction_task = None
             runtime.compaction_finished.set()
-        runtime.events.emit({"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": will_retry,
-                             "entryId": result["entryId"], "tokensBefore": result["tokensBefore"]})
+        runtime.events.emit(
+            {
+                "type": "compaction_end",
+                "reason": reason,
+                "aborted": False,
+                "willRetry": will_retry,
+                "entryId": result["entryId"],
+                "tokensBefore": result["tokensBefore"],
+            }
+        )
         runtime.tree_changed()
         return result
 
-    async def _compact(self, runtime: SessionRuntime, reason: str, instructions: str | None, progress: Progress | None):
-        from pi_lsp.compaction.summarize import editor_file_ops_in, entries_to_summarize, summarize_compaction
+    async def _compact(
+        self,
+        runtime: SessionRuntime,
+        reason: str,
+        instructions: str | None,
+        progress: Progress | None,
+    ):
+        from pi_lsp.compaction.summarize import (
+            editor_file_ops_in,
+            entries_to_summarize,
+            summarize_compaction,
+        )
 
         runtime.compaction_finished.clear()
         session = runtime.session
@@ -103,10 +147,18 @@ class Compactor:
         leaf_before = session.leaf_id
         decision = await run_before_compact(
             self.agent.extensions,
-            BeforeCompactEvent(preparation, [dict(entry) for entry in path], instructions, reason, reason == "overflow"),
+            BeforeCompactEvent(
+                preparation,
+                [dict(entry) for entry in path],
+                instructions,
+                reason,
+                reason == "overflow",
+            ),
         )
         if decision.cancelled_by:
-            raise CompactionCancelledError(f"Compaction cancelled by the extension {decision.cancelled_by}")
+            raise CompactionCancelledError(
+                f"Compaction cancelled by the extension {decision.cancelled_by}"
+            )
         if decision.compaction is not None:
             summary = _extension_summary(decision.compaction)
         else:
@@ -118,10 +170,14 @@ class Compactor:
                 self._complete(model, runtime),
                 max_output_tokens=self._output_limit(model),
                 instructions=instructions,
-                editor_file_ops=editor_file_ops_in(entries_to_summarize(path, preparation.first_kept_entry_id)),
+                editor_file_ops=editor_file_ops_in(
+                    entries_to_summarize(path, preparation.first_kept_entry_id)
+                ),
             )
         if session.leaf_id != leaf_before:
-            raise TurnInProgressError("the session moved while it was being compacted; nothing was changed")
+            raise TurnInProgressError(
+                "the session moved while it was being compacted; nothing was changed"
+            )
         entry_id = session.append_compaction(
             summary.summary,
             summary.first_kept_entry_id,
@@ -143,7 +199,9 @@ class Compactor:
 
     # ------------------------------------------------------------------ branch summaries
 
-    async def navigate(self, runtime: SessionRuntime, target_id: str, summarize: bool, instructions: str | None) -> dict:
+    async def navigate(
+        self, runtime: SessionRuntime, target_id: str, summarize: bool, instructions: str | None
+    ) -> dict:
         """pi's ``/tree``: move the leaf, optionally summarizing the branch being left first.
 
         The session is marked busy while the summary is written, so no prompt, navigation or
@@ -168,18 +226,27 @@ class Compactor:
             runtime.compaction_finished.set()
         return navigate(runtime, target_id, summary=summary)
 
-    async def _summarize_branch(self, runtime: SessionRuntime, target_id: str, instructions: str | None):
+    async def _summarize_branch(
+        self, runtime: SessionRuntime, target_id: str, instructions: str | None
+    ):
         from pi_lsp.compaction.branch import plan_branch_summary
         from pi_lsp.compaction.branch_summary import summarize_branch
 
         model = self.summary_model(runtime)
-        budget = self.agent.current.branch_summary_settings().token_budget(self.agent.context_window(model))
+        budget = self.agent.current.branch_summary_settings().token_budget(
+            self.agent.context_window(model)
+        )
         counter = get_token_counter(self.agent.tokenizer)
-        plan = plan_branch_summary(runtime.session.by_id, runtime.session.leaf_id, target_id, budget, counter)
+        plan = plan_branch_summary(
+            runtime.session.by_id, runtime.session.leaf_id, target_id, budget, counter
+        )
         if not plan.entries:
             return None  # the target is on the current path: nothing is being left behind
         return await summarize_branch(
-            plan, self._complete(model, runtime), max_output_tokens=self._output_limit(model), instructions=instructions
+            plan,
+            self._complete(model, runtime),
+            max_output_tokens=self._output_limit(model),
+            instructions=instructions,
         )
 
     # ------------------------------------------------------------------ when to compact
@@ -202,11 +269,17 @@ class Compactor:
         for entry in reversed(runtime.session.branch()):
             if entry.type == "compaction":
                 return True
-            if entry.type == "message" and entry.role == "assistant" and self.answer_tokens(entry["message"]):
+            if (
+                entry.type == "message"
+                and entry.role == "assistant"
+                and self.answer_tokens(entry["message"])
+            ):
                 return False
         return False
 
-    def over_threshold(self, runtime: SessionRuntime, model: ModelConfig, tokens: int | float | None) -> bool:
+    def over_threshold(
+        self, runtime: SessionRuntime, model: ModelConfig, tokens: float | None
+    ) -> bool:
         settings = self.settings
         if not settings.enabled or tokens is None:
             return False
@@ -232,18 +305,28 @@ class Compactor:
     def _complete(self, model: ModelConfig, runtime: SessionRuntime):
         thinking_level = self.agent.thinking_level(runtime)
 
-        async def complete(system_prompt: str, user_text: str, max_output_tokens: int | None) -> dict[str, Any]:
+        async def complete(
+            system_prompt: str, user_text: str, max_output_tokens: int | None
+        ) -> dict[str, Any]:
             request = CompletionRequest(
                 model=model,
                 system_prompt=system_prompt,
-                messages=[{"role": "user", "content": [{"type": "text", "text": user_text}], "timestamp": 0}],
+                messages=[
+                    {
+                        "role": "user",
+                        "content": [{"type": "text", "text": user_text}],
+                        "timestamp": 0,
+                    }
+                ],
                 thinking_level=thinking_level,
                 max_tokens=max_output_tokens,
             )
             async with AssistantStream(request) as stream:
                 async for _ in stream.events():
                     pass
-                return stream.message or stream.partial_message("error", "the summary stream ended early")
+                return stream.message or stream.partial_message(
+                    "error", "the summary stream ended early"
+                )
 
         return complete
 

@@ -91,9 +91,11 @@ class EventStream:
 
 
 def _same_stream(pending: dict[str, Any], event: dict[str, Any]) -> bool:
-    return pending["type"] == event["type"] and pending.get("messageId") == event.get("messageId") and pending.get(
-        "contentIndex"
-    ) == event.get("contentIndex")
+    return (
+        pending["type"] == event["type"]
+        and pending.get("messageId") == event.get("messageId")
+        and pending.get("contentIndex") == event.get("contentIndex")
+    )
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -27,18 +27,28 @@ def navigate(runtime: SessionRuntime, target_id: str, *, summary: Any = None) ->
     editor_text = None
     new_leaf: str | None = target_id
     if (target.type == "message" and target.role == "user") or target.type == "custom_message":
-        new_leaf = target.parent_id if isinstance(target.parent_id, str) and target.parent_id else None
-        content = target["message"].get("content") if target.type == "message" else target.get("content")
+        new_leaf = (
+            target.parent_id if isinstance(target.parent_id, str) and target.parent_id else None
+        )
+        content = (
+            target["message"].get("content") if target.type == "message" else target.get("content")
+        )
         editor_text = content_text(content, "")
     summary_entry_id = None
     if summary is not None:
-        summary_entry_id = session.branch_with_summary(new_leaf, summary.summary, summary.details, usage=summary.usage)
+        summary_entry_id = session.branch_with_summary(
+            new_leaf, summary.summary, summary.details, usage=summary.usage
+        )
     elif new_leaf is None:
         session.reset_leaf()
     else:
         session.move_leaf(new_leaf)
     runtime.tree_changed()
-    return {"leafId": session.leaf_id, "summaryEntryId": summary_entry_id, "editorText": editor_text}
+    return {
+        "leafId": session.leaf_id,
+        "summaryEntryId": summary_entry_id,
+        "editorText": editor_text,
+    }
 
 
 def set_label(runtime: SessionRuntime, entry_id: str, label: str | None) -> dict[str, Any]:

@@ -71,7 +71,9 @@ class SessionRegistry:
         runtime = self._runtimes.get(session_id)
         if runtime is not None:
             return runtime
-        info = next((info for info in list_sessions(self.session_dir) if info.id == session_id), None)
+        info = next(
+            (info for info in list_sessions(self.session_dir) if info.id == session_id), None
+        )
         if info is None:
             raise SessionNotFoundError(f"no session {session_id} in {self.session_dir}")
         return self.open_path(Path(info.path), make_current=False)
@@ -125,9 +127,15 @@ class SessionRegistry:
         self._runtimes.clear()
         self._current = None
 
-    def _adopt(self, session: Session, read_only_reason: str | None = None, *, make_current: bool = True) -> SessionRuntime:
-        runtime = SessionRuntime(session, EventStream(session.id, self._send_event), read_only_reason)
-        runtime.model_override = chosen_model(session)  # a resumed or forked session keeps its model
+    def _adopt(
+        self, session: Session, read_only_reason: str | None = None, *, make_current: bool = True
+    ) -> SessionRuntime:
+        runtime = SessionRuntime(
+            session, EventStream(session.id, self._send_event), read_only_reason
+        )
+        runtime.model_override = chosen_model(
+            session
+        )  # a resumed or forked session keeps its model
         self._runtimes[session.id] = runtime
         if make_current:
             self._current = runtime
@@ -144,7 +152,9 @@ class SessionRegistry:
         )
         for path in candidates:
             info = read_session_info(path)
-            if info is not None and (not info.cwd or info.cwd == self.cwd or self._is_default_dir()):
+            if info is not None and (
+                not info.cwd or info.cwd == self.cwd or self._is_default_dir()
+            ):
                 return path
         return None
 

@@ -19,7 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pi_lsp.resources.files import ParsedFileCache
-from pi_lsp.resources.snapshot import ResourceChanges, ResourceSnapshot, diff_snapshots, load_resources
+from pi_lsp.resources.snapshot import (
+    ResourceChanges,
+    ResourceSnapshot,
+    diff_snapshots,
+    load_resources,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +37,14 @@ RECURSIVE_NAMES = (".pi", ".agents")
 
 
 class ResourceService:
-    def __init__(self, workspace: Path, agent_dir: Path, *, trusted: bool, on_change: ChangeListener | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        agent_dir: Path,
+        *,
+        trusted: bool,
+        on_change: ChangeListener | None = None,
+    ) -> None:
         self.workspace = workspace
         self.agent_dir = agent_dir
         self.trusted = trusted
@@ -56,7 +68,11 @@ class ResourceService:
         previous = self._snapshot
         try:
             snapshot = load_resources(
-                self.workspace, self.agent_dir, trusted=self.trusted, previous=previous, cache=self._parsed_files
+                self.workspace,
+                self.agent_dir,
+                trusted=self.trusted,
+                previous=previous,
+                cache=self._parsed_files,
             )
         except Exception:  # a loader bug must not take prompts down: keep the last good snapshot
             logger.exception("loading resources failed; keeping the previous ones")
@@ -65,8 +81,10 @@ class ResourceService:
         self._snapshot = snapshot
         if self._watching is not None and self.watched_places() != self._watching:
             self._places_changed.set()  # settings now name other paths: rebuild the watch
-        if self._on_change is not None and previous is not None and (
-            not changes.is_empty or previous.diagnostics != snapshot.diagnostics
+        if (
+            self._on_change is not None
+            and previous is not None
+            and (not changes.is_empty or previous.diagnostics != snapshot.diagnostics)
         ):
             self._on_change(changes, snapshot)
         return changes
@@ -98,7 +116,11 @@ class ResourceService:
         return list(dict.fromkeys((path, recursive) for path, recursive in places if path.is_dir()))
 
     def _named_paths(self) -> list[Path]:
-        return [Path(path) for path in self._snapshot.named_paths] if self._snapshot is not None else []
+        return (
+            [Path(path) for path in self._snapshot.named_paths]
+            if self._snapshot is not None
+            else []
+        )
 
     async def watch(self) -> None:
         """Reload on every change in a watched place until ``stop`` (best effort: never raises).
@@ -119,7 +141,9 @@ class ResourceService:
                 # own, so rebuilding the watch does not stop watching altogether.
                 self._round_stop = asyncio.Event()
                 watchers = [
-                    asyncio.ensure_future(self._watch_group(awatch, paths, recursive, self._round_stop))
+                    asyncio.ensure_future(
+                        self._watch_group(awatch, paths, recursive, self._round_stop)
+                    )
                     for recursive, paths in groups.items()
                     if paths
                 ]
@@ -146,11 +170,19 @@ class ResourceService:
             await asyncio.sleep(RESCAN_SECONDS)
             self.reload()
 
-    async def _watch_group(self, awatch, paths: list[Path], recursive: bool, stop_event: asyncio.Event) -> None:
+    async def _watch_group(
+        self, awatch, paths: list[Path], recursive: bool, stop_event: asyncio.Event
+    ) -> None:
         """Reload on each batch of changes; return when a new resource folder needs watching."""
         async for changes in awatch(
-            *paths, recursive=recursive, debounce=WATCH_DEBOUNCE_MS, step=20, stop_event=stop_event,
-            watch_filter=_resource_filter(paths) if recursive else _shallow_filter({str(path) for path in self._named_paths()}),
+            *paths,
+            recursive=recursive,
+            debounce=WATCH_DEBOUNCE_MS,
+            step=20,
+            stop_event=stop_event,
+            watch_filter=_resource_filter(paths)
+            if recursive
+            else _shallow_filter({str(path) for path in self._named_paths()}),
         ):
             if not recursive and any(Path(path).name in RECURSIVE_NAMES for _, path in changes):
                 return
@@ -185,6 +217,10 @@ def _shallow_filter(named_files: set[str]):
 
     def accept(change, path: str) -> bool:
         name = Path(path).name
-        return name.upper() in ("AGENTS.MD", "CLAUDE.MD", "AGENTS.OVERRIDE.MD") or name in RECURSIVE_NAMES or path in named_files
+        return (
+            name.upper() in ("AGENTS.MD", "CLAUDE.MD", "AGENTS.OVERRIDE.MD")
+            or name in RECURSIVE_NAMES
+            or path in named_files
+        )
 
     return accept

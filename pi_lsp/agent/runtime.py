@@ -29,7 +29,9 @@ class QueuedPrompt:
 class SessionRuntime:
     """A session plus what the server keeps about it between requests."""
 
-    def __init__(self, session: Session, events: EventStream, read_only_reason: str | None = None) -> None:
+    def __init__(
+        self, session: Session, events: EventStream, read_only_reason: str | None = None
+    ) -> None:
         self.session = session
         self.events = events
         self.read_only_reason = read_only_reason
@@ -57,7 +59,9 @@ class SessionRuntime:
     def require_idle(self, action: str) -> None:
         """Refuse ``action`` while a turn or a compaction runs (pi refuses tree moves then too)."""
         if self.is_streaming or self.compacting:
-            raise TurnInProgressError(f"cannot {action} while the agent is working on session {self.id}; abort it first")
+            raise TurnInProgressError(
+                f"cannot {action} while the agent is working on session {self.id}; abort it first"
+            )
 
     def require_writable(self) -> None:
         if self.read_only_reason:

@@ -25,9 +25,13 @@ def session_state(agent: Agent, runtime: SessionRuntime) -> dict[str, Any]:
         "path": str(session.path) if session.path else None,
         "name": session.name,
         "leafId": session.leaf_id,
-        "model": None if model is None else {"model": model.model, "provider": model.provider, "modelId": model.model_id},
+        "model": None
+        if model is None
+        else {"model": model.model, "provider": model.provider, "modelId": model.model_id},
         "thinkingLevel": agent.thinking_level(runtime),
-        "contextUsage": None if model is None else _context_usage(agent, runtime, context.messages, model),
+        "contextUsage": None
+        if model is None
+        else _context_usage(agent, runtime, context.messages, model),
         "messageCount": len(context.messages),
         "isStreaming": runtime.is_streaming,
         "isCompacting": runtime.compacting,
@@ -41,13 +45,21 @@ def _context_usage(agent: Agent, runtime: SessionRuntime, messages: list, model)
         return {"tokens": None, "contextWindow": window, "percent": None}
     counter = get_token_counter(agent.tokenizer)
     tokens = estimate_context_tokens(messages, counter).tokens
-    return {"tokens": tokens, "contextWindow": window, "percent": round(tokens / window * 100, 1) if window else None}
+    return {
+        "tokens": tokens,
+        "contextWindow": window,
+        "percent": round(tokens / window * 100, 1) if window else None,
+    }
 
 
 def _compacted_without_answer_since(runtime: SessionRuntime) -> bool:
     for entry in reversed(runtime.session.branch()):
         if entry.type == "compaction":
             return True
-        if entry.type == "message" and entry.role == "assistant" and get_assistant_usage(entry["message"]) is not None:
+        if (
+            entry.type == "message"
+            and entry.role == "assistant"
+            and get_assistant_usage(entry["message"]) is not None
+        ):
             return False
     return False

@@ -38,15 +38,27 @@ def agent_dir(environ: dict[str, str] | os._Environ = os.environ) -> Path:
     return Path(os.path.expanduser(configured)) if configured else Path.home() / ".pi" / "agent"
 
 
-def build_system_prompt(workspace: Path, tool_specs: Sequence[dict[str, Any]], snapshot: ResourceSnapshot) -> str:
+def build_system_prompt(
+    workspace: Path, tool_specs: Sequence[dict[str, Any]], snapshot: ResourceSnapshot
+) -> str:
     """Base prompt (or SYSTEM.md), APPEND_SYSTEM.md, project context, skills, date and directory."""
-    tools = "\n".join(f"- {spec['name']}: {spec['description'].splitlines()[0]}" for spec in tool_specs) or "(none)"
-    parts = [snapshot.system_prompt.content.strip() if snapshot.system_prompt else BASE_PROMPT.format(tools=tools)]
+    tools = (
+        "\n".join(f"- {spec['name']}: {spec['description'].splitlines()[0]}" for spec in tool_specs)
+        or "(none)"
+    )
+    parts = [
+        snapshot.system_prompt.content.strip()
+        if snapshot.system_prompt
+        else BASE_PROMPT.format(tools=tools)
+    ]
     if snapshot.append_system_prompt:
         parts.append(snapshot.append_system_prompt.content.strip())
     if snapshot.context_files:
         sections = [f"## {item.path}\n\n{item.content.strip()}" for item in snapshot.context_files]
-        parts.append("# Project Context\n\nProject-specific instructions and guidelines:\n\n" + "\n\n".join(sections))
+        parts.append(
+            "# Project Context\n\nProject-specific instructions and guidelines:\n\n"
+            + "\n\n".join(sections)
+        )
     if any(spec["name"] == "read" for spec in tool_specs):
         skills = format_skills_for_prompt(snapshot.skills)
         if skills:

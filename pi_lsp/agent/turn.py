@@ -21,12 +21,12 @@ from typing import Any
 import attrs
 
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.resources.settings import RetrySettings
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.errors import is_context_overflow, is_retryable_error, retry_delay_ms
 from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
 from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
+from pi_lsp.resources.settings import RetrySettings
 from pi_lsp.session.messages import convert_to_llm
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, Tool, ToolContext, ToolResult
@@ -49,7 +49,7 @@ class TurnSetup:
     editor: EditorBridge
     retry: RetrySettings
     context_window: int
-    take_steering: Callable[[], list[dict[str, Any]]] = lambda: []
+    take_steering: Callable[[], list[dict[str, Any]]] = list
     """Called after each tool batch; returns user messages to deliver before the next answer."""
     compact_if_needed: Callable[[], Awaitable[None]] | None = None
     """Called between tool rounds: compacts when the context has grown into the reserve."""
@@ -64,7 +64,9 @@ class TurnOutcome:
     error_message: str | None = None
 
 
-async def run_turn(runtime: SessionRuntime, user_message: dict[str, Any], setup: TurnSetup) -> TurnOutcome:
+async def run_turn(
+    runtime: SessionRuntime, user_message: dict[str, Any], setup: TurnSetup
+) -> TurnOutcome:
     """Run one turn to its end; cancellation ends it as ``aborted`` instead of propagating."""
     runtime.events.emit({"type": "agent_start"})
     _append(runtime, user_message)
@@ -77,7 +79,9 @@ async def run_turn(runtime: SessionRuntime, user_message: dict[str, Any], setup:
         logger.exception("turn failed in session %s", runtime.id)
         runtime.events.emit({"type": "error", "message": f"The turn failed: {error}"})
         outcome = TurnOutcome("error", turn.last_assistant, str(error))
-    runtime.events.emit({"type": "agent_end", "stopReason": outcome.stop_reason, "leafId": runtime.session.leaf_id})
+    runtime.events.emit(
+        {"type": "agent_end", "stopReason": outcome.stop_reason, "leafId": runtime.session.leaf_id}
+    )
     runtime.tree_changed()
     return outcome
 
@@ -105,7 +109,9 @@ class _Turn:
                         continue
             if stop_reason != "toolUse":
                 return TurnOutcome(stop_reason or "stop", message, message.get("errorMessage"))
-            await self._run_tools([block for block in message["content"] if block.get("type") == "toolCall"])
+            await self._run_tools(
+                [block for block in message["content"] if block.get("type") == "toolCall"]
+            )
             for steering in self.setup.take_steering():
                 _append(self.runtime, steering)
             if self.setup.compact_if_needed is not None:
@@ -119,13 +125,15 @@ class _Turn:
                 return message
             attempt += 1
             delay = retry_delay_ms(attempt, self.setup.retry.base_delay_ms)
-            self.runtime.events.emit({
-                "type": "retry",
-                "attempt": attempt,
-                "maxAttempts": self.setup.retry.max_retries,
-                "delayMs": delay,
-                "errorMessage": message.get("errorMessage"),
-            })
+            self.runtime.events.emit(
+                {
+                    "type": "retry",
+                    "attempt": attempt,
+                    "maxAttempts": self.setup.retry.max_retries,
+                    "delayMs": delay,
+                    "errorMessage": message.get("errorMessage"),
+                }
+            )
             await asyncio.sleep(delay / 1000)
 
     def _should_retry(self, message: dict[str, Any], attempt: int) -> bool:
@@ -142,7 +150,9 @@ class _Turn:
             model=self.setup.model,
             system_prompt=self.setup.system_prompt,
             messages=convert_to_llm(context.messages),
-            tools=[ToolSpec(tool.name, tool.description, tool.parameters) for tool in self.setup.tools],
+            tools=[
+                ToolSpec(tool.name, tool.description, tool.parameters) for tool in self.setup.tools
+            ],
             thinking_level=self.setup.thinking_level,
         )
         events = self.runtime.events
@@ -160,7 +170,9 @@ class _Turn:
                 elif isinstance(event, ThinkingDelta):
                     events.emit({"type": "thinking_delta", "delta": event.text})
                 elif isinstance(event, ToolCallStart):
-                    events.emit({"type": "toolcall_start", "toolCallId": event.id, "name": event.name})
+                    events.emit(
+                        {"type": "toolcall_start", "toolCallId": event.id, "name": event.name}
+                    )
                 elif isinstance(event, Completed):
                     self._stream = None
                     return event.message
@@ -173,15 +185,20 @@ class _Turn:
         context = ToolContext(cwd=self.setup.cwd, editor=self.setup.editor)
         while self._open_tool_calls:
             call = self._open_tool_calls[0]
-            self.runtime.events.emit({
-                "type": "tool_execution_start",
-                "toolCallId": call.get("id"),
-                "name": call.get("name"),
-                "arguments": call.get("arguments"),
-            })
+            self.runtime.events.emit(
+                {
+                    "type": "tool_execution_start",
+                    "toolCallId": call.get("id"),
+                    "name": call.get("name"),
+                    "arguments": call.get("arguments"),
+                }
+            )
             tool = by_name.get(call.get("name"))
             if tool is None:
-                result = ToolResult(content=[{"type": "text", "text": f"Tool {call.get('name')} not found"}], is_error=True)
+                result = ToolResult(
+                    content=[{"type": "text", "text": f"Tool {call.get('name')} not found"}],
+                    is_error=True,
+                )
             else:
                 result = await tool.execute(call.get("arguments") or {}, context)
             self._open_tool_calls.pop(0)
@@ -200,15 +217,17 @@ class _Turn:
         if message["details"] is None:
             del message["details"]
         entry_id = _append(self.runtime, message)
-        self.runtime.events.emit({
-            "type": "tool_execution_end",
-            "toolCallId": call.get("id"),
-            "name": call.get("name"),
-            "isError": result.is_error,
-            "content": result.content,
-            "details": result.details,
-            "entryId": entry_id,
-        })
+        self.runtime.events.emit(
+            {
+                "type": "tool_execution_end",
+                "toolCallId": call.get("id"),
+                "name": call.get("name"),
+                "isError": result.is_error,
+                "content": result.content,
+                "details": result.details,
+                "entryId": entry_id,
+            }
+        )
 
     def finish_aborted(self) -> TurnOutcome:
         """Persist what the abort interrupted: the partial answer, or results for open tool calls."""
@@ -218,7 +237,9 @@ class _Turn:
             _append(self.runtime, message)
             self.last_assistant = message
         for call in self._open_tool_calls:
-            aborted = ToolResult(content=[{"type": "text", "text": ABORTED_TOOL_TEXT}], is_error=True)
+            aborted = ToolResult(
+                content=[{"type": "text", "text": ABORTED_TOOL_TEXT}], is_error=True
+            )
             self._record_tool_result(call, aborted)
         self._open_tool_calls = []
         return TurnOutcome("aborted", self.last_assistant)

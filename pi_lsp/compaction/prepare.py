@@ -86,7 +86,9 @@ def prepare_compaction(
         # Re-summarize from the previous compaction's first kept entry: those kept messages are
         # part of the context and would otherwise be lost at the next compaction.
         first_kept_id = previous_compaction.get("firstKeptEntryId", UNDEFINED)
-        first_kept_index = first_index_with_id(entry_ids(path_entries), first_kept_id, len(path_entries))
+        first_kept_index = first_index_with_id(
+            entry_ids(path_entries), first_kept_id, len(path_entries)
+        )
         boundary_start = (
             first_kept_index if first_kept_index >= 0 else previous_compaction_index + 1
         )

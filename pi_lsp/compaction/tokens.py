@@ -244,7 +244,7 @@ def estimate_context_tokens(
 
 
 def should_compact(
-    context_tokens: int | float, context_window: int | float, settings: CompactionSettings
+    context_tokens: float, context_window: float, settings: CompactionSettings
 ) -> bool:
     """Compact when enabled and the context has grown into the reserve at the top of the window."""
     if not settings.enabled:

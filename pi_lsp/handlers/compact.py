@@ -14,7 +14,9 @@ async def on_compact(services: Services, params: protocol.CompactParams) -> dict
     runtime = services.sessions.get(params.session_id)
     progress = services.progress(params.work_done_token, "Compacting the session")
     try:
-        result = await services.agent.compact(runtime, params.instructions, progress=progress.report)
+        result = await services.agent.compact(
+            runtime, params.instructions, progress=progress.report
+        )
     finally:
         progress.end()
     return result

@@ -58,22 +58,34 @@ def on_did_change_configuration(ls, params: types.DidChangeConfigurationParams) 
 
 def apply(ls, section: Any) -> None:
     if section is not None and not isinstance(section, dict):
-        logger.warning("the client's %r settings are not an object (%s); ignored", SECTION, type(section).__name__)
+        logger.warning(
+            "the client's %r settings are not an object (%s); ignored",
+            SECTION,
+            type(section).__name__,
+        )
         return
     new_problems = ls.services.reconfigure(section)
     logger.info("client settings applied: %s", sorted((section or {}).keys()))
     if new_problems:
         ls.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Warning, message="pi-lsp settings: " + "; ".join(new_problems))
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message="pi-lsp settings: " + "; ".join(new_problems),
+            )
         )
 
 
 async def wait_for_first_answer(services) -> None:
     """Let the first turn use the client's settings, without hanging on a client that never answers."""
     try:
-        await asyncio.wait_for(services.client_configuration_ready.wait(), FIRST_ANSWER_TIMEOUT_SECONDS)
+        await asyncio.wait_for(
+            services.client_configuration_ready.wait(), FIRST_ANSWER_TIMEOUT_SECONDS
+        )
     except TimeoutError:
-        logger.warning("no workspace/configuration answer within %.0f s; using the start options", FIRST_ANSWER_TIMEOUT_SECONDS)
+        logger.warning(
+            "no workspace/configuration answer within %.0f s; using the start options",
+            FIRST_ANSWER_TIMEOUT_SECONDS,
+        )
 
 
 def _can_pull(ls) -> bool:

@@ -37,8 +37,15 @@ class LspEditorBridge:
         edit = types.WorkspaceEdit(
             document_changes=[
                 types.TextDocumentEdit(
-                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=document.version),
-                    edits=[types.TextEdit(range=types.Range(start=types.Position(line=0, character=0), end=end), new_text=new_text)],
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(
+                        uri=uri, version=document.version
+                    ),
+                    edits=[
+                        types.TextEdit(
+                            range=types.Range(start=types.Position(line=0, character=0), end=end),
+                            new_text=new_text,
+                        )
+                    ],
                 )
             ]
         )

@@ -31,7 +31,9 @@ logger = logging.getLogger(__name__)
 
 def register(server) -> None:
     server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(on_did_change_watched_files)
-    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(configuration.on_did_change_configuration)
+    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(
+        configuration.on_did_change_configuration
+    )
     server.feature(types.INITIALIZE)(on_initialize)
     server.feature(types.INITIALIZED)(on_initialized)
     server.feature(types.SHUTDOWN)(on_shutdown)
@@ -44,7 +46,9 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
     trusted = load_config(root, options).settings.trusted
     resources = ResourceService(root, agent_dir(), trusted=trusted, on_change=publisher.publish)
     config = load_config(root, options, pi_settings=resources.snapshot.settings.settings.merged)
-    sessions = SessionRegistry(config.session_dir, str(root), lambda event: ls.protocol.notify(protocol.EVENT, event))
+    sessions = SessionRegistry(
+        config.session_dir, str(root), lambda event: ls.protocol.notify(protocol.EVENT, event)
+    )
     agent = Agent(config, sessions, editor=ls.editor_bridge(), resources=resources)
     sessions.default_thinking_level = lambda: agent.current.thinking_level()
     ls.services = Services(
@@ -66,7 +70,9 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
     problems = ls.services.config.problems
     if problems:
         ls.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Warning, message="pi-lsp settings: " + "; ".join(problems))
+            types.ShowMessageParams(
+                type=types.MessageType.Warning, message="pi-lsp settings: " + "; ".join(problems)
+            )
         )
     configuration.start_pulling(ls)
     ls.services.agent.preload_in_background()
@@ -103,17 +109,26 @@ class ResourcePublisher:
         by_path: dict[str, list[types.Diagnostic]] = {}
         for problem in snapshot.diagnostics:
             line = max(problem.line - 1, 0)
-            by_path.setdefault(problem.path, []).append(types.Diagnostic(
-                range=types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line + 1, character=0)),
-                message=problem.message,
-                severity=types.DiagnosticSeverity.Error if problem.severity == "error" else types.DiagnosticSeverity.Warning,
-                source="pi",
-            ))
+            by_path.setdefault(problem.path, []).append(
+                types.Diagnostic(
+                    range=types.Range(
+                        start=types.Position(line=line, character=0),
+                        end=types.Position(line=line + 1, character=0),
+                    ),
+                    message=problem.message,
+                    severity=types.DiagnosticSeverity.Error
+                    if problem.severity == "error"
+                    else types.DiagnosticSeverity.Warning,
+                    source="pi",
+                )
+            )
         for path in self._published - set(by_path):
             by_path[path] = []  # clear what was fixed
         for path, diagnostics in by_path.items():
             self._server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=from_fs_path(path) or path, diagnostics=diagnostics)
+                types.PublishDiagnosticsParams(
+                    uri=from_fs_path(path) or path, diagnostics=diagnostics
+                )
             )
         self._published = {path for path, diagnostics in by_path.items() if diagnostics}
 

@@ -17,15 +17,27 @@ class Progress:
         self._server = server
         self._token = token
         if token is not None:
-            self._send(lambda: server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title)))
+            self._send(
+                lambda: server.work_done_progress.begin(
+                    token, types.WorkDoneProgressBegin(title=title)
+                )
+            )
 
     def report(self, message: str) -> None:
         if self._token is not None:
-            self._send(lambda: self._server.work_done_progress.report(self._token, types.WorkDoneProgressReport(message=message)))
+            self._send(
+                lambda: self._server.work_done_progress.report(
+                    self._token, types.WorkDoneProgressReport(message=message)
+                )
+            )
 
     def end(self) -> None:
         if self._token is not None:
-            self._send(lambda: self._server.work_done_progress.end(self._token, types.WorkDoneProgressEnd()))
+            self._send(
+                lambda: self._server.work_done_progress.end(
+                    self._token, types.WorkDoneProgressEnd()
+                )
+            )
             self._token = None
 
     @staticmethod

@@ -24,19 +24,35 @@ def snapshot_document(snapshot: ResourceSnapshot) -> dict[str, Any]:
     return {
         "contextFiles": [item.path for item in snapshot.context_files],
         "systemPrompt": snapshot.system_prompt.path if snapshot.system_prompt else None,
-        "appendSystemPrompt": snapshot.append_system_prompt.path if snapshot.append_system_prompt else None,
+        "appendSystemPrompt": snapshot.append_system_prompt.path
+        if snapshot.append_system_prompt
+        else None,
         "skills": [
-            {"name": skill.name, "description": skill.description, "path": skill.file_path,
-             "source": skill.source, "disableModelInvocation": skill.disable_model_invocation}
+            {
+                "name": skill.name,
+                "description": skill.description,
+                "path": skill.file_path,
+                "source": skill.source,
+                "disableModelInvocation": skill.disable_model_invocation,
+            }
             for skill in snapshot.skills
         ],
         "templates": [
-            {"name": template.name, "description": template.description, "path": template.file_path,
-             "source": template.source}
+            {
+                "name": template.name,
+                "description": template.description,
+                "path": template.file_path,
+                "source": template.source,
+            }
             for template in snapshot.templates
         ],
         "diagnostics": [
-            {"path": item.path, "line": item.line, "message": item.message, "severity": item.severity}
+            {
+                "path": item.path,
+                "line": item.line,
+                "message": item.message,
+                "severity": item.severity,
+            }
             for item in snapshot.diagnostics
         ],
     }
@@ -46,4 +62,8 @@ def changes_document(changes: ResourceChanges) -> dict[str, Any]:
     def refs(items) -> list[dict[str, str]]:
         return [{"kind": ref.kind, "name": ref.name, "path": ref.path} for ref in items]
 
-    return {"added": refs(changes.added), "changed": refs(changes.changed), "removed": refs(changes.removed)}
+    return {
+        "added": refs(changes.added),
+        "changed": refs(changes.changed),
+        "removed": refs(changes.removed),
+    }

@@ -31,12 +31,16 @@ def on_messages(services: Services, params: protocol.MessagesParams) -> dict[str
 @pi_request(protocol.NAVIGATE)
 async def on_navigate(services: Services, params: protocol.NavigateParams) -> dict[str, Any]:
     runtime = services.sessions.get(params.session_id)
-    return await services.agent.compactor.navigate(runtime, params.target_id, params.summarize, params.instructions)
+    return await services.agent.compactor.navigate(
+        runtime, params.target_id, params.summarize, params.instructions
+    )
 
 
 @pi_request(protocol.LABEL)
 def on_label(services: Services, params: protocol.LabelParams) -> dict[str, Any]:
-    return navigation.set_label(services.sessions.get(params.session_id), params.entry_id, params.label)
+    return navigation.set_label(
+        services.sessions.get(params.session_id), params.entry_id, params.label
+    )
 
 
 @pi_request(protocol.NAME)
@@ -67,10 +71,16 @@ def on_open_session(services: Services, params: protocol.OpenSessionParams) -> d
         raise InvalidParamsError("pi/openSession: give exactly one of sessionId and path")
     if params.path is not None:
         path = Path(params.path)
-        runtime = services.sessions.open_path(path if path.is_absolute() else services.config.workspace_root / path)
+        runtime = services.sessions.open_path(
+            path if path.is_absolute() else services.config.workspace_root / path
+        )
     else:
         runtime = services.sessions.open(params.session_id)
-    return {**runtime.describe(), "leafId": runtime.session.leaf_id, "readOnly": runtime.read_only_reason is not None}
+    return {
+        **runtime.describe(),
+        "leafId": runtime.session.leaf_id,
+        "readOnly": runtime.read_only_reason is not None,
+    }
 
 
 @pi_request(protocol.FORK)

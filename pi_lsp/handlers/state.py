@@ -26,7 +26,11 @@ async def on_models(services: Services, params: protocol.ModelsParams) -> dict[s
     wanted = (params.filter or "").lower()
     return {
         "models": [
-            {"model": model.model, "provider": model.provider, "contextWindow": model.context_window}
+            {
+                "model": model.model,
+                "provider": model.provider,
+                "contextWindow": model.context_window,
+            }
             for model in models
             if wanted in model.model.lower()
         ][:500]
@@ -41,11 +45,18 @@ def on_set_model(services: Services, params: protocol.SetModelParams) -> dict[st
     model = services.agent.require_model(runtime)
     runtime.session.append_model_change(model.provider, model.model_id)
     runtime.tree_changed()
-    return {"sessionId": runtime.id, "model": model.model, "provider": model.provider, "modelId": model.model_id}
+    return {
+        "sessionId": runtime.id,
+        "model": model.model,
+        "provider": model.provider,
+        "modelId": model.model_id,
+    }
 
 
 @pi_request(protocol.SET_THINKING_LEVEL)
-def on_set_thinking_level(services: Services, params: protocol.SetThinkingLevelParams) -> dict[str, Any]:
+def on_set_thinking_level(
+    services: Services, params: protocol.SetThinkingLevelParams
+) -> dict[str, Any]:
     runtime = services.sessions.get(params.session_id)
     runtime.require_idle("change the thinking level")
     if services.agent.thinking_level(runtime) != params.level:

@@ -33,7 +33,9 @@ class ParsedFileCache:
         self.parsed = 0
         """How many files were actually parsed (for tests and benchmarks)."""
 
-    def get(self, path: str | os.PathLike[str], variant: Hashable, parse: Callable[[], Parsed]) -> Parsed:
+    def get(
+        self, path: str | os.PathLike[str], variant: Hashable, parse: Callable[[], Parsed]
+    ) -> Parsed:
         key = (os.fspath(path), variant)
         self._asked.add(key)
         try:
@@ -57,6 +59,8 @@ class ParsedFileCache:
         self._asked.clear()
 
 
-def uncached(path: str | os.PathLike[str], variant: Hashable, parse: Callable[[], Parsed]) -> Parsed:
+def uncached(
+    path: str | os.PathLike[str], variant: Hashable, parse: Callable[[], Parsed]
+) -> Parsed:
     """The cache's ``get`` for callers without a cache: always parse."""
     return parse()

@@ -41,13 +41,15 @@ def _linked_worktree(directory: Path, marker: Path) -> GitPaths | None:
         return None
     if not content.startswith("gitdir: "):
         return None
-    git_dir = Path(os.path.normpath(directory / content[len("gitdir: "):].strip()))
+    git_dir = Path(os.path.normpath(directory / content[len("gitdir: ") :].strip()))
     if not (git_dir / "HEAD").exists():
         return None
     common = git_dir / "commondir"
     if common.exists():
         try:
-            git_dir_common = Path(os.path.normpath(git_dir / common.read_text(encoding="utf-8").strip()))
+            git_dir_common = Path(
+                os.path.normpath(git_dir / common.read_text(encoding="utf-8").strip())
+            )
         except (OSError, UnicodeDecodeError):
             return None
         return GitPaths(directory, git_dir_common)

@@ -32,7 +32,11 @@ class IgnoreRules:
         ``names``, the directory's listing when the caller has it, saves trying to open ignore
         files that are not there (three failed opens per folder add up over hundreds of skills).
         """
-        present = IGNORE_FILE_NAMES if names is None else [name for name in IGNORE_FILE_NAMES if name in set(names)]
+        present = (
+            IGNORE_FILE_NAMES
+            if names is None
+            else [name for name in IGNORE_FILE_NAMES if name in set(names)]
+        )
         if not present:
             return
         relative = os.path.relpath(directory, self.root)

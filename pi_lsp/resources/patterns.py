@@ -58,11 +58,14 @@ class ResourcePatterns:
 
 
 def patterns_of(entries: Sequence[str], base: Path, *, heed_includes: bool) -> ResourcePatterns:
-    return ResourcePatterns(tuple(entry.strip() for entry in entries if is_pattern(entry.strip())), base, heed_includes)
+    return ResourcePatterns(
+        tuple(entry.strip() for entry in entries if is_pattern(entry.strip())), base, heed_includes
+    )
 
 
 def _candidates(path: Path, base: Path, *, with_names: bool) -> list[str]:
     """What a pattern is tried against: relative path, (name,) absolute path; a skill's folder too."""
+
     def forms(target: Path) -> list[str]:
         found = [Path(os.path.relpath(target, base)).as_posix()]
         if with_names:

@@ -71,7 +71,9 @@ class SkillLoad:
     diagnostics: tuple[ResourceDiagnostic, ...]
 
 
-def load_skills(locations: Sequence[SkillLocation], cache: ParsedFileCache | None = None) -> SkillLoad:
+def load_skills(
+    locations: Sequence[SkillLocation], cache: ParsedFileCache | None = None
+) -> SkillLoad:
     """Every skill of ``locations``; the first of two skills with one name wins.
 
     With a ``cache``, skill files unchanged since the last load are not read again.
@@ -101,7 +103,9 @@ def load_skills(locations: Sequence[SkillLocation], cache: ParsedFileCache | Non
     return SkillLoad(tuple(chosen.values()), tuple(diagnostics + collisions))
 
 
-def _skills_at(location: SkillLocation, diagnostics: list[ResourceDiagnostic], read) -> Iterable[Skill]:
+def _skills_at(
+    location: SkillLocation, diagnostics: list[ResourceDiagnostic], read
+) -> Iterable[Skill]:
     path = location.path
     if location.explicit and not path.exists():
         diagnostics.append(
@@ -121,7 +125,9 @@ def _skills_at(location: SkillLocation, diagnostics: list[ResourceDiagnostic], r
     for file in files:
         if not location.patterns.enables(file):
             continue
-        skill, problems = read(file, location.source, lambda: load_skill_file(file, location.source))
+        skill, problems = read(
+            file, location.source, lambda: load_skill_file(file, location.source)
+        )
         diagnostics.extend(problems)
         if skill is not None:
             yield skill
@@ -141,7 +147,9 @@ def _scan(directory: Path, mode: ScanMode, ignore: IgnoreRules, *, is_root: bool
     skill_file = directory / SKILL_FILE
     has_skill_file = any(entry.name == SKILL_FILE and _is_file(entry) for entry in entries)
     if has_skill_file and not ignore.ignores(skill_file, is_directory=False):
-        return [skill_file]  # an ignored SKILL.md does not make a skill root: its folder is searched on
+        return [
+            skill_file
+        ]  # an ignored SKILL.md does not make a skill root: its folder is searched on
     found: list[Path] = []
     for entry in entries:
         if entry.name.startswith(".") or entry.name == "node_modules":

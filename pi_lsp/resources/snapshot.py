@@ -78,11 +78,17 @@ def load_resources(
         workspace, agent_dir, trusted=trusted
     )
     agents_dirs = agents_skill_dirs(workspace, home)
-    skill_places = skill_locations(workspace, agent_dir, home, settings, trusted=trusted, agents_dirs=agents_dirs)
+    skill_places = skill_locations(
+        workspace, agent_dir, home, settings, trusted=trusted, agents_dirs=agents_dirs
+    )
     template_places = template_locations(workspace, agent_dir, settings, trusted=trusted)
     skills = load_skills(skill_places, cache)
     templates = load_templates(template_places, cache)
-    named_paths = tuple(dict.fromkeys(str(place.path) for place in (*skill_places, *template_places) if place.explicit))
+    named_paths = tuple(
+        dict.fromkeys(
+            str(place.path) for place in (*skill_places, *template_places) if place.explicit
+        )
+    )
     if cache is not None:
         cache.sweep()
     trust_problem = None if trusted else untrusted_workspace_diagnostic(workspace, agents_dirs)
@@ -142,15 +148,35 @@ def skill_locations(
     if trusted:
         project_base = workspace / PROJECT_CONFIG_DIR
         locations += _settings_skill_paths(project, project_base, "project")
-        locations.append(SkillLocation(project_base / "skills", "project", patterns=_overrides(project, "skills", project_base)))
+        locations.append(
+            SkillLocation(
+                project_base / "skills",
+                "project",
+                patterns=_overrides(project, "skills", project_base),
+            )
+        )
         locations += [
-            SkillLocation(directory, "project", "agents", patterns=_overrides(project, "skills", directory.parent))
+            SkillLocation(
+                directory,
+                "project",
+                "agents",
+                patterns=_overrides(project, "skills", directory.parent),
+            )
             for directory in agents_dirs
         ]
     locations += _settings_skill_paths(user, agent_dir, "user")
-    locations.append(SkillLocation(agent_dir / "skills", "user", patterns=_overrides(user, "skills", agent_dir)))
+    locations.append(
+        SkillLocation(agent_dir / "skills", "user", patterns=_overrides(user, "skills", agent_dir))
+    )
     user_agents = home / ".agents"
-    locations.append(SkillLocation(user_agents / "skills", "user", "agents", patterns=_overrides(user, "skills", user_agents)))
+    locations.append(
+        SkillLocation(
+            user_agents / "skills",
+            "user",
+            "agents",
+            patterns=_overrides(user, "skills", user_agents),
+        )
+    )
     return locations
 
 
@@ -192,13 +218,23 @@ def template_locations(
             TemplateLocation(path, "project", explicit=True, patterns=own)
             for _, path, _ in _settings_paths(project, "prompts", project_base)
         ]
-        locations.append(TemplateLocation(project_base / "prompts", "project", patterns=_overrides(project, "prompts", project_base)))
+        locations.append(
+            TemplateLocation(
+                project_base / "prompts",
+                "project",
+                patterns=_overrides(project, "prompts", project_base),
+            )
+        )
     own = _own_patterns(user, "prompts", agent_dir)
     locations += [
         TemplateLocation(path, "user", explicit=True, patterns=own)
         for _, path, _ in _settings_paths(user, "prompts", agent_dir)
     ]
-    locations.append(TemplateLocation(agent_dir / "prompts", "user", patterns=_overrides(user, "prompts", agent_dir)))
+    locations.append(
+        TemplateLocation(
+            agent_dir / "prompts", "user", patterns=_overrides(user, "prompts", agent_dir)
+        )
+    )
     return locations
 
 

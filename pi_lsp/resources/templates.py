@@ -61,7 +61,9 @@ class TemplateLoad:
     diagnostics: tuple[ResourceDiagnostic, ...]
 
 
-def load_templates(locations: Sequence[TemplateLocation], cache: ParsedFileCache | None = None) -> TemplateLoad:
+def load_templates(
+    locations: Sequence[TemplateLocation], cache: ParsedFileCache | None = None
+) -> TemplateLoad:
     """Every template of ``locations``; the first of two templates with one name wins.
 
     With a ``cache``, template files unchanged since the last load are not read again.
@@ -79,7 +81,9 @@ def load_templates(locations: Sequence[TemplateLocation], cache: ParsedFileCache
             if identity in seen_files:
                 continue
             seen_files.add(identity)
-            template, problem = read(path, location.source, lambda: load_template_file(path, location.source))
+            template, problem = read(
+                path, location.source, lambda: load_template_file(path, location.source)
+            )
             if problem is not None:
                 diagnostics.append(problem)
             if template is None:

@@ -168,7 +168,9 @@ def session_path(
     if leaf_id is None:
         return []
     if by_id is None and leaf_id is UNSET and _is_root_path(entries):
-        return list(entries)  # already the root→leaf path (a branch handed back in): nothing to walk
+        return list(
+            entries
+        )  # already the root→leaf path (a branch handed back in): nothing to walk
     index = by_id if by_id is not None else index_entries(entries)
     leaf = _lookup(index, leaf_id) if leaf_id is not UNSET and is_truthy(leaf_id) else None
     if leaf is None:
@@ -253,7 +255,9 @@ def _context_entries_of_path(path: list[Entry]) -> list[Entry]:
     compaction_index = first_index_with_id(ids, compaction.get("id", UNDEFINED), len(path))
     if compaction_index < 0:
         return path
-    first_kept_index = first_index_with_id(ids, compaction.get("firstKeptEntryId", UNDEFINED), compaction_index)
+    first_kept_index = first_index_with_id(
+        ids, compaction.get("firstKeptEntryId", UNDEFINED), compaction_index
+    )
     kept = path[first_kept_index:compaction_index] if first_kept_index >= 0 else []
     return [compaction, *kept, *path[compaction_index + 1 :]]
 
@@ -295,12 +299,18 @@ def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
             pass
         elif entry_type == "model_change":
             model = without_undefined(
-                {"provider": entry.get("provider", UNDEFINED), "modelId": entry.get("modelId", UNDEFINED)}
+                {
+                    "provider": entry.get("provider", UNDEFINED),
+                    "modelId": entry.get("modelId", UNDEFINED),
+                }
             )
         elif entry_type == "message" and _role(entry) == "assistant":
             message = entry["message"]
             model = without_undefined(
-                {"provider": message.get("provider", UNDEFINED), "modelId": message.get("model", UNDEFINED)}
+                {
+                    "provider": message.get("provider", UNDEFINED),
+                    "modelId": message.get("model", UNDEFINED),
+                }
             )
         if thinking_level is not _NOT_FOUND and model is not _NOT_FOUND:
             break

@@ -12,7 +12,8 @@ import os
 import re
 import secrets
 import time
-from typing import Any, Container
+from collections.abc import Container
+from typing import Any
 
 CURRENT_SESSION_VERSION = 3
 
@@ -72,10 +73,18 @@ def header(session_id: str, timestamp: str, cwd: str, parent_session: str | None
 
 def message(entry_id: str, parent_id: str | None, timestamp: str, agent_message: dict) -> dict:
     """A ``message`` entry wrapping one AgentMessage (user, assistant, toolResult, bashExecution, custom)."""
-    return {"type": "message", "id": entry_id, "parentId": parent_id, "timestamp": timestamp, "message": agent_message}
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent_id,
+        "timestamp": timestamp,
+        "message": agent_message,
+    }
 
 
-def thinking_level_change(entry_id: str, parent_id: str | None, timestamp: str, thinking_level: str) -> dict:
+def thinking_level_change(
+    entry_id: str, parent_id: str | None, timestamp: str, thinking_level: str
+) -> dict:
     return {
         "type": "thinking_level_change",
         "id": entry_id,
@@ -85,7 +94,9 @@ def thinking_level_change(entry_id: str, parent_id: str | None, timestamp: str, 
     }
 
 
-def model_change(entry_id: str, parent_id: str | None, timestamp: str, provider: str, model_id: str) -> dict:
+def model_change(
+    entry_id: str, parent_id: str | None, timestamp: str, provider: str, model_id: str
+) -> dict:
     return {
         "type": "model_change",
         "id": entry_id,
@@ -144,7 +155,9 @@ def branch_summary(
     return entry
 
 
-def custom(entry_id: str, parent_id: str | None, timestamp: str, custom_type: str, data: Any = None) -> dict:
+def custom(
+    entry_id: str, parent_id: str | None, timestamp: str, custom_type: str, data: Any = None
+) -> dict:
     """Extension or editor state; never part of the LLM context. pi puts ``customType`` first."""
     entry: dict[str, Any] = {"type": "custom", "customType": custom_type}
     _put_optional(entry, data=data)
@@ -163,15 +176,28 @@ def custom_message(
     details: Any = None,
 ) -> dict:
     """An injected message that is part of the LLM context (as a user message)."""
-    entry: dict[str, Any] = {"type": "custom_message", "customType": custom_type, "content": content, "display": display}
+    entry: dict[str, Any] = {
+        "type": "custom_message",
+        "customType": custom_type,
+        "content": content,
+        "display": display,
+    }
     _put_optional(entry, details=details)
     entry.update(id=entry_id, parentId=parent_id, timestamp=timestamp)
     return entry
 
 
-def label(entry_id: str, parent_id: str | None, timestamp: str, target_id: str, label_text: str | None) -> dict:
+def label(
+    entry_id: str, parent_id: str | None, timestamp: str, target_id: str, label_text: str | None
+) -> dict:
     """A bookmark on ``target_id``; an empty or missing label clears it."""
-    entry = {"type": "label", "id": entry_id, "parentId": parent_id, "timestamp": timestamp, "targetId": target_id}
+    entry = {
+        "type": "label",
+        "id": entry_id,
+        "parentId": parent_id,
+        "timestamp": timestamp,
+        "targetId": target_id,
+    }
     _put_optional(entry, label=label_text)
     return entry
 

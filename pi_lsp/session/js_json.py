@@ -72,7 +72,11 @@ def _fast_encoder_matches(value: Any) -> bool:
             if not -_SAFE_INTEGER <= item <= _SAFE_INTEGER:
                 return False
         elif kind is float:
-            if item.is_integer() or not math.isfinite(item) or -_SMALLEST_PLAIN < item < _SMALLEST_PLAIN:
+            if (
+                item.is_integer()
+                or not math.isfinite(item)
+                or -_SMALLEST_PLAIN < item < _SMALLEST_PLAIN
+            ):
                 return False
         else:
             return False
@@ -92,7 +96,7 @@ def utf16_length(text: str) -> int:
     return len(text) + sum(1 for character in text if ord(character) > 0xFFFF)
 
 
-def format_number(number: int | float) -> str:
+def format_number(number: float) -> str:
     """Format a number the way ECMAScript's ``Number::toString`` does."""
     if isinstance(number, bool):
         return "true" if number else "false"
@@ -139,13 +143,20 @@ def _encode_str(text: str) -> str:
 
 
 def _is_array_index(key: str) -> bool:
-    return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) < _ARRAY_INDEX_LIMIT
+    return (
+        key.isdigit()
+        and key.isascii()
+        and (key == "0" or key[0] != "0")
+        and int(key) < _ARRAY_INDEX_LIMIT
+    )
 
 
 def _ordered_items(mapping: dict) -> list:
     items = list(mapping.items())
     if any(_is_array_index(key) for key in mapping):
-        index_items = sorted((item for item in items if _is_array_index(item[0])), key=lambda item: int(item[0]))
+        index_items = sorted(
+            (item for item in items if _is_array_index(item[0])), key=lambda item: int(item[0])
+        )
         items = index_items + [item for item in items if not _is_array_index(item[0])]
     return items
 
@@ -184,7 +195,9 @@ def _encode(value: Any, parts: list[str]) -> None:
 def _encode_object(mapping: dict, parts: list[str]) -> None:
     parts.append("{")
     first = True
-    items = _ordered_items(mapping) if any(key[:1].isdigit() for key in mapping) else mapping.items()
+    items = (
+        _ordered_items(mapping) if any(key[:1].isdigit() for key in mapping) else mapping.items()
+    )
     for key, item in items:
         if item is _OMIT:
             continue

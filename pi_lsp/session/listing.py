@@ -111,7 +111,9 @@ def _summarize(path: Path, lines, mtime_ms: int) -> SessionInfo | None:
     return _info(path, header, name, message_count, first_message, texts, last_activity, mtime_ms)
 
 
-def _info(path, header, name, message_count, first_message, texts, last_activity, mtime_ms) -> SessionInfo:
+def _info(
+    path, header, name, message_count, first_message, texts, last_activity, mtime_ms
+) -> SessionInfo:
     header_time = iso_to_epoch_ms(header.get("timestamp"))
     if last_activity is not None and last_activity > 0:
         modified_ms = last_activity

@@ -41,7 +41,11 @@ def _migrate_v1_to_v2(file_entries: list[dict]) -> None:
         previous_id = entry["id"]
         if entry.get("type") == "compaction" and "firstKeptEntryIndex" in entry:
             index = entry["firstKeptEntryIndex"]
-            if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(file_entries):
+            if (
+                isinstance(index, int)
+                and not isinstance(index, bool)
+                and 0 <= index < len(file_entries)
+            ):
                 target = file_entries[index]
                 if target.get("type") != "session" and "id" in target:
                     entry["firstKeptEntryId"] = target["id"]
@@ -55,5 +59,9 @@ def _migrate_v2_to_v3(file_entries: list[dict]) -> None:
             entry["version"] = 3
             continue
         message = entry.get("message")
-        if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
+        if (
+            entry.get("type") == "message"
+            and isinstance(message, dict)
+            and message.get("role") == "hookMessage"
+        ):
             message["role"] = "custom"

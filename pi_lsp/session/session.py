@@ -67,7 +67,9 @@ class Session:
     # ----------------------------------------------------------------- opening and creating
 
     @classmethod
-    def open(cls, path: str | os.PathLike, *, writable: bool = True, cwd: str | None = None) -> Session:
+    def open(
+        cls, path: str | os.PathLike, *, writable: bool = True, cwd: str | None = None
+    ) -> Session:
         """Open a session file; a missing file becomes a new session that will be written there."""
         resolved = Path(os.path.abspath(path))
         if not resolved.exists():
@@ -79,7 +81,9 @@ class Session:
                 loaded = parse_session_bytes(data, resolved)
             if not loaded.lines:  # an empty file: start it like a new session
                 header = _new_header(cwd or os.getcwd())
-                return cls(header, path=resolved, writer=writer, persisted=False, report=loaded.report)
+                return cls(
+                    header, path=resolved, writer=writer, persisted=False, report=loaded.report
+                )
             if migrate_if_needed(loaded) and writer:
                 writer.replace_contents([line.raw for line in loaded.lines])
         except BaseException:
@@ -87,7 +91,14 @@ class Session:
                 writer.close()
             raise
         with paused_garbage_collection():
-            return cls(loaded.lines[0], loaded.lines[1:], path=resolved, writer=writer, persisted=True, report=loaded.report)
+            return cls(
+                loaded.lines[0],
+                loaded.lines[1:],
+                path=resolved,
+                writer=writer,
+                persisted=True,
+                report=loaded.report,
+            )
 
     @classmethod
     def create(
@@ -207,13 +218,23 @@ class Session:
     # ----------------------------------------------------------------- appending
 
     def append_message(self, message: dict) -> str:
-        return self._append(lambda entry_id, parent, at: build.message(entry_id, parent, at, message))
+        return self._append(
+            lambda entry_id, parent, at: build.message(entry_id, parent, at, message)
+        )
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
-        return self._append(lambda entry_id, parent, at: build.thinking_level_change(entry_id, parent, at, thinking_level))
+        return self._append(
+            lambda entry_id, parent, at: build.thinking_level_change(
+                entry_id, parent, at, thinking_level
+            )
+        )
 
     def append_model_change(self, provider: str, model_id: str) -> str:
-        return self._append(lambda entry_id, parent, at: build.model_change(entry_id, parent, at, provider, model_id))
+        return self._append(
+            lambda entry_id, parent, at: build.model_change(
+                entry_id, parent, at, provider, model_id
+            )
+        )
 
     def append_compaction(
         self,
@@ -239,25 +260,40 @@ class Session:
         )
 
     def append_custom(self, custom_type: str, data: Any = None) -> str:
-        return self._append(lambda entry_id, parent, at: build.custom(entry_id, parent, at, custom_type, data))
+        return self._append(
+            lambda entry_id, parent, at: build.custom(entry_id, parent, at, custom_type, data)
+        )
 
-    def append_custom_message(self, custom_type: str, content: str | list, display: bool, details: Any = None) -> str:
+    def append_custom_message(
+        self, custom_type: str, content: str | list, display: bool, details: Any = None
+    ) -> str:
         return self._append(
             lambda entry_id, parent, at: build.custom_message(
-                entry_id, parent, at, custom_type=custom_type, content=content, display=display, details=details
+                entry_id,
+                parent,
+                at,
+                custom_type=custom_type,
+                content=content,
+                display=display,
+                details=details,
             )
         )
 
     def append_session_info(self, name: str) -> str:
-        return self._append(lambda entry_id, parent, at: build.session_info(entry_id, parent, at, name))
+        return self._append(
+            lambda entry_id, parent, at: build.session_info(entry_id, parent, at, name)
+        )
 
     def append_label(self, target_id: str, label: str | None) -> str:
         """Set (or with an empty label, clear) the label of ``target_id``; the label entry becomes the leaf."""
         self.require_entry(target_id)
-        return self._append(lambda entry_id, parent, at: build.label(entry_id, parent, at, target_id, label))
+        return self._append(
+            lambda entry_id, parent, at: build.label(entry_id, parent, at, target_id, label)
+        )
 
     def append_raw(self, body: dict) -> str:
         """Append an entry built elsewhere (any type), given everything but id, parentId and timestamp."""
+
         def with_position(entry_id: str, parent: str | None, at: str) -> dict:
             entry = {"type": body["type"], "id": entry_id, "parentId": parent, "timestamp": at}
             entry.update((key, value) for key, value in body.items() if key not in entry)
@@ -297,7 +333,14 @@ class Session:
         try:
             return self._append(
                 lambda entry_id, parent, at: build.branch_summary(
-                    entry_id, parent, at, from_id=from_id, summary=summary, details=details, usage=usage, from_hook=from_hook
+                    entry_id,
+                    parent,
+                    at,
+                    from_id=from_id,
+                    summary=summary,
+                    details=details,
+                    usage=usage,
+                    from_hook=from_hook,
                 )
             )
         except BaseException:
@@ -314,7 +357,9 @@ class Session:
             try:
                 self._writer.create([self.header.raw, *(entry.raw for entry in entries)])
             except OSError as error:
-                raise SessionWriteError(f"could not write session file {self.path}: {error.strerror or error}") from error
+                raise SessionWriteError(
+                    f"could not write session file {self.path}: {error.strerror or error}"
+                ) from error
             self._persisted = True
 
     @property
@@ -353,11 +398,15 @@ class Session:
                     self._writer.create(lines)
                 self._persisted = True
         except OSError as error:
-            raise SessionWriteError(f"could not write session file {self.path}: {error.strerror or error}") from error
+            raise SessionWriteError(
+                f"could not write session file {self.path}: {error.strerror or error}"
+            ) from error
 
     def _index(self, entry: StoredEntry) -> None:
         if is_session_header(entry):
-            self.stray_headers.append(entry)  # a second header line: left in the file, not in the tree
+            self.stray_headers.append(
+                entry
+            )  # a second header line: left in the file, not in the tree
             return
         entry_id = entry.id
         if entry_id in self._by_id:
@@ -365,7 +414,11 @@ class Session:
         self._entries.append(entry)
         self._by_id[entry_id] = entry
         path = self._active_path
-        if path is not None and entry.parent_id == self._leaf_id and (path[-1].id if path else None) == self._leaf_id:
+        if (
+            path is not None
+            and entry.parent_id == self._leaf_id
+            and (path[-1].id if path else None) == self._leaf_id
+        ):
             path.append(entry)  # the new entry extends the active path
         else:
             self._active_path = None
@@ -379,7 +432,9 @@ class Session:
                 self._labels.pop(target, None)
 
 
-def _new_header(cwd: str, *, session_id: str | None = None, parent_session: str | None = None) -> StoredEntry:
+def _new_header(
+    cwd: str, *, session_id: str | None = None, parent_session: str | None = None
+) -> StoredEntry:
     header = build.header(session_id or build.new_session_id(), now_iso(), cwd, parent_session)
     return StoredEntry.from_dict(header)
 

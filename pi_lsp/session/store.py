@@ -98,7 +98,9 @@ def parse_session_bytes(data: bytes, path: Path) -> LoadedFile:
                 lines.append(entry)
     has_content = bool(lines) or bool(report.unparseable_lines)
     if has_content and (not lines or not is_session_header(lines[0])):
-        raise NotASessionError(f"not a pi session file (its first JSON line is not a session header): {path}")
+        raise NotASessionError(
+            f"not a pi session file (its first JSON line is not a session header): {path}"
+        )
     return LoadedFile(lines, report)
 
 
@@ -151,7 +153,9 @@ def migrate_if_needed(loaded: LoadedFile) -> bool:
 
 
 def _is_legacy(version: object) -> bool:
-    return version is None or (isinstance(version, (int, float)) and not isinstance(version, bool) and version < 3)
+    return version is None or (
+        isinstance(version, (int, float)) and not isinstance(version, bool) and version < 3
+    )
 
 
 class SessionWriter:
@@ -178,7 +182,9 @@ class SessionWriter:
     def create(self, first_lines: list[bytes | memoryview]) -> None:
         """Create the file (it must not exist) and write the first lines in one write."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        descriptor = os.open(
+            self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644
+        )
         self._lock(descriptor)
         self._descriptor = descriptor
         self.append(first_lines)

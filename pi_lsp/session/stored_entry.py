@@ -21,7 +21,6 @@ import msgspec
 
 from pi_lsp.session import js_json
 
-
 # A field absent from the line (as opposed to ``null``) reads as JavaScript's ``undefined``.
 MISSING: Any = js_json.UNDEFINED
 
@@ -51,7 +50,9 @@ class StoredEntry(msgspec.Struct, gc=False, eq=False, rename=_PRIVATE_FIELDS):
         """Wrap an entry built in memory (``raw`` defaults to its ``JSON.stringify`` bytes)."""
         if raw is None:
             raw = js_json.dumps_utf8(body)
-        entry = cls(body.get("type", MISSING), body.get("id", MISSING), body.get("parentId", MISSING))
+        entry = cls(
+            body.get("type", MISSING), body.get("id", MISSING), body.get("parentId", MISSING)
+        )
         entry.attach(raw, 0, len(raw))
         entry.body_ = body
         return entry
@@ -149,7 +150,9 @@ def decode_json_line(raw: bytes | memoryview) -> Any:
     except msgspec.DecodeError:
         # msgspec refuses a few inputs JavaScript accepts (lone surrogate escapes, invalid UTF-8
         # that Node's decoder replaces); the standard library decides those.
-        return json.loads(bytes(raw).decode("utf-8", errors="replace"), parse_constant=_reject_constant)
+        return json.loads(
+            bytes(raw).decode("utf-8", errors="replace"), parse_constant=_reject_constant
+        )
 
 
 def index_lines(data: bytes) -> list[StoredEntry] | None:
@@ -172,7 +175,9 @@ def index_line(data: bytes, start: int, end: int) -> StoredEntry | None:
             return None
         if not isinstance(body, dict):
             return None
-        entry = StoredEntry(body.get("type", MISSING), body.get("id", MISSING), body.get("parentId", MISSING))
+        entry = StoredEntry(
+            body.get("type", MISSING), body.get("id", MISSING), body.get("parentId", MISSING)
+        )
         entry.body_ = body
     entry.attach(data, start, end)
     return entry

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 _ISO = re.compile(
     r"^(?P<year>[+-]\d{6}|\d{4})-(?P<month>\d{2})-(?P<day>\d{2})"
@@ -30,7 +30,7 @@ def now_ms() -> int:
 
 def epoch_ms_to_iso(epoch_ms: int) -> str:
     """Format Unix milliseconds as ``Date.toISOString()`` does."""
-    moment = datetime.fromtimestamp(epoch_ms / 1000, tz=timezone.utc)
+    moment = datetime.fromtimestamp(epoch_ms / 1000, tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{epoch_ms % 1000:03d}Z"
 
 
@@ -55,7 +55,7 @@ def iso_to_epoch_ms(text: object) -> int | None:
             int(parts["hour"] or 0),
             int(parts["minute"] or 0),
             int(parts["second"] or 0),
-            tzinfo=timezone.utc,
+            tzinfo=UTC,
         )
     except ValueError:
         return None
@@ -67,10 +67,12 @@ def iso_to_epoch_ms(text: object) -> int | None:
         epoch_ms -= sign * (int(zone[1:3]) * 60 + int(zone[4:6])) * 60_000
     elif not zone and parts["hour"] is not None:
         # JavaScript reads a date-time without a zone as local time.
-        epoch_ms -= int(datetime.fromtimestamp(epoch_ms / 1000).astimezone().utcoffset().total_seconds() * 1000)
+        epoch_ms -= int(
+            datetime.fromtimestamp(epoch_ms / 1000).astimezone().utcoffset().total_seconds() * 1000
+        )
     return epoch_ms
 
 
 def _utc_epoch_ms(moment: datetime) -> int:
-    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
     return (delta.days * 86_400 + delta.seconds) * 1000

@@ -24,7 +24,11 @@ def transcript_document(session: Session, limit: int | None = None) -> dict[str,
 
 
 def _transcript_item(entry: StoredEntry) -> dict[str, Any] | None:
-    item: dict[str, Any] = {"entryId": entry.id, "type": entry.type, "timestamp": entry.get("timestamp")}
+    item: dict[str, Any] = {
+        "entryId": entry.id,
+        "type": entry.type,
+        "timestamp": entry.get("timestamp"),
+    }
     if entry.type == "message" and isinstance(entry.get("message"), dict):
         return {**item, "message": entry["message"]}
     if entry.type in SUMMARY_TYPES:

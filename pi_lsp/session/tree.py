@@ -23,7 +23,9 @@ class TreeNode:
     label_timestamp: str | None = None
 
 
-def build_tree(entries: Sequence[Mapping[str, Any]], labels: Mapping[str, tuple[str, Any]]) -> list[TreeNode]:
+def build_tree(
+    entries: Sequence[Mapping[str, Any]], labels: Mapping[str, tuple[str, Any]]
+) -> list[TreeNode]:
     """Root nodes of ``entries``; ``labels`` maps target id to (label, label timestamp)."""
     nodes: dict[Any, TreeNode] = {}
     for entry in entries:
@@ -35,7 +37,9 @@ def build_tree(entries: Sequence[Mapping[str, Any]], labels: Mapping[str, tuple[
         if node.entry is not entry:
             continue  # a duplicate id: pi's node map keeps the later entry only
         parent_id = entry.get("parentId")
-        parent = nodes.get(parent_id) if parent_id is not None and parent_id != entry.get("id") else None
+        parent = (
+            nodes.get(parent_id) if parent_id is not None and parent_id != entry.get("id") else None
+        )
         (parent.children if parent else roots).append(node)
     _sort_children(roots)
     return roots

@@ -39,8 +39,11 @@ def tree_document(session: Session) -> dict[str, Any]:
         item["timestamp"] = entry.get("timestamp")
         entries.append(item)
     roots = session.tree()
-    children = {node.entry.get("id"): [child.entry.get("id") for child in node.children]
-                for node, _ in walk_depth_first(roots) if node.children}
+    children = {
+        node.entry.get("id"): [child.entry.get("id") for child in node.children]
+        for node, _ in walk_depth_first(roots)
+        if node.children
+    }
     return {
         "leafId": session.leaf_id,
         "name": session.name,
@@ -105,7 +108,11 @@ def _message_preview(message: Any) -> str:
     if role == "assistant":
         content = message.get("content")
         text = content_text(content, " ")
-        calls = [block.get("name") for block in content or [] if isinstance(block, Mapping) and block.get("type") == "toolCall"]
+        calls = [
+            block.get("name")
+            for block in content or []
+            if isinstance(block, Mapping) and block.get("type") == "toolCall"
+        ]
         if calls:
             text = (text + " " if text else "") + "→ " + ", ".join(str(name) for name in calls)
         return text
@@ -115,7 +122,9 @@ def _message_preview(message: Any) -> str:
     return _skill_command(text) if role == "user" else text
 
 
-SKILL_BLOCK = re.compile(r'\A<skill name="([^"]*)" location="[^"]*">.*?</skill>(?:\s+(.*))?\Z', re.DOTALL)
+SKILL_BLOCK = re.compile(
+    r'\A<skill name="([^"]*)" location="[^"]*">.*?</skill>(?:\s+(.*))?\Z', re.DOTALL
+)
 
 
 def _skill_command(text: str) -> str:
@@ -137,7 +146,14 @@ def _summary_line(summary: Any) -> str:
         lines = summary.splitlines()
         for index, line in enumerate(lines):
             if line.strip() == "## Goal":
-                goal = next((later for later in lines[index + 1 :] if later.strip() and not later.startswith("#")), None)
+                goal = next(
+                    (
+                        later
+                        for later in lines[index + 1 :]
+                        if later.strip() and not later.startswith("#")
+                    ),
+                    None,
+                )
                 if goal is not None:
                     return goal
     return _first_line(summary)
@@ -154,4 +170,8 @@ def _first_line(text: Any) -> str:
 
 def _shorten(text: str) -> str:
     single_line = " ".join(text.split())
-    return single_line if len(single_line) <= PREVIEW_LENGTH else single_line[: PREVIEW_LENGTH - 1] + "…"
+    return (
+        single_line
+        if len(single_line) <= PREVIEW_LENGTH
+        else single_line[: PREVIEW_LENGTH - 1] + "…"
+    )

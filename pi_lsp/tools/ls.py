@@ -7,7 +7,15 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pi_lsp.tools.base import Tool, ToolContext, ToolError, ToolResult, limit_argument, require_directory, text_result
+from pi_lsp.tools.base import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    limit_argument,
+    require_directory,
+    text_result,
+)
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head, truncation_details
 

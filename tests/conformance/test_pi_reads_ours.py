@@ -37,9 +37,13 @@ def user(text: str, at: int) -> dict:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": at}
 
 
-def assistant(text: str, at: int, *, tool: tuple[str, str, dict] | None = None, cost: float = 0.0000031) -> dict:
-    content: list[dict] = [{"type": "thinking", "thinking": "Let me think… 🤔", "thinkingSignature": "sig"},
-                           {"type": "text", "text": text}]
+def assistant(
+    text: str, at: int, *, tool: tuple[str, str, dict] | None = None, cost: float = 0.0000031
+) -> dict:
+    content: list[dict] = [
+        {"type": "thinking", "thinking": "Let me think… 🤔", "thinkingSignature": "sig"},
+        {"type": "text", "text": text},
+    ]
     if tool:
         call_id, name, arguments = tool
         content.append({"type": "toolCall", "id": call_id, "name": name, "arguments": arguments})
@@ -49,16 +53,35 @@ def assistant(text: str, at: int, *, tool: tuple[str, str, dict] | None = None, 
         "api": "openai-completions",
         "provider": "openai",
         "model": "gpt-4o",
-        "usage": {"input": 1000, "output": 50, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1050,
-                  "cost": {"input": cost, "output": 1.0, "cacheRead": 0, "cacheWrite": 0, "total": 1.0 + cost}},
+        "usage": {
+            "input": 1000,
+            "output": 50,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": 1050,
+            "cost": {
+                "input": cost,
+                "output": 1.0,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "total": 1.0 + cost,
+            },
+        },
         "stopReason": "toolUse" if tool else "stop",
         "timestamp": at,
     }
 
 
 def tool_result(call_id: str, name: str, text: str, at: int) -> dict:
-    return {"role": "toolResult", "toolCallId": call_id, "toolName": name,
-            "content": [{"type": "text", "text": text}], "details": {"lines": 3}, "isError": False, "timestamp": at}
+    return {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": name,
+        "content": [{"type": "text", "text": text}],
+        "details": {"lines": 3},
+        "isError": False,
+        "timestamp": at,
+    }
 
 
 def write_sessions(directory: Path) -> list[Path]:
@@ -67,28 +90,74 @@ def write_sessions(directory: Path) -> list[Path]:
         session.append_model_change("openai", "gpt-4o")
         session.append_thinking_level_change("high")
         first = session.append_message(user("Répare le test 😀 — 修复测试", 1_767_225_600_000))
-        session.append_message(assistant("Reading.", 1_767_225_601_000, tool=("c1", "read", {"path": "src/app.py"})))
-        session.append_message(tool_result("c1", "read", "def add(a, b):\n    return a - b\n" * 200, 1_767_225_602_000))
-        session.append_message(assistant("Fixing.", 1_767_225_603_000,
-                                         tool=("c2", "edit", {"path": "src/app.py", "edits": [{"oldText": "-", "newText": "+"}], "10": 1.5e-7})))
+        session.append_message(
+            assistant("Reading.", 1_767_225_601_000, tool=("c1", "read", {"path": "src/app.py"}))
+        )
+        session.append_message(
+            tool_result("c1", "read", "def add(a, b):\n    return a - b\n" * 200, 1_767_225_602_000)
+        )
+        session.append_message(
+            assistant(
+                "Fixing.",
+                1_767_225_603_000,
+                tool=(
+                    "c2",
+                    "edit",
+                    {
+                        "path": "src/app.py",
+                        "edits": [{"oldText": "-", "newText": "+"}],
+                        "10": 1.5e-7,
+                    },
+                ),
+            )
+        )
         session.append_message(tool_result("c2", "edit", "ok", 1_767_225_604_000))
         answer = session.append_message(assistant("Done.", 1_767_225_605_000))
-        session.append_message({"role": "bashExecution", "command": "pytest -q", "output": "1 passed\n", "exitCode": 0,
-                                "cancelled": False, "truncated": False, "timestamp": 1_767_225_606_000})
-        session.append_message({"role": "bashExecution", "command": "make lint", "output": "x" * 50, "exitCode": 2,
-                                "cancelled": False, "truncated": True, "fullOutputPath": "/tmp/out.log",
-                                "timestamp": 1_767_225_607_000})
-        session.append_custom_message("reminder", "Remember the style guide", True, details={"source": "hook"})
+        session.append_message(
+            {
+                "role": "bashExecution",
+                "command": "pytest -q",
+                "output": "1 passed\n",
+                "exitCode": 0,
+                "cancelled": False,
+                "truncated": False,
+                "timestamp": 1_767_225_606_000,
+            }
+        )
+        session.append_message(
+            {
+                "role": "bashExecution",
+                "command": "make lint",
+                "output": "x" * 50,
+                "exitCode": 2,
+                "cancelled": False,
+                "truncated": True,
+                "fullOutputPath": "/tmp/out.log",
+                "timestamp": 1_767_225_607_000,
+            }
+        )
+        session.append_custom_message(
+            "reminder", "Remember the style guide", True, details={"source": "hook"}
+        )
         session.append_custom_message("hidden", [{"type": "text", "text": "hidden context"}], False)
         session.append_custom("editor-file-ops", {"read": ["README.md"], "modified": []})
-        session.append_compaction("## Goal\nFix the test", first, 12345, details={"readFiles": ["src/app.py"], "modifiedFiles": []})
+        session.append_compaction(
+            "## Goal\nFix the test",
+            first,
+            12345,
+            details={"readFiles": ["src/app.py"], "modifiedFiles": []},
+        )
         session.append_message(user("And now the docs", 1_767_225_608_000))
         session.append_label(first, "start")
         session.append_label(answer, "answer")
         session.append_label(first, "")  # cleared again
         session.move_leaf(answer)
         session.append_message(user("Try another way", 1_767_225_609_000))
-        session.branch_with_summary(first, "The user explored a different branch.", details={"readFiles": ["a"], "modifiedFiles": ["b"]})
+        session.branch_with_summary(
+            first,
+            "The user explored a different branch.",
+            details={"readFiles": ["a"], "modifiedFiles": ["b"]},
+        )
         session.append_message(assistant("Back here.", 1_767_225_610_000))
         session.append_session_info("Projet\nété")
         paths.append(session.path)
@@ -109,13 +178,18 @@ def our_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 
 def ask_pi(node: Path, queries: list[list[str]]) -> list[dict]:
-    output = run_node_script(node, REFERENCE_SCRIPT, ["batch", "-"], stdin=json.dumps(queries).encode())
+    output = run_node_script(
+        node, REFERENCE_SCRIPT, ["batch", "-"], stdin=json.dumps(queries).encode()
+    )
     return json.loads(output)
 
 
 def test_pi_rewrites_every_line_we_wrote_to_the_same_bytes(reference_node, our_files):
-    result = subprocess.run([str(reference_node), "-e", ROUND_TRIP_SCRIPT, *map(str, our_files)],
-                            capture_output=True, check=True)
+    result = subprocess.run(
+        [str(reference_node), "-e", ROUND_TRIP_SCRIPT, *map(str, our_files)],
+        capture_output=True,
+        check=True,
+    )
     assert json.loads(result.stdout) == []
 
 
@@ -141,5 +215,9 @@ def test_pi_builds_the_same_context_at_every_entry(reference_node, our_files):
             queries.append(["context", str(path), "--leaf", entry.id])
             expected.append(session.build_context(entry.id).to_json())
     answers = ask_pi(reference_node, queries)
-    mismatches = [query for query, answer, ours in zip(queries, answers, expected, strict=True) if answer.get("result") != ours]
+    mismatches = [
+        query
+        for query, answer, ours in zip(queries, answers, expected, strict=True)
+        if answer.get("result") != ours
+    ]
     assert len(queries) > 30 and mismatches == []

@@ -57,10 +57,15 @@ def build_layout(root: Path) -> tuple[Path, Path, Path]:
     for name in ("review", "draft", "cleanup"):
         write(prompts / f"{name}.md", f"---\ndescription: {name}\n---\n{name} $1\n")
     write(prompts / ".gitignore", "draft.md\n")
-    write(workspace / ".pi" / "settings.json", json.dumps({
-        "skills": ["!gamma", "!d*", "+skills/delta", "../extra", "e1*", "-skills/epsilon"],
-        "prompts": ["!cleanup.md"],
-    }))
+    write(
+        workspace / ".pi" / "settings.json",
+        json.dumps(
+            {
+                "skills": ["!gamma", "!d*", "+skills/delta", "../extra", "e1*", "-skills/epsilon"],
+                "prompts": ["!cleanup.md"],
+            }
+        ),
+    )
     skill(agent / "skills" / "global-one" / "SKILL.md", "global-one")
     skill(agent / "skills" / "global-off" / "SKILL.md", "global-off")
     write(agent / "prompts" / "user-prompt.md", "---\ndescription: user\n---\nHi\n")
@@ -73,7 +78,11 @@ def pi_enabled(reference_node: Path, home: Path, agent: Path, workspace: Path) -
     environment = {**os.environ, "HOME": str(home), "PI_CODING_AGENT_DIR": str(agent)}
     completed = subprocess.run(
         [str(reference_node), str(SCRIPT), str(workspace), str(agent)],
-        capture_output=True, text=True, timeout=NODE_TIMEOUT_S, env=environment, check=False,
+        capture_output=True,
+        text=True,
+        timeout=NODE_TIMEOUT_S,
+        env=environment,
+        check=False,
     )
     assert completed.returncode == 0, completed.stderr
     return json.loads(completed.stdout)
@@ -88,19 +97,44 @@ def test_enabled_skills_and_templates_match_pi(reference_node: Path, tmp_path: P
     assert sorted(template.file_path for template in ours.templates) == sorted(reference["prompts"])
     names = {skill.name for skill in ours.skills}
     # The layout exercises each rule; make sure the expectations are not vacuous.
-    assert {"alpha", "delta", "notes", "keep", "inner", "agent-one", "e1", "global-one", "home-skill"} <= names
-    assert not names & {"gamma", "beta", "wip", "skip", "hidden-root", "ignored-agent", "e2", "epsilon", "global-off"}
+    assert {
+        "alpha",
+        "delta",
+        "notes",
+        "keep",
+        "inner",
+        "agent-one",
+        "e1",
+        "global-one",
+        "home-skill",
+    } <= names
+    assert not names & {
+        "gamma",
+        "beta",
+        "wip",
+        "skip",
+        "hidden-root",
+        "ignored-agent",
+        "e2",
+        "epsilon",
+        "global-off",
+    }
 
 
 def git(directory: Path, *arguments: str) -> None:
     subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *arguments],
-        cwd=directory, check=True, capture_output=True, timeout=60,
+        cwd=directory,
+        check=True,
+        capture_output=True,
+        timeout=60,
     )
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is needed to make a worktree")
-def test_a_nested_worktree_shadows_its_main_checkouts_context_file_as_in_pi(reference_node: Path, tmp_path: Path):
+def test_a_nested_worktree_shadows_its_main_checkouts_context_file_as_in_pi(
+    reference_node: Path, tmp_path: Path
+):
     home, agent = tmp_path / "home", tmp_path / "agent"
     main = home / "repo"
     (main / "docs").mkdir(parents=True)
@@ -112,11 +146,15 @@ def test_a_nested_worktree_shadows_its_main_checkouts_context_file_as_in_pi(refe
     git(main, "worktree", "add", "-q", "feature")
     write(main / "feature" / "AGENTS.md", "feature rules\n")
     write(home / "CLAUDE.md", "home rules\n")
-    cases = {main / "feature": [home / "CLAUDE.md", main / "feature" / "AGENTS.md"],
-             main / "docs": [home / "CLAUDE.md", main / "AGENTS.md"]}
+    cases = {
+        main / "feature": [home / "CLAUDE.md", main / "feature" / "AGENTS.md"],
+        main / "docs": [home / "CLAUDE.md", main / "AGENTS.md"],
+    }
     for workspace, expected in cases.items():
         reference = pi_enabled(reference_node, home, agent, workspace)["contextFiles"]
         files, _ = load_context_files(workspace, agent)
         ours = [file.path for file in files]
-        assert [path for path in ours if path.startswith(str(tmp_path))] == [str(path) for path in expected]
+        assert [path for path in ours if path.startswith(str(tmp_path))] == [
+            str(path) for path in expected
+        ]
         assert ours == reference

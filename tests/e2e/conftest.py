@@ -106,8 +106,12 @@ def keep_pi_messages_raw(client: LanguageClient) -> None:
     such as "4143ed1a" become "_0").
     """
     result_type, message_type = client.protocol.get_result_type, client.protocol.get_message_type
-    client.protocol.get_result_type = lambda method: RawResponse if method.startswith("pi/") else result_type(method)
-    client.protocol.get_message_type = lambda method: RawNotification if method == "pi/event" else message_type(method)
+    client.protocol.get_result_type = lambda method: (
+        RawResponse if method.startswith("pi/") else result_type(method)
+    )
+    client.protocol.get_message_type = lambda method: (
+        RawNotification if method == "pi/event" else message_type(method)
+    )
 
 
 @pytest.fixture
@@ -119,7 +123,9 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "pi_lsp"], server_env=server_environment())
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "pi_lsp"], server_env=server_environment()
+)
 
 
 @pytest_lsp.fixture(config=SERVER)
@@ -131,7 +137,11 @@ async def client(lsp_client: LanguageClient, workspace: Path, request):
     await scripted_llm.start()
     lsp_client.scripted_llm = scripted_llm
     marker = request.node.get_closest_marker("options")
-    options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url, "retry": {"baseDelayMs": 20}}
+    options = {
+        "model": SCRIPTED_MODEL,
+        "apiBase": scripted_llm.base_url,
+        "retry": {"baseDelayMs": 20},
+    }
     if marker:
         options.update(marker.kwargs)
         options = {key: value for key, value in options.items() if value is not None}
@@ -141,7 +151,9 @@ async def client(lsp_client: LanguageClient, workspace: Path, request):
     lsp_client.pi_events = log
     await lsp_client.initialize_session(
         types.InitializeParams(
-            capabilities=types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(apply_edit=True)),
+            capabilities=types.ClientCapabilities(
+                workspace=types.WorkspaceClientCapabilities(apply_edit=True)
+            ),
             root_uri=workspace.as_uri(),
             initialization_options=options,
         )
@@ -169,9 +181,13 @@ async def another_server(workspace: Path, options: dict, environment: dict | Non
     await other.start_io(*SERVER.server_command, env=environment or SERVER.server_env)
     keep_pi_messages_raw(other)
     try:
-        await other.initialize_session(types.InitializeParams(
-            capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri(), initialization_options=options,
-        ))
+        await other.initialize_session(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                root_uri=workspace.as_uri(),
+                initialization_options=options,
+            )
+        )
         yield other
     finally:
         await other.shutdown_session()

@@ -16,11 +16,15 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import request
 from pi_lsp.scripted_llm import replies
+from tests.e2e.conftest import request
 
 SUMMARY = "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n## Next Steps\n1. Run the tests"
-SMALL = {"compaction": {"keepRecentTokens": 100, "reserveTokens": 100}, "contextWindow": 100000, "tokenizer": "chars4"}
+SMALL = {
+    "compaction": {"keepRecentTokens": 100, "reserveTokens": 100},
+    "contextWindow": 100000,
+    "tokenizer": "chars4",
+}
 SPLIT = {**SMALL, "compaction": {"keepRecentTokens": 40, "reserveTokens": 100}}
 
 
@@ -35,8 +39,18 @@ def entries(workspace: Path) -> list[dict]:
 
 def cli_plan(workspace: Path, *extra: str) -> dict:
     output = subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "session", "plan-compaction", str(session_file(workspace)), *extra],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "pi_lsp",
+            "session",
+            "plan-compaction",
+            str(session_file(workspace)),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     return json.loads(output)
 
@@ -53,24 +67,39 @@ async def test_manual_compaction_with_instructions(client, events, scripted_llm,
     plan = cli_plan(workspace, "--keep-recent-tokens", "100", "--tokenizer", "chars4")
     scripted_llm.enqueue(replies.text(SUMMARY))
     result = await request(client, "pi/compact", {"instructions": "Keep the file names"})
-    assert result["firstKeptEntryId"] == plan["firstKeptEntryId"] and result["tokensBefore"] == plan["tokensBefore"]
+    assert (
+        result["firstKeptEntryId"] == plan["firstKeptEntryId"]
+        and result["tokensBefore"] == plan["tokensBefore"]
+    )
     assert result["summary"].startswith("## Goal")
     summary_request = scripted_llm.requests[-1]
     user_text = summary_request["messages"][-1]["content"]
-    user_text = user_text if isinstance(user_text, str) else "".join(part["text"] for part in user_text)
+    user_text = (
+        user_text if isinstance(user_text, str) else "".join(part["text"] for part in user_text)
+    )
     assert "<conversation>\n" + plan["serialized"] + "\n</conversation>" in user_text
     assert "Additional focus: Keep the file names" in user_text and "tools" not in summary_request
     compaction = entries(workspace)[-1]
-    assert compaction["type"] == "compaction" and compaction["firstKeptEntryId"] == plan["firstKeptEntryId"]
-    assert [event["type"] for event in events.events() if event["type"].startswith("compaction")] == [
-        "compaction_start", "compaction_end",
+    assert (
+        compaction["type"] == "compaction"
+        and compaction["firstKeptEntryId"] == plan["firstKeptEntryId"]
+    )
+    assert [
+        event["type"] for event in events.events() if event["type"].startswith("compaction")
+    ] == [
+        "compaction_start",
+        "compaction_end",
     ]
     state = await request(client, "pi/state", {})
     assert state["contextUsage"]["tokens"] is None  # unknown until the model answers again
     scripted_llm.enqueue(replies.text("Continuing."))
     await request(client, "pi/prompt", {"text": "go on"})
     sent = scripted_llm.requests[-1]["messages"]
-    assert sent[0]["role"] == "system" and "<summary>" in json.dumps(sent[1]) and "Fix add() in app.py" in json.dumps(sent[1])
+    assert (
+        sent[0]["role"] == "system"
+        and "<summary>" in json.dumps(sent[1])
+        and "Fix add() in app.py" in json.dumps(sent[1])
+    )
     assert "Question number 0" not in json.dumps(sent)
     with pytest.raises(Exception, match="Nothing to compact|Already compacted"):
         await request(client, "pi/compact", {})
@@ -81,15 +110,24 @@ async def test_a_split_turn_gets_its_own_turn_prefix_summary(client, scripted_ll
     await chat(client, scripted_llm, 3)
     plan = cli_plan(workspace, "--keep-recent-tokens", "40", "--tokenizer", "chars4")
     assert plan["isSplitTurn"] is True
-    scripted_llm.enqueue(replies.text(SUMMARY), replies.text("## Original Request\nQuestion number 2"))
+    scripted_llm.enqueue(
+        replies.text(SUMMARY), replies.text("## Original Request\nQuestion number 2")
+    )
     result = await request(client, "pi/compact", {})
     assert result["firstKeptEntryId"] == plan["firstKeptEntryId"]
-    assert "**Turn Context (split turn):**" in result["summary"] and "Question number 2" in result["summary"]
+    assert (
+        "**Turn Context (split turn):**" in result["summary"]
+        and "Question number 2" in result["summary"]
+    )
 
 
 @pytest.mark.options(**SMALL)
-@pytest.mark.parametrize("failure", [replies.error(400, "bad request"), replies.length_stop("## Goal\ncut")])
-async def test_a_failed_summary_leaves_the_session_file_byte_identical(client, events, scripted_llm, workspace, failure):
+@pytest.mark.parametrize(
+    "failure", [replies.error(400, "bad request"), replies.length_stop("## Goal\ncut")]
+)
+async def test_a_failed_summary_leaves_the_session_file_byte_identical(
+    client, events, scripted_llm, workspace, failure
+):
     await chat(client, scripted_llm, 3)
     before = session_file(workspace).read_bytes()
     scripted_llm.enqueue(failure)
@@ -115,14 +153,21 @@ async def test_repeated_compactions_update_the_previous_summary(client, scripted
     assert [entry["type"] for entry in entries(workspace)].count("compaction") == 2
 
 
-@pytest.mark.options(compaction={"keepRecentTokens": 40, "reserveTokens": 1000}, contextWindow=3000, tokenizer="chars4")
+@pytest.mark.options(
+    compaction={"keepRecentTokens": 40, "reserveTokens": 1000},
+    contextWindow=3000,
+    tokenizer="chars4",
+)
 async def test_a_long_tool_loop_compacts_between_rounds(client, events, scripted_llm, workspace):
     big = {"prompt_tokens": 2500, "completion_tokens": 10, "total_tokens": 2510}
     await chat(client, scripted_llm, 1)
     scripted_llm.enqueue(
         replies.tool_calls([("call_1", "read", {"path": "app.py"})], usage=big),
         replies.text(SUMMARY),  # the automatic compaction between the rounds
-        replies.text("Done after compacting.", usage={"prompt_tokens": 300, "completion_tokens": 5, "total_tokens": 305}),
+        replies.text(
+            "Done after compacting.",
+            usage={"prompt_tokens": 300, "completion_tokens": 5, "total_tokens": 305},
+        ),
     )
     result = await request(client, "pi/prompt", {"text": "read the file " + "please " * 200})
     assert result["stopReason"] == "stop"
@@ -135,14 +180,22 @@ async def test_a_long_tool_loop_compacts_between_rounds(client, events, scripted
 @pytest.mark.options(**SMALL)
 async def test_context_overflow_compacts_and_retries_once(client, events, scripted_llm, workspace):
     await chat(client, scripted_llm, 3)
-    scripted_llm.enqueue(replies.context_overflow(), replies.text(SUMMARY), replies.text("Retried fine."))
+    scripted_llm.enqueue(
+        replies.context_overflow(), replies.text(SUMMARY), replies.text("Retried fine.")
+    )
     result = await request(client, "pi/prompt", {"text": "one more"})
     assert result["stopReason"] == "stop"
-    assert [event["reason"] for event in events.events() if event["type"] == "compaction_start"] == ["overflow"]
+    assert [
+        event["reason"] for event in events.events() if event["type"] == "compaction_start"
+    ] == ["overflow"]
     await chat(client, scripted_llm, 2)
-    scripted_llm.enqueue(replies.context_overflow(), replies.text(SUMMARY), replies.context_overflow())
+    scripted_llm.enqueue(
+        replies.context_overflow(), replies.text(SUMMARY), replies.context_overflow()
+    )
     result = await request(client, "pi/prompt", {"text": "and again"})
-    assert result["stopReason"] == "error"  # a second overflow in the same turn is reported, not looped
+    assert (
+        result["stopReason"] == "error"
+    )  # a second overflow in the same turn is reported, not looped
 
 
 @pytest.mark.options(**SMALL)
@@ -154,26 +207,38 @@ async def test_navigation_with_a_branch_summary(client, events, scripted_llm, wo
     scripted_llm.enqueue(replies.error(500, "summary failed"))
     with pytest.raises(Exception):
         await request(client, "pi/navigate", {"targetId": first_answer["id"], "summarize": True})
-    assert (await request(client, "pi/tree", {}))["leafId"] == old_leaf  # a failed summary cancels the move
+    assert (await request(client, "pi/tree", {}))[
+        "leafId"
+    ] == old_leaf  # a failed summary cancels the move
     scripted_llm.enqueue(replies.text("## Goal\nExplored question number 1"))
-    result = await request(client, "pi/navigate", {"targetId": first_answer["id"], "summarize": True,
-                                                   "instructions": "Mention the question"})
+    result = await request(
+        client,
+        "pi/navigate",
+        {"targetId": first_answer["id"], "summarize": True, "instructions": "Mention the question"},
+    )
     summary = entries(workspace)[-1]
-    assert summary["type"] == "branch_summary" and summary["id"] == result["summaryEntryId"] == result["leafId"]
+    assert (
+        summary["type"] == "branch_summary"
+        and summary["id"] == result["summaryEntryId"] == result["leafId"]
+    )
     assert summary["parentId"] == first_answer["id"] and summary["fromId"] == old_leaf
     assert "Explored question number 1" in summary["summary"]
     assert "Additional focus: Mention the question" in json.dumps(scripted_llm.requests[-1])
 
 
 @pytest.mark.options(**SMALL)
-async def test_abort_during_compaction_cancels_it_cleanly_and_the_tree_is_locked_meanwhile(client, events, scripted_llm, workspace):
+async def test_abort_during_compaction_cancels_it_cleanly_and_the_tree_is_locked_meanwhile(
+    client, events, scripted_llm, workspace
+):
     await chat(client, scripted_llm, 3)
     before = session_file(workspace).read_bytes()
     scripted_llm.enqueue(replies.slow_text(SUMMARY, chunks=20, chunk_delay=0.3))
     compaction = asyncio.ensure_future(request(client, "pi/compact", {}))
     await events.wait_for("compaction_start")
     tree = await request(client, "pi/tree", {})
-    with pytest.raises(Exception, match="cannot navigate the session tree while the agent is working"):
+    with pytest.raises(
+        Exception, match="cannot navigate the session tree while the agent is working"
+    ):
         await request(client, "pi/navigate", {"targetId": tree["entries"][1]["id"]})
     with pytest.raises(Exception, match="already being compacted"):
         await request(client, "pi/compact", {})
@@ -188,11 +253,18 @@ async def test_abort_during_compaction_cancels_it_cleanly_and_the_tree_is_locked
 
 
 @pytest.mark.options(**SMALL)
-async def test_editor_file_operations_and_tool_calls_land_in_the_summary_file_lists(client, scripted_llm, workspace):
+async def test_editor_file_operations_and_tool_calls_land_in_the_summary_file_lists(
+    client, scripted_llm, workspace
+):
     notes = workspace / "NOTES.md"
     notes.write_text("notes\n")
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=notes.as_uri(), language_id="markdown", version=1, text="notes\n")))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=notes.as_uri(), language_id="markdown", version=1, text="notes\n"
+            )
+        )
+    )
     scripted_llm.enqueue(
         replies.tool_calls([("call_1", "read", {"path": "app.py"})]),
         replies.tool_calls([("call_2", "write", {"path": "new.py", "content": "x = 1\n"})]),
@@ -210,7 +282,9 @@ async def test_editor_file_operations_and_tool_calls_land_in_the_summary_file_li
 # pytest-lsp only knows work-done tokens of standard requests; a custom request's is valid LSP too.
 @pytest.mark.filterwarnings("ignore:Unknown progress token")
 @pytest.mark.options(**SMALL)
-async def test_manual_compaction_reports_progress_on_the_offered_token(client, scripted_llm, workspace):
+async def test_manual_compaction_reports_progress_on_the_offered_token(
+    client, scripted_llm, workspace
+):
     await chat(client, scripted_llm, 3)
     scripted_llm.enqueue(replies.text(SUMMARY))
     await request(client, "pi/compact", {"workDoneToken": "compact-1"})
@@ -220,12 +294,20 @@ async def test_manual_compaction_reports_progress_on_the_offered_token(client, s
 
 
 @pytest.mark.options(**SMALL)
-async def test_a_prompt_sent_during_a_compaction_waits_for_it(client, events, scripted_llm, workspace):
+async def test_a_prompt_sent_during_a_compaction_waits_for_it(
+    client, events, scripted_llm, workspace
+):
     await chat(client, scripted_llm, 3)
-    scripted_llm.enqueue(replies.slow_text(SUMMARY, chunks=4, chunk_delay=0.3), replies.text("After the compaction."))
+    scripted_llm.enqueue(
+        replies.slow_text(SUMMARY, chunks=4, chunk_delay=0.3), replies.text("After the compaction.")
+    )
     compaction = asyncio.ensure_future(request(client, "pi/compact", {}))
     await events.wait_for("compaction_start")
     prompt = await request(client, "pi/prompt", {"text": "are you there?"})
     assert (await compaction)["entryId"] and prompt["stopReason"] == "stop"
     types = [entry["type"] for entry in entries(workspace)]
-    assert types[-3:] == ["compaction", "message", "message"]  # the prompt landed after the compaction
+    assert types[-3:] == [
+        "compaction",
+        "message",
+        "message",
+    ]  # the prompt landed after the compaction

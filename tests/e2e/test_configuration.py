@@ -35,23 +35,38 @@ class EditorSettings:
         await asyncio.wait_for(wait(), timeout)
 
 
-async def start(lsp_client: LanguageClient, workspace: Path, *, can_answer: bool) -> tuple[ScriptedLLM, EditorSettings]:
+async def start(
+    lsp_client: LanguageClient, workspace: Path, *, can_answer: bool
+) -> tuple[ScriptedLLM, EditorSettings]:
     scripted_llm = ScriptedLLM()
     await scripted_llm.start()
     settings = EditorSettings()
-    settings.pi = {"model": "openai/scripted", "apiBase": scripted_llm.base_url, "retry": {"baseDelayMs": 20}, "contextWindow": None}
-    lsp_client.get_configuration = settings.answer  # pytest-lsp answers workspace/configuration with it
+    settings.pi = {
+        "model": "openai/scripted",
+        "apiBase": scripted_llm.base_url,
+        "retry": {"baseDelayMs": 20},
+        "contextWindow": None,
+    }
+    lsp_client.get_configuration = (
+        settings.answer
+    )  # pytest-lsp answers workspace/configuration with it
     keep_pi_messages_raw(lsp_client)
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(configuration=can_answer)),
-        root_uri=workspace.as_uri(),
-        initialization_options={},
-    ))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                workspace=types.WorkspaceClientCapabilities(configuration=can_answer)
+            ),
+            root_uri=workspace.as_uri(),
+            initialization_options={},
+        )
+    )
     return scripted_llm, settings
 
 
 async def serve(lsp_client: LanguageClient, workspace: Path, *, can_answer: bool):
-    lsp_client.scripted_llm, lsp_client.editor_settings = await start(lsp_client, workspace, can_answer=can_answer)
+    lsp_client.scripted_llm, lsp_client.editor_settings = await start(
+        lsp_client, workspace, can_answer=can_answer
+    )
     yield
     await lsp_client.shutdown_session()
     await lsp_client.scripted_llm.stop()
@@ -82,7 +97,9 @@ async def test_a_changed_setting_is_pulled_again_and_used_by_the_next_turn(askin
     scripted_llm, settings = asking_client.scripted_llm, asking_client.editor_settings
     await settings.asked(1)
     settings.pi = {**settings.pi, "model": "openai/renamed", "contextWindow": 5000}
-    asking_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    asking_client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=None)
+    )
     await settings.asked(2)
     state = await request(asking_client, "pi/state", {})
     for _ in range(50):  # the answer is applied when it arrives, just after the question
@@ -100,7 +117,9 @@ async def test_an_invalid_live_setting_is_shown_once_and_the_rest_still_applies(
     settings = asking_client.editor_settings
     await settings.asked(1)
     settings.pi = {**settings.pi, "thinkingLevel": "enormous", "contextWindow": 7000}
-    asking_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    asking_client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=None)
+    )
     await settings.asked(2)
     for _ in range(100):
         if asking_client.messages:  # window/showMessage, recorded by pytest-lsp
@@ -115,7 +134,9 @@ async def test_a_client_that_cannot_be_asked_pushes_its_settings(pushing_client)
     scripted_llm = pushing_client.scripted_llm
     assert pushing_client.editor_settings.questions == []
     with_model = {"model": "openai/pushed", "apiBase": scripted_llm.base_url}
-    pushing_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pi": with_model}))
+    pushing_client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"pi": with_model})
+    )
     scripted_llm.enqueue(replies.text("Pushed."))
     result = await request(pushing_client, "pi/prompt", {"text": "hello"})
     assert result["stopReason"] == "stop" and scripted_llm.requests[-1]["model"] == "pushed"

@@ -18,10 +18,17 @@ STORY_ROLES = ["user", "assistant", "toolResult", "assistant", "toolResult", "as
 def run_demo(*arguments: str, cwd: Path) -> subprocess.CompletedProcess:
     environment = server_environment()
     # Run from outside the repository, as a user would, and still import this checkout.
-    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")]))
+    environment["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")])
+    )
     return subprocess.run(
         [sys.executable, "-m", "pi_lsp", "demo", *arguments],
-        cwd=cwd, env=environment, capture_output=True, text=True, timeout=240, check=False,
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
     )
 
 
@@ -41,7 +48,10 @@ def test_the_demo_tells_the_whole_story_and_leaves_a_session_pi_can_open(tmp_pat
     transcript = completed.stdout
     assert completed.returncode == 0, completed.stderr
     assert "model: scripted" in transcript
-    assert FIXED_LINE in (workspace / "calc.py").read_text() and "+ 1" not in (workspace / "calc.py").read_text()
+    assert (
+        FIXED_LINE in (workspace / "calc.py").read_text()
+        and "+ 1" not in (workspace / "calc.py").read_text()
+    )
     assert '[tool call] read {"path": "calc.py"}' in transcript and "[tool call] edit" in transcript
     assert "ok: Replaced 1 block in calc.py." in transcript
     assert FIRST_ANSWER in transcript, "the streamed text deltas add up to the whole answer"

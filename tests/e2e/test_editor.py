@@ -7,19 +7,23 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from tests.e2e.conftest import request
 from pi_lsp.scripted_llm import replies
+from tests.e2e.conftest import request
 
 
 def open_document(client, path: Path, text: str) -> None:
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=1, text=text)
+            text_document=types.TextDocumentItem(
+                uri=path.as_uri(), language_id="python", version=1, text=text
+            )
         )
     )
 
 
-async def test_read_sees_unsaved_text_and_edits_go_through_the_editor(client, scripted_llm, workspace):
+async def test_read_sees_unsaved_text_and_edits_go_through_the_editor(
+    client, scripted_llm, workspace
+):
     applied: list[types.ApplyWorkspaceEditParams] = []
 
     @client.feature(types.WORKSPACE_APPLY_EDIT)
@@ -32,7 +36,15 @@ async def test_read_sees_unsaved_text_and_edits_go_through_the_editor(client, sc
     open_document(client, app, unsaved)
     scripted_llm.enqueue(
         replies.tool_calls([("call_1", "read", {"path": "app.py"})]),
-        replies.tool_calls([("call_2", "edit", {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]})]),
+        replies.tool_calls(
+            [
+                (
+                    "call_2",
+                    "edit",
+                    {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]},
+                )
+            ]
+        ),
         replies.text("Done."),
     )
     await request(client, "pi/prompt", {"text": "fix it"})
@@ -42,10 +54,14 @@ async def test_read_sees_unsaved_text_and_edits_go_through_the_editor(client, sc
     change = edit.edit.document_changes[0]
     assert change.text_document.uri == app.as_uri()
     assert change.edits[0].new_text == "def add(a, b):\n    return a + b  # unsaved\n"
-    assert app.read_text() == "def add(a, b):\n    return a - b\n"  # the disk is the editor's business now
+    assert (
+        app.read_text() == "def add(a, b):\n    return a - b\n"
+    )  # the disk is the editor's business now
 
 
-async def test_files_opened_and_saved_in_the_editor_are_recorded_at_the_next_prompt(client, scripted_llm, workspace):
+async def test_files_opened_and_saved_in_the_editor_are_recorded_at_the_next_prompt(
+    client, scripted_llm, workspace
+):
     readme = workspace / "README.md"
     readme.write_text("# Project\n")
     app = workspace / "app.py"
@@ -57,7 +73,11 @@ async def test_files_opened_and_saved_in_the_editor_are_recorded_at_the_next_pro
             content_changes=[types.TextDocumentContentChangeWholeDocument(text="changed\n")],
         )
     )
-    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=app.as_uri())))
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=app.as_uri())
+        )
+    )
     scripted_llm.enqueue(replies.text("Noted."))
     await request(client, "pi/prompt", {"text": "what changed?"})
     [path] = (workspace / ".pi" / "sessions").glob("*.jsonl")

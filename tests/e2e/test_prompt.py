@@ -6,11 +6,13 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import request
 from pi_lsp.scripted_llm import replies
+from tests.e2e.conftest import request
 
 
-async def test_a_prompt_streams_events_and_persists_the_turn(client, events, scripted_llm, workspace):
+async def test_a_prompt_streams_events_and_persists_the_turn(
+    client, events, scripted_llm, workspace
+):
     scripted_llm.enqueue(replies.text("Hello there, friend.", chunks=5))
     result = await request(client, "pi/prompt", {"text": "Say hello"})
     assert result["stopReason"] == "stop" and result["contextWindow"] > 0
@@ -21,18 +23,34 @@ async def test_a_prompt_streams_events_and_persists_the_turn(client, events, scr
     text = "".join(event["delta"] for event in events.events() if event["type"] == "text_delta")
     assert text == "Hello there, friend."
     [session_file] = (workspace / ".pi" / "sessions").glob("*.jsonl")
-    roles = [json.loads(line).get("message", {}).get("role") for line in session_file.read_text().splitlines()]
+    roles = [
+        json.loads(line).get("message", {}).get("role")
+        for line in session_file.read_text().splitlines()
+    ]
     assert roles[-2:] == ["user", "assistant"]
     sent = scripted_llm.requests[0]
     assert sent["model"] == "scripted" and sent["messages"][0]["role"] == "system"
     assert "Always answer in English." in sent["messages"][0]["content"]
-    assert sent["messages"][-1]["content"][0]["text"] == "Say hello" or sent["messages"][-1]["content"] == "Say hello"
+    assert (
+        sent["messages"][-1]["content"][0]["text"] == "Say hello"
+        or sent["messages"][-1]["content"] == "Say hello"
+    )
 
 
-async def test_tool_calls_run_and_their_results_go_back_to_the_model(client, events, scripted_llm, workspace):
+async def test_tool_calls_run_and_their_results_go_back_to_the_model(
+    client, events, scripted_llm, workspace
+):
     scripted_llm.enqueue(
         replies.tool_calls([("call_1", "read", {"path": "app.py"})]),
-        replies.tool_calls([("call_2", "edit", {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]})]),
+        replies.tool_calls(
+            [
+                (
+                    "call_2",
+                    "edit",
+                    {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]},
+                )
+            ]
+        ),
         replies.text("Fixed the bug."),
     )
     result = await request(client, "pi/prompt", {"text": "Fix add()"})

@@ -11,19 +11,48 @@ from hypothesis import strategies as st
 from pygls.exceptions import JsonRpcException
 
 from pi_lsp import protocol
-from tests.e2e.conftest import another_server, request
 from pi_lsp.scripted_llm import replies
+from tests.e2e.conftest import another_server, request
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
     max_leaves=8,
 )
-field_names = st.sampled_from(["text", "sessionId", "targetId", "entryId", "label", "name", "model", "level",
-                               "path", "images", "streamingBehavior", "summarize", "filter"])
+field_names = st.sampled_from(
+    [
+        "text",
+        "sessionId",
+        "targetId",
+        "entryId",
+        "label",
+        "name",
+        "model",
+        "level",
+        "path",
+        "images",
+        "streamingBehavior",
+        "summarize",
+        "filter",
+    ]
+)
 params = json_values | st.dictionaries(field_names, json_values, max_size=4)
 # Coded errors a request may legitimately end with (see docs/protocol.md); -32603 (internal) is not one.
-EXPECTED_ERROR_CODES = {-32602, -32001, -32002, -32003, -32004, -32005, -32010, -32011, -32012, -32013, -32020}
+EXPECTED_ERROR_CODES = {
+    -32602,
+    -32001,
+    -32002,
+    -32003,
+    -32004,
+    -32005,
+    -32010,
+    -32011,
+    -32012,
+    -32013,
+    -32020,
+}
 # Methods that would start real work with valid params are fuzzed for their validation only.
 FUZZED_METHODS = sorted(set(protocol.PARAMS_BY_METHOD) - {protocol.PROMPT, protocol.NEW_SESSION})
 
@@ -31,7 +60,9 @@ FUZZED_METHODS = sorted(set(protocol.PARAMS_BY_METHOD) - {protocol.PROMPT, proto
 def draw_requests(count: int) -> list[tuple[str, object]]:
     drawn: list[tuple[str, object]] = []
 
-    @settings(max_examples=count, database=None, suppress_health_check=list(HealthCheck), deadline=None)
+    @settings(
+        max_examples=count, database=None, suppress_health_check=list(HealthCheck), deadline=None
+    )
     @given(st.sampled_from(FUZZED_METHODS), params)
     def collect(method, raw):
         drawn.append((method, raw))
@@ -49,7 +80,12 @@ async def test_malformed_requests_get_errors_and_the_server_keeps_serving(client
             assert error.code in EXPECTED_ERROR_CODES, (method, raw, error)
         answered += 1
     assert answered == 150
-    for bad_prompt in ({"text": None}, {"text": "x", "images": [{"data": 1}]}, {"text": "x", "streamingBehavior": "now"}, []):
+    for bad_prompt in (
+        {"text": None},
+        {"text": "x", "images": [{"data": 1}]},
+        {"text": "x", "streamingBehavior": "now"},
+        [],
+    ):
         try:
             await request(client, "pi/prompt", bad_prompt)
             raise AssertionError(f"accepted {bad_prompt}")
@@ -59,10 +95,14 @@ async def test_malformed_requests_get_errors_and_the_server_keeps_serving(client
     assert (await request(client, "pi/prompt", {"text": "are you alive?"}))["stopReason"] == "stop"
 
 
-async def test_a_second_server_on_the_same_workspace_reads_but_cannot_write(client, scripted_llm, workspace):
+async def test_a_second_server_on_the_same_workspace_reads_but_cannot_write(
+    client, scripted_llm, workspace
+):
     scripted_llm.enqueue(replies.text("Owned by the first server."))
     first = await request(client, "pi/prompt", {"text": "hello"})
-    async with another_server(workspace, {"model": "openai/scripted", "apiBase": scripted_llm.base_url}) as second:
+    async with another_server(
+        workspace, {"model": "openai/scripted", "apiBase": scripted_llm.base_url}
+    ) as second:
         opened = await request(second, "pi/openSession", {"sessionId": first["sessionId"]})
         assert opened["readOnly"] is True
         tree = await request(second, "pi/tree", {"sessionId": first["sessionId"]})
@@ -76,14 +116,18 @@ async def test_a_restarted_server_resumes_the_most_recent_session(client, script
     scripted_llm.enqueue(replies.text("Remember the number 42."))
     first = await request(client, "pi/prompt", {"text": "remember"})
     await client.shutdown_session()
-    async with another_server(workspace, {"model": "openai/scripted", "apiBase": scripted_llm.base_url}) as again:
+    async with another_server(
+        workspace, {"model": "openai/scripted", "apiBase": scripted_llm.base_url}
+    ) as again:
         scripted_llm.enqueue(replies.text("It was 42."))
         result = await request(again, "pi/prompt", {"text": "what number?"})
         assert result["sessionId"] == first["sessionId"]
         assert "Remember the number 42." in json.dumps(scripted_llm.requests[-1]["messages"])
 
 
-async def test_a_model_picked_for_a_session_is_kept_when_it_is_opened_again(client, scripted_llm, workspace):
+async def test_a_model_picked_for_a_session_is_kept_when_it_is_opened_again(
+    client, scripted_llm, workspace
+):
     scripted_llm.enqueue(replies.text("Picked."))
     await request(client, "pi/setModel", {"model": "openai/scripted-2"})
     first = await request(client, "pi/prompt", {"text": "hello"})
@@ -91,7 +135,9 @@ async def test_a_model_picked_for_a_session_is_kept_when_it_is_opened_again(clie
     fork = await request(client, "pi/fork", {"entryId": first["leafId"]})
     assert (await request(client, "pi/state", {}))["model"]["model"] == "openai/scripted-2"
     await client.shutdown_session()
-    async with another_server(workspace, {"model": "openai/scripted", "apiBase": scripted_llm.base_url}) as again:
+    async with another_server(
+        workspace, {"model": "openai/scripted", "apiBase": scripted_llm.base_url}
+    ) as again:
         opened = await request(again, "pi/openSession", {"sessionId": first["sessionId"]})
         assert opened["sessionId"] == first["sessionId"]
         state = await request(again, "pi/state", {})

@@ -8,8 +8,8 @@ import shutil
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import request
 from pi_lsp.scripted_llm import replies
+from tests.e2e.conftest import request
 
 
 async def two_turns(client, scripted_llm) -> dict:
@@ -23,25 +23,37 @@ async def test_tree_lists_entries_with_roles_previews_and_the_leaf(client, scrip
     tree = await two_turns(client, scripted_llm)
     messages = [entry for entry in tree["entries"] if entry["type"] == "message"]
     assert [(entry["role"], entry["preview"]) for entry in messages] == [
-        ("user", "first question"), ("assistant", "First answer."),
-        ("user", "second question"), ("assistant", "Second answer."),
+        ("user", "first question"),
+        ("assistant", "First answer."),
+        ("user", "second question"),
+        ("assistant", "Second answer."),
     ]
-    assert tree["leafId"] == messages[-1]["id"] and all(entry["timestamp"] for entry in tree["entries"])
+    assert tree["leafId"] == messages[-1]["id"] and all(
+        entry["timestamp"] for entry in tree["entries"]
+    )
 
 
-async def test_navigating_to_a_user_message_returns_its_text_and_branches_from_its_parent(client, events, scripted_llm):
+async def test_navigating_to_a_user_message_returns_its_text_and_branches_from_its_parent(
+    client, events, scripted_llm
+):
     tree = await two_turns(client, scripted_llm)
     messages = [entry for entry in tree["entries"] if entry["type"] == "message"]
     second_user, first_answer = messages[2], messages[1]
     result = await request(client, "pi/navigate", {"targetId": second_user["id"]})
-    assert result == {"leafId": first_answer["id"], "summaryEntryId": None, "editorText": "second question"}
+    assert result == {
+        "leafId": first_answer["id"],
+        "summaryEntryId": None,
+        "editorText": "second question",
+    }
     assert events.events()[-1] == {"type": "tree_changed", "leafId": first_answer["id"]}
     scripted_llm.enqueue(replies.text("A different path."))
     await request(client, "pi/prompt", {"text": "another question"})
     tree = await request(client, "pi/tree", {})
     assert tree["children"][first_answer["id"]].__len__() == 2  # the old branch stays
     context = scripted_llm.requests[-1]["messages"]
-    assert "second question" not in json.dumps(context) and "another question" in json.dumps(context)
+    assert "second question" not in json.dumps(context) and "another question" in json.dumps(
+        context
+    )
 
 
 async def test_navigating_to_an_answer_continues_from_it(client, scripted_llm):
@@ -49,8 +61,14 @@ async def test_navigating_to_an_answer_continues_from_it(client, scripted_llm):
     first_answer = [entry for entry in tree["entries"] if entry.get("role") == "assistant"][0]
     result = await request(client, "pi/navigate", {"targetId": first_answer["id"]})
     assert result["leafId"] == first_answer["id"] and result["editorText"] is None
-    again = await request(client, "pi/navigate", {"targetId": first_answer["id"], "summarize": True})
-    assert again == {"leafId": first_answer["id"], "summaryEntryId": None, "editorText": None}  # already there
+    again = await request(
+        client, "pi/navigate", {"targetId": first_answer["id"], "summarize": True}
+    )
+    assert again == {
+        "leafId": first_answer["id"],
+        "summaryEntryId": None,
+        "editorText": None,
+    }  # already there
 
 
 async def test_labels_names_and_forks(client, scripted_llm, workspace):
@@ -70,7 +88,9 @@ async def test_labels_names_and_forks(client, scripted_llm, workspace):
     assert {info["id"] for info in listing["sessions"]} >= {tree["sessionId"], fork["sessionId"]}
 
 
-async def test_new_and_open_sessions_including_pis_own_files(client, scripted_llm, workspace, tmp_path):
+async def test_new_and_open_sessions_including_pis_own_files(
+    client, scripted_llm, workspace, tmp_path
+):
     first = await request(client, "pi/newSession", {})
     second = await request(client, "pi/newSession", {})
     assert first["sessionId"] != second["sessionId"]
@@ -109,7 +129,9 @@ async def test_every_request_is_also_a_command(client, scripted_llm):
         types.ExecuteCommandParams(command="pi.prompt", arguments=[{"text": "hello"}])
     )
     assert result["stopReason"] == "stop"
-    tree = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="pi.tree", arguments=[]))
+    tree = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="pi.tree", arguments=[])
+    )
     assert tree["leafId"] == result["leafId"]
 
 
@@ -123,13 +145,21 @@ async def test_without_a_model_everything_but_prompting_works(client):
     assert state["model"] is None and state["contextUsage"] is None
 
 
-async def test_opening_a_loaded_session_by_id_makes_it_current_and_naming_one_does_not(client, scripted_llm):
-    scripted_llm.enqueue(replies.text("First answer."), replies.text("Second answer."), replies.text("Back in the first."))
+async def test_opening_a_loaded_session_by_id_makes_it_current_and_naming_one_does_not(
+    client, scripted_llm
+):
+    scripted_llm.enqueue(
+        replies.text("First answer."),
+        replies.text("Second answer."),
+        replies.text("Back in the first."),
+    )
     first = await request(client, "pi/newSession", {})
     await request(client, "pi/prompt", {"text": "one"})
     second = await request(client, "pi/newSession", {})
     await request(client, "pi/prompt", {"text": "two"})
-    await request(client, "pi/tree", {"sessionId": first["sessionId"]})  # naming a session is not switching
+    await request(
+        client, "pi/tree", {"sessionId": first["sessionId"]}
+    )  # naming a session is not switching
     assert (await request(client, "pi/state", {}))["sessionId"] == second["sessionId"]
     opened = await request(client, "pi/openSession", {"sessionId": first["sessionId"]})
     assert opened["sessionId"] == first["sessionId"]
@@ -152,10 +182,14 @@ async def test_messages_return_the_whole_active_path_for_a_chat_view(client, scr
         entry["id"] for entry in tree["entries"] if entry["type"] == "message"
     ]
     last = await request(client, "pi/messages", {"limit": 1})
-    assert last["total"] == 4 and [entry["message"]["role"] for entry in last["entries"]] == ["assistant"]
+    assert last["total"] == 4 and [entry["message"]["role"] for entry in last["entries"]] == [
+        "assistant"
+    ]
     with pytest.raises(Exception, match="limit must be at least 1"):
         await request(client, "pi/messages", {"limit": 0})
     first_answer = transcript["entries"][1]["entryId"]
     await request(client, "pi/navigate", {"targetId": first_answer})
     moved = await request(client, "pi/messages", {})
-    assert [entry["entryId"] for entry in moved["entries"]][-1] == first_answer and moved["total"] == 2
+    assert [entry["entryId"] for entry in moved["entries"]][-1] == first_answer and moved[
+        "total"
+    ] == 2

@@ -36,23 +36,45 @@ async def test_a_whole_turn_writes_nothing_but_lsp_frames_to_stdout(workspace):
     async with ScriptedLLM((replies.text("All clean."),)) as scripted_llm:
         environment = {**server_environment(), "LITELLM_LOG": "INFO"}
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "pi_lsp", env=environment,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+            sys.executable,
+            "-m",
+            "pi_lsp",
+            env=environment,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
         )
         try:
             options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url}
-            process.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "processId": None, "rootUri": workspace.as_uri(), "capabilities": {}, "initializationOptions": options}}))
+            process.stdin.write(
+                frame(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": "initialize",
+                        "params": {
+                            "processId": None,
+                            "rootUri": workspace.as_uri(),
+                            "capabilities": {},
+                            "initializationOptions": options,
+                        },
+                    }
+                )
+            )
             initialized = await asyncio.wait_for(answer_of(process.stdout, 1), 30)
             assert initialized["result"]["serverInfo"]["name"] == "pi-lsp"
             process.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-            process.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "pi/prompt", "params": {"text": "hi"}}))
+            process.stdin.write(
+                frame({"jsonrpc": "2.0", "id": 2, "method": "pi/prompt", "params": {"text": "hi"}})
+            )
             answer = await asyncio.wait_for(answer_of(process.stdout, 2), 60)
             assert answer["result"]["stopReason"] == "stop"
             process.stdin.write(frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
             await asyncio.wait_for(answer_of(process.stdout, 3), 30)
             process.stdin.write(frame({"jsonrpc": "2.0", "method": "exit"}))
-            assert await asyncio.wait_for(process.stdout.read(), 30) == b""  # nothing after the last frame
+            assert (
+                await asyncio.wait_for(process.stdout.read(), 30) == b""
+            )  # nothing after the last frame
         finally:
             if process.returncode is None:
                 process.kill()

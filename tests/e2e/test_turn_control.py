@@ -9,8 +9,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from tests.e2e.conftest import request
 from pi_lsp.scripted_llm import replies
+from tests.e2e.conftest import request
 
 
 def session_lines(workspace: Path) -> list[dict]:
@@ -18,8 +18,12 @@ def session_lines(workspace: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-async def test_abort_during_streaming_persists_the_partial_answer(client, events, scripted_llm, workspace):
-    scripted_llm.enqueue(replies.slow_text("one two three four five six seven eight", chunks=8, chunk_delay=0.5))
+async def test_abort_during_streaming_persists_the_partial_answer(
+    client, events, scripted_llm, workspace
+):
+    scripted_llm.enqueue(
+        replies.slow_text("one two three four five six seven eight", chunks=8, chunk_delay=0.5)
+    )
     prompt = asyncio.ensure_future(request(client, "pi/prompt", {"text": "count slowly"}))
     await events.wait_for("text_delta")
     aborted = await request(client, "pi/abort", {})
@@ -27,12 +31,18 @@ async def test_abort_during_streaming_persists_the_partial_answer(client, events
     assert aborted["aborted"] is True and result["stopReason"] == "aborted"
     last = session_lines(workspace)[-1]["message"]
     assert last["role"] == "assistant" and last["stopReason"] == "aborted"
-    assert last["content"][0]["text"].startswith("one") and "eight" not in last["content"][0]["text"]
+    assert (
+        last["content"][0]["text"].startswith("one") and "eight" not in last["content"][0]["text"]
+    )
     assert events.types()[-2:] == ["agent_end", "tree_changed"]
 
 
-async def test_cancel_request_aborts_the_turn_and_answers_normally(client, events, scripted_llm, workspace):
-    scripted_llm.enqueue(replies.slow_text("alpha beta gamma delta epsilon", chunks=5, chunk_delay=0.5))
+async def test_cancel_request_aborts_the_turn_and_answers_normally(
+    client, events, scripted_llm, workspace
+):
+    scripted_llm.enqueue(
+        replies.slow_text("alpha beta gamma delta epsilon", chunks=5, chunk_delay=0.5)
+    )
     future = client.protocol.send_request("pi/prompt", {"text": "slowly"})
     await events.wait_for("text_delta")
     client.protocol.notify("$/cancelRequest", types.CancelParams(id=_last_request_id(client)))
@@ -45,7 +55,9 @@ def _last_request_id(client) -> int:
     return max(key for key in client.protocol._request_futures if isinstance(key, (int, str)))
 
 
-async def test_abort_kills_a_running_command_and_its_children(client, events, scripted_llm, workspace):
+async def test_abort_kills_a_running_command_and_its_children(
+    client, events, scripted_llm, workspace
+):
     pid_file = workspace / "pids"
     command = f"sleep 60 & echo $! > {pid_file}; echo $$ >> {pid_file}; wait"
     scripted_llm.enqueue(replies.tool_calls([("call_1", "bash", {"command": command})]))
@@ -70,12 +82,19 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    status = Path(f"/proc/{pid}/stat").read_text().split()[2] if Path(f"/proc/{pid}/stat").exists() else "X"
+    status = (
+        Path(f"/proc/{pid}/stat").read_text().split()[2]
+        if Path(f"/proc/{pid}/stat").exists()
+        else "X"
+    )
     return status not in ("Z", "X")
 
 
 async def test_a_prompt_during_a_turn_is_queued_as_a_follow_up(client, events, scripted_llm):
-    scripted_llm.enqueue(replies.slow_text("first answer here", chunks=3, chunk_delay=0.3), replies.text("second answer"))
+    scripted_llm.enqueue(
+        replies.slow_text("first answer here", chunks=3, chunk_delay=0.3),
+        replies.text("second answer"),
+    )
     first = asyncio.ensure_future(request(client, "pi/prompt", {"text": "first"}))
     await events.wait_for("text_delta")
     second = asyncio.ensure_future(request(client, "pi/prompt", {"text": "second"}))
@@ -87,14 +106,18 @@ async def test_a_prompt_during_a_turn_is_queued_as_a_follow_up(client, events, s
     assert "first answer here" in follow_up_request and "second" in follow_up_request
 
 
-async def test_steering_is_delivered_after_the_current_tool_batch(client, events, scripted_llm, workspace):
+async def test_steering_is_delivered_after_the_current_tool_batch(
+    client, events, scripted_llm, workspace
+):
     scripted_llm.enqueue(
         replies.tool_calls([("call_1", "bash", {"command": "sleep 1; echo done"})]),
         replies.text("Adjusted to the steering."),
     )
     first = asyncio.ensure_future(request(client, "pi/prompt", {"text": "start"}))
     await events.wait_for("tool_execution_start")
-    steer = asyncio.ensure_future(request(client, "pi/prompt", {"text": "also check the docs", "streamingBehavior": "steer"}))
+    steer = asyncio.ensure_future(
+        request(client, "pi/prompt", {"text": "also check the docs", "streamingBehavior": "steer"})
+    )
     first_result, steer_result = await asyncio.wait_for(asyncio.gather(first, steer), 20)
     assert first_result == steer_result  # both resolve with the turn that carried the steering
     second_request = scripted_llm.requests[1]["messages"]
@@ -110,7 +133,9 @@ async def test_rate_limits_are_retried_with_retry_events(client, events, scripte
     assert retry["attempt"] == 1 and retry["maxAttempts"] == 3 and "429" in retry["errorMessage"]
 
 
-async def test_a_provider_error_that_is_not_retryable_ends_the_turn_with_its_message(client, scripted_llm, workspace):
+async def test_a_provider_error_that_is_not_retryable_ends_the_turn_with_its_message(
+    client, scripted_llm, workspace
+):
     scripted_llm.enqueue(replies.error(400, "Invalid request: bad tool schema"))
     result = await request(client, "pi/prompt", {"text": "hello"})
     assert result["stopReason"] == "error" and "bad tool schema" in result["errorMessage"]

@@ -9,12 +9,19 @@ def test_defaults_without_options(tmp_path):
     config = load_config(tmp_path, None, {"PI_CODING_AGENT_DIR": str(tmp_path / "agent")})
     assert config.session_dir == tmp_path / ".pi" / "sessions"
     assert config.thinking_level() == "medium" and config.settings.tokenizer == "tiktoken"
-    assert config.retry_settings().max_retries == 3 and config.retry_settings().base_delay_ms == 2000
+    assert (
+        config.retry_settings().max_retries == 3 and config.retry_settings().base_delay_ms == 2000
+    )
     assert config.problems == ()
 
 
 def test_invalid_values_fall_back_to_defaults_with_one_problem_each(tmp_path):
-    options = {"contextWindow": "big", "thinkingLevel": "huge", "model": "openai/x", "retry": {"maxRetries": 5}}
+    options = {
+        "contextWindow": "big",
+        "thinkingLevel": "huge",
+        "model": "openai/x",
+        "retry": {"maxRetries": 5},
+    }
     config = load_config(tmp_path, options, {"PI_CODING_AGENT_DIR": str(tmp_path / "agent")})
     assert config.settings.context_window is None and config.thinking_level() == "medium"
     assert config.settings.model == "openai/x" and config.retry_settings().max_retries == 5
@@ -22,16 +29,32 @@ def test_invalid_values_fall_back_to_defaults_with_one_problem_each(tmp_path):
 
 
 def test_session_dir_precedence_and_pi_settings(tmp_path):
-    pi_settings = {"defaultProvider": "anthropic", "defaultModel": "claude-y", "sessionDir": "/from-pi",
-                   "compaction": {"keepRecentTokens": 5000, "tokenizer": "chars4"}}
+    pi_settings = {
+        "defaultProvider": "anthropic",
+        "defaultModel": "claude-y",
+        "sessionDir": "/from-pi",
+        "compaction": {"keepRecentTokens": 5000, "tokenizer": "chars4"},
+    }
     environ: dict[str, str] = {}
     config = load_config(tmp_path, {}, environ, pi_settings)
     assert config.session_dir == Path("/from-pi")
-    assert config.model_settings()["defaultProvider"] == "anthropic" and config.model_settings()["defaultModel"] == "claude-y"
-    assert config.compaction_settings().keep_recent_tokens == 5000 and config.tokenizer() == "chars4"
-    assert load_config(tmp_path, {}, {"PI_CODING_AGENT_SESSION_DIR": "/from-env"}, pi_settings).session_dir == Path("/from-env")
-    assert load_config(tmp_path, {"sessionDir": "sessions"}, environ, pi_settings).session_dir == tmp_path / "sessions"
-    client_wins = load_config(tmp_path, {"compaction": {"keepRecentTokens": 7}}, environ, pi_settings)
+    assert (
+        config.model_settings()["defaultProvider"] == "anthropic"
+        and config.model_settings()["defaultModel"] == "claude-y"
+    )
+    assert (
+        config.compaction_settings().keep_recent_tokens == 5000 and config.tokenizer() == "chars4"
+    )
+    assert load_config(
+        tmp_path, {}, {"PI_CODING_AGENT_SESSION_DIR": "/from-env"}, pi_settings
+    ).session_dir == Path("/from-env")
+    assert (
+        load_config(tmp_path, {"sessionDir": "sessions"}, environ, pi_settings).session_dir
+        == tmp_path / "sessions"
+    )
+    client_wins = load_config(
+        tmp_path, {"compaction": {"keepRecentTokens": 7}}, environ, pi_settings
+    )
     assert client_wins.compaction_settings().keep_recent_tokens == 7
 
 
@@ -42,11 +65,16 @@ def test_invalid_compaction_settings_fall_back_to_pis_defaults(tmp_path):
 
 
 def test_retry_and_thinking_level_come_from_pis_settings_unless_the_client_sets_them(tmp_path):
-    pi_settings = {"retry": {"enabled": False, "maxRetries": 9, "baseDelayMs": 10}, "defaultThinkingLevel": "high"}
+    pi_settings = {
+        "retry": {"enabled": False, "maxRetries": 9, "baseDelayMs": 10},
+        "defaultThinkingLevel": "high",
+    }
     from_pi = load_config(tmp_path, {}, {}, pi_settings)
     assert from_pi.retry_settings().enabled is False and from_pi.retry_settings().max_retries == 9
     assert from_pi.thinking_level() == "high"
-    client = load_config(tmp_path, {"retry": {"maxRetries": 1}, "thinkingLevel": "low"}, {}, pi_settings)
+    client = load_config(
+        tmp_path, {"retry": {"maxRetries": 1}, "thinkingLevel": "low"}, {}, pi_settings
+    )
     retry = client.retry_settings()
     assert (retry.enabled, retry.max_retries, retry.base_delay_ms) == (False, 1, 10)
     assert client.thinking_level() == "low"
@@ -59,20 +87,33 @@ def test_negative_client_retry_values_are_reported_and_ignored(tmp_path):
 
 
 def test_workspace_configuration_wins_over_initialization_options_but_never_sets_trust(tmp_path):
-    options = {"model": "openai/a", "trusted": False, "compaction": {"reserveTokens": 100, "keepRecentTokens": 50}}
+    options = {
+        "model": "openai/a",
+        "trusted": False,
+        "compaction": {"reserveTokens": 100, "keepRecentTokens": 50},
+    }
     live = {
-        "model": "openai/b", "trusted": True, "apiBase": None, "contextWindow": "",
-        "compaction": {"keepRecentTokens": 70, "enabled": None}, "server": {"path": "/bin/pi-lsp"},
+        "model": "openai/b",
+        "trusted": True,
+        "apiBase": None,
+        "contextWindow": "",
+        "compaction": {"keepRecentTokens": 70, "enabled": None},
+        "server": {"path": "/bin/pi-lsp"},
     }
     config = load_config(tmp_path, options, {}, {}, workspace_configuration=live)
     assert config.settings.model == "openai/b" and config.settings.trusted is False
     assert config.settings.api_base is None and config.settings.context_window is None
-    assert config.compaction_settings().reserve_tokens == 100 and config.compaction_settings().keep_recent_tokens == 70
+    assert (
+        config.compaction_settings().reserve_tokens == 100
+        and config.compaction_settings().keep_recent_tokens == 70
+    )
     assert config.problems == ()
     assert "server" not in config.client_options
 
 
 def test_invalid_workspace_configuration_values_are_problems_not_failures(tmp_path):
-    config = load_config(tmp_path, {}, {}, {}, workspace_configuration={"contextWindow": "huge", "thinkingLevel": 3})
+    config = load_config(
+        tmp_path, {}, {}, {}, workspace_configuration={"contextWindow": "huge", "thinkingLevel": 3}
+    )
     assert config.settings.context_window is None and config.thinking_level() == "medium"
     assert len(config.problems) == 2

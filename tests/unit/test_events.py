@@ -21,7 +21,9 @@ async def test_a_burst_of_deltas_becomes_few_notifications_and_loses_nothing():
     assert text == "".join(f"{index}," for index in range(1000))
     assert len(sent) < 20
     assert [item["seq"] for item in sent] == list(range(1, len(sent) + 1))
-    assert sent[-1]["event"]["type"] == "agent_end" and all(item["sessionId"] == "s1" for item in sent)
+    assert sent[-1]["event"]["type"] == "agent_end" and all(
+        item["sessionId"] == "s1" for item in sent
+    )
 
 
 async def test_other_events_flush_pending_deltas_first_and_keep_their_order():
@@ -33,7 +35,10 @@ async def test_other_events_flush_pending_deltas_first_and_keep_their_order():
     stream.emit({"type": "text_delta", "delta": "d"})
     stream.flush()
     assert [(item["event"]["type"], item["event"].get("delta")) for item in sent] == [
-        ("text_delta", "a"), ("thinking_delta", "bc"), ("toolcall_start", None), ("text_delta", "d"),
+        ("text_delta", "a"),
+        ("thinking_delta", "bc"),
+        ("toolcall_start", None),
+        ("text_delta", "d"),
     ]
 
 

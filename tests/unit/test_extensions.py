@@ -17,7 +17,9 @@ class Raises:
 
 
 def event() -> BeforeCompactEvent:
-    return BeforeCompactEvent(preparation=None, branch_entries=[], instructions=None, reason="manual", will_retry=False)
+    return BeforeCompactEvent(
+        preparation=None, branch_entries=[], instructions=None, reason="manual", will_retry=False
+    )
 
 
 def supplied(summary: str) -> dict:
@@ -25,14 +27,22 @@ def supplied(summary: str) -> dict:
 
 
 async def test_the_last_valid_summary_wins_and_broken_extensions_are_skipped():
-    extensions = [Extension("one", Returns(supplied("first"))), Extension("broken", Raises()),
-                  Extension("two", Returns(supplied("second"))), Extension("invalid", Returns({"compaction": {"summary": ""}})),
-                  Extension("silent", Returns(None)), Extension("no-hook", object())]
+    extensions = [
+        Extension("one", Returns(supplied("first"))),
+        Extension("broken", Raises()),
+        Extension("two", Returns(supplied("second"))),
+        Extension("invalid", Returns({"compaction": {"summary": ""}})),
+        Extension("silent", Returns(None)),
+        Extension("no-hook", object()),
+    ]
     decision = await run_before_compact(extensions, event())
     assert decision.compaction["summary"] == "second" and decision.supplied_by == "two"
 
 
 async def test_a_cancel_stops_at_once():
-    extensions = [Extension("stopper", Returns({"cancel": True})), Extension("late", Returns(supplied("never")))]
+    extensions = [
+        Extension("stopper", Returns({"cancel": True})),
+        Extension("late", Returns(supplied("never"))),
+    ]
     decision = await run_before_compact(extensions, event())
     assert decision.cancelled_by == "stopper" and decision.compaction is None

@@ -21,10 +21,19 @@ def test_a_fork_holds_one_path_rechained_with_its_labels_recreated(tmp_path):
             assert fork.is_persisted and fork.path.parent == source.path.parent
             lines = [json.loads(line) for line in fork.path.read_text().splitlines()]
     header, *entries = lines
-    assert header["parentSession"] == str(source.path) and header["cwd"] == "/w" and header["id"] != source.id
+    assert (
+        header["parentSession"] == str(source.path)
+        and header["cwd"] == "/w"
+        and header["id"] != source.id
+    )
     assert [entry["type"] for entry in entries] == ["message", "message", "label", "label"]
-    assert entries[1]["id"] == second and entries[1]["parentId"] == first  # re-chained over the dropped label
-    assert [(entry["targetId"], entry["label"]) for entry in entries[2:]] == [(first, "start"), (second, "answer")]
+    assert (
+        entries[1]["id"] == second and entries[1]["parentId"] == first
+    )  # re-chained over the dropped label
+    assert [(entry["targetId"], entry["label"]) for entry in entries[2:]] == [
+        (first, "start"),
+        (second, "answer"),
+    ]
     assert entries[2]["parentId"] == second and entries[3]["parentId"] == entries[2]["id"]
     assert len(source.entries) == 5  # the source is untouched
 
@@ -37,7 +46,9 @@ def test_a_fork_without_conversation_is_not_written_until_its_first_message(tmp_
             assert not fork.is_persisted and not fork.path.exists()
             fork.append_message(user("now"))
             assert [json.loads(line)["type"] for line in fork.path.read_text().splitlines()] == [
-                "session", "model_change", "message",
+                "session",
+                "model_change",
+                "message",
             ]
 
 
@@ -71,7 +82,9 @@ def test_listing_gives_pis_session_info_newest_first_and_skips_foreign_files(tmp
 
 def test_a_session_without_messages_lists_with_a_placeholder(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_text('{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}\n')
+    path.write_text(
+        '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}\n'
+    )
     os.utime(path, (0, 0))
     [info] = list_sessions(tmp_path)
     assert info.first_message == "(no messages)" and info.message_count == 0

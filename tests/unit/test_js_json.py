@@ -39,7 +39,7 @@ def test_integer_like_keys_come_first_in_ascending_order():
 
 def test_strings_keep_non_ascii_and_escape_controls_and_lone_surrogates():
     assert js_json.dumps("é😀\u2028\x7f") == '"é😀\u2028\x7f"'
-    assert js_json.dumps("\x00\x1f\b\f\n\r\t\"\\") == '"\\u0000\\u001f\\b\\f\\n\\r\\t\\"\\\\"'
+    assert js_json.dumps('\x00\x1f\b\f\n\r\t"\\') == '"\\u0000\\u001f\\b\\f\\n\\r\\t\\"\\\\"'
     assert js_json.dumps("a\ud800b") == '"a\\ud800b"'
 
 
@@ -60,8 +60,14 @@ def test_utf16_length_counts_astral_characters_twice():
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False) | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
     max_leaves=20,
 )
 

@@ -12,7 +12,9 @@ DOCS = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text(
 
 
 def section(method: str) -> str:
-    match = re.search(rf"^### `{re.escape(method)}`\n(.*?)(?=^### |^## |\Z)", DOCS, re.MULTILINE | re.DOTALL)
+    match = re.search(
+        rf"^### `{re.escape(method)}`\n(.*?)(?=^### |^## |\Z)", DOCS, re.MULTILINE | re.DOTALL
+    )
     assert match, f"docs/protocol.md has no section for {method}"
     return match.group(1)
 
@@ -21,7 +23,9 @@ def section(method: str) -> str:
 def test_every_request_is_documented_with_its_params(method):
     text = section(method)
     for field in attrs.fields(protocol.PARAMS_BY_METHOD[method]):
-        assert f"`{protocol.camel_case(field.name)}" in text, f"{method}: param {field.name} is not documented"
+        assert f"`{protocol.camel_case(field.name)}" in text, (
+            f"{method}: param {field.name} is not documented"
+        )
 
 
 def test_every_event_type_is_documented():
@@ -32,7 +36,10 @@ def test_every_event_type_is_documented():
 
 def test_every_documented_method_exists():
     documented = set(re.findall(r"^### `(pi/\w+)`", DOCS, re.MULTILINE))
-    assert documented == set(protocol.PARAMS_BY_METHOD) | {protocol.EVENT, protocol.RESOURCES_CHANGED}
+    assert documented == set(protocol.PARAMS_BY_METHOD) | {
+        protocol.EVENT,
+        protocol.RESOURCES_CHANGED,
+    }
 
 
 def test_every_method_is_registered_as_a_request_and_a_command():
@@ -40,4 +47,6 @@ def test_every_method_is_registered_as_a_request_and_a_command():
 
     server = build_server()
     assert set(protocol.PARAMS_BY_METHOD) <= set(server.protocol.fm.features)
-    assert {protocol.command_name(method) for method in protocol.PARAMS_BY_METHOD} <= set(server.protocol.fm.commands)
+    assert {protocol.command_name(method) for method in protocol.PARAMS_BY_METHOD} <= set(
+        server.protocol.fm.commands
+    )

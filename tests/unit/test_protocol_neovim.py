@@ -19,7 +19,9 @@ NOTIFICATIONS = (protocol.EVENT, protocol.RESOURCES_CHANGED)
 
 
 def _snake_case(method: str) -> str:
-    return re.sub(r"([A-Z])", lambda match: "_" + match.group(1).lower(), method.removeprefix("pi/"))
+    return re.sub(
+        r"([A-Z])", lambda match: "_" + match.group(1).lower(), method.removeprefix("pi/")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +32,8 @@ def source() -> str:
 @pytest.fixture(scope="module")
 def wrappers(source: str) -> dict[str, str]:
     """Method name → the name of its wrapper function."""
-    pairs = re.findall(r'^M\.(\w+)\s*=\s*request\("(pi/\w+)"\)', source, re.M)
-    assert pairs, f"{API_LUA} defines no `M.name = request(\"pi/…\")` wrappers"
+    pairs = re.findall(r'^M\.(\w+)\s*=\s*request\("(pi/\w+)"\)', source, re.MULTILINE)
+    assert pairs, f'{API_LUA} defines no `M.name = request("pi/…")` wrappers'
     methods = [method for _, method in pairs]
     assert len(methods) == len(set(methods)), f"a method is wrapped twice in {API_LUA}"
     return {method: name for name, method in pairs}
@@ -39,7 +41,7 @@ def wrappers(source: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def notifications(source: str) -> dict[str, str]:
-    match = re.search(r"^M\.notifications\s*=\s*\{(.*?)^\}", source, re.M | re.S)
+    match = re.search(r"^M\.notifications\s*=\s*\{(.*?)^\}", source, re.MULTILINE | re.DOTALL)
     assert match, f"{API_LUA} has no `M.notifications = {{ … }}` table"
     return dict(re.findall(r'(\w+)\s*=\s*"(pi/\w+)"', match.group(1)))
 

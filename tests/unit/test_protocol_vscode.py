@@ -30,7 +30,7 @@ def _block(source: str, header: str) -> str:
 
 
 def _array(source: str, name: str) -> list[str]:
-    match = re.search(rf"export const {name}\b[^=]*=\s*\[(.*?)\];", source, re.S)
+    match = re.search(rf"export const {name}\b[^=]*=\s*\[(.*?)\];", source, re.DOTALL)
     assert match, f"{PROTOCOL_TS} has no `export const {name} = [...]`"
     return re.findall(r"'([^']+)'", match.group(1))
 
@@ -56,19 +56,23 @@ def test_the_table_names_no_unknown_method(requests_table, source):
     unknown = sorted(set(requests_table) - set(protocol.PARAMS_BY_METHOD))
     assert not unknown, f"protocol.ts names methods the server does not have: {unknown}"
     listed = _array(source, "METHODS")
-    assert sorted(listed) == sorted(protocol.PARAMS_BY_METHOD), "METHODS differs from the server's methods"
+    assert sorted(listed) == sorted(protocol.PARAMS_BY_METHOD), (
+        "METHODS differs from the server's methods"
+    )
 
 
 @pytest.mark.parametrize("method", sorted(protocol.PARAMS_BY_METHOD))
 def test_every_params_field_is_typed(method, requests_table, source):
     params_type = requests_table.get(method)
     assert params_type, f"{method} is missing from protocol.ts"
-    wanted = {protocol.camel_case(field.name) for field in attrs.fields(protocol.PARAMS_BY_METHOD[method])}
+    wanted = {
+        protocol.camel_case(field.name) for field in attrs.fields(protocol.PARAMS_BY_METHOD[method])
+    }
     if params_type == "NoParams":
         assert not wanted, f"{method} takes {sorted(wanted)} but protocol.ts says NoParams"
         return
     body = _block(source, f"export interface {params_type} ")
-    typed = set(re.findall(r"^\s*(\w+)\??:", body, re.M))
+    typed = set(re.findall(r"^\s*(\w+)\??:", body, re.MULTILINE))
     missing = sorted(wanted - typed)
     assert not missing, f"{params_type} ({method}) lacks fields {missing}"
     extra = sorted(typed - wanted)
@@ -77,7 +81,7 @@ def test_every_params_field_is_typed(method, requests_table, source):
 
 def test_every_event_type_is_typed(source):
     body = _block(source, "export interface Events")
-    typed = re.findall(r"^\s{2}(\w+):", body, re.M)
+    typed = re.findall(r"^\s{2}(\w+):", body, re.MULTILINE)
     assert sorted(typed) == sorted(protocol.EVENT_TYPES)
     assert sorted(_array(source, "EVENT_TYPES")) == sorted(protocol.EVENT_TYPES)
 

@@ -36,7 +36,9 @@ def test_override_patterns_exclude_by_glob_and_force_by_exact_path(tmp_path):
     assert not auto.enables(tmp_path / "skills" / "dawn" / "SKILL.md")
     assert auto.enables(tmp_path / "skills" / "delta" / "SKILL.md")
     assert not auto.enables(tmp_path / "skills" / "dusk" / "SKILL.md")
-    assert auto.enables(tmp_path / "skills" / "other" / "SKILL.md")  # includes limit only named paths
+    assert auto.enables(
+        tmp_path / "skills" / "other" / "SKILL.md"
+    )  # includes limit only named paths
     named = patterns_of(entries, tmp_path, heed_includes=True)
     assert not named.enables(tmp_path / "skills" / "other" / "SKILL.md")
     assert named.enables(tmp_path / "skills" / "include-me" / "SKILL.md")

@@ -193,7 +193,9 @@ def test_a_reload_with_a_cache_parses_only_the_files_that_changed(tmp_path):
     for index in range(5):
         folder = workspace / ".pi" / "skills" / f"skill-{index}"
         folder.mkdir(parents=True)
-        (folder / "SKILL.md").write_text(f"---\nname: skill-{index}\ndescription: Number {index}.\n---\nBody {index}\n")
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{index}\ndescription: Number {index}.\n---\nBody {index}\n"
+        )
     (workspace / ".pi" / "prompts").mkdir()
     (workspace / ".pi" / "prompts" / "review.md").write_text("Review $1\n")
     cache = ParsedFileCache()
@@ -201,11 +203,20 @@ def test_a_reload_with_a_cache_parses_only_the_files_that_changed(tmp_path):
     assert cache.parsed == 6 and len(first.skills) == 5
     load_resources(workspace, agent_dir, trusted=True, home=tmp_path, cache=cache)
     assert cache.parsed == 6  # nothing changed, nothing read
-    (workspace / ".pi" / "skills" / "skill-2" / "SKILL.md").write_text("---\nname: skill-2\ndescription: Changed.\n---\nNew\n")
+    (workspace / ".pi" / "skills" / "skill-2" / "SKILL.md").write_text(
+        "---\nname: skill-2\ndescription: Changed.\n---\nNew\n"
+    )
     changed = load_resources(workspace, agent_dir, trusted=True, home=tmp_path, cache=cache)
     assert cache.parsed == 7
-    assert [skill.description for skill in changed.skills if skill.name == "skill-2"] == ["Changed."]
+    assert [skill.description for skill in changed.skills if skill.name == "skill-2"] == [
+        "Changed."
+    ]
     (workspace / ".pi" / "skills" / "skill-4" / "SKILL.md").unlink()
     after_delete = load_resources(workspace, agent_dir, trusted=True, home=tmp_path, cache=cache)
-    assert {skill.name for skill in after_delete.skills} == {"skill-0", "skill-1", "skill-2", "skill-3"}
+    assert {skill.name for skill in after_delete.skills} == {
+        "skill-0",
+        "skill-1",
+        "skill-2",
+        "skill-3",
+    }
     assert cache.parsed == 7 and len(cache._entries) == 5  # the deleted file is forgotten

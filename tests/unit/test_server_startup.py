@@ -21,7 +21,9 @@ print("litellm" in sys.modules, "openai" in sys.modules)
 
 
 def test_initialize_does_not_import_litellm(tmp_path):
-    result = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path)], capture_output=True, text=True, check=True
+    )
     assert result.stdout.split() == ["False", "False"]
 
 
@@ -45,7 +47,17 @@ def test_tcp_serves_the_protocol(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "pi_lsp", "--tcp", f"127.0.0.1:{port}", "--log-file", str(tmp_path / "log")])
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pi_lsp",
+            "--tcp",
+            f"127.0.0.1:{port}",
+            "--log-file",
+            str(tmp_path / "log"),
+        ]
+    )
     try:
         for _ in range(100):
             try:
@@ -54,10 +66,20 @@ def test_tcp_serves_the_protocol(tmp_path):
             except OSError:
                 time.sleep(0.1)
         with connection:
-            connection.sendall(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                      "params": {"capabilities": {}, "rootUri": tmp_path.as_uri()}}))
+            connection.sendall(
+                frame(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": "initialize",
+                        "params": {"capabilities": {}, "rootUri": tmp_path.as_uri()},
+                    }
+                )
+            )
             assert "capabilities" in read_message(connection)["result"]
-            connection.sendall(frame({"jsonrpc": "2.0", "id": 2, "method": "pi/tree", "params": {}}))
+            connection.sendall(
+                frame({"jsonrpc": "2.0", "id": 2, "method": "pi/tree", "params": {}})
+            )
             message = read_message(connection)
             while "id" not in message:
                 message = read_message(connection)

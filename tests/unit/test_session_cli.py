@@ -33,7 +33,10 @@ def test_context_prints_pis_context_document(capsys, session_file):
     code, out, _ = run(capsys, "session", "context", str(session_file))
     document = json.loads(out)
     assert code == 0 and list(document) == ["messages", "thinkingLevel", "model"]
-    assert [message["content"][0]["text"] for message in document["messages"]] == ["hello there", "another answer"]
+    assert [message["content"][0]["text"] for message in document["messages"]] == [
+        "hello there",
+        "another answer",
+    ]
     assert document["model"] == {"provider": "openai", "modelId": "gpt-4o"}
 
 
@@ -51,7 +54,9 @@ def test_tree_json_lists_entries_with_roles_previews_and_the_active_path(capsys,
     _, out, _ = run(capsys, "session", "tree", str(session_file), "--json")
     document = json.loads(out)
     first = document["entries"][0]
-    assert first["role"] == "user" and first["preview"] == "hello there" and first["label"] == "start"
+    assert (
+        first["role"] == "user" and first["preview"] == "hello there" and first["label"] == "start"
+    )
     assert document["activePath"][-1] == document["leafId"] and document["roots"] == [first["id"]]
     assert len(document["children"][first["id"]]) == 2
 
@@ -75,11 +80,16 @@ def test_list_and_fork(capsys, session_file, tmp_path):
         (["session", "context", "{missing}"], "no session file at"),
         (["session", "context", "{foreign}"], "not a pi session file"),
         (["session", "context", "{file}", "--leaf", "nope"], "entry nope not found"),
-        (["session", "plan-branch-summary", "{file}", "--from", "nope", "--to", "nope"], "entry nope not found"),
+        (
+            ["session", "plan-branch-summary", "{file}", "--from", "nope", "--to", "nope"],
+            "entry nope not found",
+        ),
         (["session", "fork", "{file}", "--at", "nope"], "entry nope not found"),
     ],
 )
-def test_bad_input_exits_non_zero_with_one_line_on_stderr(capsys, session_file, tmp_path, argv, message):
+def test_bad_input_exits_non_zero_with_one_line_on_stderr(
+    capsys, session_file, tmp_path, argv, message
+):
     foreign = tmp_path / "foreign.jsonl"
     foreign.write_text('{"role":"user"}\n')
     before = foreign.read_bytes()
@@ -91,7 +101,17 @@ def test_bad_input_exits_non_zero_with_one_line_on_stderr(capsys, session_file, 
 
 def test_bad_numbers_are_argument_errors():
     result = subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "session", "plan-compaction", "x.jsonl", "--keep-recent-tokens", "-5"],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pi_lsp",
+            "session",
+            "plan-compaction",
+            "x.jsonl",
+            "--keep-recent-tokens",
+            "-5",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 2 and "expected a number >= 0" in result.stderr

@@ -24,7 +24,9 @@ operations = st.lists(
         st.tuples(st.just("reset")),
         st.tuples(st.just("summary"), st.integers(0, 50), st.text(max_size=10)),
         st.tuples(st.just("thinking"), st.sampled_from(["off", "low", "high"])),
-        st.tuples(st.just("custom"), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)),
+        st.tuples(
+            st.just("custom"), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)
+        ),
         st.tuples(st.just("name"), st.text(max_size=10)),
     ),
     max_size=30,
@@ -54,7 +56,9 @@ def apply(session: Session, operation: tuple) -> None:
         session.append_session_info(arguments[0])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(operations)
 def test_random_operations_append_only_and_reload_identically(tmp_path_factory, sequence):
     directory = tmp_path_factory.mktemp("sessions")
@@ -66,7 +70,9 @@ def test_random_operations_append_only_and_reload_identically(tmp_path_factory, 
             assert [entry.id for entry in session.branch()] == [
                 entry.id for entry in branch_path(session.by_id, session.leaf_id)
             ]
-            assert session.build_context() == build_session_context(session.entries, session.leaf_id, session.by_id)
+            assert session.build_context() == build_session_context(
+                session.entries, session.leaf_id, session.by_id
+            )
             if session.is_persisted:
                 current = session.path.read_bytes()
                 assert current.startswith(previous)
@@ -75,19 +81,27 @@ def test_random_operations_append_only_and_reload_identically(tmp_path_factory, 
             return
         reloaded = Session.open(session.path, writable=False)
         assert [entry.raw for entry in reloaded.entries] == [entry.raw for entry in session.entries]
-        assert [entry.body for entry in reloaded.entries] == [json.loads(entry.raw) for entry in session.entries]
+        assert [entry.body for entry in reloaded.entries] == [
+            json.loads(entry.raw) for entry in session.entries
+        ]
         assert reloaded.labels == session.labels and reloaded.name == session.name
         assert reloaded.leaf_id == session.entries[-1].id
 
 
-parent_graphs = st.lists(st.tuples(st.integers(0, 8), st.one_of(st.none(), st.integers(0, 8))), min_size=1, max_size=12)
+parent_graphs = st.lists(
+    st.tuples(st.integers(0, 8), st.one_of(st.none(), st.integers(0, 8))), min_size=1, max_size=12
+)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(parent_graphs)
 def test_every_walk_terminates_on_arbitrary_parent_links(tmp_path_factory, graph):
     path = tmp_path_factory.mktemp("graph") / "s.jsonl"
-    lines = ['{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}']
+    lines = [
+        '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}'
+    ]
     for own, parent in graph:
         parent_json = "null" if parent is None else f'"e{parent}"'
         lines.append(

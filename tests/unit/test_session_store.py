@@ -10,15 +10,26 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.errors import NotASessionError, SessionLockedError, SessionReadOnlyError, SessionWriteError
+from pi_lsp.errors import (
+    NotASessionError,
+    SessionLockedError,
+    SessionReadOnlyError,
+    SessionWriteError,
+)
 from pi_lsp.session.session import Session
 
-FILE_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.jsonl$")
+FILE_NAME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.jsonl$"
+)
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 
 
 def user(text: str) -> dict:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1_700_000_000_000}
+    return {
+        "role": "user",
+        "content": [{"type": "text", "text": text}],
+        "timestamp": 1_700_000_000_000,
+    }
 
 
 def assistant(text: str) -> dict:
@@ -28,8 +39,20 @@ def assistant(text: str) -> dict:
         "api": "openai-completions",
         "provider": "openai",
         "model": "gpt-4o",
-        "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
-                  "cost": {"input": 0.00003, "output": 1.0, "cacheRead": 0, "cacheWrite": 0, "total": 1.00003}},
+        "usage": {
+            "input": 10,
+            "output": 5,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": 15,
+            "cost": {
+                "input": 0.00003,
+                "output": 1.0,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "total": 1.00003,
+            },
+        },
         "stopReason": "stop",
         "timestamp": 1_700_000_000_500,
     }
@@ -39,7 +62,9 @@ def write_lines(path: Path, *lines: str, trailing_newline: bool = True) -> None:
     path.write_text("\n".join(lines) + ("\n" if trailing_newline else ""), encoding="utf-8")
 
 
-HEADER = '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}'
+HEADER = (
+    '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}'
+)
 USER_LINE = '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}'
 
 
@@ -50,7 +75,12 @@ def test_nothing_is_written_until_the_first_user_message(tmp_path):
         assert not session.path.exists() and not session.is_persisted
         session.append_message(user("hello"))
         lines = session.path.read_text().splitlines()
-    assert [json.loads(line)["type"] for line in lines] == ["session", "model_change", "thinking_level_change", "message"]
+    assert [json.loads(line)["type"] for line in lines] == [
+        "session",
+        "model_change",
+        "thinking_level_change",
+        "message",
+    ]
 
 
 def test_lines_are_compact_json_in_pis_key_order_with_unique_short_ids(tmp_path):
@@ -65,7 +95,10 @@ def test_lines_are_compact_json_in_pis_key_order_with_unique_short_ids(tmp_path)
     assert list(header) == ["type", "version", "id", "timestamp", "cwd"] and header["version"] == 3
     assert path.name.endswith(f"_{header['id']}.jsonl")
     assert all(list(entry)[:4] == ["type", "id", "parentId", "timestamp"] for entry in entries)
-    assert all(re.fullmatch(r"[0-9a-f]{8}", entry["id"]) and ISO.match(entry["timestamp"]) for entry in entries)
+    assert all(
+        re.fullmatch(r"[0-9a-f]{8}", entry["id"]) and ISO.match(entry["timestamp"])
+        for entry in entries
+    )
     assert len({entry["id"] for entry in entries}) == len(entries)
     assert [entry["parentId"] for entry in entries] == [None, entries[0]["id"], entries[1]["id"]]
     assert '"text":"héllo 😀"' in text and ", " not in text and '": ' not in text
@@ -94,7 +127,7 @@ def test_reopening_restores_entries_leaf_labels_and_name(tmp_path):
 
 def test_blank_and_unparseable_lines_are_skipped_and_counted(tmp_path):
     path = tmp_path / "s.jsonl"
-    write_lines(path, HEADER, "", "not json {", USER_LINE, "   ", '{"type":"message"', '[1,2]')
+    write_lines(path, HEADER, "", "not json {", USER_LINE, "   ", '{"type":"message"', "[1,2]")
     session = Session.open(path, writable=False)
     assert [entry.id for entry in session.entries] == ["a1"]
     assert session.report.blank_lines == 2
@@ -109,7 +142,9 @@ def test_a_torn_last_line_is_skipped_and_repaired_before_the_next_append(tmp_pat
         assert session.leaf_id == "a1"
         new_id = session.append_message(assistant("after the crash"))
     lines = path.read_text().split("\n")
-    assert lines[2] == '{"type":"message","id":"b2","par'  # the torn bytes stay: the file is append-only
+    assert (
+        lines[2] == '{"type":"message","id":"b2","par'
+    )  # the torn bytes stay: the file is append-only
     assert json.loads(lines[3])["id"] == new_id and json.loads(lines[3])["parentId"] == "a1"
     assert lines[4] == ""
     assert Session.open(path, writable=False).leaf_id == new_id
@@ -121,7 +156,11 @@ def test_a_complete_last_line_without_newline_is_kept_and_a_newline_added(tmp_pa
     with Session.open(path) as session:
         assert session.leaf_id == "a1"
         session.append_message(assistant("ok"))
-    assert [json.loads(line)["type"] for line in path.read_text().splitlines()] == ["session", "message", "message"]
+    assert [json.loads(line)["type"] for line in path.read_text().splitlines()] == [
+        "session",
+        "message",
+        "message",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -181,7 +220,10 @@ def test_the_lock_is_held_against_another_process(tmp_path):
 @contextmanager
 def read_only_directory(directory: Path):
     if os.geteuid() == 0:  # root ignores permission bits; the immutable attribute stops root too
-        if not shutil.which("chattr") or subprocess.run(["chattr", "+i", str(directory)]).returncode:
+        if (
+            not shutil.which("chattr")
+            or subprocess.run(["chattr", "+i", str(directory)]).returncode
+        ):
             pytest.skip("cannot make a directory read-only for root here")
         try:
             yield
@@ -207,7 +249,9 @@ def test_a_read_only_directory_gives_a_clear_error_and_loses_nothing_in_memory(t
     assert not session.is_persisted and list(directory.iterdir()) == []
     session.append_message(user("hello again"))  # once writable, nothing was lost
     assert [json.loads(line)["type"] for line in session.path.read_text().splitlines()] == [
-        "session", "model_change", "message",
+        "session",
+        "model_change",
+        "message",
     ]
 
 
@@ -253,9 +297,15 @@ def test_branch_with_summary_records_the_leaf_being_left(tmp_path):
     with Session.create(tmp_path, "/w") as session:
         first = session.append_message(user("one"))
         left = session.append_message(assistant("two"))
-        summary_id = session.branch_with_summary(first, "what happened", details={"readFiles": [], "modifiedFiles": ["a"]})
+        summary_id = session.branch_with_summary(
+            first, "what happened", details={"readFiles": [], "modifiedFiles": ["a"]}
+        )
         summary = session.get_entry(summary_id)
-        assert summary["parentId"] == first and summary["fromId"] == left and session.leaf_id == summary_id
+        assert (
+            summary["parentId"] == first
+            and summary["fromId"] == left
+            and session.leaf_id == summary_id
+        )
         assert list(summary)[:6] == ["type", "id", "parentId", "timestamp", "fromId", "summary"]
         session.reset_leaf()
         root_summary = session.get_entry(session.branch_with_summary(None, "from nowhere"))
@@ -297,7 +347,10 @@ def test_a_v1_session_is_migrated_by_an_atomic_rewrite(tmp_path):
     assert lines[3]["message"]["role"] == "custom"
     assert lines[4]["firstKeptEntryId"] == ids[1] and "firstKeptEntryIndex" not in lines[4]
     reopened = Session.open(path, writable=False)
-    assert reopened.report.migrated_from_version is None and [entry.id for entry in reopened.entries] == ids
+    assert (
+        reopened.report.migrated_from_version is None
+        and [entry.id for entry in reopened.entries] == ids
+    )
 
 
 def test_a_read_only_open_migrates_in_memory_only(tmp_path):
@@ -307,7 +360,9 @@ def test_a_read_only_open_migrates_in_memory_only(tmp_path):
     session = Session.open(path, writable=False)
     assert session.report.migrated_from_version == 1 and len(session.entries) == 4
     assert [message["role"] for message in session.build_context().messages] == [
-        "compactionSummary", "assistant", "custom",
+        "compactionSummary",
+        "assistant",
+        "custom",
     ]
     assert path.read_bytes() == before
 
@@ -322,5 +377,11 @@ def test_a_v2_session_only_renames_hook_messages(tmp_path):
     with Session.open(path):
         pass
     lines = path.read_text().splitlines()
-    assert lines[0] == '{"type":"session","version":3,"id":"v2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}'
-    assert lines[1] == '{"type":"message","id":"h1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"custom","customType":"x","content":"hook","display":true,"timestamp":3}}'
+    assert (
+        lines[0]
+        == '{"type":"session","version":3,"id":"v2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}'
+    )
+    assert (
+        lines[1]
+        == '{"type":"message","id":"h1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"custom","customType":"x","content":"hook","display":true,"timestamp":3}}'
+    )

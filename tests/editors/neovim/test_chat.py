@@ -17,7 +17,14 @@ def chat_window_lua(code: str) -> str:
 
 
 def test_prompt_streams_the_answer_with_thinking_folded(pi, scripted_model):
-    scripted_model.enqueue({"kind": "text", "text": "Hello from the scripted model.", "chunks": 4, "reasoning": "The user greets me."})
+    scripted_model.enqueue(
+        {
+            "kind": "text",
+            "text": "Hello from the scripted model.",
+            "chunks": 4,
+            "reasoning": "The user greets me.",
+        }
+    )
     pi.command("Pi Say hello")
     pi.wait_for("agent_end")
     lines = pi.chat_lines(containing="Hello from the scripted model.")
@@ -26,8 +33,12 @@ def test_prompt_streams_the_answer_with_thinking_folded(pi, scripted_model):
     assert "## pi" in lines and "Hello from the scripted model." in lines
     thinking = lines.index("▸ thinking") + 1
     assert lines[thinking] == "> The user greets me."
-    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({thinking + 1})")) == thinking, "the thinking is not folded"
-    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({thinking + 3})")) == -1, "the answer is folded"
+    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({thinking + 1})")) == thinking, (
+        "the thinking is not folded"
+    )
+    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({thinking + 3})")) == -1, (
+        "the answer is folded"
+    )
 
 
 def test_tool_call_shows_name_arguments_status_and_a_folded_result(pi, scripted_model):
@@ -41,7 +52,9 @@ def test_tool_call_shows_name_arguments_status_and_a_folded_result(pi, scripted_
     assert '⚙ read {"path":"app.py"} — done' in lines
     header = lines.index("  ↳ read result (done)")
     assert any("return a - b" in line for line in lines[header:]), lines
-    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({header + 2})")) == header + 1, "the result is not folded"
+    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({header + 2})")) == header + 1, (
+        "the result is not folded"
+    )
     assert lines.count("## pi") == 1, "a tool round repeated the assistant header"
 
 
@@ -59,7 +72,14 @@ def test_the_prompt_input_sends_with_enter(pi, scripted_model):
 
 def start_a_slow_turn(pi, scripted_model) -> None:
     """A turn streaming ten words over 3 s, under way when this returns."""
-    scripted_model.enqueue({"kind": "slow_text", "text": "one two three four five six seven eight nine ten", "chunks": 10, "chunk_delay": 0.3})
+    scripted_model.enqueue(
+        {
+            "kind": "slow_text",
+            "text": "one two three four five six seven eight nine ten",
+            "chunks": 10,
+            "chunk_delay": 0.3,
+        }
+    )
     pi.command("Pi Count slowly")
     pi.wait_for("text_delta")
 
@@ -77,7 +97,9 @@ def test_abort_stops_the_turn(pi, scripted_model):
 
 def test_compact_from_the_command_writes_a_compaction_entry(pi, scripted_model):
     for index in range(3):
-        scripted_model.enqueue({"kind": "text", "text": f"Answer number {index}: " + "details " * 30})
+        scripted_model.enqueue(
+            {"kind": "text", "text": f"Answer number {index}: " + "details " * 30}
+        )
         pi.command(f"Pi Question number {index}: " + "context " * 30)
         pi.wait_for("agent_end", index + 1)
     scripted_model.enqueue({"kind": "text", "text": SUMMARY})
@@ -85,7 +107,10 @@ def test_compact_from_the_command_writes_a_compaction_entry(pi, scripted_model):
     pi.wait_for("compaction_end")
     lines = pi.chat_lines(containing="» compacted")
     assert "» compacting the session (manual)…" in lines
-    assert any(re.match(r"» compacted \(.* tokens summarized\), entry [0-9a-f]{8}$", line) for line in lines), lines
+    assert any(
+        re.match(r"» compacted \(.* tokens summarized\), entry [0-9a-f]{8}$", line)
+        for line in lines
+    ), lines
     compactions = [entry for entry in pi.session_entries() if entry["type"] == "compaction"]
     assert len(compactions) == 1 and compactions[0]["summary"].startswith("## Goal")
     assert "Keep the file names" in str(scripted_model.requests()[-1]["messages"])
@@ -99,12 +124,18 @@ def test_statusline_shows_the_context_usage_after_a_turn(pi, scripted_model):
     status = pi.lua("return require('pi').statusline()")
     assert re.fullmatch(r"pi \d+(\.\d)?k?/100k \(\d+%%\)", status), status
     window = pi.lua("return vim.fn.win_findbuf(require('pi.chat').chat_buffer())[1]")
-    shown = pi.lua("local w = ...; return vim.api.nvim_eval_statusline(vim.wo[w].statusline, { winid = w }).str", window)
+    shown = pi.lua(
+        "local w = ...; return vim.api.nvim_eval_statusline(vim.wo[w].statusline, { winid = w }).str",
+        window,
+    )
     assert "pi-chat" in shown and status.replace("%%", "%") in shown, shown
 
 
 def test_a_transient_provider_error_shows_a_retry_notice(pi, scripted_model):
-    scripted_model.enqueue({"kind": "error", "status": 500, "message": "Upstream hiccup"}, {"kind": "text", "text": "Answer after the retry."})
+    scripted_model.enqueue(
+        {"kind": "error", "status": 500, "message": "Upstream hiccup"},
+        {"kind": "text", "text": "Answer after the retry."},
+    )
     pi.command("Pi Try again")
     pi.wait_for("agent_end")
     lines = pi.chat_lines(containing="Answer after the retry.")
@@ -117,23 +148,35 @@ def test_the_chat_keymaps_abort_and_compact(pi, scripted_model):
     pi.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(require('pi.chat').chat_buffer())[1])")
     pi.keys("<C-c>")
     pi.wait_for("agent_end")
-    assert [e["stopReason"] for e in pi.lua("return _G.pi_test.events") if e["type"] == "agent_end"] == ["aborted"]
+    assert [
+        e["stopReason"] for e in pi.lua("return _G.pi_test.events") if e["type"] == "agent_end"
+    ] == ["aborted"]
     pi.keys("gC")
     note = pi.wait_for_note("WARN")
-    assert note["level"] == pi.lua("return vim.log.levels.WARN") and "compact" in note["message"].lower(), note
+    assert (
+        note["level"] == pi.lua("return vim.log.levels.WARN")
+        and "compact" in note["message"].lower()
+    ), note
 
 
 def test_a_failed_compaction_shows_why_and_leaves_the_session_unchanged(pi, scripted_model):
     for index in range(3):
-        scripted_model.enqueue({"kind": "text", "text": f"Answer number {index}: " + "details " * 30})
+        scripted_model.enqueue(
+            {"kind": "text", "text": f"Answer number {index}: " + "details " * 30}
+        )
         pi.command(f"Pi Question number {index}: " + "context " * 30)
         pi.wait_for("agent_end", index + 1)
     before = pi.session_entries()
-    scripted_model.enqueue({"kind": "error", "status": 400, "message": "Summaries are not allowed today"})
+    scripted_model.enqueue(
+        {"kind": "error", "status": 400, "message": "Summaries are not allowed today"}
+    )
     pi.command("PiCompact")
     pi.wait_for("compaction_end")
     lines = pi.chat_lines(containing="» compaction failed")
-    assert any(line.startswith("» compaction failed: ") and "Summaries are not allowed today" in line for line in lines), lines
+    assert any(
+        line.startswith("» compaction failed: ") and "Summaries are not allowed today" in line
+        for line in lines
+    ), lines
     note = pi.wait_for_note("ERROR")
     assert note["message"].startswith("pi: pi/compact failed: "), note
     assert pi.session_entries() == before

@@ -49,19 +49,26 @@ def test_pi_fork_without_an_id_forks_at_the_leaf(pi, scripted_model):
 def test_pi_navigate_with_bang_summarizes_the_branch(pi, scripted_model):
     two_turns(pi, scripted_model)
     tree = pi.request("pi/tree")
-    first_answer = [e for e in tree["entries"] if e["type"] == "message" and e["preview"] == "Answer 1"][0]
+    first_answer = [
+        e for e in tree["entries"] if e["type"] == "message" and e["preview"] == "Answer 1"
+    ][0]
     scripted_model.enqueue({"kind": "text", "text": BRANCH_SUMMARY})
     pi.command(f"PiNavigate! {first_answer['id']}")
     pi.chat_lines(containing="» branch summarized into entry")
     leaf = state(pi)["leafId"]
     entries = {e["id"]: e for e in pi.request("pi/tree")["entries"]}
-    assert entries[leaf]["type"] == "branch_summary" and entries[leaf]["parentId"] == first_answer["id"]
+    assert (
+        entries[leaf]["type"] == "branch_summary"
+        and entries[leaf]["parentId"] == first_answer["id"]
+    )
 
 
 def test_pi_navigate_to_an_unknown_entry_reports_the_error(pi):
     pi.command("PiNavigate 00000000")
     note = pi.wait_for_note("WARN")
-    assert note["message"].startswith("pi: pi/navigate failed: ") and note["level"] == pi.lua("return vim.log.levels.ERROR")
+    assert note["message"].startswith("pi: pi/navigate failed: ") and note["level"] == pi.lua(
+        "return vim.log.levels.ERROR"
+    )
 
 
 def test_pi_sessions_opens_the_picked_session_with_its_conversation(pi, scripted_model):
@@ -85,9 +92,12 @@ def test_pi_sessions_opens_the_picked_session_with_its_conversation(pi, scripted
     assert "Remember this session" in pi.lua("return _G.pi_test.shown")
     lines = pi.chat_lines(containing="Kept answer")
     opened = lines.index(f"» opened: session {wanted}")
-    history = lines[opened + 1:]
+    history = lines[opened + 1 :]
     assert history[history.index("## You") + 1] == "Remember this session", history
-    assert any(line.startswith("⚙ bash ") and "echo kept output" in line and line.endswith("— done") for line in history)
+    assert any(
+        line.startswith("⚙ bash ") and "echo kept output" in line and line.endswith("— done")
+        for line in history
+    )
     assert "    kept output" in history and history.index("## pi") < history.index("Kept answer")
 
 
@@ -119,5 +129,7 @@ def test_pi_bang_steers_the_running_turn(pi, scripted_model):
     pi.wait_for("agent_end")
     lines = pi.chat_lines(containing="Steered answer.")
     assert "Also mention the steering" in lines
-    assert pi.lua("return _G.pi_test.count('agent_end')") == 1, "the steering prompt ran a turn of its own"
+    assert pi.lua("return _G.pi_test.count('agent_end')") == 1, (
+        "the steering prompt ran a turn of its own"
+    )
     assert "Also mention the steering" in str(scripted_model.requests()[-1]["messages"])

@@ -9,7 +9,18 @@ import pytest
 
 from tests.editors.neovim.conftest import PLUGIN_DIR
 
-COMMANDS = ["Pi", "PiChat", "PiAbort", "PiCompact", "PiTree", "PiNavigate", "PiSessions", "PiNew", "PiFork", "PiModel"]
+COMMANDS = [
+    "Pi",
+    "PiChat",
+    "PiAbort",
+    "PiCompact",
+    "PiTree",
+    "PiNavigate",
+    "PiSessions",
+    "PiNew",
+    "PiFork",
+    "PiModel",
+]
 
 
 def notifications(editor) -> list[dict]:
@@ -18,7 +29,9 @@ def notifications(editor) -> list[dict]:
 
 def test_loading_the_plugin_defines_the_commands_and_starts_nothing(editor):
     assert all(editor.lua("return vim.fn.exists(':' .. ...)", name) == 2 for name in COMMANDS)
-    loaded = editor.lua("return vim.tbl_filter(function(name) return name:match('^pi') ~= nil end, vim.tbl_keys(package.loaded))")
+    loaded = editor.lua(
+        "return vim.tbl_filter(function(name) return name:match('^pi') ~= nil end, vim.tbl_keys(package.loaded))"
+    )
     assert loaded == [], f"modules loaded before any command ran: {loaded}"
     assert editor.lua("return #vim.lsp.get_clients()") == 0
     editor.command("PiChat")
@@ -31,9 +44,15 @@ def test_loading_the_plugin_defines_the_commands_and_starts_nothing(editor):
         ("{ cmd = 'pi-lsp' }", "cmd: expected table, got string"),
         ("{ cmd = {} }", "cmd: expected a non-empty list"),
         ("{ cmd = { 'pi-lsp', 3 } }", "cmd[2]: expected string, got number"),
-        ("{ window = { layout = 'diagonal' } }", 'window.layout: expected vsplit, split, tab or current, got "diagonal"'),
+        (
+            "{ window = { layout = 'diagonal' } }",
+            'window.layout: expected vsplit, split, tab or current, got "diagonal"',
+        ),
         ("{ window = { size = 'wide' } }", "window.size: expected number, got string"),
-        ("{ keymaps = { tree = { navigate = 1 } } }", "keymaps.tree.navigate: expected a key string or false"),
+        (
+            "{ keymaps = { tree = { navigate = 1 } } }",
+            "keymaps.tree.navigate: expected a key string or false",
+        ),
         ("{ keymaps = { tree = { jump = 'j' } } }", "keymaps.tree.jump: unknown action"),
         ("{ settings = { model = 3 } }", "settings.model: expected string, got number"),
         ("{ settings = { modle = 'openai/gpt-4o' } }", "settings.modle: unknown setting"),
@@ -45,12 +64,18 @@ def test_setup_rejects_bad_options_with_a_clear_error(editor, options, message):
     assert editor.lua(f"return require('pi').setup({options})") is False
     [note] = notifications(editor)
     assert note["level"] == editor.lua("return vim.log.levels.ERROR")
-    assert note["message"].startswith("pi: setup(): ") and message in note["message"], note["message"]
-    assert editor.lua("return require('pi.config').options.cmd") == ["pi-lsp"], "bad options were applied"
+    assert note["message"].startswith("pi: setup(): ") and message in note["message"], note[
+        "message"
+    ]
+    assert editor.lua("return require('pi.config').options.cmd") == ["pi-lsp"], (
+        "bad options were applied"
+    )
 
 
 def test_setup_is_idempotent(editor):
-    assert editor.lua("return require('pi').setup({ window = { size = 50 }, keymaps = { tree = { fork = false } } })")
+    assert editor.lua(
+        "return require('pi').setup({ window = { size = 50 }, keymaps = { tree = { fork = false } } })"
+    )
     assert editor.lua("return require('pi.config').options.window.size") == 50
     assert editor.lua("return require('pi').setup({ cmd = { 'my-pi-lsp', '--verbose' } })")
     options = editor.lua("return require('pi.config').options")
@@ -59,16 +84,23 @@ def test_setup_is_idempotent(editor):
     assert notifications(editor) == []
 
 
-@pytest.mark.parametrize(("layout", "windows", "tabs"), [("vsplit", 3, 1), ("split", 3, 1), ("tab", 2, 2), ("current", 2, 1)])
+@pytest.mark.parametrize(
+    ("layout", "windows", "tabs"),
+    [("vsplit", 3, 1), ("split", 3, 1), ("tab", 2, 2), ("current", 2, 1)],
+)
 def test_the_chat_opens_in_the_configured_layout(editor, layout, windows, tabs):
-    assert editor.lua(f"return require('pi').setup({{ window = {{ layout = '{layout}', prompt_height = 5 }} }})")
+    assert editor.lua(
+        f"return require('pi').setup({{ window = {{ layout = '{layout}', prompt_height = 5 }} }})"
+    )
     editor.command("PiChat")
     assert editor.lua("return vim.bo.filetype") == "pi-prompt"
     assert editor.lua("return vim.api.nvim_win_get_height(0)") == 5
     assert editor.lua("return #vim.api.nvim_tabpage_list_wins(0)") == windows
     assert editor.lua("return #vim.api.nvim_list_tabpages()") == tabs
     editor.command("PiChat")
-    assert editor.lua("return #vim.api.nvim_tabpage_list_wins(0)") == windows, "a second :PiChat opened more windows"
+    assert editor.lua("return #vim.api.nvim_tabpage_list_wins(0)") == windows, (
+        "a second :PiChat opened more windows"
+    )
 
 
 def test_the_help_file_has_tags_for_every_command(editor, tmp_path):
@@ -76,7 +108,17 @@ def test_the_help_file_has_tags_for_every_command(editor, tmp_path):
     shutil.copytree(PLUGIN_DIR / "doc", tmp_path / "doc")
     editor.lua("vim.opt.runtimepath:prepend(...)", str(tmp_path))
     editor.command(f"helptags {tmp_path / 'doc'}")
-    for tag in ["pi", "pi-setup", "pi-tree", "pi-chat", "pi-keymaps", "pi-statusline", "pi-health", "PiEvent", *(":" + c for c in COMMANDS)]:
+    for tag in [
+        "pi",
+        "pi-setup",
+        "pi-tree",
+        "pi-chat",
+        "pi-keymaps",
+        "pi-statusline",
+        "pi-health",
+        "PiEvent",
+        *(":" + c for c in COMMANDS),
+    ]:
         editor.command(f"help {tag}")
         assert editor.lua("return vim.fn.expand('%:t')") == "pi.txt", tag
         assert f"*{tag}*" in editor.lua("return vim.api.nvim_get_current_line()"), tag

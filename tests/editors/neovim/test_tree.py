@@ -20,17 +20,30 @@ def open_tree(pi) -> list[dict]:
     """Opens the tree and returns its entry lines parsed: mark, id, kind, preview, label."""
     leaf = pi.request("pi/state")["leafId"]
     pi.command("PiTree")
-    pi.wait_until(f"table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n'):find('◉ {leaf}', 1, true) ~= nil")
+    pi.wait_until(
+        f"table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n'):find('◉ {leaf}', 1, true) ~= nil"
+    )
     return tree_rows(pi)
 
 
 def tree_rows(pi) -> list[dict]:
     rows = []
-    for lnum, line in enumerate(pi.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"), start=1):
+    for lnum, line in enumerate(
+        pi.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"), start=1
+    ):
         match = ENTRY_LINE.match(line)
         if match:
             mark, entry_id, kind, preview, label = match.groups()
-            rows.append({"lnum": lnum, "mark": mark, "id": entry_id, "kind": kind, "preview": preview, "label": label})
+            rows.append(
+                {
+                    "lnum": lnum,
+                    "mark": mark,
+                    "id": entry_id,
+                    "kind": kind,
+                    "preview": preview,
+                    "label": label,
+                }
+            )
     return rows
 
 
@@ -45,7 +58,9 @@ def press_on(pi, entry: dict, keys: str) -> None:
 
 
 def wait_for_leaf(pi, leaf_id: str) -> None:
-    pi.wait_until(f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', vim.empty_dict(), 5000) return r and r.result.leafId == '{leaf_id}' end)()")
+    pi.wait_until(
+        f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', vim.empty_dict(), 5000) return r and r.result.leafId == '{leaf_id}' end)()"
+    )
 
 
 def test_the_tree_marks_the_active_path_and_the_leaf(pi, scripted_model):
@@ -53,7 +68,12 @@ def test_the_tree_marks_the_active_path_and_the_leaf(pi, scripted_model):
     rows = open_tree(pi)
     assert pi.lua("return vim.bo.filetype") == "pi-tree"
     messages = [(r["kind"], r["preview"]) for r in rows if r["kind"] in ("user", "assistant")]
-    assert messages == [("user", "First question"), ("assistant", "Answer 1"), ("user", "Second question"), ("assistant", "Answer 2")]
+    assert messages == [
+        ("user", "First question"),
+        ("assistant", "Answer 1"),
+        ("user", "Second question"),
+        ("assistant", "Answer 2"),
+    ]
     leaf = pi.request("pi/state")["leafId"]
     assert [r["id"] for r in rows if r["mark"] == "◉"] == [leaf]
     assert row(rows, "assistant", "Answer 2")["id"] == leaf
@@ -62,7 +82,10 @@ def test_the_tree_marks_the_active_path_and_the_leaf(pi, scripted_model):
 
 def stub_input(pi, answer: str) -> None:
     """vim.ui.input answers ``answer`` (and records its prompt), as a user typing it would."""
-    pi.lua("_G.pi_test.answer = ...; vim.ui.input = function(opts, on_confirm) _G.pi_test.asked = opts.prompt; on_confirm(_G.pi_test.answer) end", answer)
+    pi.lua(
+        "_G.pi_test.answer = ...; vim.ui.input = function(opts, on_confirm) _G.pi_test.asked = opts.prompt; on_confirm(_G.pi_test.answer) end",
+        answer,
+    )
 
 
 def test_enter_navigates_to_the_entry(pi, scripted_model):
@@ -74,7 +97,10 @@ def test_enter_navigates_to_the_entry(pi, scripted_model):
     pi.wait_until(f"vim.api.nvim_get_current_line():find('◉ {target['id']}', 1, true) ~= nil")
     rows = tree_rows(pi)
     assert row(rows, "assistant", "Answer 1")["mark"] == "◉"
-    assert {row(rows, "user", "Second question")["mark"], row(rows, "assistant", "Answer 2")["mark"]} == {"○"}
+    assert {
+        row(rows, "user", "Second question")["mark"],
+        row(rows, "assistant", "Answer 2")["mark"],
+    } == {"○"}
 
 
 def test_s_navigates_with_a_summary_and_puts_the_user_message_into_the_prompt(pi, scripted_model):
@@ -84,16 +110,26 @@ def test_s_navigates_with_a_summary_and_puts_the_user_message_into_the_prompt(pi
     scripted_model.enqueue({"kind": "text", "text": BRANCH_SUMMARY})
     press_on(pi, question_2, "s")
     pi.wait_until("require('pi.chat').prompt_text() == 'Second question'")
-    assert pi.lua("return #vim.fn.win_findbuf(require('pi.chat').prompt_buffer())") == 1, "the prompt input is not shown"
+    assert pi.lua("return #vim.fn.win_findbuf(require('pi.chat').prompt_buffer())") == 1, (
+        "the prompt input is not shown"
+    )
     assert pi.lua("return vim.bo.filetype") == "pi-tree", "the tree lost the focus"
-    pi.wait_until("#vim.tbl_filter(function(l) return l:find('branch_summary', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1")
+    pi.wait_until(
+        "#vim.tbl_filter(function(l) return l:find('branch_summary', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
+    )
     rows = tree_rows(pi)
     [summary] = [r for r in rows if r["kind"] == "branch_summary"]
     assert summary["mark"] == "◉" and pi.request("pi/state")["leafId"] == summary["id"]
     assert row(rows, "assistant", "Answer 1")["mark"] == "●"
-    assert {row(rows, "user", "Second question")["mark"], row(rows, "assistant", "Answer 2")["mark"]} == {"○"}
+    assert {
+        row(rows, "user", "Second question")["mark"],
+        row(rows, "assistant", "Answer 2")["mark"],
+    } == {"○"}
     entries = {entry["id"]: entry for entry in pi.session_entries()}
-    assert entries[summary["id"]]["parentId"] == answer_1["id"] and "## Goal\nTry the second approach" in entries[summary["id"]]["summary"]
+    assert (
+        entries[summary["id"]]["parentId"] == answer_1["id"]
+        and "## Goal\nTry the second approach" in entries[summary["id"]]["summary"]
+    )
 
 
 def test_capital_s_asks_for_instructions_for_the_summary(pi, scripted_model):
@@ -102,7 +138,9 @@ def test_capital_s_asks_for_instructions_for_the_summary(pi, scripted_model):
     stub_input(pi, "Focus on the second approach")
     scripted_model.enqueue({"kind": "text", "text": BRANCH_SUMMARY})
     press_on(pi, row(rows, "assistant", "Answer 1"), "S")
-    pi.wait_until("#vim.tbl_filter(function(l) return l:find('branch_summary', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1")
+    pi.wait_until(
+        "#vim.tbl_filter(function(l) return l:find('branch_summary', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
+    )
     assert pi.lua("return _G.pi_test.asked") == "Summary instructions: "
     assert "Focus on the second approach" in str(scripted_model.requests()[-1]["messages"])
 
@@ -112,12 +150,18 @@ def test_f_forks_a_new_session_file_at_the_entry(pi, scripted_model):
     before_files, before_session = pi.session_files(), pi.request("pi/state")["sessionId"]
     rows = open_tree(pi)
     press_on(pi, row(rows, "assistant", "Answer 1"), "f")
-    pi.wait_until(f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', vim.empty_dict(), 5000) return r and r.result.sessionId ~= '{before_session}' end)()")
+    pi.wait_until(
+        f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', vim.empty_dict(), 5000) return r and r.result.sessionId ~= '{before_session}' end)()"
+    )
     [new_file] = set(pi.session_files()) - set(before_files)
     forked = [line for line in new_file.read_text().splitlines() if '"type":"message"' in line]
     assert len(forked) == 2 and "Answer 1" in forked[-1]
-    assert any(line.startswith("» forked into ") for line in pi.chat_lines(containing="» forked into"))
-    pi.wait_until("#vim.tbl_filter(function(l) return l:find('Second question', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 0")
+    assert any(
+        line.startswith("» forked into ") for line in pi.chat_lines(containing="» forked into")
+    )
+    pi.wait_until(
+        "#vim.tbl_filter(function(l) return l:find('Second question', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 0"
+    )
 
 
 def test_l_labels_the_entry(pi, scripted_model):
@@ -125,6 +169,8 @@ def test_l_labels_the_entry(pi, scripted_model):
     rows = open_tree(pi)
     stub_input(pi, "checkpoint")
     press_on(pi, row(rows, "user", "First question"), "l")
-    pi.wait_until("#vim.tbl_filter(function(l) return l:find('[checkpoint]', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1")
+    pi.wait_until(
+        "#vim.tbl_filter(function(l) return l:find('[checkpoint]', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
+    )
     assert row(tree_rows(pi), "user", "First question")["label"] == "checkpoint"
     assert pi.lua("return _G.pi_test.asked") == "Label (empty clears): "

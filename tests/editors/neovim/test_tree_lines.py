@@ -4,8 +4,21 @@ labels, and label entries hidden with their children shown in their place."""
 from __future__ import annotations
 
 
-def entry(entry_id: str, parent: str | None, kind: str = "message", role: str | None = None, preview: str = "", label: str | None = None) -> dict:
-    value = {"id": entry_id, "parentId": parent, "type": kind, "preview": preview, "timestamp": "2026-01-01T00:00:00.000Z"}
+def entry(
+    entry_id: str,
+    parent: str | None,
+    kind: str = "message",
+    role: str | None = None,
+    preview: str = "",
+    label: str | None = None,
+) -> dict:
+    value = {
+        "id": entry_id,
+        "parentId": parent,
+        "type": kind,
+        "preview": preview,
+        "timestamp": "2026-01-01T00:00:00.000Z",
+    }
     if role:
         value["role"] = role
     if label:
@@ -20,7 +33,12 @@ def test_branches_are_indented_and_label_entries_hidden(editor):
         "leafId": "0000000f",
         "activePath": ["0000000a", "0000000b", "0000000d", "0000000e", "0000000f"],
         "roots": ["0000000a"],
-        "children": {"0000000a": ["0000000b"], "0000000b": ["0000000c", "0000000d"], "0000000d": ["0000000e"], "0000000e": ["0000000f"]},
+        "children": {
+            "0000000a": ["0000000b"],
+            "0000000b": ["0000000c", "0000000d"],
+            "0000000d": ["0000000e"],
+            "0000000e": ["0000000f"],
+        },
         "entries": [
             entry("0000000a", None, role="user", preview="Fix   the\ntest", label="start"),
             entry("0000000b", "0000000a", role="assistant", preview="Looking"),
@@ -46,6 +64,13 @@ def test_branches_are_indented_and_label_entries_hidden(editor):
 
 
 def test_an_empty_session_says_so(editor):
-    tree = {"sessionId": "s2", "leafId": None, "activePath": [], "roots": [], "children": {}, "entries": []}
+    tree = {
+        "sessionId": "s2",
+        "leafId": None,
+        "activePath": [],
+        "roots": [],
+        "children": {},
+        "entries": [],
+    }
     lines = editor.lua("return (require('pi.tree_lines').layout(...))", tree)
     assert lines[-1] == "(the session is empty)"

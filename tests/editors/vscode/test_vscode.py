@@ -27,11 +27,35 @@ ROOT = Path(__file__).resolve().parents[3]
 EXTENSION = ROOT / "editors" / "vscode"
 CODE_SERVER = EXTENSION / ".code-server" / "node_modules" / ".bin" / "code-server"
 ARTIFACTS = EXTENSION / "test-artifacts"
-SCENARIOS = ["activation", "prompt_stream_tool_call", "skill_completion", "steering", "retry_notice", "stop_turn", "compact",
-             "navigate_with_summary", "fork", "label", "hide_and_show", "model_picker", "new_and_resume", "restart_server",
-             "navigate_from_palette"]
-SCREENSHOTS = ["activation.png", "chat.png", "chat-sidebar.png", "compact.png", "compact-sidebar.png", "navigate.png",
-               "tree.png", "tree-sidebar.png", "branches.png", "fork.png"]
+SCENARIOS = [
+    "activation",
+    "prompt_stream_tool_call",
+    "skill_completion",
+    "steering",
+    "retry_notice",
+    "stop_turn",
+    "compact",
+    "navigate_with_summary",
+    "fork",
+    "label",
+    "hide_and_show",
+    "model_picker",
+    "new_and_resume",
+    "restart_server",
+    "navigate_from_palette",
+]
+SCREENSHOTS = [
+    "activation.png",
+    "chat.png",
+    "chat-sidebar.png",
+    "compact.png",
+    "compact-sidebar.png",
+    "navigate.png",
+    "tree.png",
+    "tree-sidebar.png",
+    "branches.png",
+    "fork.png",
+]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 INSTALL_HINT = "run `make install-vscode` (editors/vscode/test/install.sh) first"
 
@@ -43,7 +67,9 @@ def _require_installed() -> None:
 
 
 def _run(command: list[str], timeout: float, **options) -> subprocess.CompletedProcess:
-    return subprocess.run(command, cwd=EXTENSION, capture_output=True, text=True, timeout=timeout, **options)
+    return subprocess.run(
+        command, cwd=EXTENSION, capture_output=True, text=True, timeout=timeout, **options
+    )
 
 
 def test_extension_typechecks():
@@ -73,8 +99,16 @@ def vsix(tmp_path_factory) -> Path:
 def test_extension_packages_as_a_vsix(vsix):
     with zipfile.ZipFile(vsix) as archive:
         names = set(archive.namelist())
-    assert {"extension/package.json", "extension/out/extension.js", "extension/out/webview.js", "extension/media/chat.css"} <= names
-    assert not any(name.startswith(("extension/node_modules/", "extension/src/", "extension/test")) for name in names)
+    assert {
+        "extension/package.json",
+        "extension/out/extension.js",
+        "extension/out/webview.js",
+        "extension/media/chat.css",
+    } <= names
+    assert not any(
+        name.startswith(("extension/node_modules/", "extension/src/", "extension/test"))
+        for name in names
+    )
 
 
 # --------------------------------------------------------------------------- end to end
@@ -104,8 +138,11 @@ def _healthy(url: str) -> bool:
 
 
 def _hermetic_environment(home: Path) -> dict[str, str]:
-    environment = {key: value for key, value in os.environ.items()
-                   if not key.startswith(("PI_LSP_", "PI_CODING_AGENT", "VSCODE_"))}
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("PI_LSP_", "PI_CODING_AGENT", "VSCODE_"))
+    }
     environment.update(
         HOME=str(home),
         XDG_CONFIG_HOME=str(home / "config"),
@@ -130,7 +167,9 @@ def _workspace(root: Path) -> Path:
     )
     prompts = workspace / ".pi" / "prompts"
     prompts.mkdir()
-    (prompts / "explain.md").write_text("---\ndescription: Explain a file\n---\nExplain $1 line by line.\n")
+    (prompts / "explain.md").write_text(
+        "---\ndescription: Explain a file\n---\nExplain $1 line by line.\n"
+    )
     return workspace
 
 
@@ -165,7 +204,9 @@ class Processes:
 
     def start(self, command: list[str], log: Path, **options) -> subprocess.Popen:
         with log.open("w") as output:
-            process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True, **options)
+            process = subprocess.Popen(
+                command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True, **options
+            )
         self.started.append(process)
         return process
 
@@ -182,29 +223,62 @@ class Processes:
 
 def _start_scripted_llm(processes: Processes, root: Path, environment: dict[str, str]) -> str:
     port_file = root / "llm.port"
-    processes.start([sys.executable, "-m", "pi_lsp.scripted_llm", "--port-file", str(port_file)],
-                    ARTIFACTS / "scripted-llm.log", env=environment)
+    processes.start(
+        [sys.executable, "-m", "pi_lsp.scripted_llm", "--port-file", str(port_file)],
+        ARTIFACTS / "scripted-llm.log",
+        env=environment,
+    )
     _wait_for("the scripted model server", port_file.exists)
     return f"http://127.0.0.1:{port_file.read_text().strip()}"
 
 
-def _install_extension(vsix: Path, user_data: Path, extensions: Path, environment: dict[str, str]) -> None:
+def _install_extension(
+    vsix: Path, user_data: Path, extensions: Path, environment: dict[str, str]
+) -> None:
     result = subprocess.run(
-        [str(CODE_SERVER), "--user-data-dir", str(user_data), "--extensions-dir", str(extensions), "--install-extension", str(vsix)],
-        capture_output=True, text=True, timeout=60, env=environment,
+        [
+            str(CODE_SERVER),
+            "--user-data-dir",
+            str(user_data),
+            "--extensions-dir",
+            str(extensions),
+            "--install-extension",
+            str(vsix),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environment,
     )
-    assert result.returncode == 0 and "successfully installed" in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 0 and "successfully installed" in result.stdout, (
+        result.stdout + result.stderr
+    )
 
 
-def _start_code_server(processes: Processes, root: Path, workspace: Path, environment: dict[str, str], vsix: Path) -> str:
+def _start_code_server(
+    processes: Processes, root: Path, workspace: Path, environment: dict[str, str], vsix: Path
+) -> str:
     user_data, extensions = root / "user-data", root / "extensions"
     _install_extension(vsix, user_data, extensions, environment)
     port = _free_port()
     processes.start(
-        [str(CODE_SERVER), "--bind-addr", f"127.0.0.1:{port}", "--auth", "none", "--disable-telemetry",
-         "--disable-update-check", "--disable-workspace-trust", "--user-data-dir", str(user_data),
-         "--extensions-dir", str(extensions), str(workspace)],
-        ARTIFACTS / "code-server.log", env=environment,
+        [
+            str(CODE_SERVER),
+            "--bind-addr",
+            f"127.0.0.1:{port}",
+            "--auth",
+            "none",
+            "--disable-telemetry",
+            "--disable-update-check",
+            "--disable-workspace-trust",
+            "--user-data-dir",
+            str(user_data),
+            "--extensions-dir",
+            str(extensions),
+            str(workspace),
+        ],
+        ARTIFACTS / "code-server.log",
+        env=environment,
     )
     _wait_for("code-server", lambda: _healthy(f"http://127.0.0.1:{port}/healthz"))
     return f"http://127.0.0.1:{port}/?folder={workspace}"
@@ -227,8 +301,12 @@ def e2e_results(tmp_path_factory, vsix) -> dict[str, dict]:
         llm = _start_scripted_llm(processes, root, environment)
         _user_settings(root / "user-data", f"{llm}/v1")
         url = _start_code_server(processes, root, workspace, environment, vsix)
-        driver_environment = {**_hermetic_environment(root / "chromium-home"),
-                              "PI_E2E_URL": url, "PI_E2E_LLM": llm, "PI_E2E_ARTIFACTS": str(ARTIFACTS)}
+        driver_environment = {
+            **_hermetic_environment(root / "chromium-home"),
+            "PI_E2E_URL": url,
+            "PI_E2E_LLM": llm,
+            "PI_E2E_ARTIFACTS": str(ARTIFACTS),
+        }
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=240, env=driver_environment)
         (ARTIFACTS / "driver.log").write_text(driver.stdout + driver.stderr)
     finally:
@@ -246,11 +324,15 @@ def e2e_results(tmp_path_factory, vsix) -> dict[str, dict]:
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_e2e_scenario(scenario, e2e_results):
     result = e2e_results.get(scenario)
-    assert result is not None, f"the driver reported nothing for {scenario}; see {ARTIFACTS / 'driver.log'}"
+    assert result is not None, (
+        f"the driver reported nothing for {scenario}; see {ARTIFACTS / 'driver.log'}"
+    )
     assert result["ok"], f"{scenario}: {result['error']}\nscreenshot: {result.get('screenshot')}"
 
 
 def test_e2e_screenshots_are_non_empty_pngs(e2e_results):
     for name in SCREENSHOTS:
         data = (ARTIFACTS / name).read_bytes()
-        assert data.startswith(PNG_SIGNATURE) and len(data) > 10_000, f"{name} is not a real screenshot"
+        assert data.startswith(PNG_SIGNATURE) and len(data) > 10_000, (
+            f"{name} is not a real screenshot"
+        )
