@@ -71,10 +71,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "demo",
         help="run a complete pi-lsp story through the real server and print it",
         description=(
-            "Create a small project with a bug in DIR, start the pi-lsp server over stdio and run a "
-            "story through it: a prompt the model answers with read and edit tool calls, a second "
-            "prompt, the session tree, a navigation back to the first answer and a fork there. "
-            "Uses a scripted local model unless PI_LSP_MODEL or --model names a real one."
+            "Create a small project with a bug in DIR, start the pi-lsp server over stdio and run "
+            "a story through it: a prompt the model answers with read and edit tool calls, a "
+            "second prompt, the session tree, a navigation back to the first answer and a fork "
+            "there. Uses a scripted local model unless PI_LSP_MODEL or --model names a real one."
         ),
     )
     parser.add_argument(
@@ -121,7 +121,8 @@ def prepare_workspace(directory: Path, *, keep: bool) -> Path:
         raise DemoError(f"{workspace} exists and is not a directory")
     if workspace.is_dir() and any(workspace.iterdir()) and not keep:
         raise DemoError(
-            f"{workspace} is not empty; give an empty or new DIR, or pass --keep to run there anyway"
+            f"{workspace} is not empty; give an empty or "
+            "new DIR, or pass --keep to run there anyway"
         )
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / "calc.py").write_text(BUGGY_CALC, encoding="utf-8")
@@ -135,7 +136,8 @@ def _requested_model(option: str | None) -> str | None:
 
 
 def _tolerate_unencodable_output() -> None:
-    # Previews contain arrows and ellipses; a terminal without UTF-8 should get "?" rather than a crash.
+    # Previews contain arrows and ellipses; a terminal
+    # without UTF-8 should get "?" rather than a crash.
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
         reconfigure(errors="replace")
@@ -208,7 +210,8 @@ async def _navigate_to_first_answer(client: DemoClient, state: StoryState) -> No
         "pi/navigate", {"sessionId": state.session_id, "targetId": state.first_answer_id}
     )
     print(
-        f"leaf is now {result['leafId']}, the first answer: a new prompt would start a branch from there;"
+        f"leaf is now {result['leafId']}, the first answer: "
+        "a new prompt would start a branch from there;"
     )
     print("the second prompt and its answer stay in the file, off the active path.")
     await _print_tree(client, state.session_id)
@@ -337,11 +340,12 @@ def _story_replies() -> tuple:
     )
 
 
-# ------------------------------------------------------------------------------------------ the client
+# --------------------------------------------------------------------------------------- the client
 
 
 class DemoClient:
-    """pygls's language client on ``python -m pi_lsp``, printing each turn's events as they arrive."""
+    """pygls's language client on ``python -m pi_lsp``,
+    printing each turn's events as they arrive."""
 
     def __init__(self, workspace: Path, backend: Backend) -> None:
         self._workspace = workspace
@@ -416,7 +420,8 @@ class DemoClient:
         return response
 
     async def prompt(self, text: str) -> dict[str, Any]:
-        """Run a prompt, printing the streamed answer and the tool calls; fails unless the turn stops normally."""
+        """Run a prompt, printing the streamed answer and the
+        tool calls; fails unless the turn stops normally."""
         print(f"> {text}\n")
         self._printer.start()
         try:
@@ -513,11 +518,12 @@ async def _stop(client) -> None:
             process.kill()
 
 
-# ------------------------------------------------------------------------------- the turn transcript
+# ------------------------------------------------------------------------------ the turn transcript
 
 
 class TurnPrinter:
-    """Prints the ``pi/event`` notifications of the running prompt: answer text, tool calls, results."""
+    """Prints the ``pi/event`` notifications of the
+    running prompt: answer text, tool calls, results."""
 
     def __init__(self) -> None:
         self._active = False
@@ -581,7 +587,8 @@ class TurnPrinter:
 
 
 def tool_result_line(event: dict[str, Any]) -> str:
-    """One short line saying what a tool returned: its first line of text and how many lines there were."""
+    """One short line saying what a tool returned: its
+    first line of text and how many lines there were."""
     text = "\n".join(
         block.get("text", "") for block in event.get("content") or [] if block.get("type") == "text"
     )

@@ -1,4 +1,5 @@
-"""Logging: a file under the user log directory, and ``window/logMessage`` once a client is attached.
+"""Logging: a file under the user log directory, and ``window/logMessage`` once a client is
+attached.
 
 stdout belongs to the LSP stream, so nothing may log there; stderr is left for crashes.
 """

@@ -18,7 +18,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from pi_lsp.errors import InvalidParamsError
 
-# --------------------------------------------------------------------------- requests (client → server)
+# ----------------------------------------------------------------------- requests (client → server)
 
 PROMPT = "pi/prompt"
 ABORT = "pi/abort"
@@ -39,7 +39,7 @@ COMPACT = "pi/compact"
 RESOURCES = "pi/resources"
 RELOAD = "pi/reload"
 
-# --------------------------------------------------------------------------- notifications (server → client)
+# ------------------------------------------------------------------ notifications (server → client)
 
 EVENT = "pi/event"
 RESOURCES_CHANGED = "pi/resourcesChanged"
@@ -62,10 +62,11 @@ EVENT_TYPES = (
 )
 """The ``type`` of each event carried by ``pi/event``; docs/protocol.md describes their fields."""
 
-# --------------------------------------------------------------------------- workspace/executeCommand
+# ------------------------------------------------------------------------- workspace/executeCommand
 
 COMMAND_PREFIX = "pi."
-"""Each request is also a command: ``pi/prompt`` → ``pi.prompt`` with the params object as its one argument."""
+"""Each request is also a command: ``pi/prompt`` →
+``pi.prompt`` with the params object as its one argument."""
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
@@ -102,7 +103,8 @@ class PromptParams:
     session_id: str | None = None
     images: list[ImageContent] = attrs.Factory(list)
     streaming_behavior: Literal["steer", "followUp"] | None = None
-    """While a turn runs: ``followUp`` (default) queues the prompt, ``steer`` delivers it after the current tool batch."""
+    """While a turn runs: ``followUp`` (default) queues the prompt,
+    ``steer`` delivers it after the current tool batch."""
 
 
 @attrs.frozen
@@ -170,7 +172,8 @@ class CompactParams:
     instructions: str | None = None
     """What the summary should focus on, in addition to the usual sections."""
     work_done_token: ProgressToken | None = None
-    """An LSP progress token (a string or an integer); the server reports ``$/progress`` on it while it summarizes."""
+    """An LSP progress token (a string or an integer); the server
+    reports ``$/progress`` on it while it summarizes."""
 
 
 @attrs.frozen

@@ -24,7 +24,8 @@ class Services:
     sessions: SessionRegistry
     agent: Agent
     progress: Callable[[int | str | None, str], Any]
-    """``progress(token, title)`` → an object with ``report(message)`` and ``end()`` (``$/progress``)."""
+    """``progress(token, title)`` → an object with
+    ``report(message)`` and ``end()`` (``$/progress``)."""
     initialization_options: Any = None
     """The options the client started the server with; live settings are merged over them."""
     client_configuration_ready: asyncio.Event = attrs.Factory(asyncio.Event)

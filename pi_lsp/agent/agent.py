@@ -68,7 +68,8 @@ class Agent:
         settings = self.current.model_settings()
         environ: dict[str, str] = dict(os.environ)
         if runtime.model_override:
-            # pi/setModel is the user's latest word: it beats the PI_LSP_MODEL the server started with.
+            # pi/setModel is the user's latest word: it
+            # beats the PI_LSP_MODEL the server started with.
             settings = {**settings, "model": runtime.model_override}
             environ.pop("PI_LSP_MODEL", None)
         return resolve_model(settings, environ)
@@ -90,7 +91,8 @@ class Agent:
 
     @property
     def current(self) -> ServerConfig:
-        """The configuration with pi's settings files as they are now (they are watched and reloaded)."""
+        """The configuration with pi's settings files as
+        they are now (they are watched and reloaded)."""
         merged = self.resources.snapshot.settings.settings.merged
         return (
             self.config
@@ -127,12 +129,14 @@ class Agent:
     async def prompt(
         self, runtime: SessionRuntime, text: str, images: list[dict], behavior: str | None
     ) -> dict[str, Any]:
-        """Run ``text`` as a turn (or queue/steer it into the running one); the result of that turn."""
+        """Run ``text`` as a turn (or queue/steer it into
+        the running one); the result of that turn."""
         runtime.require_writable()
         model = self.require_model(runtime)
         user_message = _user_message(self.resources.expand_prompt(text), images)
         # One prompt at a time gets past here: a second one waits, then finds the turn running and
-        # queues itself, instead of starting a turn of its own while the first waits for a compaction.
+        # queues itself, instead of starting a turn of
+        # its own while the first waits for a compaction.
         async with runtime.starting:
             if runtime.is_streaming:
                 queued = QueuedPrompt(text, images, asyncio.get_running_loop().create_future())
@@ -329,7 +333,8 @@ class Agent:
     # ------------------------------------------------------------------ editor file operations
 
     def note_editor_file_op(self, path: Path, operation: str) -> None:
-        """Remember that the user read or modified ``path`` in the editor (recorded at the next prompt)."""
+        """Remember that the user read or modified ``path``
+        in the editor (recorded at the next prompt)."""
         root = self.config.workspace_root
         try:
             shown = path.resolve().relative_to(root).as_posix()

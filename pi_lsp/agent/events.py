@@ -37,7 +37,8 @@ class EventStream:
         return self._seq
 
     def emit(self, event: dict[str, Any]) -> None:
-        """Queue ``event``; deltas may be merged with the next ones, everything else goes out now."""
+        """Queue ``event``; deltas may be merged with the
+        next ones, everything else goes out now."""
         if event.get("type") in COALESCED_TYPES:
             self._add_delta(event)
             return

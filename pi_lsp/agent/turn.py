@@ -54,7 +54,8 @@ class TurnSetup:
     compact_if_needed: Callable[[], Awaitable[None]] | None = None
     """Called between tool rounds: compacts when the context has grown into the reserve."""
     recover_from_overflow: Callable[[], Awaitable[bool]] | None = None
-    """Called once when the provider reports a context overflow: compacts; True when the answer may be retried."""
+    """Called once when the provider reports a context overflow:
+    compacts; True when the answer may be retried."""
 
 
 @attrs.define
@@ -230,7 +231,8 @@ class _Turn:
         )
 
     def finish_aborted(self) -> TurnOutcome:
-        """Persist what the abort interrupted: the partial answer, or results for open tool calls."""
+        """Persist what the abort interrupted: the partial
+        answer, or results for open tool calls."""
         if self._stream is not None:
             message = self._stream.partial_message("aborted")
             self._stream = None

@@ -76,7 +76,8 @@ def apply(ls, section: Any) -> None:
 
 
 async def wait_for_first_answer(services) -> None:
-    """Let the first turn use the client's settings, without hanging on a client that never answers."""
+    """Let the first turn use the client's settings,
+    without hanging on a client that never answers."""
     try:
         await asyncio.wait_for(
             services.client_configuration_ready.wait(), FIRST_ANSWER_TIMEOUT_SECONDS

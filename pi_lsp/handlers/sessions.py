@@ -1,4 +1,5 @@
-"""Handlers of the session requests: tree, transcript, navigation, labels, names, forks, listing, opening."""
+"""Handlers of the session requests: tree, transcript,
+navigation, labels, names, forks, listing, opening."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Handlers of the state and model requests: ``pi/state``, ``pi/models``, ``pi/setModel``, ``pi/setThinkingLevel``."""
+"""Handlers of the state and model requests: ``pi/state``,
+``pi/models``, ``pi/setModel``, ``pi/setThinkingLevel``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from pi_lsp.services import Services
 @pi_request(protocol.STATE)
 async def on_state(services: Services, params: protocol.SessionParams) -> dict[str, Any]:
     runtime = services.sessions.get(params.session_id)
-    # Looking up the context window may import litellm (seconds): keep the event loop free meanwhile.
+    # Looking up the context window may import litellm
+    # (seconds): keep the event loop free meanwhile.
     return await asyncio.to_thread(session_state, services.agent, runtime)
 
 

@@ -27,7 +27,8 @@ APPEND_SYSTEM_PROMPT_FILE = "APPEND_SYSTEM.md"
 
 @attrs.frozen
 class ContextFile:
-    """A file whose text goes into the system prompt: a context file, SYSTEM.md or APPEND_SYSTEM.md."""
+    """A file whose text goes into the system prompt: a
+    context file, SYSTEM.md or APPEND_SYSTEM.md."""
 
     path: str
     content: str = attrs.field(repr=False)

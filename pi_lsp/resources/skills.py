@@ -1,11 +1,11 @@
-"""Skills: discovery, Agent Skills validation, the system-prompt index and ``/skill:name`` expansion,
-following pi 0.84.2 (``core/skills.ts`` and ``core/package-manager.ts``).
+"""Skills: discovery, Agent Skills validation, the system-prompt index and ``/skill:name``
+expansion, following pi 0.84.2 (``core/skills.ts`` and ``core/package-manager.ts``).
 
 A directory holding ``SKILL.md`` is a skill root and is not searched further; other directories
 are searched recursively, skipping dot-directories, ``node_modules`` and whatever the
 ``.gitignore``/``.ignore``/``.fdignore`` files met on the way exclude; the ``!``/``+``/``-``
-patterns of the location's settings file may disable single skills (``patterns.py``). ``.pi``-style skill
-directories (and directories named in settings) also take loose ``*.md`` files at their top;
+patterns of the location's settings file may disable single skills (``patterns.py``). ``.pi``-style
+skill directories (and directories named in settings) also take loose ``*.md`` files at their top;
 ``.agents``-style ones take only ``SKILL.md``. Invalid names and over-long descriptions are
 warnings; a missing description or unreadable frontmatter skips the skill; on a name collision
 the first location wins (callers pass project locations before user ones).
@@ -277,10 +277,14 @@ def format_skills_for_prompt(skills: Iterable[Skill]) -> str:
         return ""
     lines = [
         "Skills hold detailed instructions for particular kinds of tasks.",
-        "When a task matches a skill's description, read that skill's file with the read tool before you start.",
+        (
+            "When a task matches a skill's description, read that "
+            "skill's file with the read tool before you start."
+        ),
         (
             "Relative paths inside a skill file are relative to the skill's directory "
-            "(the folder of its file); turn them into absolute paths before using them in tool calls."
+            "(the folder of its file); turn them into "
+            "absolute paths before using them in tool calls."
         ),
         "",
         "<available_skills>",
@@ -306,7 +310,8 @@ def escape_xml(text: str) -> str:
 
 
 def expand_skill_command(text: str, skills: Iterable[Skill]) -> str:
-    """``/skill:name args`` → the skill's body in a ``<skill>`` block, then the args; else ``text``."""
+    """``/skill:name args`` → the skill's body in a
+    ``<skill>`` block, then the args; else ``text``."""
     if not text.startswith(SKILL_COMMAND):
         return text
     # pi splits at the first space only (not at tabs or newlines).

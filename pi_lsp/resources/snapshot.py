@@ -62,7 +62,8 @@ def load_resources(
     home: Path | None = None,
     cache: ParsedFileCache | None = None,
 ) -> ResourceSnapshot:
-    """Everything pi would load for ``workspace``; a broken settings file keeps ``previous``'s content.
+    """Everything pi would load for ``workspace``; a broken settings file keeps ``previous``'s
+    content.
 
     With a ``cache`` (kept from one reload to the next), only skill and template files that changed
     are read and parsed again; every folder is still listed, so additions and deletions show.
@@ -121,7 +122,8 @@ def git_root(start: Path) -> Path | None:
 
 
 def agents_skill_dirs(workspace: Path, home: Path) -> list[Path]:
-    """``.agents/skills`` of the workspace and its ancestors up to the git root (or the filesystem root)."""
+    """``.agents/skills`` of the workspace and its ancestors
+    up to the git root (or the filesystem root)."""
     root = git_root(workspace)
     user_dir = home / ".agents" / "skills"
     directories = []
@@ -284,7 +286,8 @@ class ResourceChanges:
 
 
 def diff_snapshots(old: ResourceSnapshot | None, new: ResourceSnapshot) -> ResourceChanges:
-    """What was added, changed (same identity, different value) and removed between two snapshots."""
+    """What was added, changed (same identity, different
+    value) and removed between two snapshots."""
     before = _by_identity(old) if old is not None else {}
     after = _by_identity(new)
     return ResourceChanges(

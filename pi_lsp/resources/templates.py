@@ -2,10 +2,10 @@
 pi 0.84.2's ``core/prompt-templates.ts``.
 
 Only files directly in a prompts directory count (no recursion), less what the folder's
-``.gitignore``/``.ignore``/``.fdignore`` exclude and what settings patterns disable. ``/name args`` expands when a
-template ``name`` exists: the arguments are split like a shell would (quotes may open mid-word,
-empty quoted arguments vanish) and substituted in one pass, so an argument that itself looks
-like ``$1`` is never substituted again.
+``.gitignore``/``.ignore``/``.fdignore`` exclude and what settings patterns disable. ``/name args``
+expands when a template ``name`` exists: the arguments are split like a shell would (quotes may open
+mid-word, empty quoted arguments vanish) and substituted in one pass, so an argument that itself
+looks like ``$1`` is never substituted again.
 """
 
 from __future__ import annotations
@@ -94,7 +94,8 @@ def load_templates(
                     warning(
                         template.file_path,
                         1,
-                        f'prompt template "/{template.name}" collides with {winner.file_path}, which wins',
+                        f'prompt template "/{template.name}" collides '
+                        f"with {winner.file_path}, which wins",
                     )
                 )
                 continue
@@ -190,7 +191,8 @@ def parse_command_args(text: str) -> list[str]:
 
 
 def substitute_args(content: str, args: Sequence[str]) -> str:
-    """Replace ``$1``, ``$@``, ``$ARGUMENTS``, ``${@:N}``, ``${@:N:L}`` and ``${X:-default}`` in one pass."""
+    """Replace ``$1``, ``$@``, ``$ARGUMENTS``, ``${@:N}``,
+    ``${@:N:L}`` and ``${X:-default}`` in one pass."""
     all_args = " ".join(args)
 
     def positional(number: str) -> str | None:

@@ -66,7 +66,8 @@ def text(
     usage: Mapping[str, Any] | None = None,
     chunk_delay: float = 0.0,
 ) -> Reply:
-    """A streamed answer: optional ``reasoning_content`` deltas, then ``text`` in ``chunks`` parts."""
+    """A streamed answer: optional ``reasoning_content``
+    deltas, then ``text`` in ``chunks`` parts."""
     return Reply(
         deltas=tuple(_text_deltas(text, chunks, reasoning)),
         usage=usage,
@@ -108,7 +109,8 @@ def tool_calls(
     usage: Mapping[str, Any] | None = None,
     chunk_delay: float = 0.0,
 ) -> Reply:
-    """Tool calls ``(id, name, arguments)`` whose JSON arguments arrive split over several chunks."""
+    """Tool calls ``(id, name, arguments)`` whose JSON
+    arguments arrive split over several chunks."""
     deltas = _text_deltas(text or "", 2, None)
     for index, call in enumerate(calls):
         deltas += _tool_call_deltas(index, call, argument_chunks)

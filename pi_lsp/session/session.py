@@ -60,7 +60,8 @@ class Session:
         self._labels: dict[str, tuple[str, Any]] = {}
         self._leaf_id: str | None = None
         self._active_path: list[StoredEntry] | None = None
-        """The root→leaf path, kept while appends extend it (long sessions walk it on every turn)."""
+        """The root→leaf path, kept while appends extend
+        it (long sessions walk it on every turn)."""
         for entry in lines:
             self._index(entry)
 
@@ -285,14 +286,16 @@ class Session:
         )
 
     def append_label(self, target_id: str, label: str | None) -> str:
-        """Set (or with an empty label, clear) the label of ``target_id``; the label entry becomes the leaf."""
+        """Set (or with an empty label, clear) the label of
+        ``target_id``; the label entry becomes the leaf."""
         self.require_entry(target_id)
         return self._append(
             lambda entry_id, parent, at: build.label(entry_id, parent, at, target_id, label)
         )
 
     def append_raw(self, body: dict) -> str:
-        """Append an entry built elsewhere (any type), given everything but id, parentId and timestamp."""
+        """Append an entry built elsewhere (any type), given
+        everything but id, parentId and timestamp."""
 
         def with_position(entry_id: str, parent: str | None, at: str) -> dict:
             entry = {"type": body["type"], "id": entry_id, "parentId": parent, "timestamp": at}
@@ -348,7 +351,8 @@ class Session:
             raise
 
     def adopt_entries(self, entries: list[StoredEntry]) -> None:
-        """Fill a new, empty session with prepared entries (a fork) and write them if they hold a conversation."""
+        """Fill a new, empty session with prepared entries (a
+        fork) and write them if they hold a conversation."""
         if self._entries:
             raise ValueError("adopt_entries needs an empty session")
         for entry in entries:

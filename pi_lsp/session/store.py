@@ -105,7 +105,8 @@ def parse_session_bytes(data: bytes, path: Path) -> LoadedFile:
 
 
 def _attach_spans(lines: list[StoredEntry], data: bytes, report: LoadReport) -> bool:
-    """Give each indexed line its offsets in ``data``; ``False`` if lines and entries do not pair up."""
+    """Give each indexed line its offsets in ``data``;
+    ``False`` if lines and entries do not pair up."""
     entries = iter(lines)
     count = 0
     for start, end, _ in _iterate_line_spans(data, report):
@@ -118,7 +119,8 @@ def _attach_spans(lines: list[StoredEntry], data: bytes, report: LoadReport) -> 
 
 
 def _iterate_line_spans(data: bytes, report: LoadReport):
-    """(start, end, 1-based line number) of every non-blank line; counts blank lines and a torn end."""
+    """(start, end, 1-based line number) of every non-blank
+    line; counts blank lines and a torn end."""
     find = data.find
     size = len(data)
     start = 0
@@ -200,7 +202,8 @@ class SessionWriter:
         self._needs_newline = False
 
     def replace_contents(self, lines: list[bytes | memoryview]) -> None:
-        """Atomically replace the file with ``lines`` (used only for migrations), keeping the lock."""
+        """Atomically replace the file with ``lines``
+        (used only for migrations), keeping the lock."""
         temporary = self.path.with_name(f".{self.path.name}.migrating")
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
         try:
@@ -229,7 +232,8 @@ class SessionWriter:
             os.close(descriptor)
             if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise SessionLockedError(
-                    f"another process is writing this session; open it read-only instead: {self.path}"
+                    "another process is writing this session; "
+                    f"open it read-only instead: {self.path}"
                 ) from None
             raise
 

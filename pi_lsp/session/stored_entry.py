@@ -156,7 +156,8 @@ def decode_json_line(raw: bytes | memoryview) -> Any:
 
 
 def index_lines(data: bytes) -> list[StoredEntry] | None:
-    """Index every non-blank line of ``data`` in one call; ``None`` if any line needs a closer look."""
+    """Index every non-blank line of ``data`` in one
+    call; ``None`` if any line needs a closer look."""
     try:
         return _index_decoder.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):

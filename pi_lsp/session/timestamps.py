@@ -40,7 +40,8 @@ def file_name_timestamp(iso_timestamp: str) -> str:
 
 
 def iso_to_epoch_ms(text: object) -> int | None:
-    """``new Date(text).getTime()`` for ISO date-time strings; ``None`` where JavaScript gives NaN."""
+    """``new Date(text).getTime()`` for ISO date-time
+    strings; ``None`` where JavaScript gives NaN."""
     if not isinstance(text, str):
         return None
     match = _ISO.match(text)

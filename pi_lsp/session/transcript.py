@@ -17,7 +17,8 @@ SUMMARY_TYPES = ("compaction", "branch_summary")
 
 
 def transcript_document(session: Session, limit: int | None = None) -> dict[str, Any]:
-    """``{"leafId", "total", "entries"}``: the visible entries root first, the last ``limit`` of them."""
+    """``{"leafId", "total", "entries"}``: the visible
+    entries root first, the last ``limit`` of them."""
     visible = [item for item in map(_transcript_item, session.branch()) if item is not None]
     shown = visible[-limit:] if limit else visible
     return {"leafId": session.leaf_id, "total": len(visible), "entries": shown}

@@ -1,4 +1,5 @@
-"""The session as a tree for display: roots, children oldest first, labels resolved (pi's ``getTree``).
+"""The session as a tree for display: roots, children oldest first, labels resolved (pi's
+``getTree``).
 
 Roots are entries whose parent is null, themselves, or unknown (orphans). Building is iterative, so
 deep trees cannot overflow the stack, and each entry is visited once, so cycles cannot hang it.

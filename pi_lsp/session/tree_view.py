@@ -1,7 +1,8 @@
 """The session tree for people and editors: one-line previews, the active path, labels.
 
 ``tree_document`` is the flat JSON form (entries in file order; clients nest them by ``parentId``);
-``render_tree_text`` draws the indented tree that ``pi-lsp session tree`` prints, like pi's ``/tree``.
+``render_tree_text`` draws the indented tree that ``pi-lsp session tree`` prints, like pi's
+``/tree``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ PREVIEW_LENGTH = 80
 
 
 def tree_document(session: Session) -> dict[str, Any]:
-    """``{"leafId", "name", "labels", "activePath", "roots", "children", "entries"}`` for the whole file.
+    """``{"leafId", "name", "labels", "activePath", "roots", "children", "entries"}`` for the whole
+    file.
 
     ``entries`` are in file order; ``roots`` and ``children`` (ids by parent id) give pi's tree
     order, children oldest first.
@@ -128,7 +130,8 @@ SKILL_BLOCK = re.compile(
 
 
 def _skill_command(text: str) -> str:
-    """An expanded ``/skill:name args`` prompt, shown as the user typed it (not the skill's body)."""
+    """An expanded ``/skill:name args`` prompt, shown
+    as the user typed it (not the skill's body)."""
     match = SKILL_BLOCK.match(text)
     if match is None:
         return text

@@ -320,8 +320,9 @@ class BashTool(Tool):
             start = total - truncation["outputLines"] + 1
             if truncation["lastLinePartial"]:
                 text += (
-                    f"\n\n[Showing the last {format_size(truncation['outputBytes'])} of line {total} "
-                    f"(the line is {format_size(output.last_line_bytes)}). Full output: {path}]"
+                    f"\n\n[Showing the last {format_size(truncation['outputBytes'])} of line "
+                    f"{total} (the line is "
+                    f"{format_size(output.last_line_bytes)}). Full output: {path}]"
                 )
             elif truncation["truncatedBy"] == "lines":
                 text += f"\n\n[Showing lines {start}-{total} of {total}. Full output: {path}]"

@@ -123,7 +123,8 @@ class GitIgnore:
         self._rules[folder_rel] = _read_rules(folder)
 
     def ignored(self, relative: str, is_dir: bool) -> bool:
-        """Whether ``relative`` (to the search root) is ignored by the loaded ``.gitignore`` files."""
+        """Whether ``relative`` (to the search root) is
+        ignored by the loaded ``.gitignore`` files."""
         verdict = False
         parts = relative.split("/")
         name = parts[-1]

@@ -61,12 +61,16 @@ class GrepTool(Tool):
             },
             "glob": {
                 "type": "string",
-                "description": "Only search files matching this glob, e.g. '*.py' or 'src/**/*.test.ts'",
+                "description": (
+                    "Only search files matching this glob, e.g. '*.py' or 'src/**/*.test.ts'"
+                ),
             },
             "ignoreCase": {"type": "boolean", "description": "Ignore letter case (default: false)"},
             "literal": {
                 "type": "boolean",
-                "description": "Take pattern as literal text, not a regular expression (default: false)",
+                "description": (
+                    "Take pattern as literal text, not a regular expression (default: false)"
+                ),
             },
             "context": {
                 "type": "number",
@@ -124,7 +128,8 @@ class GrepTool(Tool):
             details["truncation"] = truncation_details(truncation)
         if lines_truncated:
             notices.append(
-                f"Some lines were cut to {GREP_MAX_LINE_LENGTH} characters; use read to see them whole"
+                f"Some lines were cut to {GREP_MAX_LINE_LENGTH} "
+                "characters; use read to see them whole"
             )
             details["linesTruncated"] = True
         if notices:

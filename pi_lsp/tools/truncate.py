@@ -133,7 +133,8 @@ def _tail_bytes(text: str, max_bytes: int) -> str:
 def truncate_tail(
     content: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> dict[str, Any]:
-    """Keep the last lines that fit both limits; a single over-long last line is cut from its end."""
+    """Keep the last lines that fit both limits; a single
+    over-long last line is cut from its end."""
     total_bytes = byte_length(content)
     lines = split_lines_for_counting(content)
     total_lines = len(lines)

@@ -298,7 +298,8 @@ def install_reference() -> Path:
 
 
 def corpus_seed_args() -> list[str]:
-    """``--seed N`` from PI_CONFORMANCE_SEED (to explore other corpora), else the generator's default."""
+    """``--seed N`` from PI_CONFORMANCE_SEED (to explore
+    other corpora), else the generator's default."""
     seed = os.environ.get("PI_CONFORMANCE_SEED")
     return ["--seed", seed] if seed else []
 

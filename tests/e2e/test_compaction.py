@@ -19,7 +19,10 @@ from lsprotocol import types
 from pi_lsp.scripted_llm import replies
 from tests.e2e.conftest import request
 
-SUMMARY = "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n## Next Steps\n1. Run the tests"
+SUMMARY = (
+    "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n"
+    "## Next Steps\n1. Run the tests"
+)
 SMALL = {
     "compaction": {"keepRecentTokens": 100, "reserveTokens": 100},
     "contextWindow": 100000,

@@ -1,4 +1,5 @@
-"""Session requests end to end: tree, navigation, labels, names, forks, listing, opening, state, models."""
+"""Session requests end to end: tree, navigation, labels,
+names, forks, listing, opening, state, models."""
 
 from __future__ import annotations
 

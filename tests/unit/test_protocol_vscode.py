@@ -1,4 +1,5 @@
-"""The VS Code extension's typed protocol table (editors/vscode/src/protocol.ts) matches protocol.py.
+"""The VS Code extension's typed protocol table (editors/vscode/src/protocol.ts) matches
+protocol.py.
 
 Fails when a request method, a params field or an event type of the server is missing from the
 TypeScript file, or when the file names a method or an event the server does not have.

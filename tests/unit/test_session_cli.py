@@ -1,4 +1,5 @@
-"""The ``pi-lsp session`` command: output shapes for people and tools, one-line errors for bad input."""
+"""The ``pi-lsp session`` command: output shapes for
+people and tools, one-line errors for bad input."""
 
 import json
 import subprocess

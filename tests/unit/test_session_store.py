@@ -1,4 +1,5 @@
-"""The session file on disk: format, lazy creation, locking, damaged and foreign files, migrations."""
+"""The session file on disk: format, lazy creation,
+locking, damaged and foreign files, migrations."""
 
 import json
 import os
@@ -65,7 +66,10 @@ def write_lines(path: Path, *lines: str, trailing_newline: bool = True) -> None:
 HEADER = (
     '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}'
 )
-USER_LINE = '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}'
+USER_LINE = (
+    '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+    '"message":{"role":"user","content":"hi","timestamp":1}}'
+)
 
 
 def test_nothing_is_written_until_the_first_user_message(tmp_path):
@@ -210,8 +214,11 @@ def test_the_lock_is_held_against_another_process(tmp_path):
     with Session.create(tmp_path, "/w") as writer:
         writer.append_message(user("mine"))
         script = (
-            "import sys\nfrom pi_lsp.session.session import Session\nfrom pi_lsp.errors import SessionLockedError\n"
-            "try:\n    Session.open(sys.argv[1])\nexcept SessionLockedError:\n    sys.exit(3)\n"
+            "import sys\n"
+            "from pi_lsp.session.session import Session\n"
+            "from pi_lsp.errors import SessionLockedError\n"
+            "try:\n    Session.open(sys.argv[1])\n"
+            "except SessionLockedError:\n    sys.exit(3)\n"
         )
         result = subprocess.run([os.sys.executable, "-c", script, str(writer.path)])
         assert result.returncode == 3
@@ -283,8 +290,14 @@ def test_parent_cycles_and_dangling_parents_never_hang_a_walk(tmp_path):
 
 def test_unknown_and_newer_entry_types_are_kept_byte_for_byte(tmp_path):
     path = tmp_path / "s.jsonl"
-    usage = '{"type":"usage","id":"u1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","kind":"cache_warm","usage":{"cost":{"total":1.0}}}'
-    edit = '{"type":"context_edit","id":"e1","parentId":"u1","timestamp":"2026-01-01T00:00:03.000Z","targetId":"a1","replacement":null,"1":"x"}'
+    usage = (
+        '{"type":"usage","id":"u1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z",'
+        '"kind":"cache_warm","usage":{"cost":{"total":1.0}}}'
+    )
+    edit = (
+        '{"type":"context_edit","id":"e1","parentId":"u1","timestamp":"2026-01-01T00:00:03.000Z",'
+        '"targetId":"a1","replacement":null,"1":"x"}'
+    )
     write_lines(path, HEADER, USER_LINE, usage, edit)
     with Session.open(path) as session:
         assert [entry.type for entry in session.entries] == ["message", "usage", "context_edit"]
@@ -377,11 +390,7 @@ def test_a_v2_session_only_renames_hook_messages(tmp_path):
     with Session.open(path):
         pass
     lines = path.read_text().splitlines()
-    assert (
-        lines[0]
-        == '{"type":"session","version":3,"id":"v2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}'
-    )
-    assert (
-        lines[1]
-        == '{"type":"message","id":"h1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"custom","customType":"x","content":"hook","display":true,"timestamp":3}}'
-    )
+    assert lines == [
+        '{"type":"session","version":3,"id":"v2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}',
+        '{"type":"message","id":"h1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"custom","customType":"x","content":"hook","display":true,"timestamp":3}}',
+    ]

@@ -1,4 +1,5 @@
-"""Compaction summaries with a scripted model: the requests it is sent and the summaries assembled."""
+"""Compaction summaries with a scripted model: the
+requests it is sent and the summaries assembled."""
 
 from __future__ import annotations
 

@@ -88,7 +88,8 @@ def test_vitest_unit_suite_passes():
 
 @pytest.fixture(scope="module")
 def vsix(tmp_path_factory) -> Path:
-    """The packaged extension (`npm run package`): what users install, and what the e2e run installs."""
+    """The packaged extension (`npm run package`): what
+    users install, and what the e2e run installs."""
     _require_installed()
     path = tmp_path_factory.mktemp("vsix") / "pi-lsp.vsix"
     result = _run(["npm", "run", "package", "--", "-o", str(path)], timeout=120)
@@ -163,7 +164,8 @@ def _workspace(root: Path) -> Path:
     skill = workspace / ".pi" / "skills" / "review"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(
-        "---\nname: review\ndescription: Review a file for bugs\n---\nRead the file and list every bug you find.\n"
+        "---\nname: review\ndescription: Review a file for bugs\n---\n"
+        "Read the file and list every bug you find.\n"
     )
     prompts = workspace / ".pi" / "prompts"
     prompts.mkdir()
