@@ -116,12 +116,14 @@ def appends_per_second(session_class, count: int) -> int:
             "timestamp": 3,
         },
     ]
-    with tempfile.TemporaryDirectory() as directory:
-        with session_class.create(directory, directory) as session:
-            start = time.perf_counter()
-            for index in range(count):
-                session.append_message(message_cycle[index % 3])
-            elapsed = time.perf_counter() - start
+    with (
+        tempfile.TemporaryDirectory() as directory,
+        session_class.create(directory, directory) as session,
+    ):
+        start = time.perf_counter()
+        for index in range(count):
+            session.append_message(message_cycle[index % 3])
+        elapsed = time.perf_counter() - start
     return round(count / elapsed)
 
 

@@ -162,12 +162,11 @@ def _without_unset(values: Mapping[str, Any]) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for key, value in values.items():
         if isinstance(value, Mapping):
-            value = _without_unset(value)
-            if not value:
-                continue
-        if value is None or value == "":
-            continue
-        kept[key] = value
+            nested = _without_unset(value)
+            if nested:
+                kept[key] = nested
+        elif value is not None and value != "":
+            kept[key] = value
     return kept
 
 

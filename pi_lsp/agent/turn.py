@@ -102,12 +102,16 @@ class _Turn:
             self.last_assistant = message
             _append(self.runtime, message)
             stop_reason = message.get("stopReason")
-            if stop_reason == "error" and is_context_overflow(message, self.setup.context_window):
-                # Compact and retry once; a second overflow is reported, never looped on.
-                if not overflow_recovered and self.setup.recover_from_overflow is not None:
-                    overflow_recovered = True
-                    if await self.setup.recover_from_overflow():
-                        continue
+            # Compact and retry once; a second overflow is reported, never looped on.
+            if (
+                stop_reason == "error"
+                and is_context_overflow(message, self.setup.context_window)
+                and not overflow_recovered
+                and self.setup.recover_from_overflow is not None
+            ):
+                overflow_recovered = True
+                if await self.setup.recover_from_overflow():
+                    continue
             if stop_reason != "toolUse":
                 return TurnOutcome(stop_reason or "stop", message, message.get("errorMessage"))
             await self._run_tools(

@@ -155,7 +155,7 @@ def _tiktoken_encoding() -> Any:
     spec = importlib.util.find_spec("litellm")
     if spec is not None and spec.submodule_search_locations:
         bundled = os.path.join(
-            list(spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers"
+            next(iter(spec.submodule_search_locations)), "litellm_core_utils", "tokenizers"
         )
         os.environ["TIKTOKEN_CACHE_DIR"] = bundled
     import tiktoken

@@ -13,6 +13,7 @@ the first location wins (callers pass project locations before user ones).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -61,7 +62,7 @@ class SkillLocation:
     """Named in settings: a missing path is reported, and a single ``.md`` file is accepted."""
     declared_in: str | None = None
     declared_line: int = 1
-    patterns: ResourcePatterns = ResourcePatterns()
+    patterns: ResourcePatterns = attrs.field(factory=ResourcePatterns)
     """The include/exclude patterns of the settings file that governs this location."""
 
 
@@ -126,7 +127,7 @@ def _skills_at(
         if not location.patterns.enables(file):
             continue
         skill, problems = read(
-            file, location.source, lambda: load_skill_file(file, location.source)
+            file, location.source, functools.partial(load_skill_file, file, location.source)
         )
         diagnostics.extend(problems)
         if skill is not None:
@@ -158,9 +159,14 @@ def _scan(directory: Path, mode: ScanMode, ignore: IgnoreRules, *, is_root: bool
         if _is_dir(entry):
             if not ignore.ignores(path, is_directory=True):
                 found.extend(_scan(path, mode, ignore, is_root=False))
-        elif mode == "pi" and is_root and entry.name.endswith(".md") and _is_file(entry):
-            if not ignore.ignores(path, is_directory=False):
-                found.append(path)
+        elif (
+            mode == "pi"
+            and is_root
+            and entry.name.endswith(".md")
+            and _is_file(entry)
+            and not ignore.ignores(path, is_directory=False)
+        ):
+            found.append(path)
     return found
 
 

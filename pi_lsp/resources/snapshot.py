@@ -246,8 +246,8 @@ def _settings_paths(
     """(entry, resolved path, line) of each plain local path in a settings file's ``key`` array."""
     if file is None:
         return
-    for entry in file.valid.get(key, []):
-        entry = entry.strip()
+    for raw_entry in file.valid.get(key, []):
+        entry = raw_entry.strip()
         if not entry or entry.startswith(NON_PATH_PREFIXES) or is_pattern(entry):
             continue
         path = Path(os.path.expanduser(entry))

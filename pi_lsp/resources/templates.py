@@ -10,6 +10,7 @@ looks like ``$1`` is never substituted again.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -51,7 +52,7 @@ class TemplateLocation:
     path: Path
     source: Scope
     explicit: bool = False
-    patterns: ResourcePatterns = ResourcePatterns()
+    patterns: ResourcePatterns = attrs.field(factory=ResourcePatterns)
     """The include/exclude patterns of the settings file that governs this location."""
 
 
@@ -82,7 +83,7 @@ def load_templates(
                 continue
             seen_files.add(identity)
             template, problem = read(
-                path, location.source, lambda: load_template_file(path, location.source)
+                path, location.source, functools.partial(load_template_file, path, location.source)
             )
             if problem is not None:
                 diagnostics.append(problem)

@@ -291,7 +291,7 @@ def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
     """
     thinking_level: Any = _NOT_FOUND
     model: Any = _NOT_FOUND
-    for entry_type, entry in zip(reversed(_types(path)), reversed(path)):
+    for entry_type, entry in zip(reversed(_types(path)), reversed(path), strict=True):
         if entry_type == "thinking_level_change":
             if thinking_level is _NOT_FOUND:
                 thinking_level = entry.get("thinkingLevel", UNDEFINED)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError
 from pi_lsp.session import entries as build
@@ -125,7 +125,7 @@ class Session:
         if self._writer:
             self._writer.close()
 
-    def __enter__(self) -> Session:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -173,7 +173,7 @@ class Session:
             raise EntryNotFoundError(f"entry {entry_id} not found in session {self.id}")
         return entry
 
-    def branch(self, from_id: str | None | Any = UNSET) -> list[StoredEntry]:
+    def branch(self, from_id: str | Any | None = UNSET) -> list[StoredEntry]:
         """Root-first path to ``from_id`` (default: the leaf); empty when the id is unknown."""
         if from_id is UNSET or from_id == self._leaf_id:
             if self._active_path is None:
@@ -208,7 +208,7 @@ class Session:
         """Root nodes of the whole tree, children oldest first, with labels resolved."""
         return build_tree(self._entries, self._labels)
 
-    def build_context(self, leaf_id: str | None | Any = UNSET) -> SessionContext:
+    def build_context(self, leaf_id: str | Any | None = UNSET) -> SessionContext:
         """What the LLM sees at ``leaf_id`` (default: the leaf), as pi's ``buildSessionContext``."""
         if leaf_id is UNSET or (leaf_id == self._leaf_id and leaf_id is not None):
             with paused_garbage_collection():

@@ -17,6 +17,7 @@ server shutdown.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import shutil
@@ -55,10 +56,8 @@ def kill_running_commands() -> None:
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def group_members(pgid: int) -> list[int]:
@@ -97,10 +96,8 @@ async def terminate_process_group(process: asyncio.subprocess.Process, grace: fl
     try:
         _signal_group(pgid, signal.SIGTERM)
         if process.returncode is None:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), timeout=grace)
-            except TimeoutError:
-                pass
         while group_members(pgid) and loop.time() < deadline:
             await asyncio.sleep(0.02)
         finished = not group_members(pgid)

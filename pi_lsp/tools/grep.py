@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import re
@@ -273,10 +274,8 @@ async def _search_ripgrep(
         if not at_end and process.returncode is None:
             # os.kill, not process.kill(): Popen.send_signal() polls first and may reap the child
             # behind asyncio's back, which then reports exit code 255
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         await process.wait()
         stderr = (await stderr_task).decode("utf-8", errors="replace").strip()
     if not limit_reached and process.returncode not in (0, 1):

@@ -99,7 +99,7 @@ def queries_for_session(session: dict[str, Any]) -> list[Query]:
                 Query(
                     "plan-branch-summary",
                     file,
-                    ("--from", from_id, "--to", to_id) + budget_options(budget),
+                    ("--from", from_id, "--to", to_id, *budget_options(budget)),
                 )
             )
     return queries

@@ -70,7 +70,7 @@ def first_difference(ours: Any, pis: Any, path: str = "$") -> tuple[str, Any, An
                 return found
         return None
     if isinstance(ours, list) and isinstance(pis, list):
-        for index, (a, b) in enumerate(zip(ours, pis)):
+        for index, (a, b) in enumerate(zip(ours, pis, strict=False)):
             found = first_difference(a, b, f"{path}[{index}]")
             if found:
                 return found

@@ -114,5 +114,6 @@ def test_bad_numbers_are_argument_errors():
         ],
         capture_output=True,
         text=True,
+        check=False,
     )
     assert result.returncode == 2 and "expected a number >= 0" in result.stderr

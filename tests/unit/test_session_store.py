@@ -220,7 +220,7 @@ def test_the_lock_is_held_against_another_process(tmp_path):
             "try:\n    Session.open(sys.argv[1])\n"
             "except SessionLockedError:\n    sys.exit(3)\n"
         )
-        result = subprocess.run([os.sys.executable, "-c", script, str(writer.path)])
+        result = subprocess.run([os.sys.executable, "-c", script, str(writer.path)], check=False)
         assert result.returncode == 3
 
 
@@ -229,7 +229,7 @@ def read_only_directory(directory: Path):
     if os.geteuid() == 0:  # root ignores permission bits; the immutable attribute stops root too
         if (
             not shutil.which("chattr")
-            or subprocess.run(["chattr", "+i", str(directory)]).returncode
+            or subprocess.run(["chattr", "+i", str(directory)], check=False).returncode
         ):
             pytest.skip("cannot make a directory read-only for root here")
         try:
@@ -249,9 +249,11 @@ def test_a_read_only_directory_gives_a_clear_error_and_loses_nothing_in_memory(t
     directory.mkdir()
     session = Session.create(directory, "/w")
     session.append_model_change("openai", "gpt-4o")
-    with read_only_directory(directory):
-        with pytest.raises(SessionWriteError, match="could not write session file"):
-            session.append_message(user("hello"))
+    with (
+        read_only_directory(directory),
+        pytest.raises(SessionWriteError, match="could not write session file"),
+    ):
+        session.append_message(user("hello"))
     assert [entry.type for entry in session.entries] == ["model_change"]
     assert not session.is_persisted and list(directory.iterdir()) == []
     session.append_message(user("hello again"))  # once writable, nothing was lost

@@ -34,7 +34,7 @@ SMALL_BUDGETS = {
 def _nvim_version(executable: str) -> tuple[int, int] | None:
     try:
         first = subprocess.run(
-            [executable, "--version"], capture_output=True, text=True, timeout=10
+            [executable, "--version"], capture_output=True, text=True, timeout=10, check=False
         ).stdout.split("\n")[0]
     except (OSError, subprocess.SubprocessError):
         return None
@@ -259,10 +259,8 @@ def running_editor(base: Path):
             "require('pi.client').stop(); vim.wait(3000, function() "
             "return require('pi.client').get() == nil end, 20)"
         )
-        try:
+        with contextlib.suppress(EOFError):  # Neovim exited, as asked
             nvim.quit()
-        except EOFError:
-            pass  # Neovim exited, as asked
         nvim.close()
 
 

@@ -49,9 +49,9 @@ def test_pi_fork_without_an_id_forks_at_the_leaf(pi, scripted_model):
 def test_pi_navigate_with_bang_summarizes_the_branch(pi, scripted_model):
     two_turns(pi, scripted_model)
     tree = pi.request("pi/tree")
-    first_answer = [
+    first_answer = next(
         e for e in tree["entries"] if e["type"] == "message" and e["preview"] == "Answer 1"
-    ][0]
+    )
     scripted_model.enqueue({"kind": "text", "text": BRANCH_SUMMARY})
     pi.command(f"PiNavigate! {first_answer['id']}")
     pi.chat_lines(containing="» branch summarized into entry")

@@ -68,7 +68,13 @@ def _require_installed() -> None:
 
 def _run(command: list[str], timeout: float, **options) -> subprocess.CompletedProcess:
     return subprocess.run(
-        command, cwd=EXTENSION, capture_output=True, text=True, timeout=timeout, **options
+        command,
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **options,
     )
 
 
@@ -247,6 +253,7 @@ def _install_extension(
             "--install-extension",
             str(vsix),
         ],
+        check=False,
         capture_output=True,
         text=True,
         timeout=60,
