@@ -18,11 +18,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import attrs
 
 from pi_lsp.errors import PiError
+
+if TYPE_CHECKING:
+    from pygls.lsp.client import LanguageClient
 
 DEFAULT_DIRECTORY_NAME = "pi-lsp-demo"
 SESSION_NAME = "pi-lsp demo"
@@ -163,11 +166,13 @@ class StoryState:
 
 
 async def _run_story(workspace: Path, real_model: str | None) -> None:
-    scripted = await _start_scripted_model() if real_model is None else None
+    scripted = None
     try:
-        backend = (
-            _real_backend(real_model) if scripted is None else _scripted_backend(scripted.base_url)
-        )
+        if real_model is None:
+            scripted = await _start_scripted_model()
+            backend = _scripted_backend(scripted.base_url)
+        else:
+            backend = _real_backend(real_model)
         print(f"pi-lsp demo in {workspace}")
         print(f"model: {backend.description}")
         async with DemoClient(workspace, backend) as client:
@@ -350,8 +355,14 @@ class DemoClient:
     def __init__(self, workspace: Path, backend: Backend) -> None:
         self._workspace = workspace
         self._backend = backend
-        self._client = None
+        self._client: LanguageClient | None = None
         self._printer = TurnPrinter()
+
+    @property
+    def _started(self) -> LanguageClient:
+        if self._client is None:
+            raise DemoError("the language client has not been started")
+        return self._client
 
     async def __aenter__(self) -> Self:
         self._client = _language_client(self._printer)
@@ -392,7 +403,7 @@ class DemoClient:
             initialization_options=self._backend.options,
         )
         result = await asyncio.wait_for(
-            self._client.initialize_async(params), self._backend.timeout
+            self._started.initialize_async(params), self._backend.timeout
         )
         info = result.server_info
         print(
@@ -400,7 +411,7 @@ class DemoClient:
             if info
             else "server: started"
         )
-        self._client.initialized(types.InitializedParams())
+        self._started.initialized(types.InitializedParams())
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send a ``pi/*`` request; its JSON result, or ``DemoError`` naming the method."""
@@ -409,7 +420,7 @@ class DemoClient:
         from pygls.exceptions import JsonRpcException
 
         try:
-            future = self._client.protocol.send_request_async(method, params)
+            future = self._started.protocol.send_request_async(method, params)
             response = await asyncio.wait_for(future, self._backend.timeout)
         except JsonRpcException as error:
             raise DemoError(f"{method} failed: {error.message}") from None
@@ -474,10 +485,11 @@ def _plain_pi_protocol() -> type:
         (entry ids such as ``4143ed1a`` in ``children``).
         """
 
-        def get_result_type(self, method: str) -> type | None:
+        # pygls wraps the base methods in functools.lru_cache; plain methods override them fine.
+        def get_result_type(self, method: str) -> type | None:  # type: ignore[override]
             return PlainResponse if method.startswith("pi/") else super().get_result_type(method)
 
-        def get_message_type(self, method: str) -> type | None:
+        def get_message_type(self, method: str) -> type | None:  # type: ignore[override]
             return PlainNotification if method == "pi/event" else super().get_message_type(method)
 
     return PlainPiProtocol

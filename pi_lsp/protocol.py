@@ -10,7 +10,7 @@ InvalidParams naming the bad field, never silence.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 import cattrs
@@ -78,8 +78,16 @@ def command_name(method: str) -> str:
 # --------------------------------------------------------------------------- params
 
 
-class ProgressToken:
-    """An LSP progress token: a string or an integer (validated by the converter below)."""
+if TYPE_CHECKING:
+    ProgressToken = int | str
+else:
+
+    class ProgressToken:
+        """An LSP progress token: a string or an integer (validated by the converter below).
+
+        A class of its own at run time, so the converter can hook it; ``int | str`` for type
+        checkers.
+        """
 
 
 @attrs.frozen
@@ -236,13 +244,14 @@ def _make_converter() -> cattrs.Converter:
         overrides = {
             field.name: override(rename=camel_case(field.name)) for field in attrs.fields(cls)
         }
-        return make_dict_structure_fn(cls, converter, **overrides)
+        # cattrs takes per-field overrides as **kwargs beside its own _cattrs_* options.
+        return make_dict_structure_fn(cls, converter, **overrides)  # type: ignore[arg-type]
 
     def unstructure_factory(cls: type):
         overrides = {
             field.name: override(rename=camel_case(field.name)) for field in attrs.fields(cls)
         }
-        return make_dict_unstructure_fn(cls, converter, **overrides)
+        return make_dict_unstructure_fn(cls, converter, **overrides)  # type: ignore[arg-type]
 
     def structure_progress_token(value: Any, _: type) -> Any:
         if type(value) not in (str, int):

@@ -20,7 +20,7 @@ import importlib.util
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 import attrs
 
@@ -182,7 +182,7 @@ def calculate_context_tokens(usage: Mapping[str, Any]) -> int | float:
     return sum(parts)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

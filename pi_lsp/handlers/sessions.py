@@ -68,15 +68,15 @@ def on_new_session(services: Services, params: protocol.NewSessionParams) -> dic
 
 @pi_request(protocol.OPEN_SESSION)
 def on_open_session(services: Services, params: protocol.OpenSessionParams) -> dict[str, Any]:
-    if (params.session_id is None) == (params.path is None):
-        raise InvalidParamsError("pi/openSession: give exactly one of sessionId and path")
-    if params.path is not None:
+    if params.session_id is not None and params.path is None:
+        runtime = services.sessions.open(params.session_id)
+    elif params.path is not None and params.session_id is None:
         path = Path(params.path)
         runtime = services.sessions.open_path(
             path if path.is_absolute() else services.config.workspace_root / path
         )
     else:
-        runtime = services.sessions.open(params.session_id)
+        raise InvalidParamsError("pi/openSession: give exactly one of sessionId and path")
     return {
         **runtime.describe(),
         "leafId": runtime.session.leaf_id,

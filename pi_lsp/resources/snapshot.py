@@ -85,11 +85,8 @@ def load_resources(
     template_places = template_locations(workspace, agent_dir, settings, trusted=trusted)
     skills = load_skills(skill_places, cache)
     templates = load_templates(template_places, cache)
-    named_paths = tuple(
-        dict.fromkeys(
-            str(place.path) for place in (*skill_places, *template_places) if place.explicit
-        )
-    )
+    places: list[SkillLocation | TemplateLocation] = [*skill_places, *template_places]
+    named_paths = tuple(dict.fromkeys(str(place.path) for place in places if place.explicit))
     if cache is not None:
         cache.sweep()
     trust_problem = None if trusted else untrusted_workspace_diagnostic(workspace, agents_dirs)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -177,7 +177,7 @@ def dropped_stream(text: str = "Partial ans") -> Reply:
     )
 
 
-_HELPERS = {
+_HELPERS: dict[str, Callable[..., Any]] = {
     "text": text,
     "length_stop": length_stop,
     "tool_calls": tool_calls,

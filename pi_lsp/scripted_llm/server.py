@@ -167,7 +167,7 @@ async def _send(response: web.StreamResponse, event: Mapping[str, Any]) -> None:
     await response.write(f"data: {json.dumps(event)}\n\n".encode())
 
 
-def _chunk_factory(completion_id: str, model: str):  # type: ignore[no-untyped-def]
+def _chunk_factory(completion_id: str, model: str):
     created = int(time.time())
 
     def chunk(delta: Mapping[str, Any], finish_reason: str | None) -> dict[str, Any]:

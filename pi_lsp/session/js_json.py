@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-_encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_string = json.encoder.encode_basestring
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _fast_encode = msgspec.json.Encoder().encode
 _SMALLEST_PLAIN = 1e-4  # below this msgspec switches to exponent notation earlier than JavaScript

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError
 from pi_lsp.session import entries as build
@@ -178,10 +178,14 @@ class Session:
         if from_id is UNSET or from_id == self._leaf_id:
             if self._active_path is None:
                 with paused_garbage_collection():
-                    self._active_path = branch_path(self._by_id, self._leaf_id)
+                    self._active_path = self._path_to(self._leaf_id)
             return list(self._active_path)
         with paused_garbage_collection():
-            return branch_path(self._by_id, from_id)
+            return self._path_to(from_id)
+
+    def _path_to(self, entry_id: Any) -> list[StoredEntry]:
+        # The path is made of this session's own entries, looked up in ``_by_id``.
+        return cast("list[StoredEntry]", branch_path(self._by_id, entry_id))
 
     def children(self, parent_id: str) -> list[StoredEntry]:
         return [entry for entry in self._by_id.values() if entry.parent_id == parent_id]

@@ -18,7 +18,7 @@ import errno
 import fcntl
 import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -181,7 +181,7 @@ class SessionWriter:
         self._needs_newline = bool(data) and not data.endswith(b"\n")
         return data
 
-    def create(self, first_lines: list[bytes | memoryview]) -> None:
+    def create(self, first_lines: Sequence[bytes | memoryview]) -> None:
         """Create the file (it must not exist) and write the first lines in one write."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(
@@ -191,7 +191,7 @@ class SessionWriter:
         self._descriptor = descriptor
         self.append(first_lines)
 
-    def append(self, lines: list[bytes | memoryview]) -> None:
+    def append(self, lines: Sequence[bytes | memoryview]) -> None:
         """Append complete lines with a single write; repairs a torn last line first."""
         if self._descriptor is None:
             raise SessionWriteError(f"session file is not open for writing: {self.path}")
@@ -201,7 +201,7 @@ class SessionWriter:
         _write_all(self._descriptor, payload)
         self._needs_newline = False
 
-    def replace_contents(self, lines: list[bytes | memoryview]) -> None:
+    def replace_contents(self, lines: Sequence[bytes | memoryview]) -> None:
         """Atomically replace the file with ``lines``
         (used only for migrations), keeping the lock."""
         temporary = self.path.with_name(f".{self.path.name}.migrating")
@@ -244,7 +244,7 @@ def read_session_bytes(path: Path) -> bytes:
 
 
 def _read_all(descriptor: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     offset = 0
     while True:
         chunk = os.pread(descriptor, 1 << 22, offset)

@@ -25,7 +25,7 @@ class TreeNode:
 
 
 def build_tree(
-    entries: Sequence[Mapping[str, Any]], labels: Mapping[str, tuple[str, Any]]
+    entries: Sequence[Mapping[str, Any]], labels: Mapping[Any, tuple[str | None, Any]]
 ) -> list[TreeNode]:
     """Root nodes of ``entries``; ``labels`` maps target id to (label, label timestamp)."""
     nodes: dict[Any, TreeNode] = {}

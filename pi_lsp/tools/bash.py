@@ -273,7 +273,7 @@ class BashTool(Tool):
                 transport.close()
         output.finish()
         output.close()
-        if timed_out:
+        if timed_out and timeout is not None:
             return self._finished(
                 output,
                 None,

@@ -131,9 +131,9 @@ class GitIgnore:
         for prefix, rules in self._outer:
             verdict = _apply_rules(rules, f"{prefix}/{relative}", name, is_dir, verdict)
         for depth in range(len(parts)):
-            rules = self._rules.get("/".join(parts[:depth]))
-            if rules:
-                verdict = _apply_rules(rules, "/".join(parts[depth:]), name, is_dir, verdict)
+            nested_rules = self._rules.get("/".join(parts[:depth]))
+            if nested_rules:
+                verdict = _apply_rules(nested_rules, "/".join(parts[depth:]), name, is_dir, verdict)
         return verdict
 
 

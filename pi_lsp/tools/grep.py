@@ -17,6 +17,7 @@ import re
 import shutil
 import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -303,6 +304,7 @@ async def _search_python(
 
     def search() -> tuple[list[Match], bool]:
         found: list[Match] = []
+        candidates: Iterator[Path]
         if is_dir:
             candidates = (
                 path

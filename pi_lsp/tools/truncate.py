@@ -8,7 +8,7 @@ The result dictionaries use pi's field names, since they are stored in tool-resu
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -34,6 +34,15 @@ def split_lines_for_counting(content: str) -> list[str]:
     if content.endswith("\n"):
         lines.pop()
     return lines
+
+
+class _Totals(TypedDict):
+    """The sizes every result of one truncation shares."""
+
+    total_lines: int
+    total_bytes: int
+    max_lines: int
+    max_bytes: int
 
 
 def _result(
@@ -72,7 +81,7 @@ def truncate_head(
     total_bytes = byte_length(content)
     lines = split_lines_for_counting(content)
     total_lines = len(lines)
-    common = {
+    common: _Totals = {
         "total_lines": total_lines,
         "total_bytes": total_bytes,
         "max_lines": max_lines,
@@ -138,7 +147,7 @@ def truncate_tail(
     total_bytes = byte_length(content)
     lines = split_lines_for_counting(content)
     total_lines = len(lines)
-    common = {
+    common: _Totals = {
         "total_lines": total_lines,
         "total_bytes": total_bytes,
         "max_lines": max_lines,
