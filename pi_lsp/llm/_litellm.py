@@ -31,7 +31,7 @@ def load_litellm() -> ModuleType:
             # litellm fails a stream after 100 identical chunks ("the model is repeating"); code
             # legitimately repeats (indentation, rules of dashes), and pi-lsp's own abort covers a
             # model that really loops.
-            litellm.REPEATED_STREAMING_CHUNK_LIMIT = 1_000_000  # type: ignore[misc]  # Final there
+            litellm.REPEATED_STREAMING_CHUNK_LIMIT = 1_000_000
             _module = litellm
     return _module
 
