@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import threading
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from pi_lsp.agent.compactor import Compactor
+from pi_lsp.agent.compactor import CompactionResult, Compactor
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.resources import ResourceService
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
@@ -40,6 +41,20 @@ NO_MODEL_MESSAGE = (
     "openai/gpt-4o or ollama/llama3, plus pi.apiBase for a local server), or the PI_LSP_MODEL "
     "environment variable, or defaultProvider/defaultModel in pi's settings.json."
 )
+
+
+@attrs.frozen
+class TurnResult:
+    """How a turn ended: what ``pi/prompt`` answers (for a queued prompt too, with its turn's result)."""
+
+    session_id: str
+    leaf_id: str | None
+    stop_reason: str
+    error_message: str | None
+    usage: dict[str, Any] | None
+    """pi's usage record of the last answer."""
+    context_tokens: int | None
+    context_window: int
 
 
 class Agent:
@@ -126,7 +141,7 @@ class Agent:
 
     async def prompt(
         self, runtime: SessionRuntime, text: str, images: list[dict], behavior: str | None
-    ) -> dict[str, Any]:
+    ) -> TurnResult:
         """Run ``text`` as a turn (or queue/steer it into the running one); the result of that turn."""
         runtime.require_writable()
         model = self.require_model(runtime)
@@ -159,7 +174,7 @@ class Agent:
 
     async def _run(
         self, runtime: SessionRuntime, model: ModelConfig, user_message: dict
-    ) -> dict[str, Any]:
+    ) -> TurnResult:
         steered: list[QueuedPrompt] = []
 
         def take_steering() -> list[dict[str, Any]]:
@@ -214,7 +229,7 @@ class Agent:
 
     async def compact(
         self, runtime: SessionRuntime, instructions: str | None, progress=None
-    ) -> dict[str, Any]:
+    ) -> CompactionResult:
         """``pi/compact``: stop a running turn first (as pi does), then compact now."""
         runtime.require_writable()
         if runtime.turn is not None and not runtime.turn.done():
@@ -291,19 +306,20 @@ class Agent:
 
     def _result(
         self, runtime: SessionRuntime, model: ModelConfig, outcome: TurnOutcome
-    ) -> dict[str, Any]:
+    ) -> TurnResult:
         from pi_lsp.compaction.tokens import calculate_context_tokens
 
         usage = (outcome.last_assistant or {}).get("usage")
-        return {
-            "sessionId": runtime.id,
-            "leafId": runtime.session.leaf_id,
-            "stopReason": outcome.stop_reason,
-            "errorMessage": outcome.error_message,
-            "usage": usage,
-            "contextTokens": calculate_context_tokens(usage) if isinstance(usage, dict) else None,
-            "contextWindow": self.context_window(model),
-        }
+        tokens = calculate_context_tokens(usage) if isinstance(usage, dict) else None
+        return TurnResult(
+            session_id=runtime.id,
+            leaf_id=runtime.session.leaf_id,
+            stop_reason=outcome.stop_reason,
+            error_message=outcome.error_message,
+            usage=usage if isinstance(usage, dict) else None,
+            context_tokens=None if tokens is None or math.isnan(tokens) else int(tokens),
+            context_window=self.context_window(model),
+        )
 
     # ------------------------------------------------------------------ aborting
 

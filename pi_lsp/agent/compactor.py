@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.compaction.prepare import prepare_compaction
@@ -32,10 +34,27 @@ from pi_lsp.errors import (
 from pi_lsp.extensions import BeforeCompactEvent, run_before_compact
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
+from pi_lsp.protocol import CompactionEndEvent, CompactionStartEvent
+
+if TYPE_CHECKING:
+    from pi_lsp.agent.navigation import NavigationResult
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
+
+
+@attrs.frozen
+class CompactionResult:
+    """The compaction entry that was appended, and what its summary says."""
+
+    entry_id: str
+    summary: str
+    first_kept_entry_id: str
+    tokens_before: int
+    read_files: list[str]
+    modified_files: list[str]
+    reason: str
 
 
 class Compactor:
@@ -70,25 +89,24 @@ class Compactor:
         instructions: str | None = None,
         will_retry: bool = False,
         progress: Progress | None = None,
-    ) -> dict[str, Any]:
+    ) -> CompactionResult:
         """Summarize the branch up to the kept tail and append the compaction entry."""
         if runtime.compacting:
             raise TurnInProgressError(f"session {runtime.id} is already being compacted")
         runtime.require_writable()
         runtime.compacting = True
         runtime.compaction_task = asyncio.current_task()
-        runtime.events.emit({"type": "compaction_start", "reason": reason})
+        runtime.events.emit(CompactionStartEvent(reason))
         try:
             result = await self._compact(runtime, reason, instructions, progress)
         except asyncio.CancelledError:
             runtime.events.emit(
-                {
-                    "type": "compaction_end",
-                    "reason": reason,
-                    "aborted": True,
-                    "willRetry": False,
-                    "errorMessage": "Compaction was cancelled.",
-                }
+                CompactionEndEvent(
+                    reason,
+                    aborted=True,
+                    will_retry=False,
+                    error_message="Compaction was cancelled.",
+                )
             )
             raise
         except Exception as error:
@@ -96,13 +114,7 @@ class Compactor:
             if not isinstance(error, PiError):
                 logger.exception("compaction failed in session %s", runtime.id)
             runtime.events.emit(
-                {
-                    "type": "compaction_end",
-                    "reason": reason,
-                    "aborted": False,
-                    "willRetry": False,
-                    "errorMessage": message,
-                }
+                CompactionEndEvent(reason, aborted=False, will_retry=False, error_message=message)
             )
             raise
         finally:
@@ -110,14 +122,13 @@ class Compactor:
             runtime.compaction_task = None
             runtime.compaction_finished.set()
         runtime.events.emit(
-            {
-                "type": "compaction_end",
-                "reason": reason,
-                "aborted": False,
-                "willRetry": will_retry,
-                "entryId": result["entryId"],
-                "tokensBefore": result["tokensBefore"],
-            }
+            CompactionEndEvent(
+                reason,
+                aborted=False,
+                will_retry=will_retry,
+                entry_id=result.entry_id,
+                tokens_before=result.tokens_before,
+            )
         )
         runtime.tree_changed()
         return result
@@ -186,22 +197,21 @@ class Compactor:
             from_hook=True if decision.compaction is not None else None,
             usage=summary.usage,
         )
-        return {
-            "sessionId": runtime.id,
-            "entryId": entry_id,
-            "summary": summary.summary,
-            "firstKeptEntryId": summary.first_kept_entry_id,
-            "tokensBefore": summary.tokens_before,
-            "readFiles": _file_list(summary.details, "readFiles"),
-            "modifiedFiles": _file_list(summary.details, "modifiedFiles"),
-            "reason": reason,
-        }
+        return CompactionResult(
+            entry_id=entry_id,
+            summary=summary.summary,
+            first_kept_entry_id=summary.first_kept_entry_id,
+            tokens_before=summary.tokens_before,
+            read_files=_file_list(summary.details, "readFiles"),
+            modified_files=_file_list(summary.details, "modifiedFiles"),
+            reason=reason,
+        )
 
     # ------------------------------------------------------------------ branch summaries
 
     async def navigate(
         self, runtime: SessionRuntime, target_id: str, summarize: bool, instructions: str | None
-    ) -> dict:
+    ) -> NavigationResult:
         """pi's ``/tree``: move the leaf, optionally summarizing the branch being left first.
 
         The session is marked busy while the summary is written, so no prompt, navigation or

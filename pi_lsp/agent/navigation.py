@@ -10,19 +10,30 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.session.messages import content_text
 
 
-def navigate(runtime: SessionRuntime, target_id: str, *, summary: Any = None) -> dict[str, Any]:
-    """Move the leaf to ``target_id``; ``{"leafId", "summaryEntryId", "editorText"}``.
+@attrs.frozen
+class NavigationResult:
+    """Where the leaf is now, the summary entry attached there, and text to put back in the editor."""
+
+    leaf_id: str | None
+    summary_entry_id: str | None = None
+    editor_text: str | None = None
+
+
+def navigate(runtime: SessionRuntime, target_id: str, *, summary: Any = None) -> NavigationResult:
+    """Move the leaf to ``target_id``.
 
     With ``summary`` (a ``BranchSummary`` of the branch being left) the summary entry is attached
     where the user lands and becomes the leaf.
     """
     session = runtime.session
     if target_id == session.leaf_id:
-        return {"leafId": session.leaf_id, "summaryEntryId": None, "editorText": None}
+        return NavigationResult(session.leaf_id)
     target = session.require_entry(target_id)
     editor_text = None
     new_leaf: str | None = target_id
@@ -44,24 +55,22 @@ def navigate(runtime: SessionRuntime, target_id: str, *, summary: Any = None) ->
     else:
         session.move_leaf(new_leaf)
     runtime.tree_changed()
-    return {
-        "leafId": session.leaf_id,
-        "summaryEntryId": summary_entry_id,
-        "editorText": editor_text,
-    }
+    return NavigationResult(session.leaf_id, summary_entry_id, editor_text)
 
 
-def set_label(runtime: SessionRuntime, entry_id: str, label: str | None) -> dict[str, Any]:
+def set_label(runtime: SessionRuntime, entry_id: str, label: str | None) -> str:
+    """Label (or with an empty label, unlabel) ``entry_id``; the id of the label entry."""
     runtime.require_writable()
     runtime.require_idle("change labels")
     label_entry_id = runtime.session.append_label(entry_id, label or None)
     runtime.tree_changed()
-    return {"entryId": label_entry_id, "leafId": runtime.session.leaf_id}
+    return label_entry_id
 
 
-def set_name(runtime: SessionRuntime, name: str) -> dict[str, Any]:
+def set_name(runtime: SessionRuntime, name: str) -> str:
+    """Name the session; the id of the ``session_info`` entry."""
     runtime.require_writable()
     runtime.require_idle("rename the session")
     entry_id = runtime.session.append_session_info(name)
     runtime.tree_changed()
-    return {"entryId": entry_id, "name": runtime.session.name}
+    return entry_id

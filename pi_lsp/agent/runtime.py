@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Any
 
 import attrs
 
 from pi_lsp.agent.events import EventStream
 from pi_lsp.errors import SessionReadOnlyError, TurnInProgressError
+from pi_lsp.protocol import TreeChangedEvent
 from pi_lsp.session.session import Session
 
 
@@ -68,11 +68,13 @@ class SessionRuntime:
             raise SessionReadOnlyError(self.read_only_reason)
 
     def tree_changed(self) -> None:
-        self.events.emit({"type": "tree_changed", "leafId": self.session.leaf_id})
+        self.events.emit(TreeChangedEvent(self.session.leaf_id))
 
     def close(self) -> None:
         self.events.flush()
         self.session.close()
 
-    def describe(self) -> dict[str, Any]:
-        return {"sessionId": self.id, "path": str(self.session.path) if self.session.path else None}
+    @property
+    def path(self) -> str | None:
+        """Where the session file is (or will be, at the first message); None in memory."""
+        return str(self.session.path) if self.session.path else None

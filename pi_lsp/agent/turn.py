@@ -26,6 +26,19 @@ from pi_lsp.llm.errors import is_context_overflow, is_retryable_error, retry_del
 from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
 from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
+from pi_lsp.protocol import (
+    AgentEndEvent,
+    AgentStartEvent,
+    ErrorEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    RetryEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolCallStartEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+)
 from pi_lsp.resources.settings import RetrySettings
 from pi_lsp.session.messages import convert_to_llm
 from pi_lsp.session.timestamps import now_ms
@@ -68,7 +81,7 @@ async def run_turn(
     runtime: SessionRuntime, user_message: dict[str, Any], setup: TurnSetup
 ) -> TurnOutcome:
     """Run one turn to its end; cancellation ends it as ``aborted`` instead of propagating."""
-    runtime.events.emit({"type": "agent_start"})
+    runtime.events.emit(AgentStartEvent())
     _append(runtime, user_message)
     turn = _Turn(runtime, setup)
     try:
@@ -77,11 +90,9 @@ async def run_turn(
         outcome = turn.finish_aborted()
     except Exception as error:  # a bug must end the turn, not the server
         logger.exception("turn failed in session %s", runtime.id)
-        runtime.events.emit({"type": "error", "message": f"The turn failed: {error}"})
+        runtime.events.emit(ErrorEvent(f"The turn failed: {error}"))
         outcome = TurnOutcome("error", turn.last_assistant, str(error))
-    runtime.events.emit(
-        {"type": "agent_end", "stopReason": outcome.stop_reason, "leafId": runtime.session.leaf_id}
-    )
+    runtime.events.emit(AgentEndEvent(outcome.stop_reason, runtime.session.leaf_id))
     runtime.tree_changed()
     return outcome
 
@@ -126,13 +137,9 @@ class _Turn:
             attempt += 1
             delay = retry_delay_ms(attempt, self.setup.retry.base_delay_ms)
             self.runtime.events.emit(
-                {
-                    "type": "retry",
-                    "attempt": attempt,
-                    "maxAttempts": self.setup.retry.max_retries,
-                    "delayMs": delay,
-                    "errorMessage": message.get("errorMessage"),
-                }
+                RetryEvent(
+                    attempt, self.setup.retry.max_retries, delay, message.get("errorMessage") or ""
+                )
             )
             await asyncio.sleep(delay / 1000)
 
@@ -156,7 +163,7 @@ class _Turn:
             thinking_level=self.setup.thinking_level,
         )
         events = self.runtime.events
-        events.emit({"type": "message_start", "role": "assistant"})
+        events.emit(MessageStartEvent("assistant"))
         async with AssistantStream(request) as stream:
             self._stream = stream
             events_seen = 0
@@ -166,13 +173,11 @@ class _Turn:
                     # Buffered chunks arrive without yielding; let other requests (pi/abort) run.
                     await asyncio.sleep(0)
                 if isinstance(event, TextDelta):
-                    events.emit({"type": "text_delta", "delta": event.text})
+                    events.emit(TextDeltaEvent(event.text))
                 elif isinstance(event, ThinkingDelta):
-                    events.emit({"type": "thinking_delta", "delta": event.text})
+                    events.emit(ThinkingDeltaEvent(event.text))
                 elif isinstance(event, ToolCallStart):
-                    events.emit(
-                        {"type": "toolcall_start", "toolCallId": event.id, "name": event.name}
-                    )
+                    events.emit(ToolCallStartEvent(event.id, event.name))
                 elif isinstance(event, Completed):
                     self._stream = None
                     return event.message
@@ -186,12 +191,7 @@ class _Turn:
         while self._open_tool_calls:
             call = self._open_tool_calls[0]
             self.runtime.events.emit(
-                {
-                    "type": "tool_execution_start",
-                    "toolCallId": call.get("id"),
-                    "name": call.get("name"),
-                    "arguments": call.get("arguments"),
-                }
+                ToolExecutionStartEvent(call["id"], call["name"], call.get("arguments") or {})
             )
             tool = by_name.get(call.get("name"))
             if tool is None:
@@ -218,15 +218,9 @@ class _Turn:
             del message["details"]
         entry_id = _append(self.runtime, message)
         self.runtime.events.emit(
-            {
-                "type": "tool_execution_end",
-                "toolCallId": call.get("id"),
-                "name": call.get("name"),
-                "isError": result.is_error,
-                "content": result.content,
-                "details": result.details,
-                "entryId": entry_id,
-            }
+            ToolExecutionEndEvent(
+                call["id"], call["name"], result.is_error, result.content, result.details, entry_id
+            )
         )
 
     def finish_aborted(self) -> TurnOutcome:
@@ -247,5 +241,5 @@ class _Turn:
 
 def _append(runtime: SessionRuntime, message: dict[str, Any]) -> str:
     entry_id = runtime.session.append_message(message)
-    runtime.events.emit({"type": "message_end", "entryId": entry_id, "message": message})
+    runtime.events.emit(MessageEndEvent(entry_id, message))
     return entry_id

@@ -47,7 +47,9 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
     resources = ResourceService(root, agent_dir(), trusted=trusted, on_change=publisher.publish)
     config = load_config(root, options, pi_settings=resources.snapshot.settings.settings.merged)
     sessions = SessionRegistry(
-        config.session_dir, str(root), lambda event: ls.protocol.notify(protocol.EVENT, event)
+        config.session_dir,
+        str(root),
+        lambda notification: ls.protocol.notify(protocol.EVENT, protocol.to_json(notification)),
     )
     agent = Agent(config, sessions, editor=ls.editor_bridge(), resources=resources)
     sessions.default_thinking_level = lambda: agent.current.thinking_level()
@@ -102,10 +104,12 @@ class ResourcePublisher:
         self._published: set[str] = set()
 
     def publish(self, changes, snapshot) -> None:
-        from pi_lsp.handlers.resources import changes_document
+        from pi_lsp.handlers.shapes import resources_changed
 
         if not changes.is_empty:
-            self._server.protocol.notify(protocol.RESOURCES_CHANGED, changes_document(changes))
+            self._server.protocol.notify(
+                protocol.RESOURCES_CHANGED, protocol.to_json(resources_changed(changes))
+            )
         by_path: dict[str, list[types.Diagnostic]] = {}
         for problem in snapshot.diagnostics:
             line = max(problem.line - 1, 0)

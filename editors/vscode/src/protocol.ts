@@ -1,6 +1,8 @@
 // The pi-lsp wire protocol as the extension sees it: every `pi/*` request with its params and
-// result types, and every `pi/event` type. It mirrors pi_lsp/protocol.py and docs/protocol.md;
-// tests/unit/test_protocol_vscode.py fails when the two drift apart.
+// result types, and every `pi/event` type with its fields. It mirrors pi_lsp/protocol.py and
+// docs/protocol.md; tests/unit/test_protocol_vscode.py fails when they drift apart: a missing or
+// extra field, `x?:` for a field the server may leave out, `| null` for one it may send as null.
+// Interface names are the Python class names.
 
 export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
@@ -39,7 +41,7 @@ export interface PromptResult {
   errorMessage: string | null;
   usage: Usage | null;
   contextTokens: number | null;
-  contextWindow: number | null;
+  contextWindow: number;
 }
 
 export interface AbortResult {
@@ -54,7 +56,7 @@ export interface TreeEntry {
   role?: string;
   preview: string;
   label?: string;
-  timestamp: string;
+  timestamp: string | null;
 }
 
 export interface TreeResult {
@@ -110,14 +112,14 @@ export interface SessionInfo {
   cwd: string;
   name: string | null;
   parentSessionPath: string | null;
-  created: string;
+  created: string | null;
   modified: string;
   messageCount: number;
   firstMessage: string;
 }
 
 export interface SessionsResult {
-  currentSessionId: string | null;
+  currentSessionId: string;
   sessions: SessionInfo[];
 }
 
@@ -127,7 +129,8 @@ export interface NewSessionParams {
 
 export interface NewSessionResult {
   sessionId: string;
-  path: string;
+  /** Null for a session kept in memory. */
+  path: string | null;
 }
 
 export interface OpenSessionParams {
@@ -137,7 +140,7 @@ export interface OpenSessionParams {
 
 export interface OpenSessionResult {
   sessionId: string;
-  path: string;
+  path: string | null;
   leafId: string | null;
   readOnly: boolean;
 }
@@ -149,7 +152,7 @@ export interface ForkParams {
 
 export interface ForkResult {
   sessionId: string;
-  path: string;
+  path: string | null;
   leafId: string | null;
   parentSessionId: string;
 }
@@ -172,7 +175,8 @@ export interface NameParams {
 
 export interface NameResult {
   entryId: string;
-  name: string;
+  /** Null when the new name is blank (which clears it). */
+  name: string | null;
 }
 
 export interface ModelRef {
@@ -189,7 +193,7 @@ export interface ContextUsage {
 
 export interface StateResult {
   sessionId: string;
-  path: string;
+  path: string | null;
   name: string | null;
   leafId: string | null;
   model: ModelRef | null;
@@ -205,8 +209,14 @@ export interface ModelsParams {
   filter?: string;
 }
 
+export interface ModelInfo {
+  model: string;
+  provider: string;
+  contextWindow: number | null;
+}
+
 export interface ModelsResult {
-  models: { model: string; provider: string; contextWindow: number | null }[];
+  models: ModelInfo[];
 }
 
 export interface SetModelParams {
@@ -214,8 +224,11 @@ export interface SetModelParams {
   sessionId?: string;
 }
 
-export interface SetModelResult extends ModelRef {
+export interface SetModelResult {
   sessionId: string;
+  model: string;
+  provider: string;
+  modelId: string;
 }
 
 export interface SetThinkingLevelParams {
@@ -262,13 +275,20 @@ export interface Template {
   source: string;
 }
 
+export interface ResourceDiagnostic {
+  path: string;
+  line: number;
+  message: string;
+  severity: string;
+}
+
 export interface ResourcesResult {
   contextFiles: string[];
   systemPrompt: string | null;
   appendSystemPrompt: string | null;
   skills: Skill[];
   templates: Template[];
-  diagnostics: { path: string; line: number; message: string; severity: string }[];
+  diagnostics: ResourceDiagnostic[];
 }
 
 export interface ResourceChange {
@@ -352,25 +372,25 @@ export interface Events {
   text_delta: { delta: string };
   thinking_delta: { delta: string };
   toolcall_start: { toolCallId: string; name: string };
-  tool_execution_start: { toolCallId: string; name: string; arguments: unknown };
+  tool_execution_start: { toolCallId: string; name: string; arguments: Record<string, unknown> };
   tool_execution_end: {
     toolCallId: string;
     name: string;
     isError: boolean;
-    content: unknown;
-    details: unknown;
-    entryId: string | null;
+    content: unknown[];
+    details: Record<string, unknown> | null;
+    entryId: string;
   };
-  message_end: { entryId: string | null; message: AgentMessage };
+  message_end: { entryId: string; message: AgentMessage };
   retry: { attempt: number; maxAttempts: number; delayMs: number; errorMessage: string };
   compaction_start: { reason: CompactionReason };
   compaction_end: {
     reason: CompactionReason;
     aborted: boolean;
     willRetry: boolean;
-    entryId?: string | null;
-    tokensBefore?: number | null;
-    errorMessage?: string | null;
+    entryId?: string;
+    tokensBefore?: number;
+    errorMessage?: string;
   };
   tree_changed: { leafId: string | null };
   agent_end: { stopReason: StopReason; leafId: string | null };

@@ -104,7 +104,7 @@ end
 function M.fork(id)
   local function fork_at(entry_id)
     api.fork({ entryId = entry_id }, api.report_error("pi/fork", function(result)
-      switched("forked into " .. tostring(result.path), result)
+      switched("forked into " .. (result.path or "a new session"), result)
     end))
   end
   if id and id ~= "" then
