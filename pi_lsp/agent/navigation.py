@@ -1,18 +1,23 @@
-"""Moving around the session tree: navigation (pi's ``/tree``), labels, names and forks.
+"""Moving around the session tree: navigation (pi's ``/tree``), with or without a summary of the
+branch being left, plus labels and names.
 
 Landing on a user message (or an injected custom message) puts the leaf on its parent and hands
 the message's text back for the editor, so the user can re-edit and resend it, as pi does; landing
 on any other entry continues from that entry. The session file only grows: moving the leaf writes
-nothing until the next message is appended there.
+nothing until the next message is appended there. With ``summarize`` the model first writes a
+summary of the branch being left; the session is busy meanwhile, so no prompt, navigation or
+compaction can move the leaf, and a failed summary leaves the leaf where it was.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import attrs
 
+from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.agent.summary_model import SummaryModel
+from pi_lsp.compaction.branch import plan_branch_summary
+from pi_lsp.compaction.branch_summary import BranchSummary, summarize_branch
 from pi_lsp.session.messages import content_text
 
 
@@ -25,12 +30,71 @@ class NavigationResult:
     editor_text: str | None = None
 
 
-def navigate(runtime: SessionRuntime, target_id: str, *, summary: Any = None) -> NavigationResult:
-    """Move the leaf to ``target_id``.
+class Navigator:
+    """Navigation, labels and names for every open session."""
 
-    With ``summary`` (a ``BranchSummary`` of the branch being left) the summary entry is attached
-    where the user lands and becomes the leaf.
-    """
+    def __init__(self, live: LiveConfig, summaries: SummaryModel) -> None:
+        self.live = live
+        self.summaries = summaries
+
+    async def navigate(
+        self,
+        runtime: SessionRuntime,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        instructions: str | None = None,
+    ) -> NavigationResult:
+        """pi's ``/tree``: move the leaf, optionally summarizing the branch being left first."""
+        runtime.require_idle("navigate the session tree")
+        session = runtime.session
+        session.require_entry(target_id)
+        if not summarize or target_id == session.leaf_id:
+            return move_leaf(runtime, target_id)
+        with runtime.summarizing("writing a branch summary"):
+            summary = await self._summarize_branch(runtime, target_id, instructions)
+        return move_leaf(runtime, target_id, summary=summary)
+
+    async def _summarize_branch(
+        self, runtime: SessionRuntime, target_id: str, instructions: str | None
+    ) -> BranchSummary | None:
+        call = self.summaries.for_session(runtime)
+        budget = self.live.current.branch_summary_settings().token_budget(call.context_window)
+        plan = plan_branch_summary(
+            runtime.session.by_id,
+            runtime.session.leaf_id,
+            target_id,
+            budget,
+            self.live.token_counter(),
+        )
+        if not plan.entries:
+            return None  # the target is on the current path: nothing is being left behind
+        return await summarize_branch(
+            plan, call.complete, max_output_tokens=call.max_output_tokens, instructions=instructions
+        )
+
+    def set_label(self, runtime: SessionRuntime, entry_id: str, label: str | None) -> str:
+        """Label (or with an empty label, unlabel) ``entry_id``; the id of the label entry."""
+        runtime.require_writable()
+        runtime.require_idle("change labels")
+        label_entry_id = runtime.session.append_label(entry_id, label or None)
+        runtime.tree_changed()
+        return label_entry_id
+
+    def set_name(self, runtime: SessionRuntime, name: str) -> str:
+        """Name the session; the id of the ``session_info`` entry."""
+        runtime.require_writable()
+        runtime.require_idle("rename the session")
+        entry_id = runtime.session.append_session_info(name)
+        runtime.tree_changed()
+        return entry_id
+
+
+def move_leaf(
+    runtime: SessionRuntime, target_id: str, *, summary: BranchSummary | None = None
+) -> NavigationResult:
+    """Move the leaf to ``target_id``; with ``summary`` (of the branch being left) the summary
+    entry is attached where the user lands and becomes the leaf."""
     session = runtime.session
     if target_id == session.leaf_id:
         return NavigationResult(session.leaf_id)
@@ -56,21 +120,3 @@ def navigate(runtime: SessionRuntime, target_id: str, *, summary: Any = None) ->
         session.move_leaf(new_leaf)
     runtime.tree_changed()
     return NavigationResult(session.leaf_id, summary_entry_id, editor_text)
-
-
-def set_label(runtime: SessionRuntime, entry_id: str, label: str | None) -> str:
-    """Label (or with an empty label, unlabel) ``entry_id``; the id of the label entry."""
-    runtime.require_writable()
-    runtime.require_idle("change labels")
-    label_entry_id = runtime.session.append_label(entry_id, label or None)
-    runtime.tree_changed()
-    return label_entry_id
-
-
-def set_name(runtime: SessionRuntime, name: str) -> str:
-    """Name the session; the id of the ``session_info`` entry."""
-    runtime.require_writable()
-    runtime.require_idle("rename the session")
-    entry_id = runtime.session.append_session_info(name)
-    runtime.tree_changed()
-    return entry_id

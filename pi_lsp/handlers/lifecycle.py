@@ -15,8 +15,6 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from pi_lsp import protocol
-from pi_lsp.agent.agent import Agent
-from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.resources import ResourceService
 from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
@@ -46,17 +44,11 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
     trusted = load_config(root, options).settings.trusted
     resources = ResourceService(root, agent_dir(), trusted=trusted, on_change=publisher.publish)
     config = load_config(root, options, pi_settings=resources.snapshot.settings.settings.merged)
-    sessions = SessionRegistry(
-        config.session_dir,
-        str(root),
+    ls.services = Services.create(
+        config,
+        resources,
         lambda notification: ls.protocol.notify(protocol.EVENT, protocol.to_json(notification)),
-    )
-    agent = Agent(config, sessions, editor=ls.editor_bridge(), resources=resources)
-    sessions.default_thinking_level = lambda: agent.current.thinking_level()
-    ls.services = Services(
-        config=config,
-        sessions=sessions,
-        agent=agent,
+        editor=ls.editor_bridge(),
         progress=lambda token, title: Progress(ls, token, title),
         initialization_options=options,
     )
@@ -77,15 +69,15 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
             )
         )
     configuration.start_pulling(ls)
-    ls.services.agent.preload_in_background()
-    resources = ls.services.agent.resources
+    ls.services.agent.client.preload()
+    resources = ls.services.resources
     resources.publish_current()  # the first diagnostics, now that the client is listening
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
 
 
 def on_shutdown(ls, params: None) -> None:
     if ls.services is not None:
-        ls.services.agent.resources.stop()
+        ls.services.resources.stop()
         ls.services.agent.abort_all()
         ls.services.sessions.close_all()
 
@@ -93,7 +85,7 @@ def on_shutdown(ls, params: None) -> None:
 def on_did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:
     """Clients that watch files for the server are honoured too: any change reloads resources."""
     if ls.services is not None:
-        ls.services.agent.resources.reload()
+        ls.services.resources.reload()
 
 
 class ResourcePublisher:

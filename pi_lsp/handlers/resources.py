@@ -10,9 +10,9 @@ from pi_lsp.services import Services
 
 @pi_request(protocol.RESOURCES)
 def on_resources(services: Services, params: protocol.NoParams) -> protocol.ResourcesResult:
-    return shapes.resources_result(services.agent.resources.snapshot)
+    return shapes.resources_result(services.resources.snapshot)
 
 
 @pi_request(protocol.RELOAD)
 def on_reload(services: Services, params: protocol.NoParams) -> protocol.ResourcesChanged:
-    return shapes.resources_changed(services.agent.resources.reload())
+    return shapes.resources_changed(services.resources.reload())

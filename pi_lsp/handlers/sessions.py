@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_lsp import protocol
-from pi_lsp.agent import navigation
 from pi_lsp.errors import InvalidParamsError
 from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
@@ -33,8 +32,8 @@ async def on_navigate(
     services: Services, params: protocol.NavigateParams
 ) -> protocol.NavigateResult:
     runtime = services.sessions.get(params.session_id)
-    result = await services.agent.compactor.navigate(
-        runtime, params.target_id, params.summarize, params.instructions
+    result = await services.navigator.navigate(
+        runtime, params.target_id, summarize=params.summarize, instructions=params.instructions
     )
     return shapes.navigate_result(result)
 
@@ -42,14 +41,14 @@ async def on_navigate(
 @pi_request(protocol.LABEL)
 def on_label(services: Services, params: protocol.LabelParams) -> protocol.LabelResult:
     runtime = services.sessions.get(params.session_id)
-    entry_id = navigation.set_label(runtime, params.entry_id, params.label)
+    entry_id = services.navigator.set_label(runtime, params.entry_id, params.label)
     return protocol.LabelResult(entry_id, runtime.session.leaf_id)
 
 
 @pi_request(protocol.NAME)
 def on_name(services: Services, params: protocol.NameParams) -> protocol.NameResult:
     runtime = services.sessions.get(params.session_id)
-    entry_id = navigation.set_name(runtime, params.name)
+    entry_id = services.navigator.set_name(runtime, params.name)
     return protocol.NameResult(entry_id, runtime.session.name)
 
 

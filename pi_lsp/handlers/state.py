@@ -17,7 +17,7 @@ MODELS_LISTED = 500
 async def on_state(services: Services, params: protocol.SessionParams) -> protocol.StateResult:
     runtime = services.sessions.get(params.session_id)
     # Looking up the context window may import litellm (seconds): keep the event loop free meanwhile.
-    return shapes.state_result(await asyncio.to_thread(session_state, services.agent, runtime))
+    return shapes.state_result(await asyncio.to_thread(session_state, services.live, runtime))
 
 
 @pi_request(protocol.MODELS)
@@ -38,11 +38,7 @@ async def on_models(services: Services, params: protocol.ModelsParams) -> protoc
 @pi_request(protocol.SET_MODEL)
 def on_set_model(services: Services, params: protocol.SetModelParams) -> protocol.SetModelResult:
     runtime = services.sessions.get(params.session_id)
-    runtime.require_idle("change the model")
-    runtime.model_override = params.model
-    model = services.agent.require_model(runtime)
-    runtime.session.append_model_change(model.provider, model.model_id)
-    runtime.tree_changed()
+    model = services.agent.set_model(runtime, params.model)
     return protocol.SetModelResult(runtime.id, model.model, model.provider, model.model_id)
 
 
@@ -51,8 +47,5 @@ def on_set_thinking_level(
     services: Services, params: protocol.SetThinkingLevelParams
 ) -> protocol.SetThinkingLevelResult:
     runtime = services.sessions.get(params.session_id)
-    runtime.require_idle("change the thinking level")
-    if services.agent.thinking_level(runtime) != params.level:
-        runtime.session.append_thinking_level_change(params.level)
-        runtime.tree_changed()
+    services.agent.set_thinking_level(runtime, params.level)
     return protocol.SetThinkingLevelResult(runtime.id, params.level)

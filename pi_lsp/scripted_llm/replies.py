@@ -175,6 +175,23 @@ def dropped_stream(text: str = "Partial ans") -> Reply:
     )
 
 
+def usage_for(reply: Reply, messages: Sequence[Any]) -> dict[str, Any]:
+    """The reply's OpenAI usage; missing numbers are estimated at four characters per token."""
+    given = dict(reply.usage or {})
+    answer_chars = sum(len(json.dumps(delta)) for delta in reply.deltas if "role" not in delta)
+    prompt = given.get("prompt_tokens", math.ceil(len(json.dumps(list(messages))) / 4))
+    completion = given.get("completion_tokens", math.ceil(answer_chars / 4))
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": given.get("total_tokens", prompt + completion),
+    }
+    for key in ("prompt_tokens_details", "completion_tokens_details"):
+        if key in given:
+            usage[key] = given[key]
+    return usage
+
+
 _HELPERS = {
     "text": text,
     "length_stop": length_stop,
