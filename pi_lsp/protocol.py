@@ -100,6 +100,9 @@ class NavigateParams:
     session_id: str | None = None
     summarize: bool = False
     instructions: str | None = None
+    work_done_token: ProgressToken | None = None
+    """With ``summarize``: an LSP progress token the server reports ``$/progress`` on while the model
+    writes the summary."""
 
 
 @attrs.frozen
@@ -575,6 +578,26 @@ class CompactionEndEvent:
 
 
 @attrs.frozen
+class BranchSummaryStartEvent:
+    """The model starts summarizing the branch being left (``pi/navigate`` with ``summarize``)."""
+
+    TYPE: ClassVar[str] = "branch_summary_start"
+    target_id: str
+
+
+@attrs.frozen
+class BranchSummaryEndEvent:
+    """The branch summary ended: with its entry (where the user landed; ``entry_id`` is absent
+    when there was nothing to summarize), or with the error that left the leaf where it was."""
+
+    TYPE: ClassVar[str] = "branch_summary_end"
+    target_id: str
+    aborted: bool
+    entry_id: str | None = attrs.field(default=None, metadata=OMITTED)
+    error_message: str | None = attrs.field(default=None, metadata=OMITTED)
+
+
+@attrs.frozen
 class TreeChangedEvent:
     TYPE: ClassVar[str] = "tree_changed"
     leaf_id: str | None
@@ -607,6 +630,8 @@ Event = (
     | RetryEvent
     | CompactionStartEvent
     | CompactionEndEvent
+    | BranchSummaryStartEvent
+    | BranchSummaryEndEvent
     | TreeChangedEvent
     | AgentEndEvent
     | ErrorEvent

@@ -5,11 +5,16 @@ Landing on a user message (or an injected custom message) puts the leaf on its p
 the message's text back for the editor, so the user can re-edit and resend it, as pi does; landing
 on any other entry continues from that entry. The session file only grows: moving the leaf writes
 nothing until the next message is appended there. With ``summarize`` the model first writes a
-summary of the branch being left; the session is busy meanwhile, so no prompt, navigation or
-compaction can move the leaf, and a failed summary leaves the leaf where it was.
+summary of the branch being left, between ``branch_summary_start`` and ``branch_summary_end``
+events; the session is busy meanwhile, so no prompt, navigation or compaction can move the leaf,
+and a failed or aborted summary leaves the leaf where it was.
 """
 
 from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
 
 import attrs
 
@@ -18,7 +23,13 @@ from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.agent.summary_model import SummaryModel
 from pi_lsp.compaction.branch import plan_branch_summary
 from pi_lsp.compaction.branch_summary import BranchSummary, summarize_branch
+from pi_lsp.errors import PiError
+from pi_lsp.protocol import BranchSummaryEndEvent, BranchSummaryStartEvent
 from pi_lsp.session.messages import content_text
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[str], None]
 
 
 @attrs.frozen
@@ -44,6 +55,7 @@ class Navigator:
         *,
         summarize: bool = False,
         instructions: str | None = None,
+        progress: Progress | None = None,
     ) -> NavigationResult:
         """pi's ``/tree``: move the leaf, optionally summarizing the branch being left first."""
         runtime.require_idle("navigate the session tree")
@@ -52,11 +64,31 @@ class Navigator:
         if not summarize or target_id == session.leaf_id:
             return move_leaf(runtime, target_id)
         with runtime.summarizing("writing a branch summary"):
-            summary = await self._summarize_branch(runtime, target_id, instructions)
-        return move_leaf(runtime, target_id, summary=summary)
+            runtime.events.emit(BranchSummaryStartEvent(target_id))
+            try:
+                summary = await self._summarize_branch(runtime, target_id, instructions, progress)
+            except asyncio.CancelledError:
+                runtime.events.emit(_failed(target_id, "The branch summary was cancelled.", True))
+                raise
+            except Exception as error:
+                if not isinstance(error, PiError):
+                    logger.exception("branch summary failed in session %s", runtime.id)
+                message = error.message if isinstance(error, PiError) else str(error)
+                runtime.events.emit(_failed(target_id, message, False))
+                raise
+        result = move_leaf(runtime, target_id, summary=summary, announce=False)
+        runtime.events.emit(
+            BranchSummaryEndEvent(target_id, aborted=False, entry_id=result.summary_entry_id)
+        )
+        runtime.tree_changed()
+        return result
 
     async def _summarize_branch(
-        self, runtime: SessionRuntime, target_id: str, instructions: str | None
+        self,
+        runtime: SessionRuntime,
+        target_id: str,
+        instructions: str | None,
+        progress: Progress | None,
     ) -> BranchSummary | None:
         call = self.summaries.for_session(runtime)
         budget = self.live.current.branch_summary_settings().token_budget(call.context_window)
@@ -69,6 +101,8 @@ class Navigator:
         )
         if not plan.entries:
             return None  # the target is on the current path: nothing is being left behind
+        if progress is not None:
+            progress(f"Summarizing {len(plan.messages)} messages of the branch being left")
         return await summarize_branch(
             plan, call.complete, max_output_tokens=call.max_output_tokens, instructions=instructions
         )
@@ -91,10 +125,15 @@ class Navigator:
 
 
 def move_leaf(
-    runtime: SessionRuntime, target_id: str, *, summary: BranchSummary | None = None
+    runtime: SessionRuntime,
+    target_id: str,
+    *,
+    summary: BranchSummary | None = None,
+    announce: bool = True,
 ) -> NavigationResult:
     """Move the leaf to ``target_id``; with ``summary`` (of the branch being left) the summary
-    entry is attached where the user lands and becomes the leaf."""
+    entry is attached where the user lands and becomes the leaf. ``announce`` sends
+    ``tree_changed``."""
     session = runtime.session
     if target_id == session.leaf_id:
         return NavigationResult(session.leaf_id)
@@ -118,5 +157,10 @@ def move_leaf(
         session.reset_leaf()
     else:
         session.move_leaf(new_leaf)
-    runtime.tree_changed()
+    if announce:
+        runtime.tree_changed()
     return NavigationResult(session.leaf_id, summary_entry_id, editor_text)
+
+
+def _failed(target_id: str, message: str, aborted: bool) -> BranchSummaryEndEvent:
+    return BranchSummaryEndEvent(target_id, aborted=aborted, error_message=message)

@@ -8,6 +8,7 @@ from pi_lsp import protocol
 from pi_lsp.errors import InvalidParamsError
 from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
+from pi_lsp.handlers.configuration import wait_for_first_answer
 from pi_lsp.services import Services
 from pi_lsp.session.transcript import transcript
 from pi_lsp.session.tree_view import tree_view
@@ -31,10 +32,22 @@ def on_messages(services: Services, params: protocol.MessagesParams) -> protocol
 async def on_navigate(
     services: Services, params: protocol.NavigateParams
 ) -> protocol.NavigateResult:
+    if not params.summarize:
+        runtime = services.sessions.get(params.session_id)
+        return shapes.navigate_result(await services.navigator.navigate(runtime, params.target_id))
+    await wait_for_first_answer(services)  # the summary is written by the client's model
     runtime = services.sessions.get(params.session_id)
-    result = await services.navigator.navigate(
-        runtime, params.target_id, summarize=params.summarize, instructions=params.instructions
-    )
+    progress = services.progress(params.work_done_token, "Summarizing the branch being left")
+    try:
+        result = await services.navigator.navigate(
+            runtime,
+            params.target_id,
+            summarize=True,
+            instructions=params.instructions,
+            progress=progress.report,
+        )
+    finally:
+        progress.end()
     return shapes.navigate_result(result)
 
 

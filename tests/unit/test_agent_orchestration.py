@@ -377,3 +377,30 @@ async def test_overflow_with_compaction_disabled_is_reported(make_agent):
     result = await agent.prompt("hi")
     assert result.stop_reason == "error" and "maximum context length" in result.error_message
     assert not agent.events("compaction_start")
+
+
+# ------------------------------------------------------------------------------------ expansion
+
+
+async def test_queued_and_steered_prompts_are_expanded_like_any_other(agent):
+    skill = agent.workspace / ".pi" / "skills" / "review" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: review\ndescription: Review code.\n---\n\nReview it carefully.\n")
+    template = agent.workspace / ".pi" / "prompts" / "fix.md"
+    template.parent.mkdir(parents=True)
+    template.write_text("---\ndescription: Fix a bug.\n---\nFix the bug in $1\n")
+    agent.services.resources.reload()
+    gate = agent.model.hold(read_call(), after=1)
+    agent.model.script(replies.text("Reviewed."), replies.text("Fixed."))
+    first = agent.start_prompt("read it")
+    await gate.reached()
+    steer = agent.start_prompt("/skill:review app.py", behavior="steer")
+    follow_up = agent.start_prompt("/fix app.py")
+    await asyncio.sleep(0.01)
+    gate.release()
+    await asyncio.gather(first, steer, follow_up)
+    users = [text for role, text in roles_and_texts(agent) if role == "user"]
+    assert users[0] == "read it"
+    assert users[1].startswith('<skill name="review"') and "Review it carefully." in users[1]
+    assert users[1].endswith("app.py")
+    assert users[2] == "Fix the bug in app.py"

@@ -98,6 +98,7 @@ export interface NavigateParams {
   sessionId?: string;
   summarize?: boolean;
   instructions?: string;
+  workDoneToken?: string | number;
 }
 
 export interface NavigateResult {
@@ -392,6 +393,8 @@ export interface Events {
     tokensBefore?: number;
     errorMessage?: string;
   };
+  branch_summary_start: { targetId: string };
+  branch_summary_end: { targetId: string; aborted: boolean; entryId?: string; errorMessage?: string };
   tree_changed: { leafId: string | null };
   agent_end: { stopReason: StopReason; leafId: string | null };
   error: { message: string };
@@ -412,6 +415,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'retry',
   'compaction_start',
   'compaction_end',
+  'branch_summary_start',
+  'branch_summary_end',
   'tree_changed',
   'agent_end',
   'error',

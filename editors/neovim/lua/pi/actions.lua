@@ -80,9 +80,6 @@ function M.navigate(id, options)
       chat.set_prompt_text(result.editorText)
       chat.show()
     end
-    if util.present(result.summaryEntryId) then
-      chat.notice("branch summarized into entry " .. result.summaryEntryId)
-    end
     chat.notice("now at entry " .. tostring(result.leafId))
     refresh_views()
   end))

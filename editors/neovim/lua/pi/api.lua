@@ -246,6 +246,17 @@ local client = require("pi.client")
 ---@field tokensBefore? integer
 ---@field errorMessage? string
 
+---@class pi.BranchSummaryStartEvent
+---@field type "branch_summary_start"
+---@field targetId string
+
+---@class pi.BranchSummaryEndEvent
+---@field type "branch_summary_end"
+---@field targetId string
+---@field aborted boolean
+---@field entryId? string
+---@field errorMessage? string
+
 ---@class pi.TreeChangedEvent
 ---@field type "tree_changed"
 ---@field leafId? string
@@ -259,7 +270,7 @@ local client = require("pi.client")
 ---@field type "error"
 ---@field message string
 
----@alias pi.Event pi.AgentStartEvent|pi.MessageStartEvent|pi.TextDeltaEvent|pi.ThinkingDeltaEvent|pi.ToolCallStartEvent|pi.ToolExecutionStartEvent|pi.ToolExecutionEndEvent|pi.MessageEndEvent|pi.RetryEvent|pi.CompactionStartEvent|pi.CompactionEndEvent|pi.TreeChangedEvent|pi.AgentEndEvent|pi.ErrorEvent
+---@alias pi.Event pi.AgentStartEvent|pi.MessageStartEvent|pi.TextDeltaEvent|pi.ThinkingDeltaEvent|pi.ToolCallStartEvent|pi.ToolExecutionStartEvent|pi.ToolExecutionEndEvent|pi.MessageEndEvent|pi.RetryEvent|pi.CompactionStartEvent|pi.CompactionEndEvent|pi.BranchSummaryStartEvent|pi.BranchSummaryEndEvent|pi.TreeChangedEvent|pi.AgentEndEvent|pi.ErrorEvent
 
 ---@class pi.EventNotification
 ---@field sessionId string
