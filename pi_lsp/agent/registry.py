@@ -11,17 +11,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from pi_lsp.agent.events import EventStream
+from pi_lsp.agent.events import EventStream, Sender
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import SessionLockedError, SessionNotFoundError
 from pi_lsp.llm.config import litellm_model_string
 from pi_lsp.session.fork import fork_session
 from pi_lsp.session.listing import SessionInfo, list_sessions, read_session_info
 from pi_lsp.session.session import Session
-
-EventSender = Callable[[dict[str, Any]], None]
 
 
 def chosen_model(session: Session) -> str | None:
@@ -44,7 +41,7 @@ class SessionRegistry:
         self,
         session_dir: Path,
         cwd: str,
-        send_event: EventSender,
+        send_event: Sender,
         *,
         default_thinking_level: Callable[[], str] = lambda: "medium",
     ) -> None:

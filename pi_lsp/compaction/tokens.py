@@ -1,4 +1,4 @@
-"""Token counts for compaction decisions: pi's estimates, provider-reported usage, the threshold.
+"""Token counts for compaction decisions: pi's estimates and provider-reported usage.
 
 Two tokenizers, chosen by name:
 
@@ -24,7 +24,6 @@ from typing import Any, Protocol, TypeGuard
 
 import attrs
 
-from pi_lsp.compaction.settings import CompactionSettings
 from pi_lsp.session.js_json import dumps, utf16_length
 from pi_lsp.session.js_values import UNDEFINED, is_truthy
 
@@ -241,12 +240,3 @@ def estimate_context_tokens(
             return ContextTokenEstimate(usage_tokens + trailing, usage_tokens, trailing, index)
     estimated = sum(counter.estimate_message_tokens(message) for message in messages)
     return ContextTokenEstimate(estimated, 0, estimated, None)
-
-
-def should_compact(
-    context_tokens: float, context_window: float, settings: CompactionSettings
-) -> bool:
-    """Compact when enabled and the context has grown into the reserve at the top of the window."""
-    if not settings.enabled:
-        return False
-    return context_tokens > context_window - settings.reserve_tokens

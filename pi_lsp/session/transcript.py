@@ -10,30 +10,58 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 
 SUMMARY_TYPES = ("compaction", "branch_summary")
 
 
-def transcript_document(session: Session, limit: int | None = None) -> dict[str, Any]:
-    """``{"leafId", "total", "entries"}``: the visible
-    entries root first, the last ``limit`` of them."""
+@attrs.frozen
+class TranscriptItem:
+    """One visible entry: a message, a compaction or branch summary, or a shown custom message."""
+
+    entry_id: str
+    type: str
+    timestamp: str | None
+    message: dict[str, Any] | None = None
+    """pi's AgentMessage, for ``message`` entries."""
+    summary: str | None = None
+    """For ``compaction`` and ``branch_summary`` entries."""
+    custom_type: str | None = None
+    content: Any = None
+    """For ``custom_message`` entries."""
+
+
+@attrs.frozen
+class Transcript:
+    leaf_id: str | None
+    total: int
+    """How many visible entries the whole path has (``items`` may be only the last of them)."""
+    items: list[TranscriptItem]
+
+
+def transcript(session: Session, limit: int | None = None) -> Transcript:
+    """The visible entries of the active path, root first; only the last ``limit`` if given."""
     visible = [item for item in map(_transcript_item, session.branch()) if item is not None]
     shown = visible[-limit:] if limit else visible
-    return {"leafId": session.leaf_id, "total": len(visible), "entries": shown}
+    return Transcript(session.leaf_id, len(visible), shown)
 
 
-def _transcript_item(entry: StoredEntry) -> dict[str, Any] | None:
-    item: dict[str, Any] = {
-        "entryId": entry.id,
-        "type": entry.type,
-        "timestamp": entry.get("timestamp"),
-    }
+def _transcript_item(entry: StoredEntry) -> TranscriptItem | None:
+    timestamp = entry.get("timestamp")
+    item = TranscriptItem(entry.id, entry.type, timestamp if isinstance(timestamp, str) else None)
     if entry.type == "message" and isinstance(entry.get("message"), dict):
-        return {**item, "message": entry["message"]}
+        return attrs.evolve(item, message=entry["message"])
     if entry.type in SUMMARY_TYPES:
-        return {**item, "summary": entry.get("summary")}
+        summary = entry.get("summary")
+        return attrs.evolve(item, summary=summary if isinstance(summary, str) else None)
     if entry.type == "custom_message" and entry.get("display") is not False:
-        return {**item, "customType": entry.get("customType"), "content": entry.get("content")}
+        custom_type = entry.get("customType")
+        return attrs.evolve(
+            item,
+            custom_type=custom_type if isinstance(custom_type, str) else None,
+            content=entry.get("content"),
+        )
     return None

@@ -1,8 +1,7 @@
 """The session tree for people and editors: one-line previews, the active path, labels.
 
-``tree_document`` is the flat JSON form (entries in file order; clients nest them by ``parentId``);
-``render_tree_text`` draws the indented tree that ``pi-lsp session tree`` prints, like pi's
-``/tree``.
+``tree_view`` is the flat form editors list (entries in file order; clients nest them by parent);
+``render_tree_text`` draws the indented tree ``pi-lsp session tree`` prints, like pi's ``/tree``.
 """
 
 from __future__ import annotations
@@ -11,6 +10,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.session import Session
 from pi_lsp.session.tree import walk_depth_first
@@ -18,43 +19,68 @@ from pi_lsp.session.tree import walk_depth_first
 PREVIEW_LENGTH = 80
 
 
-def tree_document(session: Session) -> dict[str, Any]:
-    """``{"leafId", "name", "labels", "activePath", "roots", "children", "entries"}`` for the whole
-    file.
+@attrs.frozen
+class TreeRow:
+    """One entry of the tree as an editor lists it."""
 
-    ``entries`` are in file order; ``roots`` and ``children`` (ids by parent id) give pi's tree
-    order, children oldest first.
-    """
+    id: str
+    parent_id: str | None
+    type: str
+    role: str | None
+    """The message role, for ``message`` entries."""
+    preview: str
+    label: str | None
+    timestamp: str | None
+
+
+@attrs.frozen
+class TreeView:
+    """The whole tree, flat: rows in file order; ``roots`` and ``children`` (ids by parent id)
+    give pi's tree order, children oldest first."""
+
+    leaf_id: str | None
+    name: str | None
+    labels: dict[str, str]
+    active_path: list[str]
+    roots: list[str]
+    children: dict[str, list[str]]
+    rows: list[TreeRow]
+
+
+def tree_view(session: Session) -> TreeView:
+    """The flat tree of the whole file, with previews, labels and the active path."""
     labels = session.labels
-    entries = []
-    for entry in session.entries:
-        item = {
-            "id": entry.id,
-            "parentId": entry.parent_id if isinstance(entry.parent_id, str) else None,
-            "type": entry.type,
-        }
-        if entry.type == "message" and isinstance(entry.role, str):
-            item["role"] = entry.role
-        item["preview"] = preview(entry)
-        if entry.id in labels:
-            item["label"] = labels[entry.id]
-        item["timestamp"] = entry.get("timestamp")
-        entries.append(item)
+    rows = [
+        TreeRow(
+            id=entry.id,
+            parent_id=entry.parent_id if isinstance(entry.parent_id, str) else None,
+            type=entry.type,
+            role=entry.role if entry.type == "message" and isinstance(entry.role, str) else None,
+            preview=preview(entry),
+            label=labels.get(entry.id),
+            timestamp=_text_or_none(entry.get("timestamp")),
+        )
+        for entry in session.entries
+    ]
     roots = session.tree()
     children = {
         node.entry.get("id"): [child.entry.get("id") for child in node.children]
         for node, _ in walk_depth_first(roots)
         if node.children
     }
-    return {
-        "leafId": session.leaf_id,
-        "name": session.name,
-        "labels": labels,
-        "activePath": [entry.id for entry in session.branch()],
-        "roots": [node.entry.get("id") for node in roots],
-        "children": children,
-        "entries": entries,
-    }
+    return TreeView(
+        leaf_id=session.leaf_id,
+        name=session.name,
+        labels=labels,
+        active_path=[entry.id for entry in session.branch()],
+        roots=[str(node.entry["id"]) for node in roots],
+        children=children,
+        rows=rows,
+    )
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def render_tree_text(session: Session) -> str:
@@ -130,8 +156,7 @@ SKILL_BLOCK = re.compile(
 
 
 def _skill_command(text: str) -> str:
-    """An expanded ``/skill:name args`` prompt, shown
-    as the user typed it (not the skill's body)."""
+    """An expanded ``/skill:name args`` prompt, shown as typed (not the skill's body)."""
     match = SKILL_BLOCK.match(text)
     if match is None:
         return text

@@ -202,6 +202,7 @@ async def test_context_overflow_compacts_and_retries_once(client, events, script
     )  # a second overflow in the same turn is reported, not looped
 
 
+@pytest.mark.filterwarnings("ignore:Unknown progress token")
 @pytest.mark.options(**SMALL)
 async def test_navigation_with_a_branch_summary(client, events, scripted_llm, workspace):
     await chat(client, scripted_llm, 2)
@@ -214,12 +215,32 @@ async def test_navigation_with_a_branch_summary(client, events, scripted_llm, wo
     assert (await request(client, "pi/tree", {}))[
         "leafId"
     ] == old_leaf  # a failed summary cancels the move
+    failed_end = [event for event in events.events() if event["type"] == "branch_summary_end"][-1]
+    assert "errorMessage" in failed_end and "entryId" not in failed_end
     scripted_llm.enqueue(replies.text("## Goal\nExplored question number 1"))
     result = await request(
         client,
         "pi/navigate",
-        {"targetId": first_answer["id"], "summarize": True, "instructions": "Mention the question"},
+        {
+            "targetId": first_answer["id"],
+            "summarize": True,
+            "instructions": "Mention the question",
+            "workDoneToken": "summary-1",
+        },
     )
+    reports = client.progress_reports["summary-1"]
+    assert [report.kind for report in reports] == ["begin", "report", "end"]
+    assert "branch being left" in reports[1].message
+    summary_events = [event for event in events.events() if event["type"].startswith("branch_")]
+    assert summary_events[-2:] == [
+        {"type": "branch_summary_start", "targetId": first_answer["id"]},
+        {
+            "type": "branch_summary_end",
+            "targetId": first_answer["id"],
+            "aborted": False,
+            "entryId": result["summaryEntryId"],
+        },
+    ]
     summary = entries(workspace)[-1]
     assert (
         summary["type"] == "branch_summary"

@@ -1,4 +1,4 @@
-"""Token estimates (chars4 = pi's estimateTokens, tiktoken), provider usage, the threshold."""
+"""Token estimates (chars4 = pi's estimateTokens, tiktoken) and provider usage."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from builders import (
     user_message,
 )
 
-from pi_lsp.compaction.settings import CompactionSettings
 from pi_lsp.compaction.tokens import (
     CHARS4,
     TIKTOKEN,
@@ -28,7 +27,6 @@ from pi_lsp.compaction.tokens import (
     estimate_tokens,
     get_last_assistant_usage,
     get_token_counter,
-    should_compact,
 )
 
 # --- provider usage -------------------------------------------------------------------------
@@ -67,19 +65,6 @@ def test_last_assistant_usage_is_none_without_assistants():
     session.user("u")
     assert get_last_assistant_usage(session.entries) is None
     assert get_last_assistant_usage([]) is None
-
-
-def test_should_compact_thresholds():
-    settings = CompactionSettings(enabled=True, reserve_tokens=10000, keep_recent_tokens=20000)
-    assert should_compact(95000, 100000, settings) is True
-    assert should_compact(89000, 100000, settings) is False
-    assert (
-        should_compact(90000, 100000, settings) is False
-    )  # strictly greater than window - reserve
-    assert (
-        should_compact(95000, 100000, CompactionSettings(enabled=False, reserve_tokens=10000))
-        is False
-    )
 
 
 # --- chars4 (pi's estimateTokens) -----------------------------------------------------------

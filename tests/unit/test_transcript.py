@@ -2,7 +2,7 @@
 entry, summaries included, bookkeeping left out."""
 
 from pi_lsp.session.session import Session
-from pi_lsp.session.transcript import transcript_document
+from pi_lsp.session.transcript import transcript
 
 
 def test_compactions_stay_visible_and_bookkeeping_is_left_out(tmp_path):
@@ -14,15 +14,8 @@ def test_compactions_stay_visible_and_bookkeeping_is_left_out(tmp_path):
     )
     session.append_compaction("## Goal\nGreet", first, 100)
     session.append_message({"role": "user", "content": "again", "timestamp": 3})
-    document = transcript_document(session)
-    assert [entry["type"] for entry in document["entries"]] == [
-        "message",
-        "message",
-        "compaction",
-        "message",
-    ]
-    assert document["entries"][2]["summary"] == "## Goal\nGreet"
-    assert document["total"] == 4 and document["leafId"] == session.leaf_id
-    assert [
-        entry["message"]["content"] for entry in transcript_document(session, 1)["entries"]
-    ] == ["again"]
+    shown = transcript(session)
+    assert [item.type for item in shown.items] == ["message", "message", "compaction", "message"]
+    assert shown.items[2].summary == "## Goal\nGreet"
+    assert shown.total == 4 and shown.leaf_id == session.leaf_id
+    assert [item.message["content"] for item in transcript(session, 1).items] == ["again"]

@@ -80,9 +80,6 @@ function M.navigate(id, options)
       chat.set_prompt_text(result.editorText)
       chat.show()
     end
-    if util.present(result.summaryEntryId) then
-      chat.notice("branch summarized into entry " .. result.summaryEntryId)
-    end
     chat.notice("now at entry " .. tostring(result.leafId))
     refresh_views()
   end))
@@ -104,7 +101,7 @@ end
 function M.fork(id)
   local function fork_at(entry_id)
     api.fork({ entryId = entry_id }, api.report_error("pi/fork", function(result)
-      switched("forked into " .. tostring(result.path), result)
+      switched("forked into " .. (result.path or "a new session"), result)
     end))
   end
   if id and id ~= "" then

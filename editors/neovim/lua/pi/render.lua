@@ -1,6 +1,6 @@
 -- What each pi/event shows in the chat: `## You` and `## pi` sections, streamed text and
 -- thinking (folded), a line per tool call updated in place as it runs, its result (folded), and
--- `»` notices for compaction, retries, aborts and errors.
+-- `»` notices for compaction, branch summaries, retries, aborts and errors.
 local transcript = require("pi.transcript")
 local util = require("pi.util")
 
@@ -269,6 +269,22 @@ function on.compaction_end(buffer, event)
         and (" (" .. util.short_number(event.tokensBefore) .. " tokens summarized)")
       or ""
     M.notice(buffer, ("compacted%s, entry %s"):format(before, tostring(event.entryId)))
+  end
+end
+
+function on.branch_summary_start(buffer, _)
+  M.notice(buffer, "summarizing the branch being left…")
+end
+
+function on.branch_summary_end(buffer, event)
+  if event.aborted then
+    M.notice(buffer, "branch summary cancelled; the leaf did not move")
+  elseif util.present(event.errorMessage) then
+    M.notice(buffer, "branch summary failed: " .. event.errorMessage)
+  elseif util.present(event.entryId) then
+    M.notice(buffer, "summarized the branch left behind, entry " .. event.entryId)
+  else
+    M.notice(buffer, "nothing was left behind to summarize")
   end
 end
 
