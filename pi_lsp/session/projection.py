@@ -15,7 +15,7 @@ context edit removed or replaced.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -131,7 +131,7 @@ def project_path(path: list[Entry]) -> list[ProjectedEntry]:
     edits = latest_edits(entries)
     projected = []
     for index, entry in enumerate(entries):
-        edit = edits.get(_id_key(entry.get("id", UNDEFINED))) if edits else None
+        edit = edit_of(edits, entry)
         if index > 0 and entry.get("type") == "compaction":
             # Only the newest compaction (first) projects; an older one kept in its range is
             # already summarized by it.
@@ -139,6 +139,18 @@ def project_path(path: list[Entry]) -> list[ProjectedEntry]:
         else:
             projected.append(ProjectedEntry(entry, project_entry(entry, edit), edit))
     return projected
+
+
+def edits_on_path(path: list[Entry]) -> Callable[[Entry], Entry | None]:
+    """The context edit that applies to an entry at the end of ``path`` (``None``: none does).
+
+    Only edits that are part of the context count: an edit summarized away by a later compaction
+    no longer changes anything.
+    """
+    edits = latest_edits(context_entries(path))
+    if not edits:
+        return lambda entry: None
+    return lambda entry: edit_of(edits, entry)
 
 
 def project_entry(entry: Entry, edit: Entry | None) -> list[Message]:
@@ -155,7 +167,9 @@ def project_entry(entry: Entry, edit: Entry | None) -> list[Message]:
         return []
     if replacement is UNDEFINED:
         return messages
-    content = replacement.get("content", UNDEFINED) if isinstance(replacement, Mapping) else UNDEFINED
+    content = (
+        replacement.get("content", UNDEFINED) if isinstance(replacement, Mapping) else UNDEFINED
+    )
     return [_with_content(message, content) for message in messages]
 
 
@@ -171,6 +185,11 @@ def latest_edits(entries: Sequence[Entry]) -> dict[Any, Entry]:
             if key is not None:
                 edits[key] = entry
     return edits
+
+
+def edit_of(edits: Mapping[Any, Entry], entry: Entry) -> Entry | None:
+    """The edit of ``entry`` in a ``latest_edits`` result."""
+    return edits.get(_id_key(entry.get("id", UNDEFINED))) if edits else None
 
 
 def is_replacement(replacement: Any) -> bool:

@@ -54,7 +54,9 @@ def our_cli(corpus: Corpus) -> OurCli:
 @pytest.fixture(scope="session")
 def pi16_corpus(reference_node: Path, tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     """Session files written by pi 1.6's own SessionManager, with every entry kind pi 1.x added."""
-    return generate_corpus(reference_node, tmp_path_factory.mktemp("pi16-corpus"), GENERATOR16_SCRIPT)
+    return generate_corpus(
+        reference_node, tmp_path_factory.mktemp("pi16-corpus"), GENERATOR16_SCRIPT
+    )
 
 
 @pytest.fixture(scope="session")

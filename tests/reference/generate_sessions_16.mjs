@@ -15,14 +15,14 @@
  *
  * Reproducibility as in generate_sessions.mjs (corpus_support.mjs: seeded content, fake clock,
  * seeded entry ids). The manifest has the same shape, with `leaves` listing every entry of the
- * file (and null, pi's default leaf) and no compaction or branch-summary plans.
+ * file (and null, pi's default leaf).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-	clock, imageBlock, jsonLine, loadPi, MODELS, paragraph, parseArgs, reseed, rng, SESSION_CWD, SessionWriter,
-	sentence, usage,
+	BRANCH_TOKEN_BUDGET_QUERIES, clock, imageBlock, jsonLine, KEEP_RECENT_TOKENS_QUERIES, loadPi, MODELS, paragraph,
+	parseArgs, reseed, rng, SESSION_CWD, SessionWriter, sentence, usage,
 } from "./corpus_support.mjs";
 
 const PI_PACKAGE_DIR =
@@ -67,10 +67,6 @@ class SessionWriter16 extends SessionWriter {
 
 	finish(extra = {}) {
 		return super.finish({ leaves: [null, ...this.manager.getEntries().map((entry) => entry.id)], ...extra });
-	}
-
-	manifestFields() {
-		return { keepRecentTokens: [], branchTokenBudgets: [] };
 	}
 }
 
@@ -269,6 +265,7 @@ function handmade16(outDir) {
 		description: "Hand-written shapes pi 1.6 reads but does not write itself: edits of a shell command, a branch summary, system messages and compactions, replacements without content or not objects, an edit before its target, an edit of an unknown id, unknown kinds, an older compaction inside a newer one's kept range, a compaction snapshot.",
 		leaves: [null, ...entries.map((entry) => entry.id)],
 		branchPairs: [],
+		// Context and tree only: pi 1.6's planner stops with a TypeError on the content-less replacements.
 		keepRecentTokens: [],
 		branchTokenBudgets: [],
 		idsAssignedOnLoad: false,
@@ -286,7 +283,7 @@ function main() {
 	mkdirSync(outDir, { recursive: true });
 	const scenarios = [contextEdits, systemAndUsage, branchesLabelsCompactions, handmade16];
 	const sessions = scenarios.flatMap((scenario) => scenario(outDir));
-	const manifest = { piVersion: "1.6.0", seed, defaults: { keepRecentTokens: [], branchTokenBudgets: [] }, sessions };
+	const manifest = { piVersion: "1.6.0", seed, defaults: { keepRecentTokens: KEEP_RECENT_TOKENS_QUERIES, branchTokenBudgets: BRANCH_TOKEN_BUDGET_QUERIES }, sessions };
 	writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 	process.stdout.write(`wrote ${sessions.length} sessions and manifest.json to ${outDir}\n`);
 }
