@@ -267,4 +267,3 @@ def usage_predates(path_entries: Sequence[Mapping[str, Any]], entry_types: tuple
             if isinstance(message, Mapping) and get_assistant_usage(message) is not None:
                 return False
     return False
-

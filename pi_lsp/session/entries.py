@@ -28,7 +28,14 @@ ENTRY_TYPES = (
     "label",
     "session_info",
 )
-"""The entry types of pi's v3 format. Others (``usage``, ``context_edit``, …) are kept unchanged."""
+"""The entry types of pi 0.84.2's v3 format, the ones pi-lsp writes."""
+
+NEWER_ENTRY_TYPES = ("usage", "context_edit")
+"""Entry types pi 1.x adds to the v3 format: pi-lsp reads them as pi 1.6 does, and never writes them."""
+
+KNOWN_ENTRY_TYPES = frozenset(ENTRY_TYPES + NEWER_ENTRY_TYPES)
+"""Every entry type pi-lsp understands. Lines of other types (from a later pi) stay in the file and
+the tree, byte for byte, and add nothing to the context."""
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 

@@ -16,7 +16,7 @@ context edit removed or replaced.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -139,6 +139,27 @@ def project_path(path: list[Entry]) -> list[ProjectedEntry]:
         else:
             projected.append(ProjectedEntry(entry, project_entry(entry, edit), edit))
     return projected
+
+
+ContextEditEffect = Literal["removed", "replaced"]
+"""What a context edit did to an entry's part of the context."""
+
+
+def context_edit_effects(path: list[Entry]) -> dict[Any, ProjectedEntry]:
+    """The entries of ``path`` whose part of the context a context edit changed, by id: each
+    projected entry says whether it was ``removed`` or ``replaced`` and what it gives now."""
+    if CONTEXT_EDIT not in entry_types(path):
+        return {}
+    return {
+        projected.entry.get("id"): projected
+        for projected in project_path(path)
+        if projected.edit is not None and (projected.removed or projected.replaced)
+    }
+
+
+def effect_name(projected: ProjectedEntry) -> ContextEditEffect:
+    """``"removed"`` or ``"replaced"``: the wire value of ``contextEdit``."""
+    return "removed" if projected.removed else "replaced"
 
 
 def edits_on_path(path: list[Entry]) -> Callable[[Entry], Entry | None]:

@@ -419,6 +419,9 @@ class Session:
         entry_id = entry.id
         if entry_id in self._by_id:
             self.report.duplicate_ids.append(entry_id)
+        if entry.type not in build.KNOWN_ENTRY_TYPES and isinstance(entry.type, str):
+            unknown = self.report.unknown_entry_types
+            unknown[entry.type] = unknown.get(entry.type, 0) + 1
         self._entries.append(entry)
         self._by_id[entry_id] = entry
         path = self._active_path
