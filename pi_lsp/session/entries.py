@@ -126,7 +126,10 @@ def compaction(
     details: Any = None,
     usage: dict | None = None,
     from_hook: bool | None = None,
+    system_message: dict | None = None,
 ) -> dict:
+    """A compaction; ``system_message`` is pi 1.6's snapshot of the prompt state it hides (pi
+    0.84.2 ignores the field)."""
     entry = {
         "type": "compaction",
         "id": entry_id,
@@ -136,7 +139,9 @@ def compaction(
         "firstKeptEntryId": first_kept_entry_id,
         "tokensBefore": tokens_before,
     }
-    _put_optional(entry, details=details, usage=usage, fromHook=from_hook)
+    _put_optional(
+        entry, details=details, usage=usage, fromHook=from_hook, systemMessage=system_message
+    )
     return entry
 
 

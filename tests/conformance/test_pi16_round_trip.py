@@ -11,6 +11,7 @@ the user left out of the context in pi, nor pi's own recorded system prompt.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -250,9 +251,19 @@ def test_pi_lsp_writes_pi16_continues_and_pi_lsp_again(reference_node, tmp_path)
         plan = prepare_compaction(session.branch(), CompactionSettings(keep_recent_tokens=30))
         summarized = str(plan.messages_to_summarize + plan.turn_prefix_messages)
         assert "after, edited" in summarized and "after the compaction" not in summarized
-        session.append_compaction(
+        # What pi 1.6 itself would snapshot of its prompt state, compacting here.
+        copy = tmp_path / "copy.jsonl"
+        shutil.copy(file, copy)
+        pi16_takes_a_turn(reference_node, copy, [{"op": "compactKeepingNothing", "summary": "x"}])
+        expected_snapshot = json.loads(copy.read_text().splitlines()[-1])["systemMessage"]
+        compaction = session.append_compaction(
             "## Goal\nSecond pass", plan.first_kept_entry_id, plan.tokens_before
         )
+        snapshot = session.get_entry(compaction)["systemMessage"]
+        assert json.dumps({**snapshot, "timestamp": 0}) == json.dumps(
+            {**expected_snapshot, "timestamp": 0}
+        )
+        assert snapshot["sections"] == {"rules": "<rules>new</rules>"}
         session.move_leaf(pi16["appended"][1])
         session.append_message(
             {"role": "user", "content": "a branch from pi 1.6's answer", "timestamp": 5}
