@@ -303,7 +303,7 @@ def install_reference() -> Path:
     result = _run(["bash", str(INSTALL_SCRIPT)], timeout=INSTALL_TIMEOUT_S, what="install.sh")
     if result.returncode != 0:
         pytest.fail(
-            "installing the pi 0.84.2 reference failed (Node/npm are required for the conformance "
+            "installing the pi references failed (Node/npm are required for the conformance "
             f"tests):\n{result.stdout.decode(errors='replace')}{result.stderr.decode(errors='replace')}"
         )
     if not REFERENCE_NODE.exists():
