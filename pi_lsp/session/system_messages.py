@@ -65,7 +65,9 @@ def _content_text(content: Any) -> str:
     return "\n".join(
         block["text"]
         for block in content
-        if isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        if isinstance(block, Mapping)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
     )
 
 

@@ -21,6 +21,7 @@ from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
 from pi_lsp.session.session import Session
 from pi_lsp.session.tree_view import tree_document
+from tests.builders import assistant_message, usage
 from tests.e2e.conftest import another_server, request
 
 from .harness import PI16_DIR, REFERENCE_DIR, REFERENCE_SCRIPT, run_node_script
@@ -274,20 +275,4 @@ def test_pi_lsp_writes_pi16_continues_and_pi_lsp_again(reference_node, tmp_path)
 
 
 def _answer(text: str) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": [{"type": "text", "text": text}],
-        "api": "openai-completions",
-        "provider": "openai",
-        "model": "scripted",
-        "usage": {
-            "input": 100,
-            "output": 10,
-            "cacheRead": 0,
-            "cacheWrite": 0,
-            "totalTokens": 110,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-        },
-        "stopReason": "stop",
-        "timestamp": 6,
-    }
+    return assistant_message(text, provider="openai", model="scripted", usage_=usage(100, 10))
