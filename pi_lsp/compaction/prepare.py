@@ -162,15 +162,15 @@ def _last_compaction_index(path_entries: Sequence[Entry]) -> int:
 
 
 def planning_messages(path_entries: Sequence[Entry]) -> Callable[[Entry], list[Message]]:
-    """What each entry gives the context after the path's context edits, system messages left out."""
+    """What each entry gives the context after the path's context edits, system messages left out
+    (an entry's system message, or a compaction's snapshot, always comes first)."""
     edit_of = edits_on_path(list(path_entries))
 
     def messages_of(entry: Entry) -> list[Message]:
-        return [
-            message
-            for message in project_entry(entry, edit_of(entry))
-            if not isinstance(message, Mapping) or message.get("role") != "system"
-        ]
+        messages = project_entry(entry, edit_of(entry))
+        if messages and messages[0].get("role") == "system":
+            return messages[1:]
+        return messages
 
     return messages_of
 

@@ -4,7 +4,8 @@ The context is the root→leaf path through the entry tree, projected as pi 1.6 
 (``projection``): the newest compaction stands in for everything before its ``firstKeptEntryId``,
 and context edits leave out or replace the entries they target. Thinking level and model are the
 last ones set on the path (an assistant message counts as setting the model). On files without pi
-1.x entries this is exactly pi 0.84.2's context.
+1.x entries this is pi 0.84.2's context (but for one fix of pi 1.6: an older compaction inside the
+newest one's kept part gives nothing).
 
 The path walks live in ``paths``; their names are re-exported here for the modules that build on
 the context.
@@ -33,6 +34,7 @@ from pi_lsp.session.paths import (
 from pi_lsp.session.projection import (
     ProjectedEntry,
     context_entries,
+    context_messages,
     entry_messages,
     project_path,
 )
@@ -105,8 +107,9 @@ def project_session(
 def build_context_from_path(path: list[Entry]) -> SessionContext:
     """The context of a root→leaf ``path`` already walked (the store keeps its active path)."""
     thinking_level, model = _context_settings(path)
-    messages = [message for projected in project_path(path) for message in projected.messages]
-    return SessionContext(messages=messages, thinking_level=thinking_level, model=model)
+    return SessionContext(
+        messages=context_messages(path), thinking_level=thinking_level, model=model
+    )
 
 
 def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:

@@ -8,9 +8,9 @@ latest edit per target wins, ``replacement: null`` leaves the target out, ``{con
 its content. An older compaction inside the kept range gives nothing (its summary is already part
 of the newer one). Entries of kinds pi-lsp does not know give nothing.
 
-On files without pi 1.x entries this is exactly pi 0.84.2's context; the projection keeps, per
-entry, what it contributes, so planning, the chat transcript and the tree can tell which entries a
-context edit removed or replaced.
+On files without pi 1.x entries this is pi 0.84.2's context, but for the older compaction (pi 1.6
+fixed that repetition). The projection keeps, per entry, what it contributes, so planning, the
+chat transcript and the tree can tell which entries a context edit removed or replaced.
 """
 
 from __future__ import annotations
@@ -101,7 +101,9 @@ def entry_messages(entry: Entry) -> list[Message]:
             entry.get("timestamp", UNDEFINED),
         )
         snapshot = entry.get("systemMessage", UNDEFINED)
-        return [snapshot, summary] if is_truthy(snapshot) else [summary]
+        # pi emits any truthy value here; a snapshot that is not an object (a damaged line) is
+        # left out, as it could not be a message.
+        return [snapshot, summary] if isinstance(snapshot, Mapping) else [summary]
     return []
 
 
@@ -128,17 +130,41 @@ def context_entries(path: list[Entry]) -> list[Entry]:
 def project_path(path: list[Entry]) -> list[ProjectedEntry]:
     """Every entry of ``context_entries(path)`` with the messages it gives after context edits."""
     entries = context_entries(path)
-    edits = latest_edits(entries)
+    types = entry_types(entries)
+    edits = latest_edits(entries, types)
     projected = []
-    for index, entry in enumerate(entries):
+    for index, (entry_type, entry) in enumerate(zip(types, entries)):
         edit = edit_of(edits, entry)
-        if index > 0 and entry.get("type") == "compaction":
+        if index > 0 and entry_type == "compaction":
             # Only the newest compaction (first) projects; an older one kept in its range is
             # already summarized by it.
             projected.append(ProjectedEntry(entry, [], edit))
         else:
             projected.append(ProjectedEntry(entry, project_entry(entry, edit), edit))
     return projected
+
+
+def context_messages(path: list[Entry]) -> list[Message]:
+    """The messages of ``project_path(path)``, flattened: the context the LLM gets.
+
+    Built without the per-entry records, since a long session rebuilds it on every turn.
+    """
+    entries = context_entries(path)
+    types = entry_types(entries)
+    edits = latest_edits(entries, types)
+    messages: list[Message] = []
+    for index, (entry_type, entry) in enumerate(zip(types, entries)):
+        if entry_type not in _CONTEXT_TYPES or (index > 0 and entry_type == "compaction"):
+            continue  # gives nothing (settings, labels, usage, edits, unknown kinds)
+        if edits:
+            messages.extend(project_entry(entry, edit_of(edits, entry)))
+        else:
+            messages.extend(entry_messages(entry))
+    return messages
+
+
+_CONTEXT_TYPES = frozenset({"message", "custom_message", "branch_summary", "compaction"})
+"""The entry types that can give messages (``entry_messages`` returns nothing for the others)."""
 
 
 ContextEditEffect = Literal["removed", "replaced"]
@@ -194,9 +220,10 @@ def project_entry(entry: Entry, edit: Entry | None) -> list[Message]:
     return [_with_content(message, content) for message in messages]
 
 
-def latest_edits(entries: Sequence[Entry]) -> dict[Any, Entry]:
-    """The last ``context_edit`` per target among ``entries`` (keys from ``_id_key``)."""
-    types = entry_types(entries)
+def latest_edits(entries: Sequence[Entry], types: Sequence[Any] | None = None) -> dict[Any, Entry]:
+    """The last ``context_edit`` per target among ``entries`` (keys from ``_id_key``); ``types``
+    are the entries' types when the caller has them already."""
+    types = entry_types(entries) if types is None else types
     if CONTEXT_EDIT not in types:
         return {}
     edits: dict[Any, Entry] = {}
