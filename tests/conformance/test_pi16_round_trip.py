@@ -196,8 +196,12 @@ async def test_pi16_and_the_pi_lsp_server_take_turns_on_one_session(reference_no
         final = assert_both_agree(reference_node, file)
         assert final["leafId"] == pi16["appended"][-1]
         messages = final["contexts"][None]["messages"]
-        assert messages[0]["role"] == "compactionSummary"
-        assert messages[0]["summary"].startswith("## Goal\nFix the parser and commit")
+        # pi-lsp's compaction carries pi's prompt state (its snapshot), then the new summary.
+        assert [message["role"] for message in messages[:2]] == ["system", "compactionSummary"]
+        assert messages[0]["content"] == PI_PROMPT and messages[0]["sections"] == {
+            "rules": "<rules/>"
+        }
+        assert messages[1]["summary"].startswith("## Goal\nFix the parser and commit")
 
 
 def test_pi_lsp_writes_pi16_continues_and_pi_lsp_again(reference_node, tmp_path):
