@@ -248,9 +248,9 @@ def estimate_tokens_after_edits(
     counter: TokenCounter = CHARS4,
     distrusted_types: tuple[str, ...] = ("context_edit",),
 ) -> int | float:
-    """``estimate_context_tokens(messages)``, unless one of ``distrusted_types`` (by default a pi 1.6
-    context edit) lies on the path after the newest answer that reported usage: that usage then
-    measured a context that no longer exists, and every message is estimated instead."""
+    """``estimate_context_tokens(messages)``, unless one of ``distrusted_types`` (by default a
+    pi 1.6 context edit) lies on the path after the newest answer that reported usage: that usage
+    then measured a context that no longer exists, and every message is estimated instead."""
     if usage_predates(path_entries, distrusted_types):
         return sum(counter.estimate_message_tokens(message) for message in messages)
     return estimate_context_tokens(messages, counter).tokens

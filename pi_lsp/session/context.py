@@ -85,7 +85,7 @@ class SessionContext:
 
 def build_context_entries(
     entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
-) -> list[Entry]:
+) -> Sequence[Entry]:
     """The path with the newest compaction first, then the entries it kept, then those after it."""
     return context_entries(session_path(entries, leaf_id, by_id))
 
@@ -104,7 +104,7 @@ def project_session(
     return project_path(session_path(entries, leaf_id, by_id))
 
 
-def build_context_from_path(path: list[Entry]) -> SessionContext:
+def build_context_from_path(path: Sequence[Entry]) -> SessionContext:
     """The context of a root→leaf ``path`` already walked (the store keeps its active path)."""
     thinking_level, model = _context_settings(path)
     return SessionContext(
@@ -112,7 +112,7 @@ def build_context_from_path(path: list[Entry]) -> SessionContext:
     )
 
 
-def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
+def _context_settings(path: Sequence[Entry]) -> tuple[Any, dict[str, Any] | None]:
     """The last thinking level and model set on the path.
 
     pi scans the path forwards and keeps overwriting; scanning backwards and stopping at the first
@@ -121,7 +121,7 @@ def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
     """
     thinking_level: Any = _NOT_FOUND
     model: Any = _NOT_FOUND
-    for entry_type, entry in zip(reversed(entry_types(path)), reversed(path)):
+    for entry_type, entry in zip(reversed(entry_types(path)), reversed(path), strict=True):
         if entry_type == "thinking_level_change":
             if thinking_level is _NOT_FOUND:
                 thinking_level = entry.get("thinkingLevel", UNDEFINED)

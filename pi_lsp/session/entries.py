@@ -31,7 +31,7 @@ ENTRY_TYPES = (
 """The entry types of pi 0.84.2's v3 format, the ones pi-lsp writes."""
 
 NEWER_ENTRY_TYPES = ("usage", "context_edit")
-"""Entry types pi 1.x adds to the v3 format: pi-lsp reads them as pi 1.6 does, and never writes them."""
+"""Entry types pi 1.x adds to the v3 format: read as pi 1.6 reads them, never written by pi-lsp."""
 
 KNOWN_ENTRY_TYPES = frozenset(ENTRY_TYPES + NEWER_ENTRY_TYPES)
 """Every entry type pi-lsp understands. Lines of other types (from a later pi) stay in the file and

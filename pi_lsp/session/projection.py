@@ -107,7 +107,7 @@ def entry_messages(entry: Entry) -> list[Message]:
     return []
 
 
-def context_entries(path: list[Entry]) -> list[Entry]:
+def context_entries(path: Sequence[Entry]) -> Sequence[Entry]:
     """pi's ``buildContextEntries``: the newest compaction, the entries it kept, those after it."""
     compaction_position = _last_index(entry_types(path), "compaction")
     if compaction_position < 0:
@@ -127,13 +127,13 @@ def context_entries(path: list[Entry]) -> list[Entry]:
     return [compaction, *kept, *path[compaction_index + 1 :]]
 
 
-def project_path(path: list[Entry]) -> list[ProjectedEntry]:
+def project_path(path: Sequence[Entry]) -> list[ProjectedEntry]:
     """Every entry of ``context_entries(path)`` with the messages it gives after context edits."""
     entries = context_entries(path)
     types = entry_types(entries)
     edits = latest_edits(entries, types)
     projected = []
-    for index, (entry_type, entry) in enumerate(zip(types, entries)):
+    for index, (entry_type, entry) in enumerate(zip(types, entries, strict=True)):
         edit = edit_of(edits, entry)
         if index > 0 and entry_type == "compaction":
             # Only the newest compaction (first) projects; an older one kept in its range is
@@ -144,7 +144,7 @@ def project_path(path: list[Entry]) -> list[ProjectedEntry]:
     return projected
 
 
-def context_messages(path: list[Entry]) -> list[Message]:
+def context_messages(path: Sequence[Entry]) -> list[Message]:
     """The messages of ``project_path(path)``, flattened: the context the LLM gets.
 
     Built without the per-entry records, since a long session rebuilds it on every turn.
@@ -153,7 +153,7 @@ def context_messages(path: list[Entry]) -> list[Message]:
     types = entry_types(entries)
     edits = latest_edits(entries, types)
     messages: list[Message] = []
-    for index, (entry_type, entry) in enumerate(zip(types, entries)):
+    for index, (entry_type, entry) in enumerate(zip(types, entries, strict=True)):
         if entry_type not in _CONTEXT_TYPES or (index > 0 and entry_type == "compaction"):
             continue  # gives nothing (settings, labels, usage, edits, unknown kinds)
         if edits:
@@ -171,7 +171,7 @@ ContextEditEffect = Literal["removed", "replaced"]
 """What a context edit did to an entry's part of the context."""
 
 
-def context_edit_effects(path: list[Entry]) -> dict[Any, ProjectedEntry]:
+def context_edit_effects(path: Sequence[Entry]) -> dict[Any, ProjectedEntry]:
     """The entries of ``path`` whose part of the context a context edit changed, by id: each
     projected entry says whether it was ``removed`` or ``replaced`` and what it gives now."""
     if CONTEXT_EDIT not in entry_types(path):
@@ -188,7 +188,7 @@ def effect_name(projected: ProjectedEntry) -> ContextEditEffect:
     return "removed" if projected.removed else "replaced"
 
 
-def edits_on_path(path: list[Entry]) -> Callable[[Entry], Entry | None]:
+def edits_on_path(path: Sequence[Entry]) -> Callable[[Entry], Entry | None]:
     """The context edit that applies to an entry at the end of ``path`` (``None``: none does).
 
     Only edits that are part of the context count: an edit summarized away by a later compaction
@@ -227,7 +227,7 @@ def latest_edits(entries: Sequence[Entry], types: Sequence[Any] | None = None) -
     if CONTEXT_EDIT not in types:
         return {}
     edits: dict[Any, Entry] = {}
-    for entry_type, entry in zip(types, entries):
+    for entry_type, entry in zip(types, entries, strict=True):
         if entry_type == CONTEXT_EDIT:
             key = _id_key(entry.get("targetId", UNDEFINED))
             if key is not None:
@@ -241,7 +241,7 @@ def edit_of(edits: Mapping[Any, Entry], entry: Entry) -> Entry | None:
 
 
 def is_replacement(replacement: Any) -> bool:
-    """Whether a context edit's ``replacement`` replaces content (not an omission, not malformed)."""
+    """Whether a context edit's ``replacement`` replaces content (no omission, nor malformed)."""
     return replacement is not None and replacement is not UNDEFINED
 
 

@@ -265,7 +265,7 @@ class Session:
                 details=details,
                 usage=usage,
                 from_hook=from_hook,
-                system_message=current_system_message(messages, iso_to_epoch_ms(at)),
+                system_message=current_system_message(messages, iso_to_epoch_ms(at) or 0),
             )
         )
 

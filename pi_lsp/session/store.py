@@ -42,7 +42,7 @@ class LoadReport:
     duplicate_ids: list[str] = attrs.Factory(list)
     """Ids used by more than one entry; as in pi, the later entry wins lookups."""
     unknown_entry_types: dict[str, int] = attrs.Factory(dict)
-    """Entries per type pi-lsp does not know (written by a later pi): kept, shown, not in context."""
+    """Entries per type pi-lsp does not know (from a later pi): kept, shown, not in context."""
 
     def to_json(self) -> dict:
         return {

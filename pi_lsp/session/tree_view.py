@@ -132,7 +132,7 @@ _EFFECT_TEXT = {"removed": "removed from context", "replaced": "replaced in cont
 def preview(
     entry: Mapping[str, Any], lookup: Callable[[Any], Mapping[str, Any] | None] | None = None
 ) -> str:
-    """One line of text that says what an entry is; ``lookup`` finds the target of a context edit."""
+    """One line of text that says what an entry is; ``lookup`` finds a context edit's target."""
     entry_type = entry.get("type")
     if entry_type == "context_edit":
         return _shorten(_context_edit_preview(entry, lookup))

@@ -77,7 +77,7 @@ def test_edits_apply_to_whatever_they_target_on_the_path_even_later_entries():
     assert contents(session.entries) == ["kept"]
 
 
-def test_edits_summarized_by_a_compaction_change_nothing_and_later_edits_of_summarized_entries_neither():
+def test_edits_summarized_away_and_edits_of_summarized_entries_change_nothing():
     session = SessionBuilder()
     first = session.user("first")
     session.context_edit(first["id"], None)
@@ -103,7 +103,7 @@ def test_a_compaction_that_keeps_nothing_and_its_system_snapshot():
     assert messages[0] is snapshot
 
 
-def test_system_messages_in_the_kept_range_give_way_to_the_snapshot_and_older_compactions_to_the_newer():
+def test_kept_system_messages_and_older_compactions_give_nothing():
     session = SessionBuilder()
     session.system("prompt")
     kept = session.user("kept")
