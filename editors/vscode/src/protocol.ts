@@ -49,7 +49,10 @@ export interface AbortResult {
   aborted: boolean;
 }
 
-/** `contextEdit` on tree and transcript entries: what a context edit (pi 1.6) on the active path did to the entry's part of the model's context. */
+/**
+ * `contextEdit` on tree and transcript entries: what a context edit (pi 1.6) on the active path
+ * did to the entry's part of the model's context.
+ */
 export const CONTEXT_EDIT_EFFECTS = ['removed', 'replaced'] as const;
 export type ContextEditEffect = (typeof CONTEXT_EDIT_EFFECTS)[number];
 
