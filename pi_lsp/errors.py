@@ -96,3 +96,15 @@ class LlmError(PiError):
     """The model provider failed in a way retrying did not fix."""
 
     code = -32021
+
+
+class UnauthorizedConnectionError(PiError):
+    """A TCP connection did not open with ``initialize`` carrying the server's token; it is closed."""
+
+    code = -32030
+
+
+class AlreadyServingError(PiError):
+    """A TCP server already serves a client; another one must start its own server."""
+
+    code = -32031
