@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import secrets
+import signal
 import socket
 import sys
 import threading
@@ -288,6 +289,9 @@ async def serve(
             client_gone.set()
 
     listener = await asyncio.start_server(on_connection, address.host, address.port)
+    with contextlib.suppress(NotImplementedError, AttributeError):  # no signal handlers on Windows
+        # A launcher stops the server with SIGTERM: leave as when the client goes, token file removed.
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, client_gone.set)
     try:
         # The numeric address: with port 0 each address of a name such as localhost gets its own port.
         bound = listener.sockets[0].getsockname()

@@ -131,7 +131,9 @@ async def test_any_host_but_loopback_is_refused_without_allow_remote(tmp_path, w
         assert without["code"] == UNAUTHORIZED  # remote or not, the token is required
         client = await connect_client(server, workspace, {}, server.token)
         assert (await request(client, "pi/state", {}))["sessionId"]
-        await client.shutdown_session()
+        server.process.terminate()  # a launcher stopping the server
+        assert await server.wait_for_exit() == 0
+        assert not server.token_file.exists()
         await client.stop()
 
 
