@@ -29,13 +29,17 @@ import threading
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import platformdirs
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import run_async
 
 from pi_lsp.errors import AlreadyServingError, InvalidParamsError, UnauthorizedConnectionError
+
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
 
 logger = logging.getLogger(__name__)
 
@@ -256,7 +260,7 @@ async def _close(writer: asyncio.StreamWriter, answer: dict[str, Any] | None = N
 
 
 async def serve(
-    server: Any,
+    server: LanguageServer,
     address: TcpAddress,
     token: str,
     on_listening: Callable[[TcpAddress], None],
@@ -306,7 +310,7 @@ async def serve(
 
 
 async def _serve_client(
-    server: Any,
+    server: LanguageServer,
     initialize: dict[str, Any],
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
@@ -314,9 +318,13 @@ async def _serve_client(
     protocol = server.protocol
     protocol.set_writer(writer)
     # The same path pygls' read loop takes for every message, for the one the gate already read.
-    protocol.handle_message(
-        json.loads(json.dumps(initialize), object_hook=protocol.structure_message)
-    )
+    try:
+        protocol.handle_message(
+            json.loads(json.dumps(initialize), object_hook=protocol.structure_message)
+        )
+    except Exception as error:
+        logger.exception("Unable to handle message")
+        server.report_server_error(error, JsonRpcException)
     await run_async(
         stop_event=threading.Event(),
         reader=reader,
@@ -326,7 +334,9 @@ async def _serve_client(
     )
 
 
-def run(server: Any, address_text: str, *, allow_remote: bool, token_file: str | None) -> None:
+def run(
+    server: LanguageServer, address_text: str, *, allow_remote: bool, token_file: str | None
+) -> None:
     """``pi-lsp --tcp``: check the host, create the token, listen, announce on stderr, serve."""
     address = parse_address(address_text)
     warning = require_loopback(address, allow_remote=allow_remote)
