@@ -81,7 +81,7 @@ class ServerConfig:
     problems: tuple[str, ...] = ()
     """What was wrong with the given configuration (already replaced by defaults)."""
     allowed_session_dirs: tuple[Path, ...] = ()
-    """``allowedSessionDirs`` as absolute paths (a relative one is taken from the workspace root)."""
+    """``allowedSessionDirs`` as absolute paths (relative ones start at the workspace root)."""
 
     @property
     def client_compaction(self) -> dict[str, Any]:

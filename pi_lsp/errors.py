@@ -99,7 +99,7 @@ class LlmError(PiError):
 
 
 class UnauthorizedConnectionError(PiError):
-    """A TCP connection did not open with ``initialize`` carrying the server's token; it is closed."""
+    """A TCP connection did not open with ``initialize`` carrying the token; it is closed."""
 
     code = -32030
 

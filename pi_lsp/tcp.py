@@ -81,7 +81,7 @@ def is_loopback(host: str) -> bool:
 
 
 def require_loopback(address: TcpAddress, *, allow_remote: bool) -> str | None:
-    """Refuse a host that is not loopback unless ``allow_remote``; then return the warning to print."""
+    """Refuse a host that is not loopback unless ``allow_remote``; then return a warning."""
     if is_loopback(address.host):
         return None
     if not allow_remote:
@@ -183,7 +183,7 @@ async def read_frame(reader: asyncio.StreamReader) -> bytes:
 
 
 class ConnectionGate:
-    """Admits one client: the first connection whose first message is ``initialize`` with the token."""
+    """Admits one client: the first whose first message is ``initialize`` with the token."""
 
     def __init__(self, token: str) -> None:
         self._token = token.encode()
@@ -216,7 +216,7 @@ class ConnectionGate:
         return message
 
     def _problem(self, method: Any, options: Any) -> tuple[int, str] | None:
-        """Why a first message with ``method`` and ``initializationOptions`` is refused, if it is."""
+        """Why a first message with ``method`` and ``initializationOptions`` is refused, if so."""
         unauthorized = UnauthorizedConnectionError.code
         if method != "initialize":
             return unauthorized, (
@@ -237,7 +237,8 @@ class ConnectionGate:
             )
         if self.serving:
             return AlreadyServingError.code, (
-                "this pi-lsp server already serves a client; start another server for another editor"
+                "this pi-lsp server already serves a client; "
+                "start another server for another editor"
             )
         return None
 
@@ -294,10 +295,11 @@ async def serve(
 
     listener = await asyncio.start_server(on_connection, address.host, address.port)
     with contextlib.suppress(NotImplementedError, AttributeError):  # no signal handlers on Windows
-        # A launcher stops the server with SIGTERM: leave as when the client goes, token file removed.
+        # A launcher stops the server with SIGTERM: leave as when the client goes (token removed).
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, client_gone.set)
     try:
-        # The numeric address: with port 0 each address of a name such as localhost gets its own port.
+        # The numeric address: with port 0, each address of a name such as localhost gets a port
+        # of its own.
         bound = listener.sockets[0].getsockname()
         on_listening(TcpAddress(str(bound[0]), int(bound[1])))
         await client_gone.wait()

@@ -22,7 +22,7 @@ def is_inside(path: Path, directories: Iterable[Path]) -> bool:
 
 
 def require_inside(path: Path, session_dir: Path, allowed_dirs: Iterable[Path] = ()) -> None:
-    """Raise InvalidParams unless ``path`` resolves inside ``session_dir`` or an allowed directory."""
+    """InvalidParams unless ``path`` resolves inside ``session_dir`` or an allowed directory."""
     if not is_inside(path, (session_dir, *allowed_dirs)):
         raise InvalidParamsError(
             f"{path} is outside the session directory {session_dir}: pi-lsp opens only session "

@@ -42,7 +42,7 @@ class TcpServer:
 async def start_tcp_server(
     tmp_path: Path, *arguments: str, address: str = "127.0.0.1:0", token_file: bool = True
 ) -> TcpServer:
-    """``pi-lsp --tcp address`` with a debug log; returns once it announced its port and token file."""
+    """``pi-lsp --tcp address`` with a debug log; returns once it announced port and token file."""
     log_file = tmp_path / "pi-lsp-tcp.log"
     command = [sys.executable, "-m", "pi_lsp", "--tcp", address, "--log-file", str(log_file), "-v"]
     if token_file:
@@ -113,7 +113,7 @@ async def connect_client(
 
 
 class RawConnection:
-    """A TCP connection that writes and reads LSP frames itself, to see exactly what a stranger sees."""
+    """A TCP connection writing and reading LSP frames itself: exactly what a stranger sees."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader

@@ -26,7 +26,7 @@ ALREADY_SERVING = -32031
 
 
 async def refused(server, workspace, message: dict) -> dict:
-    """Send ``message`` first on a fresh connection; return the error answer, checking it is closed."""
+    """Send ``message`` first on a new connection; return the error answer, checking it closed."""
     connection = await RawConnection.open(server)
     try:
         connection.send(message)

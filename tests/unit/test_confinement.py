@@ -1,4 +1,4 @@
-"""Session files are opened only inside the session directory or an allowed one, symlinks followed."""
+"""Session files open only inside the session directory or an allowed one, symlinks followed."""
 
 from __future__ import annotations
 
@@ -34,6 +34,6 @@ def test_an_allowed_directory_admits_its_files_and_the_refusal_names_the_setting
     sessions, pi_sessions = tmp_path / "sessions", tmp_path / "pi"
     require_inside(pi_sessions / "x.jsonl", sessions, [pi_sessions])
     with pytest.raises(
-        InvalidParamsError, match="outside the session directory.*allowedSessionDirs"
+        InvalidParamsError, match=r"outside the session directory.*allowedSessionDirs"
     ):
         require_inside(pi_sessions / "x.jsonl", sessions)

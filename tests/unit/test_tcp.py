@@ -35,7 +35,7 @@ def test_loopback_hosts_are_served_without_a_warning(host):
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10"])
 def test_other_hosts_are_refused_unless_allowed_and_then_warned_about(host):
-    with pytest.raises(InvalidParamsError, match="not a loopback address.*--allow-remote"):
+    with pytest.raises(InvalidParamsError, match=r"not a loopback address.*--allow-remote"):
         require_loopback(TcpAddress(host, 7777), allow_remote=False)
     warning = require_loopback(TcpAddress(host, 7777), allow_remote=True)
     assert warning is not None and "--allow-remote" in warning and "token" in warning

@@ -1,4 +1,4 @@
-"""The plugin's `tcp` option: connecting to a running `pi-lsp --tcp` with the token from its file."""
+"""The plugin's `tcp` option: connecting to a running `pi-lsp --tcp` with its file's token."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ LISTENING = re.compile(r"^pi-lsp: listening on (\S+)$")
 
 @contextlib.contextmanager
 def tcp_server(directory: Path, home: Path):
-    """`pi-lsp --tcp 127.0.0.1:0` with its token file in ``directory``; yields (address, token file)."""
+    """`pi-lsp --tcp 127.0.0.1:0`, its token file in ``directory``; yields (address, token file)."""
     token_file = directory / "pi-lsp.token"
     environment = {
         **os.environ,
@@ -56,7 +56,9 @@ def setup_tcp(editor, address: str, token_file: Path, scripted_model=None) -> No
     if scripted_model is not None:
         settings.update(model=SCRIPTED_MODEL, apiBase=scripted_model.base_url)
     ok = editor.lua(
-        "return require('pi').setup({ tcp = { address = ..., token_file = select(2, ...) }, settings = select(3, ...) })",
+        "local address, token_file, settings = ...\n"
+        "return require('pi').setup({ tcp = { address = address, token_file = token_file }, "
+        "settings = settings })",
         address,
         str(token_file),
         settings,
@@ -75,7 +77,8 @@ def test_the_plugin_drives_a_tcp_server_with_the_token_from_its_file(
         assert any("Answered over TCP." in line for line in editor.chat_lines("Answered over TCP."))
         token = token_file.read_text().strip()
         answered = editor.lua("return vim.inspect(require('pi.client').get().config.settings)")
-        assert "pi" in answered and token not in answered  # workspace/configuration never carries it
+        # workspace/configuration answers never carry the token
+        assert "pi" in answered and token not in answered
         editor.command("checkhealth pi")
         report = "\n".join(editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"))
         assert f"OK connecting over TCP to {address}" in report, report

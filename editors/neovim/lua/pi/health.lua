@@ -13,7 +13,9 @@ local REQUEST_TIMEOUT_MS = 5000
 local function check_tcp(tcp)
   local ok, problem = pcall(require("pi.client").read_token, tcp.token_file)
   if not ok then
-    vim.health.error(problem, { "Start the server with: pi-lsp --tcp " .. tcp.address .. " --token-file " .. tcp.token_file })
+    vim.health.error(problem, {
+      "Start the server with: pi-lsp --tcp " .. tcp.address .. " --token-file " .. tcp.token_file,
+    })
     return false
   end
   vim.health.ok(("connecting over TCP to %s (token from %s)"):format(tcp.address, tcp.token_file))
