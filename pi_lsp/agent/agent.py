@@ -155,6 +155,7 @@ class Agent:
             editor=self.editor,
             retry=current.retry_settings(),
             context_window=self.live.context_window(model),
+            cache_retention=self.live.cache_retention(),
         )
 
     def _result(

@@ -19,6 +19,7 @@ from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.compaction.tokens import TokenCounter, get_token_counter
 from pi_lsp.config import ServerConfig
 from pi_lsp.errors import ModelNotConfiguredError
+from pi_lsp.llm.caching import resolve_cache_retention
 from pi_lsp.llm.config import ModelConfig, resolve_model
 from pi_lsp.llm.models import context_window_for, max_output_tokens_for
 
@@ -84,6 +85,10 @@ class LiveConfig:
             ):
                 return entry["thinkingLevel"]
         return self.current.thinking_level()
+
+    def cache_retention(self) -> str:
+        """Prompt-cache retention: the setting, else ``PI_CACHE_RETENTION=long``, else short."""
+        return resolve_cache_retention(self.current.cache_retention(), self._environ)
 
     def context_window(self, model: ModelConfig | None) -> int:
         if model is None:

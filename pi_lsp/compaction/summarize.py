@@ -12,7 +12,12 @@ stays free of any provider code. Differences from pi 0.84.2, all deliberate:
 - a split turn with nothing new before it keeps the previous summary instead of replacing it with
   "No prior history.", and the two summary calls of a split turn run one after the other;
 - the user's instructions apply to the turn-prefix summary too;
-- documents the user opened and saved in the editor count in the file lists.
+- documents the user opened and saved in the editor count in the file lists;
+- where the provider still holds the conversation in its prompt cache (``ConversationInCache``),
+  the summary is asked for *in place*: the conversation's own prefix is resent as it is, followed
+  by the instructions, so its tokens are cache reads at a tenth of the price instead of a pasted
+  copy at full price (pi asks every summary with caching off). An in-place answer that is not a
+  usable summary (a tool call, nothing, cut off, an error) is asked again in pi's pasted form.
 
 It also holds what branch summaries share with compactions: the ``Complete`` type, checking a
 model response, and adding up usage.
@@ -20,6 +25,7 @@ model response, and adding up usage.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -39,6 +45,9 @@ from pi_lsp.compaction.prompts import (
     SPLIT_TURN_SEPARATOR,
     SUMMARIZER_SYSTEM_PROMPT,
     compaction_instructions,
+    in_place_compaction_instructions,
+    in_place_turn_prefix_instructions,
+    opening_words,
     summary_request_text,
     turn_prefix_instructions,
 )
@@ -51,6 +60,8 @@ from pi_lsp.session.messages import content_text, convert_to_llm
 __all__ = [
     "CompactionSummary",
     "Complete",
+    "ConversationInCache",
+    "InPlaceComplete",
     "SummaryResponse",
     "combine_usage",
     "editor_file_ops_in",
@@ -69,8 +80,25 @@ The result is a pi assistant message dict: ``content`` blocks, ``stopReason`` (`
 ``max_output_tokens`` None lets the provider apply the model's own limit.
 """
 
+InPlaceComplete = Callable[[Sequence[Mapping[str, Any]], str, int | None], Awaitable[dict | None]]
+"""``(conversation prefix, instruction text, max_output_tokens) -> assistant message``: the
+conversation's own request (its system prompt and tools) with the prefix as its messages and the
+instruction appended as one user message; None when that prefix cannot be served from the
+provider's cache (too long for the window, not what was cached), and the pasted form is used."""
+
 Entry = Mapping[str, Any]
 Message = Mapping[str, Any]
+
+logger = logging.getLogger(__name__)
+
+
+@attrs.frozen
+class ConversationInCache:
+    """The conversation as the model last saw it, still in the provider's prompt cache."""
+
+    messages: Sequence[Message]
+    """The context messages at the leaf (``build_context().messages``)."""
+    complete: InPlaceComplete
 
 
 @attrs.frozen
@@ -99,28 +127,24 @@ async def summarize_compaction(
     max_output_tokens: int | None = None,
     instructions: str | None = None,
     editor_file_ops: Sequence[EditorFileOps] = (),
+    in_cache: ConversationInCache | None = None,
 ) -> CompactionSummary:
     """Summarize what ``preparation`` says to summarize.
 
     ``instructions`` are the user's (``/compact <text>``), added as extra focus to every call.
     ``editor_file_ops`` are the editor's records in the summarized range: pass
     ``editor_file_ops_in(entries_to_summarize(path_entries, preparation.first_kept_entry_id))``.
+    ``in_cache``, when given, lets the summaries be asked for in place (module docstring).
     Raises ``SummaryError`` or ``CompactionCancelledError``; nothing is half-done either way.
     """
     previous_summary = _previous_summary_text(preparation.previous_summary)
     if preparation.is_split_turn and preparation.turn_prefix_messages:
         history = await _split_turn_history(
-            preparation, previous_summary, complete, max_output_tokens, instructions
+            preparation, previous_summary, complete, max_output_tokens, instructions, in_cache
         )
         # One call after the other: local model servers often serve a single request at a time.
-        prefix = await request_summary(
-            complete,
-            "Split-turn summary",
-            summary_request_text(
-                _serialized(preparation.turn_prefix_messages),
-                turn_prefix_instructions(instructions),
-            ),
-            max_output_tokens,
+        prefix = await _turn_prefix_summary(
+            preparation, complete, max_output_tokens, instructions, in_cache
         )
         text = history.text + SPLIT_TURN_SEPARATOR + prefix.text
         usage = combine_usage(history.usage, prefix.usage)
@@ -128,7 +152,7 @@ async def summarize_compaction(
         if not preparation.messages_to_summarize:
             raise NothingToCompactError("Nothing to compact: no messages before the kept ones")
         history = await _history_summary(
-            preparation, previous_summary, complete, max_output_tokens, instructions
+            preparation, previous_summary, complete, max_output_tokens, instructions, in_cache
         )
         text, usage = history.text, history.usage
 
@@ -148,11 +172,12 @@ async def _split_turn_history(
     complete: Complete,
     max_output_tokens: int | None,
     instructions: str | None,
+    in_cache: ConversationInCache | None,
 ) -> SummaryResponse:
     """The part of a split-turn summary that covers the turns before the split one."""
     if preparation.messages_to_summarize:
         return await _history_summary(
-            preparation, previous_summary, complete, max_output_tokens, instructions
+            preparation, previous_summary, complete, max_output_tokens, instructions, in_cache
         )
     # Nothing new happened before the split turn: the previous summary still says it all.
     return SummaryResponse(previous_summary or NO_PRIOR_HISTORY, None)
@@ -164,13 +189,64 @@ async def _history_summary(
     complete: Complete,
     max_output_tokens: int | None,
     instructions: str | None,
+    in_cache: ConversationInCache | None,
 ) -> SummaryResponse:
+    prefix = _cached_prefix(in_cache, preparation, preparation.messages_to_summarize)
+    if in_cache is not None and prefix is not None:
+        in_place = in_place_compaction_instructions(previous_summary is not None, instructions)
+        answer = await request_in_place(
+            in_cache, prefix, in_place, "Compaction summary", max_output_tokens
+        )
+        if answer is not None:
+            return answer
     user_text = summary_request_text(
         _serialized(preparation.messages_to_summarize),
         compaction_instructions(previous_summary is not None, instructions),
         previous_summary,
     )
     return await request_summary(complete, "Compaction summary", user_text, max_output_tokens)
+
+
+async def _turn_prefix_summary(
+    preparation: CompactionPreparation,
+    complete: Complete,
+    max_output_tokens: int | None,
+    instructions: str | None,
+    in_cache: ConversationInCache | None,
+) -> SummaryResponse:
+    """The summary of the split turn's first part."""
+    turn = preparation.turn_prefix_messages
+    prefix = _cached_prefix(in_cache, preparation, [*preparation.messages_to_summarize, *turn])
+    if in_cache is not None and prefix is not None:
+        opening = opening_words(content_text(turn[0].get("content"), ""))
+        in_place = in_place_turn_prefix_instructions(opening, instructions)
+        answer = await request_in_place(
+            in_cache, prefix, in_place, "Split-turn summary", max_output_tokens
+        )
+        if answer is not None:
+            return answer
+    user_text = summary_request_text(_serialized(turn), turn_prefix_instructions(instructions))
+    return await request_summary(complete, "Split-turn summary", user_text, max_output_tokens)
+
+
+def _cached_prefix(
+    in_cache: ConversationInCache | None,
+    preparation: CompactionPreparation,
+    summarized: Sequence[Message],
+) -> list[Message] | None:
+    """The conversation's messages up to the end of ``summarized``: the previous compaction's
+    summary (when there is one) and then exactly ``summarized``; None when the context at the
+    leaf does not start that way (a prefix that was never sent cannot be in the cache)."""
+    if in_cache is None or not summarized:
+        return None
+    context = list(in_cache.messages)
+    offset = 1 if preparation.previous_summary is not None else 0
+    if offset and (not context or context[0].get("role") != "compactionSummary"):
+        return None
+    end = offset + len(summarized)
+    if len(context) < end or context[offset:end] != list(summarized):
+        return None
+    return context[:end]
 
 
 def _previous_summary_text(previous_summary: Any) -> str | None:
@@ -216,6 +292,26 @@ def entries_to_summarize(path_entries: Sequence[Entry], first_kept_entry_id: Any
 
 
 # ------------------------------------------------------------------ one checked model call
+
+
+async def request_in_place(
+    in_cache: ConversationInCache,
+    prefix: Sequence[Message],
+    instruction: str,
+    what: str,
+    max_output_tokens: int | None,
+) -> SummaryResponse | None:
+    """Ask for a summary in place; None when it could not be asked or gave no usable summary
+    (the caller then asks in the pasted form). A cancellation is not swallowed."""
+    response = await in_cache.complete(prefix, instruction, max_output_tokens)
+    if response is None:
+        return None
+    try:
+        text = _checked_text(response, what, max_output_tokens)
+    except SummaryError as problem:
+        logger.info("%s in place failed (%s); asking with the conversation pasted", what, problem)
+        return None
+    return SummaryResponse(text, _usage_of(response))
 
 
 async def request_summary(

@@ -34,8 +34,14 @@ from typing import Any, Self
 
 import attrs
 
-from pi_lsp.llm._litellm import preload_litellm
+from pi_lsp.llm._litellm import load_litellm, preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
+from pi_lsp.llm.caching import (
+    cache_control,
+    prompt_cache_parameters,
+    uses_cache_breakpoints,
+    with_cache_breakpoints,
+)
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.events import (
     Completed,
@@ -74,19 +80,38 @@ class CompletionRequest:
     thinking_level: str = "off"
     max_tokens: int | None = None
     timeout: float | None = DEFAULT_TIMEOUT_SECONDS
+    session_id: str | None = None
+    """Keys the provider's prompt cache (``prompt_cache_key``); None sends no key."""
+    cache_retention: str = "short"
+    """``none``, ``short`` or ``long`` (see ``caching.py``)."""
+    uncached_tail: int = 0
+    """Trailing messages not worth a cache breakpoint (a summary request's instruction)."""
+
+
+def chat_payload(request: CompletionRequest) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The request's chat messages and tools as sent, cache breakpoints included."""
+    model = request.model
+    messages = to_chat_messages(
+        request.system_prompt, request.messages, provider=model.provider, model_id=model.model_id
+    )
+    tools = tools_to_openai(request.tools)
+    if not uses_cache_breakpoints(model):
+        return messages, tools
+    return with_cache_breakpoints(
+        messages,
+        tools,
+        cache_control(request.cache_retention),
+        uncached_tail=request.uncached_tail,
+    )
 
 
 def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
     """The keyword arguments of ``litellm.acompletion`` for ``request``."""
     model = request.model
+    messages, tools = chat_payload(request)
     arguments: dict[str, Any] = {
         "model": model.model,
-        "messages": to_chat_messages(
-            request.system_prompt,
-            request.messages,
-            provider=model.provider,
-            model_id=model.model_id,
-        ),
+        "messages": messages,
         "stream": True,
         "stream_options": {"include_usage": True},
         # pi's agent owns retries (backoff, events, abort); the SDK's silent ones would hide errors.
@@ -94,8 +119,13 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
         # A provider that lacks an optional parameter (reasoning_effort) should ignore it, not fail.
         "drop_params": True,
     }
-    if request.tools:
-        arguments["tools"] = tools_to_openai(request.tools)
+    if tools:
+        arguments["tools"] = tools
+    arguments.update(
+        prompt_cache_parameters(
+            request.cache_retention, request.session_id, _supported_parameters(model)
+        )
+    )
     optional = {
         "api_base": model.api_base,
         "api_key": model.api_key,
@@ -105,6 +135,16 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
     }
     arguments.update({key: value for key, value in optional.items() if value is not None})
     return arguments
+
+
+def _supported_parameters(model: ModelConfig) -> list[str]:
+    """The OpenAI parameters litellm forwards to ``model``'s provider (none when it cannot say)."""
+    litellm = load_litellm()
+    try:
+        bare_model, provider = litellm.get_llm_provider(model.model, api_base=model.api_base)[:2]
+        return list(litellm.get_supported_openai_params(bare_model, provider) or [])
+    except Exception:  # noqa: BLE001 — an unknown provider just gets no cache parameters
+        return []
 
 
 def _reasoning_effort(request: CompletionRequest) -> str | None:

@@ -78,6 +78,7 @@ KNOWN_KEYS: Schema = {
         },
     },
     "defaultThinkingLevel": _one_of(*THINKING_LEVELS),
+    "cacheRetention": _one_of("none", "short", "long"),
     "defaultProvider": STRING,
     "defaultModel": STRING,
     "enableSkillCommands": BOOLEAN,

@@ -1,9 +1,13 @@
 """A scripted OpenAI-compatible HTTP server on 127.0.0.1 for tests and demos.
 
 ``POST /v1/chat/completions`` answers with the next queued ``Reply`` (streamed as SSE when the
-request asks for ``stream``, else one JSON completion); ``GET /v1/models`` lists one model. Every
-request body is recorded. When the queue is empty the answer is a clear 500 "no scripted reply",
-so a test that forgot a reply fails loudly instead of hanging.
+request asks for ``stream``, else one JSON completion); ``GET /v1/models`` lists one model.
+``POST /v1/messages`` is Anthropic's Messages API, answered from the same queue
+(``anthropic.py``), with a simulated prompt cache that follows the request's ``cache_control``
+breakpoints. With ``simulate_openai_cache`` the chat-completions usage reports OpenAI's automatic
+prefix caching too (``prompt_cache.py``). Every request body is recorded. When the queue is empty
+the answer is a clear 500 "no scripted reply", so a test that forgot a reply fails loudly instead
+of hanging.
 
 Two control endpoints let another process script a running server: ``GET /__requests`` returns
 the recorded bodies and ``POST /__enqueue`` adds replies given as JSON script entries.
@@ -21,6 +25,8 @@ from typing import Any, Self
 
 from aiohttp import web
 
+from pi_lsp.scripted_llm.anthropic import messages_endpoint
+from pi_lsp.scripted_llm.prompt_cache import PromptCache
 from pi_lsp.scripted_llm.replies import Reply, error, reply_from_json, usage_for
 
 SCRIPTED_MODEL_ID = "scripted"
@@ -31,8 +37,17 @@ class ScriptedLLM:
     """An OpenAI-compatible server whose answers are
     queued by the test; an async context manager."""
 
-    def __init__(self, replies: tuple[Reply, ...] = (), *, port: int = 0) -> None:
+    def __init__(
+        self,
+        replies: tuple[Reply, ...] = (),
+        *,
+        port: int = 0,
+        simulate_openai_cache: bool = False,
+    ) -> None:
         self._queue: deque[Reply] = deque(replies)
+        self.prompt_cache = PromptCache()
+        """The simulated provider cache behind both endpoints' usage (see ``prompt_cache.py``)."""
+        self.simulate_openai_cache = simulate_openai_cache
         self._requested_port = port
         self._runner: web.AppRunner | None = None
         self._ids = itertools.count(1)
@@ -56,10 +71,15 @@ class ScriptedLLM:
     def pending_replies(self) -> int:
         return len(self._queue)
 
+    def next_reply(self) -> Reply:
+        """The oldest queued reply, or a clear 500 "no scripted reply" when none is left."""
+        return self._queue.popleft() if self._queue else _NO_REPLY
+
     async def start(self) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._chat_completions)
         app.router.add_post("/chat/completions", self._chat_completions)
+        app.router.add_post("/v1/messages", self._anthropic_messages)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/__requests", self._recorded_requests)
         app.router.add_post("/__enqueue", self._enqueue_from_json)
@@ -98,14 +118,19 @@ class ScriptedLLM:
             return web.json_response({"error": str(problem)}, status=400)
         return web.json_response({"queued": len(entries), "pending": len(self._queue)})
 
+    async def _anthropic_messages(self, request: web.Request) -> web.StreamResponse:
+        return await messages_endpoint(self, request)
+
     async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append(body)
-        reply = self._queue.popleft() if self._queue else _NO_REPLY
+        reply = self.next_reply()
         if reply.is_http_error:
             return web.json_response(dict(reply.error_body or {}), status=reply.status)
         completion_id = f"chatcmpl-scripted-{next(self._ids)}"
         usage = usage_for(reply, body.get("messages", []))
+        if self.simulate_openai_cache and not (reply.usage or {}).get("prompt_tokens"):
+            usage = self._with_cached_prefix(body, usage)
         if not body.get("stream"):
             return web.json_response(_completion_json(completion_id, body, reply, usage))
         try:
@@ -113,6 +138,17 @@ class ScriptedLLM:
         except (asyncio.CancelledError, ConnectionResetError):
             self.disconnects += 1
             raise
+
+    def _with_cached_prefix(self, body: Mapping[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+        cached = self.prompt_cache.openai_usage(body)
+        prompt = cached.prompt_tokens
+        details = {**usage.get("prompt_tokens_details", {}), "cached_tokens": cached.cache_read}
+        return {
+            **usage,
+            "prompt_tokens": prompt,
+            "total_tokens": prompt + usage["completion_tokens"],
+            "prompt_tokens_details": details,
+        }
 
 
 async def _stream(

@@ -201,6 +201,15 @@ export interface ContextUsage {
   percent: number | null;
 }
 
+export interface SessionCost {
+  total: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cachedPercent: number | null;
+}
+
 export interface StateResult {
   sessionId: string;
   path: string | null;
@@ -213,6 +222,7 @@ export interface StateResult {
   isStreaming: boolean;
   isCompacting: boolean;
   readOnly: boolean;
+  cost: SessionCost;
 }
 
 export interface ModelsParams {
