@@ -63,6 +63,11 @@ class ScriptedLLM:
         """The OpenAI ``api_base`` of this server (ends in ``/v1``)."""
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def root_url(self) -> str:
+        """The Anthropic base URL of this server (clients add ``/v1/messages``)."""
+        return f"http://127.0.0.1:{self.port}"
+
     def enqueue(self, *replies: Reply) -> None:
         """Queue replies; each chat-completion request takes the oldest."""
         self._queue.extend(replies)
