@@ -16,6 +16,7 @@ export interface InitializationOptions {
   sessionDir?: string;
   allowedSessionDirs?: string[];
   tokenizer?: string;
+  cacheRetention?: string;
   compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number; model?: string };
   retry?: { enabled?: boolean; maxRetries?: number; baseDelayMs?: number };
 }
@@ -23,6 +24,7 @@ export interface InitializationOptions {
 export class SettingsError extends Error {}
 
 const TOKENIZERS = ['tiktoken', 'chars4'];
+const CACHE_RETENTIONS = ['none', 'short', 'long'];
 
 function text(get: SettingsGetter, key: string): string | undefined {
   const value = get(key);
@@ -80,6 +82,7 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
     sessionDir: text(get, 'sessionDir'),
     allowedSessionDirs: paths(get, 'allowedSessionDirs'),
     tokenizer: choice(get, 'tokenizer', TOKENIZERS),
+    cacheRetention: choice(get, 'cacheRetention', CACHE_RETENTIONS),
     compaction: withoutUndefined({
       enabled: flag(get, 'compaction.enabled'),
       reserveTokens: count(get, 'compaction.reserveTokens', 0),
