@@ -20,7 +20,7 @@ import itertools
 import json
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from aiohttp import web
@@ -43,8 +43,12 @@ class ScriptedLLM:
         *,
         port: int = 0,
         simulate_openai_cache: bool = False,
+        responder: Callable[[Mapping[str, Any]], Reply | None] | None = None,
     ) -> None:
         self._queue: deque[Reply] = deque(replies)
+        self.responder = responder
+        """Asked first for each request's reply (by its body), before the queue: a scripted
+        model whose answers depend on what it is asked (the benchmarks' long sessions)."""
         self.prompt_cache = PromptCache()
         """The simulated provider cache behind both endpoints' usage (see ``prompt_cache.py``)."""
         self.simulate_openai_cache = simulate_openai_cache
@@ -76,8 +80,13 @@ class ScriptedLLM:
     def pending_replies(self) -> int:
         return len(self._queue)
 
-    def next_reply(self) -> Reply:
-        """The oldest queued reply, or a clear 500 "no scripted reply" when none is left."""
+    def next_reply(self, body: Mapping[str, Any] | None = None) -> Reply:
+        """The responder's reply to ``body``, else the oldest queued one, else a clear 500
+        "no scripted reply"."""
+        if self.responder is not None and body is not None:
+            answer = self.responder(body)
+            if answer is not None:
+                return answer
         return self._queue.popleft() if self._queue else _NO_REPLY
 
     async def start(self) -> None:
@@ -129,7 +138,7 @@ class ScriptedLLM:
     async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append(body)
-        reply = self.next_reply()
+        reply = self.next_reply(body)
         if reply.is_http_error:
             return web.json_response(dict(reply.error_body or {}), status=reply.status)
         completion_id = f"chatcmpl-scripted-{next(self._ids)}"
