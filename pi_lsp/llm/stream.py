@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any, Self
 
@@ -137,14 +138,19 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
     return arguments
 
 
-def _supported_parameters(model: ModelConfig) -> list[str]:
+def _supported_parameters(model: ModelConfig) -> tuple[str, ...]:
     """The OpenAI parameters litellm forwards to ``model``'s provider (none when it cannot say)."""
+    return _parameters_litellm_forwards(model.model, model.api_base)
+
+
+@functools.cache
+def _parameters_litellm_forwards(model: str, api_base: str | None) -> tuple[str, ...]:
     litellm = load_litellm()
     try:
-        bare_model, provider = litellm.get_llm_provider(model.model, api_base=model.api_base)[:2]
-        return list(litellm.get_supported_openai_params(bare_model, provider) or [])
+        bare_model, provider = litellm.get_llm_provider(model, api_base=api_base)[:2]
+        return tuple(litellm.get_supported_openai_params(bare_model, provider) or ())
     except Exception:  # noqa: BLE001 — an unknown provider just gets no cache parameters
-        return []
+        return ()
 
 
 def _reasoning_effort(request: CompletionRequest) -> str | None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from pi_lsp.scripted_llm.event_stream import open_event_stream, stall_or_drop
 from pi_lsp.scripted_llm.prompt_cache import CacheRequestError, CacheUsage
 from pi_lsp.scripted_llm.replies import Delta, Reply
 
@@ -156,10 +157,7 @@ async def _stream(
     usage: dict[str, Any],
     server: ScriptedLLM,
 ) -> web.StreamResponse:
-    response = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
-    )
-    await response.prepare(request)
+    response = await open_event_stream(request)
     start_usage = {**usage, "output_tokens": 1}
     message: dict[str, Any] = {
         "id": message_id,
@@ -176,11 +174,7 @@ async def _stream(
         if position and reply.chunk_delay and event["type"] == "content_block_delta":
             await asyncio.sleep(reply.chunk_delay)
         await _send(response, event)
-    if reply.hang_seconds:
-        await asyncio.sleep(reply.hang_seconds)
-    if reply.drop_connection:
-        if request.transport is not None:
-            request.transport.close()
+    if await stall_or_drop(request, reply):
         return response
     if reply.stream_error is not None:
         error = {"type": "api_error", "message": str(reply.stream_error.get("message", ""))}

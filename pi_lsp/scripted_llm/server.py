@@ -26,6 +26,7 @@ from typing import Any, Self
 from aiohttp import web
 
 from pi_lsp.scripted_llm.anthropic import messages_endpoint
+from pi_lsp.scripted_llm.event_stream import open_event_stream, stall_or_drop
 from pi_lsp.scripted_llm.prompt_cache import PromptCache
 from pi_lsp.scripted_llm.replies import Reply, error, reply_from_json, usage_for
 
@@ -173,22 +174,13 @@ async def _stream(
     usage: dict[str, Any],
     server: ScriptedLLM,
 ) -> web.StreamResponse:
-    response = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
-    )
-    await response.prepare(request)
+    response = await open_event_stream(request)
     chunk = _chunk_factory(completion_id, str(body.get("model", SCRIPTED_MODEL_ID)))
     for index, delta in enumerate(reply.deltas):
         if index and reply.chunk_delay:
             await asyncio.sleep(reply.chunk_delay)
         await _send(response, chunk(delta, None))
-    if reply.hang_seconds:
-        await asyncio.sleep(reply.hang_seconds)
-    if reply.drop_connection:
-        # Closing the transport without the terminating
-        # chunk is what a dropped connection looks like.
-        if request.transport is not None:
-            request.transport.close()
+    if await stall_or_drop(request, reply):
         return response
     if reply.stream_error is not None:
         await _send(response, {"error": dict(reply.stream_error)})
