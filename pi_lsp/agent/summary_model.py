@@ -13,24 +13,25 @@ request showed the provider caching, within its TTL. It resends that request's s
 tools, thinking level and message prefix unchanged, with the cache key and breakpoints of a
 conversation request, and appends the instructions as one uncached message; so the prefix is
 read from the cache at a tenth of the input price. A prefix that was not part of that request,
-or that would leave the answer less than ``MINIMUM_SUMMARY_TOKENS`` of the window, is not sent
-in place.
+or that would leave the answer less than ``MINIMUM_SUMMARY_TOKENS`` of the window, or whose
+cache reads would cost more than the pasted form's uncached text (``_cheaper_in_place``), is not
+sent in place.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import CacheAnchor, SessionRuntime
-from pi_lsp.compaction.summarize import Complete, ConversationInCache
+from pi_lsp.compaction.summarize import Complete, ConversationInCache, InPlaceRequest
 from pi_lsp.compaction.tokens import estimate_context_tokens
 from pi_lsp.llm.client import ModelClient, complete
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.llm.models import model_info
 from pi_lsp.llm.stream import CompletionRequest
 from pi_lsp.session.messages import convert_to_llm
 
@@ -95,21 +96,25 @@ class SummaryModel:
         client = self.client
         counter = self.live.token_counter()
 
-        async def call(
-            prefix: Sequence[Mapping[str, Any]], instruction: str, max_output_tokens: int | None
-        ) -> dict[str, Any] | None:
-            messages = convert_to_llm(prefix)
+        async def call(summary: InPlaceRequest) -> dict[str, Any] | None:
+            messages = convert_to_llm(summary.prefix)
             shared = min(len(messages), len(anchor.request.messages))
             if not shared or messages[:shared] != list(anchor.request.messages[:shared]):
                 return None
-            room = window - estimate_context_tokens(prefix, counter).tokens
-            room -= INSTRUCTION_ALLOWANCE_TOKENS
+            # Counted like the pasted text, so the two compare; the last answer's usage also
+            # covers the system prompt and the tools, which the window must hold too.
+            prefix_tokens = sum(counter.estimate_message_tokens(m) for m in summary.prefix)
+            reported = estimate_context_tokens(summary.prefix, counter).tokens
+            room = window - max(prefix_tokens, reported) - INSTRUCTION_ALLOWANCE_TOKENS
             if room < MINIMUM_SUMMARY_TOKENS:
+                return None
+            pasted_tokens = counter.estimate_message_tokens(_user_message(summary.pasted_text))
+            if not _cheaper_in_place(model, prefix_tokens, pasted_tokens):
                 return None
             request = attrs.evolve(
                 anchor.request,
-                messages=[*messages, _user_message(instruction)],
-                max_tokens=min(max_output_tokens or room, room),
+                messages=[*messages, _user_message(summary.instruction)],
+                max_tokens=min(summary.max_output_tokens or room, room),
                 uncached_tail=1,
             )
             return await complete(client, request)
@@ -124,6 +129,24 @@ def _still_cached(anchor: CacheAnchor, model: ModelConfig) -> bool:
         return False
     ttl = CACHE_TTL_SECONDS.get(request.cache_retention, CACHE_TTL_SECONDS["short"])
     return time.monotonic() - anchor.sent_at < ttl - TTL_SAFETY_SECONDS
+
+
+def _cheaper_in_place(model: ModelConfig, prefix_tokens: int, pasted_tokens: int) -> bool:
+    """Whether reading ``prefix_tokens`` from the cache costs less than sending the pasted form's
+    ``pasted_tokens`` uncached, at ``model``'s prices. Anthropic reads at a tenth of the input
+    price, so that is nearly always so; OpenAI's older models read at half, where a pasted form
+    with long tool outputs cut short can be the cheaper one. A model without prices (a local
+    server) is asked in place: a cached prefix is also the faster one to process."""
+    prices = model_info(model) or {}
+    read_price, input_price = (
+        prices.get("cache_read_input_token_cost"),
+        prices.get("input_cost_per_token"),
+    )
+    if not isinstance(read_price, (int, float)) or not isinstance(input_price, (int, float)):
+        return True
+    if not input_price:
+        return True
+    return prefix_tokens * read_price < pasted_tokens * input_price
 
 
 def _user_message(text: str) -> dict[str, Any]:

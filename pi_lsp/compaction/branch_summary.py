@@ -38,6 +38,7 @@ from pi_lsp.compaction.serialize import serialize_conversation
 from pi_lsp.compaction.summarize import (
     Complete,
     ConversationInCache,
+    InPlaceRequest,
     SummaryResponse,
     file_blocks,
     file_details,
@@ -74,14 +75,14 @@ async def summarize_branch(
     """
     if not plan.messages:
         return None
+    user_text = summary_request_text(
+        serialize_conversation(convert_to_llm(plan.messages)),
+        branch_summary_instructions(instructions, replace_instructions),
+    )
     response = await _in_place(
-        plan, in_cache, max_output_tokens, instructions, replace_instructions
+        plan, in_cache, max_output_tokens, instructions, replace_instructions, user_text
     )
     if response is None:
-        user_text = summary_request_text(
-            serialize_conversation(convert_to_llm(plan.messages)),
-            branch_summary_instructions(instructions, replace_instructions),
-        )
         response = await request_summary(complete, "Branch summary", user_text, max_output_tokens)
 
     details = file_details(with_editor_file_ops(plan.file_ops, editor_file_ops_in(plan.entries)))
@@ -98,6 +99,7 @@ async def _in_place(
     max_output_tokens: int | None,
     instructions: str | None,
     replace_instructions: bool,
+    pasted_text: str,
 ) -> SummaryResponse | None:
     """The summary asked in place, when the whole branch ends the cached conversation."""
     if in_cache is None or any(entry.get("type") == "compaction" for entry in plan.entries):
@@ -112,9 +114,8 @@ async def _in_place(
     if not opening:
         return None
     instruction = in_place_branch_summary_instructions(opening, instructions, replace_instructions)
-    return await request_in_place(
-        in_cache, context, instruction, "Branch summary", max_output_tokens
-    )
+    request = InPlaceRequest(context, instruction, max_output_tokens, pasted_text)
+    return await request_in_place(in_cache, request, "Branch summary")
 
 
 def _opening(branch: list) -> str:

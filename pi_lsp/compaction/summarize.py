@@ -62,6 +62,7 @@ __all__ = [
     "Complete",
     "ConversationInCache",
     "InPlaceComplete",
+    "InPlaceRequest",
     "SummaryResponse",
     "combine_usage",
     "editor_file_ops_in",
@@ -80,11 +81,26 @@ The result is a pi assistant message dict: ``content`` blocks, ``stopReason`` (`
 ``max_output_tokens`` None lets the provider apply the model's own limit.
 """
 
-InPlaceComplete = Callable[[Sequence[Mapping[str, Any]], str, int | None], Awaitable[dict | None]]
-"""``(conversation prefix, instruction text, max_output_tokens) -> assistant message``: the
-conversation's own request (its system prompt and tools) with the prefix as its messages and the
-instruction appended as one user message; None when that prefix cannot be served from the
-provider's cache (too long for the window, not what was cached), and the pasted form is used."""
+
+
+@attrs.frozen
+class InPlaceRequest:
+    """A summary to ask for in place."""
+
+    prefix: Sequence[Mapping[str, Any]]
+    """The conversation's messages the summary covers (a prefix of the context)."""
+    instruction: str
+    """The one user message appended to them."""
+    max_output_tokens: int | None
+    pasted_text: str
+    """The pasted form's request text: asking in place is only worth it when cheaper."""
+
+
+InPlaceComplete = Callable[[InPlaceRequest], Awaitable[dict | None]]
+"""``InPlaceRequest -> assistant message``: the conversation's own request (its system prompt and
+tools) with the prefix as its messages and the instruction appended as one user message; None
+when that is not worth it or not possible (not what the provider cached, too long for the window,
+dearer than the pasted form), and the pasted form is used."""
 
 Entry = Mapping[str, Any]
 Message = Mapping[str, Any]
@@ -191,19 +207,18 @@ async def _history_summary(
     instructions: str | None,
     in_cache: ConversationInCache | None,
 ) -> SummaryResponse:
-    prefix = _cached_prefix(in_cache, preparation, preparation.messages_to_summarize)
-    if in_cache is not None and prefix is not None:
-        in_place = in_place_compaction_instructions(previous_summary is not None, instructions)
-        answer = await request_in_place(
-            in_cache, prefix, in_place, "Compaction summary", max_output_tokens
-        )
-        if answer is not None:
-            return answer
     user_text = summary_request_text(
         _serialized(preparation.messages_to_summarize),
         compaction_instructions(previous_summary is not None, instructions),
         previous_summary,
     )
+    prefix = _cached_prefix(in_cache, preparation, preparation.messages_to_summarize)
+    if in_cache is not None and prefix is not None:
+        in_place = in_place_compaction_instructions(previous_summary is not None, instructions)
+        request = InPlaceRequest(prefix, in_place, max_output_tokens, user_text)
+        answer = await request_in_place(in_cache, request, "Compaction summary")
+        if answer is not None:
+            return answer
     return await request_summary(complete, "Compaction summary", user_text, max_output_tokens)
 
 
@@ -216,16 +231,15 @@ async def _turn_prefix_summary(
 ) -> SummaryResponse:
     """The summary of the split turn's first part."""
     turn = preparation.turn_prefix_messages
+    user_text = summary_request_text(_serialized(turn), turn_prefix_instructions(instructions))
     prefix = _cached_prefix(in_cache, preparation, [*preparation.messages_to_summarize, *turn])
     if in_cache is not None and prefix is not None:
         opening = opening_words(content_text(turn[0].get("content"), ""))
         in_place = in_place_turn_prefix_instructions(opening, instructions)
-        answer = await request_in_place(
-            in_cache, prefix, in_place, "Split-turn summary", max_output_tokens
-        )
+        request = InPlaceRequest(prefix, in_place, max_output_tokens, user_text)
+        answer = await request_in_place(in_cache, request, "Split-turn summary")
         if answer is not None:
             return answer
-    user_text = summary_request_text(_serialized(turn), turn_prefix_instructions(instructions))
     return await request_summary(complete, "Split-turn summary", user_text, max_output_tokens)
 
 
@@ -295,19 +309,15 @@ def entries_to_summarize(path_entries: Sequence[Entry], first_kept_entry_id: Any
 
 
 async def request_in_place(
-    in_cache: ConversationInCache,
-    prefix: Sequence[Message],
-    instruction: str,
-    what: str,
-    max_output_tokens: int | None,
+    in_cache: ConversationInCache, request: InPlaceRequest, what: str
 ) -> SummaryResponse | None:
-    """Ask for a summary in place; None when it could not be asked or gave no usable summary
-    (the caller then asks in the pasted form). A cancellation is not swallowed."""
-    response = await in_cache.complete(prefix, instruction, max_output_tokens)
+    """Ask for a summary in place; None when it was not asked or gave no usable summary (the
+    caller then asks in the pasted form). A cancellation is not swallowed."""
+    response = await in_cache.complete(request)
     if response is None:
         return None
     try:
-        text = _checked_text(response, what, max_output_tokens)
+        text = _checked_text(response, what, request.max_output_tokens)
     except SummaryError as problem:
         logger.info("%s in place failed (%s); asking with the conversation pasted", what, problem)
         return None

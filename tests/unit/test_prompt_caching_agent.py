@@ -278,3 +278,29 @@ async def test_requests_after_a_navigation_are_marked_on_the_new_branch(make_age
     assert marks(request) == ["tool", "system", "user 1", "user 3"]
     assert agent.runtime.cache_anchor is not None
     assert agent.runtime.cache_anchor.request is request
+
+
+async def read_a_long_file(agent) -> None:
+    (agent.workspace / "long.py").write_text("value = 1  # a long generated table\n" * 400)
+    agent.model.script(
+        replies.tool_calls([("call-1", "read", {"path": "long.py"})], usage=CACHED),
+        replies.text("It is a table. " + "details " * 20, usage=CACHED),
+    )
+    await agent.prompt("What is in long.py?")
+    await chat(agent, 2)
+
+
+async def test_the_pasted_form_is_used_where_it_is_the_cheaper_one(make_agent):
+    # gpt-4o reads its cache at half the input price; pasted, the long tool output is cut to
+    # 2000 characters, which makes that form cheaper than reading the whole output.
+    agent = make_agent(options={**ANTHROPIC, "model": "openai/gpt-4o"})
+    await read_a_long_file(agent)
+    agent.model.script(replies.text(SUMMARY))
+    await agent.agent.compact(agent.runtime, None)
+    assert not in_place(agent.model.requests[-1])
+    # At a tenth of the price (Anthropic) reading the whole conversation is still the cheaper.
+    agent = make_agent(options=ANTHROPIC)
+    await read_a_long_file(agent)
+    agent.model.script(replies.text(SUMMARY))
+    await agent.agent.compact(agent.runtime, None)
+    assert in_place(agent.model.requests[-1])

@@ -491,9 +491,11 @@ class InPlaceModel:
     def __init__(self, *responses) -> None:
         self.responses = list(responses)
         self.calls: list[tuple[list, str, int | None]] = []
+        self.pasted: list[str] = []
 
-    async def __call__(self, prefix, instruction, max_tokens):
-        self.calls.append((list(prefix), instruction, max_tokens))
+    async def __call__(self, request):
+        self.calls.append((list(request.prefix), request.instruction, request.max_output_tokens))
+        self.pasted.append(request.pasted_text)
         return self.responses.pop(0)
 
 
@@ -521,6 +523,8 @@ async def test_a_split_turn_is_summarized_in_place_in_two_prefixes():
     ]
     assert history_text.startswith("Pause the work here") and "## Goal" in history_text
     assert 'latest request above (the one beginning "big task")' in turn_text
+    # Each in-place request knows what the pasted one would have been, to be asked only if dearer.
+    assert cached.pasted[1].startswith("<conversation>\n[User]: big task")
     assert result.summary.startswith("history summary" + SPLIT_TURN_SEPARATOR + "prefix summary")
 
 
