@@ -47,10 +47,10 @@ import attrs
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout, however (or whether) it is installed
 
-from pi_lsp.llm.config import resolve_model  # noqa: E402
-from pi_lsp.llm.usage import usage_cost  # noqa: E402
-from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies  # noqa: E402
-from pi_lsp.scripted_llm.prompt_cache import CacheUsage, PromptCache  # noqa: E402
+from pi_lsp.llm.config import resolve_model
+from pi_lsp.llm.usage import usage_cost
+from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
+from pi_lsp.scripted_llm.prompt_cache import CacheUsage, PromptCache
 
 NODE = ROOT / "tests" / "reference" / "node_modules" / ".bin" / "node"
 PI_CLI = (
@@ -358,9 +358,7 @@ def isolated_environment(home: Path, **extra: str) -> dict[str, str]:
     return environment
 
 
-async def run_pi_lsp(
-    scratch: Path, api: Api, turns: int, retention: str, label: str
-) -> Figures:
+async def run_pi_lsp(scratch: Path, api: Api, turns: int, retention: str, label: str) -> Figures:
     workspace = scratch / f"lsp-{api.name}-{retention}"
     write_workspace(workspace, turns)
     responder, cache = Responder(), RecordingCache()

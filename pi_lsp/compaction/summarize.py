@@ -82,7 +82,6 @@ The result is a pi assistant message dict: ``content`` blocks, ``stopReason`` (`
 """
 
 
-
 @attrs.frozen
 class InPlaceRequest:
     """A summary to ask for in place."""
