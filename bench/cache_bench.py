@@ -21,7 +21,7 @@ litellm's price table, with pi-lsp's cost as a ratio of pi's (goal: at most 1). 
 caching is printed twice: pi-lsp run again with ``cacheRetention: "none"`` (Anthropic), and for
 every run the same tokens priced as if none had been cached.
 
-    .venv/bin/python bench/cache_bench.py [--turns 30]
+    .venv/bin/python bench/cache_bench.py [--turns 30] [--api anthropic|openai|both]
 
 The pi runs need pi 0.84.2 (``make install-reference``); without it only pi-lsp runs.
 """
@@ -533,11 +533,11 @@ def print_table(api: Api, rows: list[Figures], turns: int) -> None:
         print(f"  cacheRetention none costs {off.cost / ours.cost:.1f}x what caching does")
 
 
-async def run(turns: int) -> None:
+async def run(turns: int, apis: tuple[Api, ...]) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-cache-bench-"))
     have_pi = NODE.exists() and PI_CLI.exists()
     try:
-        for api in (ANTHROPIC, OPENAI):
+        for api in apis:
             rows = [await run_pi_lsp(scratch, api, turns, "short", "pi-lsp")]
             if api is ANTHROPIC:
                 rows.append(await run_pi_lsp(scratch, api, turns, "none", "pi-lsp, caching off"))
@@ -553,13 +553,17 @@ async def run(turns: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=30, help="prompts in the session")
+    parser.add_argument(
+        "--api", choices=("anthropic", "openai", "both"), default="both", help="wire API(s) to run"
+    )
     arguments = parser.parse_args()
+    apis = {"anthropic": (ANTHROPIC,), "openai": (OPENAI,), "both": (ANTHROPIC, OPENAI)}
     started = time.perf_counter()
     print(
         f"pi-lsp prompt-cache benchmark: a {arguments.turns}-turn session with tool rounds, "
         f"a {CONTEXT_WINDOW:,}-token window, the scripted model's simulated prompt cache"
     )
-    asyncio.run(run(arguments.turns))
+    asyncio.run(run(arguments.turns, apis[arguments.api]))
     print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")
 
 
