@@ -133,10 +133,11 @@ def _still_cached(anchor: CacheAnchor, model: ModelConfig) -> bool:
 
 def _cheaper_in_place(model: ModelConfig, prefix_tokens: int, pasted_tokens: int) -> bool:
     """Whether reading ``prefix_tokens`` from the cache costs less than sending the pasted form's
-    ``pasted_tokens`` uncached, at ``model``'s prices. Anthropic reads at a tenth of the input
-    price, so that is nearly always so; OpenAI's older models read at half, where a pasted form
-    with long tool outputs cut short can be the cheaper one. A model without prices (a local
-    server) is asked in place: a cached prefix is also the faster one to process."""
+    ``pasted_tokens`` uncached, at ``model``'s prices. At Anthropic's tenth of the input price
+    that is so unless the pasted text is very short (the first part of a split turn); at the
+    half of OpenAI's older models a pasted form with long tool outputs cut short is often the
+    cheaper one. A model without prices (a local server) is asked in place: a cached prefix is
+    also the faster one to process."""
     prices = model_info(model) or {}
     read_price, input_price = (
         prices.get("cache_read_input_token_cost"),
