@@ -304,3 +304,49 @@ async def test_the_pasted_form_is_used_where_it_is_the_cheaper_one(make_agent):
     agent.model.script(replies.text(SUMMARY))
     await agent.agent.compact(agent.runtime, None)
     assert in_place(agent.model.requests[-1])
+
+
+def without_marks(value: Any) -> Any:
+    """``value`` without its cache_control (providers compare cached content without it), and
+    with a marked string content turned back into the plain string it was."""
+    if isinstance(value, dict):
+        stripped = {
+            key: without_marks(item) for key, item in value.items() if key != "cache_control"
+        }
+        content = stripped.get("content")
+        if isinstance(content, list) and len(content) == 1 and set(content[0]) == {"type", "text"}:
+            stripped["content"] = content[0]["text"]
+        return stripped
+    if isinstance(value, list):
+        return [without_marks(item) for item in value]
+    return value
+
+
+async def test_every_request_repeats_the_previous_one_exactly_before_adding_to_it(make_agent):
+    agent = make_agent(options=ANTHROPIC)
+    thinking_and_two_calls = replies.Reply(
+        deltas=(
+            {"role": "assistant"},
+            {"reasoning_content": "Two files to look at."},
+            *replies.tool_calls(
+                [("call-1", "read", {"path": "app.py"}), ("call-2", "ls", {"path": "."})]
+            ).deltas,
+        ),
+        finish_reason="tool_calls",
+        usage=CACHED,
+    )
+    agent.model.script(
+        thinking_and_two_calls,
+        replies.text("Found it.", reasoning="The minus is the bug.", usage=CACHED),
+    )
+    await agent.prompt("What is wrong?")
+    await chat(agent, 1)
+    payloads = [chat_payload(request) for request in agent.model.requests]
+    for (messages, tools), (next_messages, next_tools) in zip(payloads, payloads[1:]):
+        assert without_marks(tools) == without_marks(next_tools)
+        assert without_marks(next_messages[: len(messages)]) == without_marks(messages)
+    # The thinking of each answer goes back with it, before its tool calls, in stream order.
+    answer = payloads[1][0][2]
+    assert answer["reasoning_content"] == "Two files to look at."
+    assert [call["id"] for call in answer["tool_calls"]] == ["call-1", "call-2"]
+    assert [message.get("tool_call_id") for message in payloads[1][0][3:5]] == ["call-1", "call-2"]
