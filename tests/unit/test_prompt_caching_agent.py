@@ -4,6 +4,7 @@ asked in place (the cached conversation resent, the instructions appended) or pa
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -342,7 +343,7 @@ async def test_every_request_repeats_the_previous_one_exactly_before_adding_to_i
     await agent.prompt("What is wrong?")
     await chat(agent, 1)
     payloads = [chat_payload(request) for request in agent.model.requests]
-    for (messages, tools), (next_messages, next_tools) in zip(payloads, payloads[1:]):
+    for (messages, tools), (next_messages, next_tools) in itertools.pairwise(payloads):
         assert without_marks(tools) == without_marks(next_tools)
         assert without_marks(next_messages[: len(messages)]) == without_marks(messages)
     # The thinking of each answer goes back with it, before its tool calls, in stream order.
