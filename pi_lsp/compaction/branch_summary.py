@@ -39,10 +39,8 @@ from pi_lsp.compaction.summarize import (
     Complete,
     ConversationInCache,
     InPlaceRequest,
-    SummaryResponse,
     file_blocks,
     file_details,
-    request_in_place,
     request_summary,
 )
 from pi_lsp.session.context import session_entry_to_context_messages
@@ -79,11 +77,17 @@ async def summarize_branch(
         serialize_conversation(convert_to_llm(plan.messages)),
         branch_summary_instructions(instructions, replace_instructions),
     )
-    response = await _in_place(
+    in_place = _in_place_request(
         plan, in_cache, max_output_tokens, instructions, replace_instructions, user_text
     )
-    if response is None:
-        response = await request_summary(complete, "Branch summary", user_text, max_output_tokens)
+    response = await request_summary(
+        complete,
+        "Branch summary",
+        user_text,
+        max_output_tokens,
+        in_cache=in_cache,
+        in_place=in_place,
+    )
 
     details = file_details(with_editor_file_ops(plan.file_ops, editor_file_ops_in(plan.entries)))
     return BranchSummary(
@@ -93,15 +97,15 @@ async def summarize_branch(
     )
 
 
-async def _in_place(
+def _in_place_request(
     plan: BranchSummaryPlan,
     in_cache: ConversationInCache | None,
     max_output_tokens: int | None,
     instructions: str | None,
     replace_instructions: bool,
     pasted_text: str,
-) -> SummaryResponse | None:
-    """The summary asked in place, when the whole branch ends the cached conversation."""
+) -> InPlaceRequest | None:
+    """The in-place request, when the whole branch ends the cached conversation."""
     if in_cache is None or any(entry.get("type") == "compaction" for entry in plan.entries):
         return None
     branch = [
@@ -114,8 +118,7 @@ async def _in_place(
     if not opening:
         return None
     instruction = in_place_branch_summary_instructions(opening, instructions, replace_instructions)
-    request = InPlaceRequest(context, instruction, max_output_tokens, pasted_text)
-    return await request_in_place(in_cache, request, "Branch summary")
+    return InPlaceRequest(context, instruction, max_output_tokens, pasted_text)
 
 
 def _opening(branch: list) -> str:

@@ -212,13 +212,18 @@ async def _history_summary(
         previous_summary,
     )
     prefix = _cached_prefix(in_cache, preparation, preparation.messages_to_summarize)
-    if in_cache is not None and prefix is not None:
-        in_place = in_place_compaction_instructions(previous_summary is not None, instructions)
-        request = InPlaceRequest(prefix, in_place, max_output_tokens, user_text)
-        answer = await request_in_place(in_cache, request, "Compaction summary")
-        if answer is not None:
-            return answer
-    return await request_summary(complete, "Compaction summary", user_text, max_output_tokens)
+    in_place = None
+    if prefix is not None:
+        instruction = in_place_compaction_instructions(previous_summary is not None, instructions)
+        in_place = InPlaceRequest(prefix, instruction, max_output_tokens, user_text)
+    return await request_summary(
+        complete,
+        "Compaction summary",
+        user_text,
+        max_output_tokens,
+        in_cache=in_cache,
+        in_place=in_place,
+    )
 
 
 async def _turn_prefix_summary(
@@ -232,14 +237,19 @@ async def _turn_prefix_summary(
     turn = preparation.turn_prefix_messages
     user_text = summary_request_text(_serialized(turn), turn_prefix_instructions(instructions))
     prefix = _cached_prefix(in_cache, preparation, [*preparation.messages_to_summarize, *turn])
-    if in_cache is not None and prefix is not None:
+    in_place = None
+    if prefix is not None:
         opening = opening_words(content_text(turn[0].get("content"), ""))
-        in_place = in_place_turn_prefix_instructions(opening, instructions)
-        request = InPlaceRequest(prefix, in_place, max_output_tokens, user_text)
-        answer = await request_in_place(in_cache, request, "Split-turn summary")
-        if answer is not None:
-            return answer
-    return await request_summary(complete, "Split-turn summary", user_text, max_output_tokens)
+        instruction = in_place_turn_prefix_instructions(opening, instructions)
+        in_place = InPlaceRequest(prefix, instruction, max_output_tokens, user_text)
+    return await request_summary(
+        complete,
+        "Split-turn summary",
+        user_text,
+        max_output_tokens,
+        in_cache=in_cache,
+        in_place=in_place,
+    )
 
 
 def _cached_prefix(
@@ -307,28 +317,38 @@ def entries_to_summarize(path_entries: Sequence[Entry], first_kept_entry_id: Any
 # ------------------------------------------------------------------ one checked model call
 
 
-async def request_in_place(
-    in_cache: ConversationInCache, request: InPlaceRequest, what: str
-) -> SummaryResponse | None:
-    """Ask for a summary in place; None when it was not asked or gave no usable summary (the
-    caller then asks in the pasted form). A cancellation is not swallowed."""
-    response = await in_cache.complete(request)
-    if response is None:
-        return None
-    try:
-        text = _checked_text(response, what, request.max_output_tokens)
-    except SummaryError as problem:
-        logger.info("%s in place failed (%s); asking with the conversation pasted", what, problem)
-        return None
-    return SummaryResponse(text, _usage_of(response))
-
-
 async def request_summary(
-    complete: Complete, what: str, user_text: str, max_output_tokens: int | None
+    complete: Complete,
+    what: str,
+    user_text: str,
+    max_output_tokens: int | None,
+    *,
+    in_cache: ConversationInCache | None = None,
+    in_place: InPlaceRequest | None = None,
 ) -> SummaryResponse:
-    """Ask for one summary and insist on a usable answer; ``what`` names it in error messages."""
+    """Ask for one summary and insist on a usable answer; ``what`` names it in error messages.
+
+    With ``in_cache`` and ``in_place`` the summary is first asked for in place; when that is not
+    sent (``InPlaceComplete`` answers None) or gives no usable summary, it is asked again in the
+    pasted form ``user_text``. An unusable in-place answer was paid for, so its usage is added to
+    the pasted one's. A cancellation is not swallowed.
+    """
+    spent: dict[str, Any] | None = None
+    if in_cache is not None and in_place is not None:
+        response = await in_cache.complete(in_place)
+        if response is not None:
+            spent = _usage_of(response)
+            try:
+                text = _checked_text(response, what, in_place.max_output_tokens)
+            except SummaryError as problem:
+                logger.info(
+                    "%s in place failed (%s); asking with the conversation pasted", what, problem
+                )
+            else:
+                return SummaryResponse(text, spent)
     response = await complete(SUMMARIZER_SYSTEM_PROMPT, user_text, max_output_tokens)
-    return SummaryResponse(_checked_text(response, what, max_output_tokens), _usage_of(response))
+    text = _checked_text(response, what, max_output_tokens)
+    return SummaryResponse(text, combine_usage(spent, _usage_of(response)))
 
 
 def _checked_text(response: Mapping[str, Any], what: str, max_output_tokens: int | None) -> str:

@@ -163,8 +163,8 @@ async def test_an_unusable_in_place_summary_is_asked_again_pasted(make_agent):
     await chat(agent, 2)
     agent.model.script(
         replies.text("A big answer", usage=FULL),
-        replies.tool_calls([("call-9", "read", {"path": "app.py"})]),
-        replies.text(SUMMARY),
+        replies.tool_calls([("call-9", "read", {"path": "app.py"})], usage=FULL),
+        replies.text(SUMMARY, usage={"prompt_tokens": 3000, "completion_tokens": 40}),
     )
     await agent.prompt("one more " + "context " * 60)
     in_place_request, pasted = agent.model.requests[-2:]
@@ -172,6 +172,9 @@ async def test_an_unusable_in_place_summary_is_asked_again_pasted(make_agent):
     assert pasted.system_prompt == SUMMARIZER_SYSTEM_PROMPT and not pasted.tools
     assert pasted.cache_retention == "none" and pasted.session_id is None
     assert agent.entry_types()[-1] == "compaction"
+    # The unusable answer was paid for: the entry records both calls.
+    usage = agent.runtime.session.branch()[-1]["usage"]
+    assert (usage["cacheRead"], usage["input"], usage["output"]) == (18_000, 1000 + 3000, 50)
 
 
 async def test_summaries_are_pasted_when_the_cache_has_gone_cold(make_agent):
