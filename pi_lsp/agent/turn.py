@@ -44,6 +44,7 @@ from pi_lsp.protocol import (
     ToolCallStartEvent,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
 )
 from pi_lsp.resources.settings import RetrySettings
 from pi_lsp.session.messages import convert_to_llm
@@ -120,6 +121,7 @@ class _Turn:
         self.steered: list[QueuedPrompt] = []
         self._stream: ModelStream | None = None
         self._open_tool_calls: list[dict[str, Any]] = []
+        self._last_update: ToolResult | None = None
 
     async def loop(self) -> TurnOutcome:
         overflow_recovered = False
@@ -207,7 +209,6 @@ class _Turn:
     async def _run_tools(self, calls: list[dict[str, Any]]) -> None:
         by_name = {tool.name: tool for tool in self.setup.tools}
         self._open_tool_calls = list(calls)
-        context = ToolContext(cwd=self.setup.cwd, editor=self.setup.editor)
         while self._open_tool_calls:
             call = self._open_tool_calls[0]
             self.runtime.events.emit(
@@ -220,9 +221,22 @@ class _Turn:
                     is_error=True,
                 )
             else:
+                context = ToolContext(
+                    cwd=self.setup.cwd,
+                    editor=self.setup.editor,
+                    on_update=lambda partial, call=call: self._tool_update(call, partial),
+                )
                 result = await tool.execute(call.get("arguments") or {}, context)
             self._open_tool_calls.pop(0)
+            self._last_update = None
             self._record_tool_result(call, result)
+
+    def _tool_update(self, call: dict[str, Any], partial: ToolResult) -> None:
+        """A running tool's output so far; the last one is its result if the turn is aborted."""
+        self._last_update = partial
+        self.runtime.events.emit(
+            ToolExecutionUpdateEvent(call["id"], call["name"], partial.content, partial.details)
+        )
 
     def _record_tool_result(self, call: dict[str, Any], result: ToolResult) -> None:
         message = {
@@ -250,12 +264,18 @@ class _Turn:
             self._stream = None
             _append(self.runtime, message)
             self.last_assistant = message
-        for call in self._open_tool_calls:
+        for position, call in enumerate(self._open_tool_calls):
+            # The running tool's last update says what it did before the abort (a command's
+            # output and "Command aborted"); the calls after it never started.
+            interrupted = self._last_update if position == 0 else None
             aborted = ToolResult(
                 content=[{"type": "text", "text": ABORTED_TOOL_TEXT}], is_error=True
             )
+            if interrupted is not None:
+                aborted = attrs.evolve(interrupted, is_error=True)
             self._record_tool_result(call, aborted)
         self._open_tool_calls = []
+        self._last_update = None
         return TurnOutcome("aborted", self.last_assistant)
 
 

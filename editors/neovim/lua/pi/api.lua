@@ -212,6 +212,13 @@ local client = require("pi.client")
 ---@field name string
 ---@field arguments table
 
+---@class pi.ToolExecutionUpdateEvent
+---@field type "tool_execution_update"
+---@field toolCallId string
+---@field name string
+---@field content table[]
+---@field details? table
+
 ---@class pi.ToolExecutionEndEvent
 ---@field type "tool_execution_end"
 ---@field toolCallId string
@@ -270,7 +277,7 @@ local client = require("pi.client")
 ---@field type "error"
 ---@field message string
 
----@alias pi.Event pi.AgentStartEvent|pi.MessageStartEvent|pi.TextDeltaEvent|pi.ThinkingDeltaEvent|pi.ToolCallStartEvent|pi.ToolExecutionStartEvent|pi.ToolExecutionEndEvent|pi.MessageEndEvent|pi.RetryEvent|pi.CompactionStartEvent|pi.CompactionEndEvent|pi.BranchSummaryStartEvent|pi.BranchSummaryEndEvent|pi.TreeChangedEvent|pi.AgentEndEvent|pi.ErrorEvent
+---@alias pi.Event pi.AgentStartEvent|pi.MessageStartEvent|pi.TextDeltaEvent|pi.ThinkingDeltaEvent|pi.ToolCallStartEvent|pi.ToolExecutionStartEvent|pi.ToolExecutionUpdateEvent|pi.ToolExecutionEndEvent|pi.MessageEndEvent|pi.RetryEvent|pi.CompactionStartEvent|pi.CompactionEndEvent|pi.BranchSummaryStartEvent|pi.BranchSummaryEndEvent|pi.TreeChangedEvent|pi.AgentEndEvent|pi.ErrorEvent
 
 ---@class pi.EventNotification
 ---@field sessionId string
