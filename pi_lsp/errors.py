@@ -89,9 +89,3 @@ class ModelNotConfiguredError(PiError):
     """No model is configured, so the agent cannot answer; the message says how to configure one."""
 
     code = -32020
-
-
-class LlmError(PiError):
-    """The model provider failed in a way retrying did not fix."""
-
-    code = -32021

@@ -59,7 +59,3 @@ def parse_frontmatter(content: str, path: str = "") -> ParsedFrontmatter:
         return ParsedFrontmatter(None, body, diagnostic)
     lines = {key: FIRST_YAML_LINE + line for key, line in key_lines.items()}
     return ParsedFrontmatter(mapping, body, None, lines)
-
-
-def strip_frontmatter(content: str) -> str:
-    return parse_frontmatter(content).body

@@ -441,3 +441,12 @@ async def test_an_aborted_command_keeps_the_output_it_printed(agent):
     assert tool_result["role"] == "toolResult" and tool_result["isError"]
     assert text_of(tool_result).startswith("started") and "Command aborted" in text_of(tool_result)
     assert tool_result["details"]["cancelled"] is True
+
+
+async def test_without_a_model_a_prompt_says_how_to_configure_one(make_agent):
+    from pi_lsp.errors import ModelNotConfiguredError
+
+    agent = make_agent(options={"model": None})
+    with pytest.raises(ModelNotConfiguredError, match="pi.model") as raised:
+        await agent.prompt("hi")
+    assert raised.value.code == -32020 and agent.entry_types() == ["thinking_level_change"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.resources.frontmatter import parse_frontmatter, strip_frontmatter
+from pi_lsp.resources.frontmatter import parse_frontmatter
 from pi_lsp.resources.yaml_reader import CParser, YamlProblem, read_yaml_mapping
 
 
@@ -127,7 +127,7 @@ def test_a_frontmatter_that_is_not_a_mapping_has_no_keys():
 
 
 def test_strip_frontmatter():
-    assert strip_frontmatter("---\na: 1\n---\n  body  \n") == "body"
+    assert parse_frontmatter("---\na: 1\n---\n  body  \n").body == "body"
 
 
 TRICKY = [

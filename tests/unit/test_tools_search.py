@@ -11,9 +11,9 @@ import pytest
 
 from pi_lsp.tools import ToolContext
 from pi_lsp.tools.find import FindTool
-from pi_lsp.tools.walk import GitIgnore, GlobMatcher
 from pi_lsp.tools.grep import GrepTool
 from pi_lsp.tools.ls import LsTool
+from pi_lsp.tools.walk import GitIgnore, GlobMatcher
 
 HAVE_RG = shutil.which("rg") is not None
 
