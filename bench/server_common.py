@@ -8,12 +8,16 @@ Not a benchmark itself: ``server_startup.py``, ``server_streaming.py`` and ``ser
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 
@@ -21,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Measure this checkout, however (or whether) the package is installed.
 sys.path.insert(0, str(ROOT))
 
-from pi_lsp.client import PiClient
+from pi_lsp.client import PiClient, isolated_environment
 from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
 
 NODE = ROOT / "tests" / "reference" / "node_modules" / ".bin" / "node"
@@ -39,24 +43,11 @@ SERVER_COMMAND = (sys.executable, "-m", "pi_lsp")
 CLOCK_TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
 
-def isolated_environment(home: Path) -> dict[str, str]:
-    """The servers' environment: a scratch HOME, so neither the user's settings nor their logs are touched."""
-    environment = dict(os.environ)
-    environment.update(
-        HOME=str(home),
-        XDG_STATE_HOME=str(home / "state"),
-        XDG_CACHE_HOME=str(home / "cache"),
-        PI_CODING_AGENT_DIR=str(home / "agent"),
-        LITELLM_LOCAL_MODEL_COST_MAP="True",
-        PI_OFFLINE="1",
-    )
-    for name in (
-        "PI_LSP_MODEL",
-        "PI_LSP_API_BASE",
-        "PI_LSP_API_KEY",
-        "PI_CODING_AGENT_SESSION_DIR",
-    ):
-        environment.pop(name, None)
+def bench_environment(home: Path) -> dict[str, str]:
+    """The servers' (and pi's) environment: a scratch HOME, so neither the user's settings nor
+    their logs are touched, pi offline, and this checkout importable."""
+    environment = isolated_environment(home)
+    environment["PI_OFFLINE"] = "1"
     environment["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(ROOT), environment.get("PYTHONPATH")])
     )
@@ -113,7 +104,7 @@ class WarmServer:
         (self.workspace / ".pi" / "sessions").mkdir(parents=True)
         await self.client.start_server(
             (*SERVER_COMMAND, "--log-file", str(self.scratch / "server.log")),
-            env=isolated_environment(self.scratch / "home"),
+            env=bench_environment(self.scratch / "home"),
             cwd=ROOT,
             stderr=asyncio.subprocess.DEVNULL,
         )
@@ -253,6 +244,26 @@ def median_of(runs: list[dict[str, float]], key: str) -> float:
 
 def line(label: str, value: float, note: str = "") -> None:
     print(f"  {label:50} {value:>10.1f}" + (f"   ({note})" if note else ""))
+
+
+def run_alone(
+    doc: str,
+    title: str,
+    run: Callable[[Path, argparse.Namespace], None],
+    add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> None:
+    """The ``main`` of one server benchmark: ``--quick``, a scratch folder, the header, ``run``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test)")
+    if add_arguments is not None:
+        add_arguments(parser)
+    arguments = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-bench-"))
+    try:
+        header(title)
+        run(scratch, arguments)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def header(title: str) -> None:

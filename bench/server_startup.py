@@ -8,14 +8,11 @@ command. Asserts nothing. ``--quick`` runs fewer repetitions.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,8 +22,8 @@ from server_common import (
     ROOT,
     SERVER_COMMAND,
     PiClient,
-    header,
-    isolated_environment,
+    bench_environment,
+    run_alone,
 )
 
 PI_LABEL = "pi 0.84.2 --mode rpc: get_state answer"
@@ -95,7 +92,7 @@ async def measure_start_up(scratch: Path, runs: int, floor_runs: int) -> dict[st
     """
     workspace = scratch / "start-up"
     workspace.mkdir()
-    environment = isolated_environment(scratch / "home")
+    environment = bench_environment(scratch / "home")
     log_file = scratch / "start-up.log"
     await time_our_start(workspace, environment, log_file)  # warm the file cache and the bytecode
     times: dict[str, list[float]] = {
@@ -141,17 +138,7 @@ def run(scratch: Path, quick: bool) -> None:
     print_start_up(asyncio.run(measure_start_up(scratch, runs, floor_runs)))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test)")
-    arguments = parser.parse_args()
-    scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-startup-bench-"))
-    try:
-        header("pi-lsp start-up benchmark")
-        run(scratch, arguments.quick)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
 if __name__ == "__main__":
-    main()
+    run_alone(
+        __doc__, "pi-lsp start-up benchmark", lambda scratch, options: run(scratch, options.quick)
+    )

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +20,11 @@ from server_common import (
     ModelThread,
     TimedScriptedLLM,
     WarmServer,
-    header,
     line,
     litellm_call,
     many_small_chunks,
     median_of,
+    run_alone,
     warm_litellm,
 )
 
@@ -126,20 +124,16 @@ def run(scratch: Path, quick: bool, chunks: int = DEFAULT_CHUNKS) -> None:
     print_streaming(figures, alone)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test)")
+def add_chunks_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chunks", type=int, default=DEFAULT_CHUNKS, help="text chunks of the streamed reply"
     )
-    arguments = parser.parse_args()
-    scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-streaming-bench-"))
-    try:
-        header("pi-lsp streaming benchmark")
-        run(scratch, arguments.quick, arguments.chunks)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main()
+    run_alone(
+        __doc__,
+        "pi-lsp streaming benchmark",
+        lambda scratch, options: run(scratch, options.quick, options.chunks),
+        add_chunks_argument,
+    )

@@ -8,15 +8,12 @@ LLM client's. Asserts nothing. ``--quick`` runs fewer repetitions.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -27,11 +24,11 @@ from server_common import (
     ModelThread,
     TimedScriptedLLM,
     WarmServer,
-    header,
     litellm_call,
     median_of,
     process_cpu_seconds,
     replies,
+    run_alone,
     warm_litellm,
 )
 
@@ -166,17 +163,7 @@ def run(scratch: Path, quick: bool) -> None:
     print_turns(figures, alone)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test)")
-    arguments = parser.parse_args()
-    scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-turns-bench-"))
-    try:
-        header("pi-lsp per-turn benchmark")
-        run(scratch, arguments.quick)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
 if __name__ == "__main__":
-    main()
+    run_alone(
+        __doc__, "pi-lsp per-turn benchmark", lambda scratch, options: run(scratch, options.quick)
+    )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -47,6 +48,28 @@ class PiRequestError(JsonRpcException):
 
     def __str__(self) -> str:
         return f"{self.method} failed: {self.message}"
+
+
+def isolated_environment(home: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``base`` (the process environment by default) for a server that must not touch the user's
+    own pi settings, logs and caches: all of them under ``home``; no model or session directory
+    given by the environment."""
+    environment = dict(os.environ if base is None else base)
+    environment.update(
+        HOME=str(home),
+        XDG_STATE_HOME=str(home / "state"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        PI_CODING_AGENT_DIR=str(home / "agent"),
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+    )
+    for name in (
+        "PI_LSP_MODEL",
+        "PI_LSP_API_BASE",
+        "PI_LSP_API_KEY",
+        "PI_CODING_AGENT_SESSION_DIR",
+    ):
+        environment.pop(name, None)
+    return environment
 
 
 # --------------------------------------------------------------------------- plain JSON messages

@@ -7,7 +7,6 @@ real litellm client inside the server process), and a client that records every 
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -19,7 +18,7 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import LanguageClientProtocol, register_lsp_features
 
-from pi_lsp.client import EventLog, PlainPiMessages, pi_request
+from pi_lsp.client import EventLog, PlainPiMessages, isolated_environment, pi_request
 from pi_lsp.scripted_llm.server import ScriptedLLM
 
 SCRIPTED_MODEL = "openai/scripted"
@@ -30,17 +29,7 @@ HOME = Path(tempfile.mkdtemp(prefix="pi-lsp-e2e-home-"))
 
 
 def server_environment() -> dict[str, str]:
-    environment = dict(os.environ)
-    environment.update(
-        HOME=str(HOME),
-        XDG_STATE_HOME=str(HOME / "state"),
-        XDG_CACHE_HOME=str(HOME / "cache"),
-        PI_CODING_AGENT_DIR=str(HOME / "agent"),
-        LITELLM_LOCAL_MODEL_COST_MAP="True",
-    )
-    environment.pop("PI_LSP_MODEL", None)
-    environment.pop("PI_CODING_AGENT_SESSION_DIR", None)
-    return environment
+    return isolated_environment(HOME)
 
 
 class PiTestProtocol(PlainPiMessages, LanguageClientProtocol):
