@@ -1,4 +1,4 @@
-"""Language-server benchmark: start-up, CPU per streamed delta, and per-turn overhead on a big session.
+"""Language-server benchmark: start-up, CPU per delta, and per-turn overhead on a big session.
 
 Runs the three server benchmarks in turn, each in its own module (and runnable by itself):
 ``server_startup.py`` (a), ``server_streaming.py`` (b) and ``server_turns.py`` (c); what they

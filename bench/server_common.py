@@ -61,7 +61,7 @@ def process_cpu_seconds(pid: int) -> float:
 
 
 class TimedScriptedLLM(ScriptedLLM):
-    """The scripted model, also recording the wall and CPU time it spent on each chat-completion request."""
+    """The scripted model, also recording the wall and CPU time it spent on each request."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -180,7 +180,8 @@ class LitellmLoader:
 
 
 class ModelThread:
-    """A scripted model on its own thread and event loop, so its CPU time can be told apart from litellm's."""
+    """A scripted model on its own thread and event loop, so its CPU time can be told apart from
+    litellm's."""
 
     def __init__(self) -> None:
         self.llm = TimedScriptedLLM()
@@ -203,7 +204,8 @@ class ModelThread:
 async def litellm_call(
     litellm, model: ModelThread, reply: Reply, body: dict[str, Any] | None = None
 ) -> dict[str, float]:
-    """Wall and CPU seconds for litellm to send a request (default: a tiny one) and read ``reply`` to its end.
+    """Wall and CPU seconds for litellm to send a request (default: a tiny one) and read ``reply``
+    to its end.
 
     CPU is this process's (litellm's background threads included) minus the scripted model's.
     """

@@ -86,9 +86,10 @@ def time_python(code: str, environment: dict[str, str]) -> float:
 
 
 async def measure_start_up(scratch: Path, runs: int, floor_runs: int) -> dict[str, list[float]]:
-    """Start-up times in seconds by subject, interleaved so every subject sees the same machine load.
+    """Start-up times in seconds by subject, interleaved so every subject sees the same load.
 
-    pi-lsp gets ``runs`` runs; the floor and pi, which only frame the figure, the first ``floor_runs``.
+    pi-lsp gets ``runs`` runs; the floor and pi, which only frame the figure, the first
+    ``floor_runs``.
     """
     workspace = scratch / "start-up"
     workspace.mkdir()

@@ -39,7 +39,8 @@ async def prompt_on_new_session(server: WarmServer, reply) -> dict[str, float]:
 
 
 async def measure_streaming(server: WarmServer, chunks: int, repeats: int) -> dict[str, Any]:
-    """A burst of chunks next to a one-chunk turn (to tell the turn's fixed cost apart), then a paced stream."""
+    """A burst of chunks next to a one-chunk turn (to tell the turn's fixed cost apart), then a
+    paced stream."""
     burst, one = [], []
     for _ in range(repeats):
         burst.append(await prompt_on_new_session(server, many_small_chunks(chunks)))

@@ -113,7 +113,8 @@ async def measure(scratch: Path, turns: int) -> tuple[dict, dict]:
 def print_turns(figures: dict[str, Any], alone: dict[str, Any]) -> None:
     small, big = figures["small"], figures["big"]
     print(
-        f"\n(c) short turns: the scripted reply is one short text without delay (median of {len(big)})"
+        "\n(c) short turns: the scripted reply is one short text without delay "
+        f"(median of {len(big)})"
     )
     print(
         f"  {SESSION_ENTRIES:,}-entry session: {figures['sizeMb']:.1f} MB, "

@@ -1,8 +1,8 @@
 """The ``pi-lsp`` command: argument parsing and dispatch.
 
 ``pi-lsp`` alone serves the language server over stdio (``--tcp HOST:PORT`` for TCP);
-``pi-lsp session …`` inspects and plans on session files (see ``session_cli``); ``pi-lsp demo`` runs a
-complete story through the real server (see ``demo``). Every command prints
+``pi-lsp session …`` inspects and plans on session files (see ``session_cli``); ``pi-lsp demo`` runs
+a complete story through the real server (see ``demo``). Every command prints
 its result on stdout and, for bad input, exits non-zero with a one-line error on stderr.
 """
 

@@ -3,8 +3,9 @@
 ``PiClient`` is pygls's language client on a ``python -m pi_lsp`` it starts itself (the process
 is ``client.process``, so its pid, exit code and stderr are at hand): ``initialize_workspace``,
 ``request`` for ``pi/*`` requests (results as plain JSON; a failure raises ``PiRequestError`` with
-the JSON-RPC code and message; ``TimeoutError`` after the client's timeout), every ``pi/event`` recorded in ``client.events`` (an ``EventLog`` that can wait
-for an event) and ``close`` (shutdown and exit, or a kill for a server that does not go).
+the JSON-RPC code and message, ``TimeoutError`` after the client's timeout), every ``pi/event``
+recorded in ``client.events`` (an ``EventLog`` that can wait for an event) and ``close``
+(shutdown and exit, or a kill for a server that does not go).
 
 ``PlainPiMessages`` is the protocol mix-in behind it: pygls would turn untyped JSON into
 namedtuples, renaming keys that are not identifiers (entry ids such as ``4143ed1a``); with it,
@@ -107,7 +108,8 @@ class PlainPiMessages:
         return super().get_message_type(method)  # type: ignore[misc]
 
 
-class PiClientProtocol(PlainPiMessages, LanguageServerProtocol):
+# pygls caches the base methods with functools.lru_cache, which mypy sees as another signature.
+class PiClientProtocol(PlainPiMessages, LanguageServerProtocol):  # type: ignore[misc]
     """pygls's client protocol, with pi-lsp's messages kept as plain JSON."""
 
 

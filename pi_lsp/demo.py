@@ -1,11 +1,12 @@
 """``pi-lsp demo``: a complete pi-lsp story through the real server, printed as a transcript.
 
 Responsible for the whole demo: writing a small project with a bug, starting ``python -m pi_lsp``
-over stdio with pi-lsp's own client (``pi_lsp.client``), choosing the model (a scripted OpenAI-compatible
-server on 127.0.0.1 playing the story, unless ``PI_LSP_MODEL`` or ``--model`` names a real one),
-and running the story an editor would run: a prompt the model answers with ``read`` and ``edit``
-tool calls, a second prompt, the session tree, a navigation back to the first answer and a fork
-there. It prints what happens and, at the end, where the workspace and the session file are.
+over stdio with pi-lsp's own client (``pi_lsp.client``), choosing the model (a scripted
+OpenAI-compatible server on 127.0.0.1 playing the story, unless ``PI_LSP_MODEL`` or ``--model``
+names a real one), and running the story an editor would run: a prompt the model answers with
+``read`` and ``edit`` tool calls, a second prompt, the session tree, a navigation back to the first
+answer and a fork there. It prints what happens and, at the end, where the workspace and the
+session file are.
 
 Only the argument parser is built at import time: every ``pi-lsp`` command imports this module to
 build its command line, and must not pay for asyncio, the client, aiohttp or the scripted server.
@@ -18,11 +19,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import attrs
 
 from pi_lsp.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_lsp.client import PiClient
 
 DEFAULT_DIRECTORY_NAME = "pi-lsp-demo"
 SESSION_NAME = "pi-lsp demo"
@@ -71,10 +75,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "demo",
         help="run a complete pi-lsp story through the real server and print it",
         description=(
-            "Create a small project with a bug in DIR, start the pi-lsp server over stdio and run a "
-            "story through it: a prompt the model answers with read and edit tool calls, a second "
-            "prompt, the session tree, a navigation back to the first answer and a fork there. "
-            "Uses a scripted local model unless PI_LSP_MODEL or --model names a real one."
+            "Create a small project with a bug in DIR, start the pi-lsp server over stdio and run "
+            "a story through it: a prompt the model answers with read and edit tool calls, a "
+            "second prompt, the session tree, a navigation back to the first answer and a fork "
+            "there. Uses a scripted local model unless PI_LSP_MODEL or --model names a real one."
         ),
     )
     parser.add_argument(
@@ -121,7 +125,8 @@ def prepare_workspace(directory: Path, *, keep: bool) -> Path:
         raise DemoError(f"{workspace} exists and is not a directory")
     if workspace.is_dir() and any(workspace.iterdir()) and not keep:
         raise DemoError(
-            f"{workspace} is not empty; give an empty or new DIR, or pass --keep to run there anyway"
+            f"{workspace} is not empty; give an empty or "
+            "new DIR, or pass --keep to run there anyway"
         )
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / "calc.py").write_text(BUGGY_CALC, encoding="utf-8")
@@ -135,7 +140,8 @@ def _requested_model(option: str | None) -> str | None:
 
 
 def _tolerate_unencodable_output() -> None:
-    # Previews contain arrows and ellipses; a terminal without UTF-8 should get "?" rather than a crash.
+    # Previews contain arrows and ellipses; a terminal
+    # without UTF-8 should get "?" rather than a crash.
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
         reconfigure(errors="replace")
@@ -161,11 +167,13 @@ class StoryState:
 
 
 async def _run_story(workspace: Path, real_model: str | None) -> None:
-    scripted = await _start_scripted_model() if real_model is None else None
+    scripted = None
     try:
-        backend = (
-            _real_backend(real_model) if scripted is None else _scripted_backend(scripted.base_url)
-        )
+        if real_model is None:
+            scripted = await _start_scripted_model()
+            backend = _scripted_backend(scripted.base_url)
+        else:
+            backend = _real_backend(real_model)
         print(f"pi-lsp demo in {workspace}")
         print(f"model: {backend.description}")
         async with DemoClient(workspace, backend) as client:
@@ -208,7 +216,8 @@ async def _navigate_to_first_answer(client: DemoClient, state: StoryState) -> No
         "pi/navigate", {"sessionId": state.session_id, "targetId": state.first_answer_id}
     )
     print(
-        f"leaf is now {result['leafId']}, the first answer: a new prompt would start a branch from there;"
+        f"leaf is now {result['leafId']}, the first answer: "
+        "a new prompt would start a branch from there;"
     )
     print("the second prompt and its answer stay in the file, off the active path.")
     await _print_tree(client, state.session_id)
@@ -337,7 +346,7 @@ def _story_replies() -> tuple:
     )
 
 
-# ------------------------------------------------------------------------------------------ the client
+# --------------------------------------------------------------------------------------- the client
 
 
 class DemoClient:
@@ -347,8 +356,14 @@ class DemoClient:
     def __init__(self, workspace: Path, backend: Backend) -> None:
         self._workspace = workspace
         self._backend = backend
-        self._client = None
+        self._client: PiClient | None = None
         self._printer = TurnPrinter()
+
+    @property
+    def _started(self) -> PiClient:
+        if self._client is None:
+            raise DemoError("the language client has not been started")
+        return self._client
 
     async def __aenter__(self) -> Self:
         import logging
@@ -380,8 +395,8 @@ class DemoClient:
 
     async def __aexit__(self, exc_type, exc, traceback) -> None:
         # Asked before stopping: only a server that ended on its own explains the failure.
-        reason = await self._client.exit_reason() if exc is not None else None
-        await self._client.close()
+        reason = await self._started.exit_reason() if exc is not None else None
+        await self._started.close()
         if reason:
             raise DemoError(reason) from None
 
@@ -390,12 +405,13 @@ class DemoClient:
         from pi_lsp.client import PiRequestError
 
         try:
-            return await self._client.request(method, params)
+            return await self._started.request(method, params)
         except (PiRequestError, TimeoutError) as error:
             raise DemoError(str(error)) from None
 
     async def prompt(self, text: str) -> dict[str, Any]:
-        """Run a prompt, printing the streamed answer and the tool calls; fails unless the turn stops normally."""
+        """Run a prompt, printing the streamed answer and the
+        tool calls; fails unless the turn stops normally."""
         print(f"> {text}\n")
         self._printer.start()
         try:
@@ -424,11 +440,12 @@ def _server_environment(backend: Backend) -> dict[str, str]:
     return environment
 
 
-# ------------------------------------------------------------------------------- the turn transcript
+# ------------------------------------------------------------------------------ the turn transcript
 
 
 class TurnPrinter:
-    """Prints the ``pi/event`` notifications of the running prompt: answer text, tool calls, results."""
+    """Prints the ``pi/event`` notifications of the
+    running prompt: answer text, tool calls, results."""
 
     def __init__(self) -> None:
         self._active = False
@@ -492,7 +509,8 @@ class TurnPrinter:
 
 
 def tool_result_line(event: dict[str, Any]) -> str:
-    """One short line saying what a tool returned: its first line of text and how many lines there were."""
+    """One short line saying what a tool returned: its
+    first line of text and how many lines there were."""
     text = "\n".join(
         block.get("text", "") for block in event.get("content") or [] if block.get("type") == "text"
     )

@@ -67,7 +67,8 @@ class NothingToCompactError(PiError):
 
 
 class TurnInProgressError(PiError):
-    """The session is busy (a turn or a compaction runs); the request would act on a moving target."""
+    """The session is busy (a turn or a compaction runs);
+    the request would act on a moving target."""
 
     code = -32011
 

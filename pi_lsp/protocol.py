@@ -10,7 +10,8 @@ InvalidParams naming the bad field, never silence.
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Literal
+import typing
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
 import cattrs
@@ -18,7 +19,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from pi_lsp.errors import InvalidParamsError
 
-# --------------------------------------------------------------------------- requests (client → server)
+# ----------------------------------------------------------------------- requests (client → server)
 
 PROMPT = "pi/prompt"
 ABORT = "pi/abort"
@@ -39,15 +40,15 @@ COMPACT = "pi/compact"
 RESOURCES = "pi/resources"
 RELOAD = "pi/reload"
 
-# --------------------------------------------------------------------------- notifications (server → client)
+# ------------------------------------------------------------------ notifications (server → client)
 
 EVENT = "pi/event"
 RESOURCES_CHANGED = "pi/resourcesChanged"
 
-# --------------------------------------------------------------------------- workspace/executeCommand
+# ------------------------------------------------------------------------- workspace/executeCommand
 
 COMMAND_PREFIX = "pi."
-"""Each request is also a command: ``pi/prompt`` → ``pi.prompt`` with the params object as its one argument."""
+"""Each request is also a command: ``pi/prompt`` → ``pi.prompt``, the params object its argument."""
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
@@ -59,8 +60,16 @@ def command_name(method: str) -> str:
 # --------------------------------------------------------------------------- params
 
 
-class ProgressToken:
-    """An LSP progress token: a string or an integer (validated by the converter below)."""
+if TYPE_CHECKING:
+    ProgressToken = int | str
+else:
+
+    class ProgressToken:
+        """An LSP progress token: a string or an integer (validated by the converter below).
+
+        A class of its own at run time, so the converter can hook it; ``int | str`` for type
+        checkers.
+        """
 
 
 @attrs.frozen
@@ -84,7 +93,8 @@ class PromptParams:
     session_id: str | None = None
     images: list[ImageContent] = attrs.Factory(list)
     streaming_behavior: Literal["steer", "followUp"] | None = None
-    """While a turn runs: ``followUp`` (default) queues the prompt, ``steer`` delivers it after the current tool batch."""
+    """While a turn runs: ``followUp`` (default) queues the prompt, ``steer`` delivers it after the
+    current tool batch."""
 
 
 @attrs.frozen
@@ -101,8 +111,8 @@ class NavigateParams:
     summarize: bool = False
     instructions: str | None = None
     work_done_token: ProgressToken | None = None
-    """With ``summarize``: an LSP progress token the server reports ``$/progress`` on while the model
-    writes the summary."""
+    """With ``summarize``: an LSP progress token; the server reports ``$/progress`` on it while the
+    model writes the summary."""
 
 
 @attrs.frozen
@@ -155,7 +165,8 @@ class CompactParams:
     instructions: str | None = None
     """What the summary should focus on, in addition to the usual sections."""
     work_done_token: ProgressToken | None = None
-    """An LSP progress token (a string or an integer); the server reports ``$/progress`` on it while it summarizes."""
+    """An LSP progress token (a string or an integer); the server reports ``$/progress`` on it
+    while it summarizes."""
 
 
 @attrs.frozen
@@ -192,7 +203,7 @@ PARAMS_BY_METHOD: dict[str, type] = {
 """Every request method and the type its params are validated against."""
 
 
-# --------------------------------------------------------------------------- results and event payloads
+# ----------------------------------------------------------------------- results and event payloads
 #
 # Every field is sent. A field typed ``X | None`` is sent as ``null`` when unknown; a field with
 # ``metadata=OMITTED`` is left out of the JSON instead (TypeScript ``name?:``). pi's own records
@@ -579,7 +590,7 @@ class CompactionStartEvent:
 
 @attrs.frozen
 class CompactionEndEvent:
-    """The compaction ended: with its new entry, or with the error that left the session unchanged."""
+    """The compaction ended: with its new entry, or with the error (the session is unchanged)."""
 
     TYPE: ClassVar[str] = "compaction_end"
     reason: CompactionReason
@@ -651,7 +662,7 @@ Event = (
     | ErrorEvent
 )
 
-EVENT_CLASSES: tuple[type, ...] = Event.__args__  # type: ignore[attr-defined]
+EVENT_CLASSES: tuple[Any, ...] = typing.get_args(Event)
 EVENT_TYPES: tuple[str, ...] = tuple(cls.TYPE for cls in EVENT_CLASSES)
 """The ``type`` of each event carried by ``pi/event``; docs/protocol.md describes their fields."""
 
@@ -691,12 +702,13 @@ def _make_converter() -> cattrs.Converter:
         overrides = {
             field.name: override(rename=camel_case(field.name)) for field in attrs.fields(cls)
         }
-        return make_dict_structure_fn(cls, converter, **overrides)
+        # cattrs takes per-field overrides as **kwargs beside its own _cattrs_* options.
+        return make_dict_structure_fn(cls, converter, **overrides)  # type: ignore[arg-type]
 
     def unstructure_factory(cls: type):
         fields = attrs.fields(cls)
         overrides = {field.name: override(rename=camel_case(field.name)) for field in fields}
-        unstructure = make_dict_unstructure_fn(cls, converter, **overrides)
+        unstructure: Any = make_dict_unstructure_fn(cls, converter, **overrides)  # type: ignore[arg-type]
         omitted = [camel_case(f.name) for f in fields if f.metadata.get(OMITTED_WHEN_NONE)]
         event_type = getattr(cls, "TYPE", None)
         if not omitted and event_type is None:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pi_lsp.tools.base import EditorBridge, Tool
 
 Progress = Callable[[int | str | None, str], Any]
-"""``progress(token, title)`` → an object with ``report(message)`` and ``end()`` (``$/progress``)."""
+"""``progress(token, title)`` → an object with ``report(message)`` and ``end()``."""
 
 
 @attrs.define

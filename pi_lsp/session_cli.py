@@ -1,4 +1,5 @@
-"""``pi-lsp session …``: inspect session files and plan compactions and branch summaries from a shell.
+"""``pi-lsp session …``: inspect session files and plan compactions and branch summaries from a
+shell.
 
 The JSON these commands print is a contract other tools compare against (pi's own functions give
 the same documents for the same file): messages are pi's AgentMessage JSON, exactly as pi 0.84.2

@@ -4,7 +4,7 @@
 (``Services.create``) on a temporary workspace, with the in-process model double
 (``pi_lsp.llm.double.ModelDouble``) answering from a script, and records every ``pi/event``::
 
-    async def test_a_tool_round(agent):                       # the fixture in tests/unit/conftest.py
+    async def test_a_tool_round(agent):  # the fixture in tests/unit/conftest.py
         agent.model.script(
             replies.tool_calls([("call-1", "read", {"path": "app.py"})]),
             replies.text("It adds."),
@@ -90,7 +90,7 @@ class AgentHarness:
         return [
             item.event
             for item in self.notifications
-            if event_type is None or item.event.TYPE == event_type
+            if event_type is None or event_type == item.event.TYPE
         ]
 
     def event_types(self) -> list[str]:

@@ -196,7 +196,8 @@ class SessionBuilder:
 
 
 class ScriptedModel:
-    """A summarizer ``Complete`` function: records each request, answers with the next scripted message."""
+    """A summarizer ``Complete`` function: records each
+    request, answers with the next scripted message."""
 
     def __init__(self, *answers: dict[str, Any]) -> None:
         self.answers = list(answers)

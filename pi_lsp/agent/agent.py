@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 
 @attrs.frozen
 class TurnResult:
-    """How a turn ended: what ``pi/prompt`` answers (for a queued prompt too, with its turn's result)."""
+    """How a turn ended: what ``pi/prompt`` answers (a queued prompt gets its turn's result)."""
 
     session_id: str
     leaf_id: str | None
@@ -85,12 +85,12 @@ class Agent:
         images: list[dict[str, str]],
         behavior: str | None = None,
     ) -> TurnResult:
-        """Run ``text`` as a turn (or queue/steer it into the running one); the result of that turn."""
+        """Run ``text`` as a turn (or queue/steer it into the running one); that turn's result."""
         runtime.require_writable()
         model = self.live.require_model(runtime)
         user_message = _user_message(self.live.resources.expand_prompt(text), images)
         # One prompt at a time gets past here: a second one waits, then finds the turn running and
-        # queues itself, instead of starting a turn of its own while the first waits for a compaction.
+        # queues itself, instead of starting a turn of its own while the first waits to compact.
         async with runtime.starting:
             if runtime.is_streaming:
                 queued = QueuedPrompt(user_message, asyncio.get_running_loop().create_future())
@@ -190,7 +190,7 @@ class Agent:
         )
 
     def set_model(self, runtime: SessionRuntime, model: str) -> ModelConfig:
-        """``pi/setModel``: the session uses ``model`` from now on (recorded, so it stays with it)."""
+        """``pi/setModel``: the session uses ``model`` from now on (recorded with it)."""
         runtime.require_idle("change the model")
         previous = runtime.model_override
         runtime.model_override = model
@@ -241,7 +241,7 @@ class Agent:
     # ------------------------------------------------------------------ editor file operations
 
     def note_editor_file_op(self, path: Path, operation: str) -> None:
-        """Remember that the user read or modified ``path`` in the editor (recorded at the next prompt)."""
+        """Remember that the user read or modified ``path`` in the editor (recorded next prompt)."""
         root = self.live.config.workspace_root
         try:
             shown = path.resolve().relative_to(root).as_posix()
@@ -274,7 +274,7 @@ def _settle(future: asyncio.Future, task: asyncio.Task) -> None:
         return
     if task.cancelled():
         future.cancel()
-    elif task.exception() is not None:
-        future.set_exception(task.exception())
+    elif (error := task.exception()) is not None:
+        future.set_exception(error)
     else:
         future.set_result(task.result())

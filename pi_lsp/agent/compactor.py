@@ -204,7 +204,7 @@ class Compactor:
             entry_id=entry_id,
             summary=summary.summary,
             first_kept_entry_id=summary.first_kept_entry_id,
-            tokens_before=summary.tokens_before,
+            tokens_before=int(summary.tokens_before),
             read_files=_file_list(summary.details, "readFiles"),
             modified_files=_file_list(summary.details, "modifiedFiles"),
             reason=reason,
@@ -227,7 +227,7 @@ def _extension_summary(compaction: dict):
         summary=compaction["summary"],
         first_kept_entry_id=compaction["firstKeptEntryId"],
         tokens_before=compaction["tokensBefore"],
-        details=compaction.get("details"),
+        details=compaction.get("details") or {},
         usage=compaction.get("usage"),
     )
 

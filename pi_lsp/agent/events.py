@@ -50,7 +50,7 @@ class EventStream:
         return self._seq
 
     def emit(self, event: Event) -> None:
-        """Queue ``event``; deltas may be merged with the next ones, everything else goes out now."""
+        """Queue ``event``; deltas may merge with the next ones, everything else goes out now."""
         if isinstance(event, ToolExecutionUpdateEvent):
             self._replace_update(event)
         elif isinstance(event, (TextDeltaEvent, ThinkingDeltaEvent)):
@@ -75,7 +75,8 @@ class EventStream:
         pending, self._pending = self._pending, None
         if pending is None:
             return
-        if len(self._pending_deltas) > 1:
+        merged = len(self._pending_deltas) > 1
+        if merged and isinstance(pending, (TextDeltaEvent, ThinkingDeltaEvent)):
             pending = attrs.evolve(pending, delta="".join(self._pending_deltas))
         self._pending_deltas = []
         self._deliver(pending)

@@ -57,7 +57,7 @@ class LiveConfig:
         settings = self.current.model_settings()
         environ = dict(self._environ)
         if runtime.model_override:
-            # pi/setModel is the user's latest word: it beats the PI_LSP_MODEL the server started with.
+            # pi/setModel is the user's latest word: it beats the server's start-up PI_LSP_MODEL.
             settings = {**settings, "model": runtime.model_override}
             environ.pop("PI_LSP_MODEL", None)
         return resolve_model(settings, environ)

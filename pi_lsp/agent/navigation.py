@@ -34,7 +34,7 @@ Progress = Callable[[str], None]
 
 @attrs.frozen
 class NavigationResult:
-    """Where the leaf is now, the summary entry attached there, and text to put back in the editor."""
+    """Where the leaf is now, the summary entry attached there, and text for the editor."""
 
     leaf_id: str | None
     summary_entry_id: str | None = None

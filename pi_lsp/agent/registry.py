@@ -49,7 +49,8 @@ class SessionRegistry:
         self.cwd = cwd
         self._send_event = send_event
         self.default_thinking_level = default_thinking_level
-        """The thinking level a new session starts with, asked at creation (settings change live)."""
+        """The thinking level a new session starts with,
+        asked at creation (settings change live)."""
         self._runtimes: dict[str, SessionRuntime] = {}
         self._current: SessionRuntime | None = None
 
@@ -115,7 +116,8 @@ class SessionRegistry:
         return self._adopt(fork_session(source.session, entry_id))
 
     def list(self) -> list[SessionInfo]:
-        """The sessions written to the session directory, newest first (as pi's ``/resume`` lists them)."""
+        """The sessions written to the session directory,
+        newest first (as pi's ``/resume`` lists them)."""
         return list_sessions(self.session_dir)
 
     def close_all(self) -> None:
@@ -139,7 +141,8 @@ class SessionRegistry:
         return runtime
 
     def _most_recent_file(self) -> Path | None:
-        """pi's ``findMostRecentSession``: the newest ``*.jsonl`` by mtime that has a valid header."""
+        """pi's ``findMostRecentSession``: the newest
+        ``*.jsonl`` by mtime that has a valid header."""
         if not self.session_dir.is_dir():
             return None
         candidates = sorted(

@@ -17,6 +17,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pi_lsp.resources.files import ParsedFileCache
 from pi_lsp.resources.snapshot import (
@@ -90,7 +91,8 @@ class ResourceService:
         return changes
 
     def publish_current(self) -> None:
-        """Hand the whole current snapshot to the listener (as everything added, with its diagnostics)."""
+        """Hand the whole current snapshot to the listener
+        (as everything added, with its diagnostics)."""
         if self._on_change is not None:
             self._on_change(diff_snapshots(None, self.snapshot), self.snapshot)
 
@@ -140,7 +142,7 @@ class ResourceService:
                 # awatch sets the stop event it is given when it is cancelled: each round gets its
                 # own, so rebuilding the watch does not stop watching altogether.
                 self._round_stop = asyncio.Event()
-                watchers = [
+                watchers: list[asyncio.Future[Any]] = [
                     asyncio.ensure_future(
                         self._watch_group(awatch, paths, recursive, self._round_stop)
                     )
@@ -197,7 +199,8 @@ IGNORED_PARTS = frozenset({"sessions", "node_modules", ".git", "__pycache__"})
 
 
 def _resource_filter(roots: list[Path]):
-    """Inside resource folders, session files (pi-lsp's own appends among them) never trigger a reload."""
+    """Inside resource folders, session files (pi-lsp's
+    own appends among them) never trigger a reload."""
 
     def accept(change, path: str) -> bool:
         if path.endswith(".jsonl"):

@@ -17,6 +17,7 @@ Transient provider errors (429, 5xx, connection drops) are retried with pi's bac
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from pathlib import Path
 from typing import Any
@@ -214,7 +215,7 @@ class _Turn:
             self.runtime.events.emit(
                 ToolExecutionStartEvent(call["id"], call["name"], call.get("arguments") or {})
             )
-            tool = by_name.get(call.get("name"))
+            tool = by_name.get(call["name"])
             if tool is None:
                 result = ToolResult(
                     content=[{"type": "text", "text": f"Tool {call.get('name')} not found"}],
@@ -224,7 +225,7 @@ class _Turn:
                 context = ToolContext(
                     cwd=self.setup.cwd,
                     editor=self.setup.editor,
-                    on_update=lambda partial, call=call: self._tool_update(call, partial),
+                    on_update=functools.partial(self._tool_update, call),
                 )
                 result = await tool.execute(call.get("arguments") or {}, context)
             self._open_tool_calls.pop(0)
@@ -258,7 +259,7 @@ class _Turn:
         )
 
     def finish_aborted(self) -> TurnOutcome:
-        """Persist what the abort interrupted: the partial answer, or results for open tool calls."""
+        """Persist what the abort interrupted: the partial answer, or open tool calls' results."""
         if self._stream is not None:
             message = self._stream.partial_message("aborted")
             self._stream = None

@@ -107,12 +107,12 @@ def collect_entries_for_branch_summary(
         and not strict_equals(current, common_ancestor_id)
         and not _contains(visited, current)
     ):
-        entry = _lookup(by_id, current)
-        if entry is None:
+        found = _lookup(by_id, current)
+        if found is None:
             break
-        entries.append(entry)
+        entries.append(found)
         visited.add(current)
-        current = entry.get("parentId", UNDEFINED)
+        current = found.get("parentId", UNDEFINED)
     entries.reverse()
     return BranchEntries(entries, common_ancestor_id)
 

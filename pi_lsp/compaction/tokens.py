@@ -20,7 +20,7 @@ import importlib.util
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 import attrs
 
@@ -154,7 +154,7 @@ def _tiktoken_encoding() -> Any:
     spec = importlib.util.find_spec("litellm")
     if spec is not None and spec.submodule_search_locations:
         bundled = os.path.join(
-            list(spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers"
+            next(iter(spec.submodule_search_locations)), "litellm_core_utils", "tokenizers"
         )
         os.environ["TIKTOKEN_CACHE_DIR"] = bundled
     import tiktoken
@@ -181,7 +181,7 @@ def calculate_context_tokens(usage: Mapping[str, Any]) -> int | float:
     return sum(parts)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -1,4 +1,5 @@
-"""Handler of ``pi/compact``: manual compaction, with ``$/progress`` when the client offers a token."""
+"""Handler of ``pi/compact``: manual compaction, with
+``$/progress`` when the client offers a token."""
 
 from __future__ import annotations
 

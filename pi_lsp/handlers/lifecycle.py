@@ -89,7 +89,8 @@ def on_did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -
 
 
 class ResourcePublisher:
-    """Sends ``pi/resourcesChanged`` and publishes resource problems as diagnostics on their files."""
+    """Sends ``pi/resourcesChanged`` and publishes
+    resource problems as diagnostics on their files."""
 
     def __init__(self, server) -> None:
         self._server = server

@@ -1,4 +1,7 @@
-"""Handlers of the session requests: tree, transcript, navigation, labels, names, forks, listing, opening."""
+"""Handlers of the session requests.
+
+Tree, transcript, navigation, labels, names, forks, listing, opening.
+"""
 
 from __future__ import annotations
 
@@ -87,15 +90,15 @@ def on_new_session(
 def on_open_session(
     services: Services, params: protocol.OpenSessionParams
 ) -> protocol.OpenSessionResult:
-    if (params.session_id is None) == (params.path is None):
-        raise InvalidParamsError("pi/openSession: give exactly one of sessionId and path")
-    if params.path is not None:
+    if params.session_id is not None and params.path is None:
+        runtime = services.sessions.open(params.session_id)
+    elif params.path is not None and params.session_id is None:
         path = Path(params.path)
         runtime = services.sessions.open_path(
             path if path.is_absolute() else services.config.workspace_root / path
         )
     else:
-        runtime = services.sessions.open(params.session_id)
+        raise InvalidParamsError("pi/openSession: give exactly one of sessionId and path")
     return protocol.OpenSessionResult(
         runtime.id, runtime.path, runtime.session.leaf_id, runtime.read_only_reason is not None
     )

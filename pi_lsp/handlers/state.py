@@ -1,4 +1,7 @@
-"""Handlers of the state and model requests: ``pi/state``, ``pi/models``, ``pi/setModel``, ``pi/setThinkingLevel``."""
+"""Handlers of the state and model requests.
+
+``pi/state``, ``pi/models``, ``pi/setModel``, ``pi/setThinkingLevel``.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ MODELS_LISTED = 500
 @pi_request(protocol.STATE)
 async def on_state(services: Services, params: protocol.SessionParams) -> protocol.StateResult:
     runtime = services.sessions.get(params.session_id)
-    # Looking up the context window may import litellm (seconds): keep the event loop free meanwhile.
+    # Looking up the context window may import litellm (seconds): keep the event loop free.
     return shapes.state_result(await asyncio.to_thread(session_state, services.live, runtime))
 
 

@@ -9,7 +9,9 @@ ends the answer as a provider error would (``"429 ScriptedModelError: …"``).
 
 ::
 
-    model = ModelDouble(replies.tool_calls([("call-1", "read", {"path": "a.py"})]), replies.text("Done"))
+    model = ModelDouble(
+        replies.tool_calls([("call-1", "read", {"path": "a.py"})]), replies.text("Done")
+    )
     gate = model.hold(replies.text("Thinking about it"), after=1)  # pauses after the first delta
     ...
     await gate.reached()                  # the answer is streaming now: abort, steer, queue…

@@ -4,8 +4,8 @@ Use ``AssistantStream`` as an async context manager and iterate ``events()``::
 
     async with AssistantStream(request) as stream:
         async for event in stream.events():
-            ...                               # TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta
-    message = stream.message                  # the Completed event's pi assistant message
+            ...  # TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta
+    message = stream.message  # the Completed event's pi assistant message
 
 The last event is always ``Completed(message)``: a complete pi assistant message whose
 ``stopReason`` is ``stop``, ``length``, ``toolUse`` or ``error``. Failures never raise out of

@@ -95,11 +95,10 @@ class FrontmatterConstructor(SafeConstructor):
     "true", not one key twice), no merge keys, and an unknown tag's node read as if it had none,
     as pi's ``yaml`` package does."""
 
-    def construct_mapping(self, node: Node, deep: bool = False) -> dict[str, Any]:  # type: ignore[override]
+    def construct_mapping(self, node: Node, deep: bool = False) -> dict[str, Any]:
         if not isinstance(node, MappingNode):
-            raise ConstructorError(
-                None, None, f"expected a mapping, found {node.id}", node.start_mark
-            )
+            kind = type(node).__name__
+            raise ConstructorError(None, None, f"expected a mapping, found {kind}", node.start_mark)
         mapping: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key = _js_key(self.construct_object(key_node, deep=True))
@@ -138,7 +137,7 @@ def _compose(text: str, *, pure: bool) -> tuple[Node | None, SafeConstructor]:
 
 if CParser is not None:
 
-    class _CLoader(CParser, FrontmatterConstructor, CoreSchemaResolver):  # type: ignore[misc]
+    class _CLoader(CParser, FrontmatterConstructor, CoreSchemaResolver):
         """libyaml's parser with the core schema and pi's reading of mappings and tags."""
 
         def __init__(self, text: str) -> None:

@@ -28,7 +28,8 @@ _NO_REPLY = error(500, "no scripted reply: the scripted LLM server's queue is em
 
 
 class ScriptedLLM:
-    """An OpenAI-compatible server whose answers are queued by the test; an async context manager."""
+    """An OpenAI-compatible server whose answers are
+    queued by the test; an async context manager."""
 
     def __init__(self, replies: tuple[Reply, ...] = (), *, port: int = 0) -> None:
         self._queue: deque[Reply] = deque(replies)
@@ -37,7 +38,8 @@ class ScriptedLLM:
         self._ids = itertools.count(1)
         self.port = 0
         self.requests: list[dict[str, Any]] = []
-        # Streams the client closed before their end: evidence that an abort released the connection.
+        # Streams the client closed before their end:
+        # evidence that an abort released the connection.
         self.disconnects = 0
         self.completed_streams = 0
 
@@ -129,7 +131,8 @@ async def _stream(
     if reply.hang_seconds:
         await asyncio.sleep(reply.hang_seconds)
     if reply.drop_connection:
-        # Closing the transport without the terminating chunk is what a dropped connection looks like.
+        # Closing the transport without the terminating
+        # chunk is what a dropped connection looks like.
         if request.transport is not None:
             request.transport.close()
         return response
@@ -159,7 +162,7 @@ async def _send(response: web.StreamResponse, event: Mapping[str, Any]) -> None:
     await response.write(f"data: {json.dumps(event)}\n\n".encode())
 
 
-def _chunk_factory(completion_id: str, model: str):  # type: ignore[no-untyped-def]
+def _chunk_factory(completion_id: str, model: str):
     created = int(time.time())
 
     def chunk(delta: Mapping[str, Any], finish_reason: str | None) -> dict[str, Any]:

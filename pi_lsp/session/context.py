@@ -13,7 +13,7 @@ which pi would walk forever; here every walk stops at the first entry it has alr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, cast
 
 import attrs
 
@@ -23,6 +23,9 @@ from pi_lsp.session.messages import (
     create_compaction_summary_message,
     create_custom_message,
 )
+
+if TYPE_CHECKING:
+    from pi_lsp.session.stored_entry import StoredEntry
 
 Entry = Mapping[str, Any]
 Message = Mapping[str, Any]
@@ -93,7 +96,8 @@ def _walk_unguarded(by_id: EntryLookup, start: Entry | None) -> list[Entry] | No
         return None
     indexed = _is_indexed(start)
     path: list[Entry] = []
-    current: Entry | None = start
+    # A StoredEntry (read by attribute when ``indexed``, decided once for speed) or a plain dict.
+    current: Any = start
     while current is not None:
         path.append(current)
         parent_id = current.parentId if indexed else current.get("parentId", UNDEFINED)
@@ -132,26 +136,31 @@ def _is_root_path(entries: Sequence[Entry]) -> bool:
 
 def _parent_ids(entries: Sequence[Entry]) -> list[Any]:
     if entries and _is_indexed(entries[0]):
-        return [entry.parentId for entry in entries]
+        return [entry.parentId for entry in _as_indexed(entries)]
     return [entry.get("parentId", UNDEFINED) for entry in entries]
 
 
-def _is_indexed(entry: Any) -> bool:
+def _is_indexed(entry: object) -> TypeGuard[StoredEntry]:
     """Whether an entry exposes ``type``, ``id`` and ``parentId`` as attributes (the store's entries
     do, with ``UNDEFINED`` for an absent field); plain dicts are read by key."""
     return entry is not None and hasattr(entry, "parentId")
 
 
+def _as_indexed(entries: Sequence[Entry]) -> Sequence[StoredEntry]:
+    """``entries`` once its first entry was found indexed (a path is all one kind or the other)."""
+    return cast("Sequence[StoredEntry]", entries)
+
+
 def entry_ids(entries: Sequence[Entry]) -> list[Any]:
     """The ``id`` of every entry (``UNDEFINED`` where absent), read cheaply from indexed entries."""
     if entries and _is_indexed(entries[0]):
-        return [entry.id for entry in entries]
+        return [entry.id for entry in _as_indexed(entries)]
     return [entry.get("id", UNDEFINED) for entry in entries]
 
 
 def _types(entries: Sequence[Entry]) -> list[Any]:
     if entries and _is_indexed(entries[0]):
-        return [entry.type for entry in entries]
+        return [entry.type for entry in _as_indexed(entries)]
     return [entry.get("type") for entry in entries]
 
 
@@ -180,7 +189,7 @@ def session_path(
 
 def build_context_entries(
     entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
-) -> list[Entry]:
+) -> Sequence[Entry]:
     """The path with the newest compaction first, then the entries it kept, then those after it."""
     return _context_entries_of_path(session_path(entries, leaf_id, by_id))
 
@@ -234,7 +243,7 @@ def build_session_context(
     return build_context_from_path(session_path(entries, leaf_id, by_id))
 
 
-def build_context_from_path(path: list[Entry]) -> SessionContext:
+def build_context_from_path(path: Sequence[Entry]) -> SessionContext:
     """The context of a root→leaf ``path`` already walked (the store keeps its active path)."""
     thinking_level, model = _context_settings(path)
     messages = [
@@ -245,7 +254,7 @@ def build_context_from_path(path: list[Entry]) -> SessionContext:
     return SessionContext(messages=messages, thinking_level=thinking_level, model=model)
 
 
-def _context_entries_of_path(path: list[Entry]) -> list[Entry]:
+def _context_entries_of_path(path: Sequence[Entry]) -> Sequence[Entry]:
     types = _types(path)
     compaction_position = _last_index(types, "compaction")
     if compaction_position < 0:
@@ -282,7 +291,7 @@ def first_index_with_id(ids: list[Any], wanted_id: Any, end: int) -> int:
     return -1
 
 
-def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
+def _context_settings(path: Sequence[Entry]) -> tuple[Any, dict[str, Any] | None]:
     """The last thinking level and model set on the path.
 
     pi scans the path forwards and keeps overwriting; scanning backwards and stopping at the first
@@ -291,7 +300,7 @@ def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
     """
     thinking_level: Any = _NOT_FOUND
     model: Any = _NOT_FOUND
-    for entry_type, entry in zip(reversed(_types(path)), reversed(path)):
+    for entry_type, entry in zip(reversed(_types(path)), reversed(path), strict=True):
         if entry_type == "thinking_level_change":
             if thinking_level is _NOT_FOUND:
                 thinking_level = entry.get("thinkingLevel", UNDEFINED)

@@ -72,7 +72,8 @@ def header(session_id: str, timestamp: str, cwd: str, parent_session: str | None
 
 
 def message(entry_id: str, parent_id: str | None, timestamp: str, agent_message: dict) -> dict:
-    """A ``message`` entry wrapping one AgentMessage (user, assistant, toolResult, bashExecution, custom)."""
+    """A ``message`` entry wrapping one AgentMessage (user,
+    assistant, toolResult, bashExecution, custom)."""
     return {
         "type": "message",
         "id": entry_id,

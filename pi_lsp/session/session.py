@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self, cast
 
 from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError
 from pi_lsp.session import entries as build
@@ -60,7 +60,8 @@ class Session:
         self._labels: dict[str, tuple[str, Any]] = {}
         self._leaf_id: str | None = None
         self._active_path: list[StoredEntry] | None = None
-        """The root→leaf path, kept while appends extend it (long sessions walk it on every turn)."""
+        """The root→leaf path, kept while appends extend
+        it (long sessions walk it on every turn)."""
         for entry in lines:
             self._index(entry)
 
@@ -124,7 +125,7 @@ class Session:
         if self._writer:
             self._writer.close()
 
-    def __enter__(self) -> Session:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -172,15 +173,19 @@ class Session:
             raise EntryNotFoundError(f"entry {entry_id} not found in session {self.id}")
         return entry
 
-    def branch(self, from_id: str | None | Any = UNSET) -> list[StoredEntry]:
+    def branch(self, from_id: str | Any | None = UNSET) -> list[StoredEntry]:
         """Root-first path to ``from_id`` (default: the leaf); empty when the id is unknown."""
         if from_id is UNSET or from_id == self._leaf_id:
             if self._active_path is None:
                 with paused_garbage_collection():
-                    self._active_path = branch_path(self._by_id, self._leaf_id)
+                    self._active_path = self._path_to(self._leaf_id)
             return list(self._active_path)
         with paused_garbage_collection():
-            return branch_path(self._by_id, from_id)
+            return self._path_to(from_id)
+
+    def _path_to(self, entry_id: Any) -> list[StoredEntry]:
+        # The path is made of this session's own entries, looked up in ``_by_id``.
+        return cast("list[StoredEntry]", branch_path(self._by_id, entry_id))
 
     def children(self, parent_id: str) -> list[StoredEntry]:
         return [entry for entry in self._by_id.values() if entry.parent_id == parent_id]
@@ -207,7 +212,7 @@ class Session:
         """Root nodes of the whole tree, children oldest first, with labels resolved."""
         return build_tree(self._entries, self._labels)
 
-    def build_context(self, leaf_id: str | None | Any = UNSET) -> SessionContext:
+    def build_context(self, leaf_id: str | Any | None = UNSET) -> SessionContext:
         """What the LLM sees at ``leaf_id`` (default: the leaf), as pi's ``buildSessionContext``."""
         if leaf_id is UNSET or (leaf_id == self._leaf_id and leaf_id is not None):
             with paused_garbage_collection():
@@ -285,14 +290,16 @@ class Session:
         )
 
     def append_label(self, target_id: str, label: str | None) -> str:
-        """Set (or with an empty label, clear) the label of ``target_id``; the label entry becomes the leaf."""
+        """Set (or with an empty label, clear) the label of
+        ``target_id``; the label entry becomes the leaf."""
         self.require_entry(target_id)
         return self._append(
             lambda entry_id, parent, at: build.label(entry_id, parent, at, target_id, label)
         )
 
     def append_raw(self, body: dict) -> str:
-        """Append an entry built elsewhere (any type), given everything but id, parentId and timestamp."""
+        """Append an entry built elsewhere (any type), given
+        everything but id, parentId and timestamp."""
 
         def with_position(entry_id: str, parent: str | None, at: str) -> dict:
             entry = {"type": body["type"], "id": entry_id, "parentId": parent, "timestamp": at}
@@ -348,7 +355,8 @@ class Session:
             raise
 
     def adopt_entries(self, entries: list[StoredEntry]) -> None:
-        """Fill a new, empty session with prepared entries (a fork) and write them if they hold a conversation."""
+        """Fill a new, empty session with prepared entries (a
+        fork) and write them if they hold a conversation."""
         if self._entries:
             raise ValueError("adopt_entries needs an empty session")
         for entry in entries:

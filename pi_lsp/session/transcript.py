@@ -20,7 +20,7 @@ SUMMARY_TYPES = ("compaction", "branch_summary")
 
 @attrs.frozen
 class TranscriptItem:
-    """One visible entry: a message, a compaction or branch summary, or a displayed custom message."""
+    """One visible entry: a message, a compaction or branch summary, or a shown custom message."""
 
     entry_id: str
     type: str
@@ -43,7 +43,7 @@ class Transcript:
 
 
 def transcript(session: Session, limit: int | None = None) -> Transcript:
-    """The visible entries of the active path, root first; only the last ``limit`` of them if given."""
+    """The visible entries of the active path, root first; only the last ``limit`` if given."""
     visible = [item for item in map(_transcript_item, session.branch()) if item is not None]
     shown = visible[-limit:] if limit else visible
     return Transcript(session.leaf_id, len(visible), shown)

@@ -1,7 +1,7 @@
 """The session tree for people and editors: one-line previews, the active path, labels.
 
 ``tree_view`` is the flat form editors list (entries in file order; clients nest them by parent);
-``render_tree_text`` draws the indented tree that ``pi-lsp session tree`` prints, like pi's ``/tree``.
+``render_tree_text`` draws the indented tree ``pi-lsp session tree`` prints, like pi's ``/tree``.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def tree_view(session: Session) -> TreeView:
         name=session.name,
         labels=labels,
         active_path=[entry.id for entry in session.branch()],
-        roots=[node.entry.get("id") for node in roots],
+        roots=[str(node.entry["id"]) for node in roots],
         children=children,
         rows=rows,
     )
@@ -156,7 +156,7 @@ SKILL_BLOCK = re.compile(
 
 
 def _skill_command(text: str) -> str:
-    """An expanded ``/skill:name args`` prompt, shown as the user typed it (not the skill's body)."""
+    """An expanded ``/skill:name args`` prompt, shown as typed (not the skill's body)."""
     match = SKILL_BLOCK.match(text)
     if match is None:
         return text

@@ -68,9 +68,9 @@ class GitIgnore:
             verdict = _decide(spec, f"{prefix}/{relative}{suffix}", verdict)
         parts = relative.split("/")
         for depth in range(len(parts)):
-            spec = self._specs.get("/".join(parts[:depth]))
-            if spec is not None:
-                verdict = _decide(spec, "/".join(parts[depth:]) + suffix, verdict)
+            folder_spec = self._specs.get("/".join(parts[:depth]))
+            if folder_spec is not None:
+                verdict = _decide(folder_spec, "/".join(parts[depth:]) + suffix, verdict)
         return verdict
 
 

@@ -41,7 +41,8 @@ def reference_answers(reference_node: Path, corpus: Corpus) -> ReferenceAnswers:
 
 @pytest.fixture(scope="session")
 def our_cli(corpus: Corpus) -> OurCli:
-    """pi-lsp's answers (in-process by default, PI_LSP_CONFORMANCE_MODE=subprocess for real processes)."""
+    """pi-lsp's answers (in-process by default,
+    PI_LSP_CONFORMANCE_MODE=subprocess for real processes)."""
     mode = os.environ.get("PI_LSP_CONFORMANCE_MODE", "in-process")
     if mode not in ("in-process", "subprocess"):
         pytest.fail(f"PI_LSP_CONFORMANCE_MODE must be 'in-process' or 'subprocess', not {mode!r}")

@@ -99,7 +99,7 @@ def queries_for_session(session: dict[str, Any]) -> list[Query]:
                 Query(
                     "plan-branch-summary",
                     file,
-                    ("--from", from_id, "--to", to_id) + budget_options(budget),
+                    ("--from", from_id, "--to", to_id, *budget_options(budget)),
                 )
             )
     return queries
@@ -298,7 +298,8 @@ def install_reference() -> Path:
 
 
 def corpus_seed_args() -> list[str]:
-    """``--seed N`` from PI_CONFORMANCE_SEED (to explore other corpora), else the generator's default."""
+    """``--seed N`` from PI_CONFORMANCE_SEED (to explore
+    other corpora), else the generator's default."""
     seed = os.environ.get("PI_CONFORMANCE_SEED")
     return ["--seed", seed] if seed else []
 

@@ -37,7 +37,9 @@ FRONTMATTER = {
     "disabled": "description: Only by command\ndisable-model-invocation: true",
     "disabled-upper": "description: Upper\ndisable-model-invocation: TRUE",
     "disabled-yes": "description: Yes is a string\ndisable-model-invocation: yes",
-    "numbers": "description: Numbers\nhex: 0x1A\noctal: 0o17\nunderscore: 1_000\nexp: 1e3\nnothing: ~",
+    "numbers": (
+        "description: Numbers\nhex: 0x1A\noctal: 0o17\nunderscore: 1_000\nexp: 1e3\nnothing: ~"
+    ),
     "number-keys": "description: Keys\n1: one\n2.5: two\ntrue: three",
     "comments": "# a comment\ndescription: value # trailing comment\n# another",
     "quoted-name": "name: \"quoted-name\"\ndescription: 'Quoted'",

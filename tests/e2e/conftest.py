@@ -62,7 +62,8 @@ SERVER = ClientServerConfig(
 
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, workspace: Path, request):
-    """A server initialized on ``workspace`` with the scripted model (options: ``@pytest.mark.options``)."""
+    """A server initialized on ``workspace`` with the
+    scripted model (options: ``@pytest.mark.options``)."""
     # Started here rather than as a fixture argument: pytest-lsp resolves arguments inside its own
     # running loop, where async fixtures cannot be set up.
     scripted_llm = ScriptedLLM()
@@ -125,5 +126,5 @@ async def another_server(workspace: Path, options: dict, environment: dict | Non
 
 
 async def request(client: LanguageClient, method: str, params: dict) -> dict:
-    """Send a ``pi/*`` request; its result as plain JSON (``PiRequestError`` for an error answer)."""
+    """Send a ``pi/*`` request; its result as plain JSON (``PiRequestError`` for an error)."""
     return await pi_request(client, method, params)

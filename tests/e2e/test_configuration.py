@@ -158,7 +158,7 @@ async def test_a_client_that_cannot_be_asked_pushes_its_settings(pushing_client)
 
 
 def write_two_turns(workspace: Path) -> tuple[str, str]:
-    """A session file with two turns, as the server finds it at start: (first answer id, leaf id)."""
+    """A session file with two turns, as the server finds it: (first answer id, leaf id)."""
     from pi_lsp.session.session import Session
 
     session = Session.create(workspace / ".pi" / "sessions", str(workspace))
@@ -187,7 +187,7 @@ def two_turns(workspace: Path) -> tuple[str, str]:
 async def test_a_summarized_navigation_waits_for_the_first_configuration_answer(
     two_turns, slow_answering_client
 ):
-    """The model is only in the client's settings; a summary asked for at once must wait for them."""
+    """The model is only in the client's settings; a summary asked at once must wait for them."""
     first_answer, _ = two_turns
     client = slow_answering_client
     client.scripted_llm.enqueue(replies.text("## Goal\nAnswered question 1"))

@@ -1,4 +1,5 @@
-"""The server under bad input and competition: fuzzed params, two servers on one workspace, restarts."""
+"""The server under bad input and competition: fuzzed
+params, two servers on one workspace, restarts."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ field_names = st.sampled_from(
     ]
 )
 params = json_values | st.dictionaries(field_names, json_values, max_size=4)
-# Coded errors a request may legitimately end with (see docs/protocol.md); -32603 (internal) is not one.
+# Coded errors a request may legitimately end with (see
+# docs/protocol.md); -32603 (internal) is not one.
 EXPECTED_ERROR_CODES = {
     -32602,
     -32001,

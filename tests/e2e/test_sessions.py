@@ -1,4 +1,5 @@
-"""Session requests end to end: tree, navigation, labels, names, forks, listing, opening, state, models."""
+"""Session requests end to end: tree, navigation, labels,
+names, forks, listing, opening, state, models."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ async def test_navigating_to_a_user_message_returns_its_text_and_branches_from_i
 
 async def test_navigating_to_an_answer_continues_from_it(client, scripted_llm):
     tree = await two_turns(client, scripted_llm)
-    first_answer = [entry for entry in tree["entries"] if entry.get("role") == "assistant"][0]
+    first_answer = next(entry for entry in tree["entries"] if entry.get("role") == "assistant")
     result = await request(client, "pi/navigate", {"targetId": first_answer["id"]})
     assert result["leafId"] == first_answer["id"] and result["editorText"] is None
     again = await request(

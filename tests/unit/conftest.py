@@ -13,7 +13,7 @@ if _TESTS_DIR not in sys.path:
 
 @pytest.fixture
 def make_agent(tmp_path, monkeypatch):
-    """``make_agent(options=…, tools=…)``: an ``AgentHarness`` on a fresh workspace with ``app.py``."""
+    """``make_agent(options=…, tools=…)``: an ``AgentHarness`` on a new workspace (``app.py``)."""
     from agent_harness import AgentHarness
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

@@ -447,6 +447,6 @@ async def test_without_a_model_a_prompt_says_how_to_configure_one(make_agent):
     from pi_lsp.errors import ModelNotConfiguredError
 
     agent = make_agent(options={"model": None})
-    with pytest.raises(ModelNotConfiguredError, match="pi.model") as raised:
+    with pytest.raises(ModelNotConfiguredError, match=r"pi\.model") as raised:
         await agent.prompt("hi")
     assert raised.value.code == -32020 and agent.entry_types() == ["thinking_level_change"]

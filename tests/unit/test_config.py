@@ -1,4 +1,5 @@
-"""Server configuration: typed, defaulted, validated once; pi's settings files for the shared keys."""
+"""Server configuration: typed, defaulted, validated
+once; pi's settings files for the shared keys."""
 
 from pathlib import Path
 

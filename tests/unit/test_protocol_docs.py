@@ -1,4 +1,6 @@
-"""docs/protocol.md must describe every method, params field, result field and event of ``pi_lsp/protocol.py``."""
+"""docs/protocol.md must describe every method, params field, result field and event of
+``pi_lsp/protocol.py``.
+"""
 
 import re
 from pathlib import Path

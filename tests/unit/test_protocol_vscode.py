@@ -1,4 +1,5 @@
-"""The VS Code extension's typed protocol table (editors/vscode/src/protocol.ts) matches protocol.py.
+"""The VS Code extension's typed protocol table (editors/vscode/src/protocol.ts) matches
+protocol.py.
 
 Fails when a request method, a params field or an event type of the server is missing from the
 TypeScript file, or when the file names a method or an event the server does not have; and when a
@@ -100,11 +101,15 @@ def _shape_problems(
         field, ts = wanted[name], typed[name]
         if field.optional != ts.optional:
             problems.append(
-                f"{where}.{name}: the server {'may leave it out' if field.optional else 'always sends it'}, protocol.ts says `{name}{'?' if ts.optional else ''}:`"
+                f"{where}.{name}: the server "
+                f"{'may leave it out' if field.optional else 'always sends it'}, "
+                f"protocol.ts says `{name}{'?' if ts.optional else ''}:`"
             )
         if field.nullable != ts.nullable:
             problems.append(
-                f"{where}.{name}: the server {'may send null' if field.nullable else 'never sends null'}, protocol.ts types it `{ts.type}`"
+                f"{where}.{name}: the server "
+                f"{'may send null' if field.nullable else 'never sends null'}, "
+                f"protocol.ts types it `{ts.type}`"
             )
         for nested in field.nested:
             if not re.search(rf"\b{nested}\b", ts.type):

@@ -12,8 +12,11 @@ from lsprotocol import types
 from pi_lsp.handlers.lifecycle import on_initialize
 from pi_lsp.server import build_server
 server = build_server()
-params = types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri="file://" + sys.argv[1],
-                                initialization_options={"model": "openai/gpt-4o"})
+params = types.InitializeParams(
+    capabilities=types.ClientCapabilities(),
+    root_uri="file://" + sys.argv[1],
+    initialization_options={"model": "openai/gpt-4o"},
+)
 on_initialize(server, params)
 assert server.services is not None
 print("litellm" in sys.modules, "openai" in sys.modules)

@@ -1,4 +1,5 @@
-"""The transcript of the active path: every visible entry, summaries included, bookkeeping left out."""
+"""The transcript of the active path: every visible
+entry, summaries included, bookkeeping left out."""
 
 from pi_lsp.session.session import Session
 from pi_lsp.session.transcript import transcript

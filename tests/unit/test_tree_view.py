@@ -11,7 +11,10 @@ def user(text: str) -> dict:
 
 
 def test_an_expanded_skill_prompt_previews_as_the_command_the_user_typed():
-    expanded = '<skill name="review" location="/home/me/.pi/skills/review/SKILL.md">\nReferences are relative to /x.\n\nList bugs.\n</skill>'
+    expanded = (
+        '<skill name="review" location="/home/me/.pi/skills/review/SKILL.md">\nReferences '
+        "are relative to /x.\n\nList bugs.\n</skill>"
+    )
     assert preview(user(expanded + "\n\napp.py and tests")) == "/skill:review app.py and tests"
     assert preview(user(expanded)) == "/skill:review"
     assert preview(user("Fix the <skill> parser")) == "Fix the <skill> parser"

@@ -21,7 +21,8 @@ def open_tree(pi) -> list[dict]:
     leaf = pi.request("pi/state")["leafId"]
     pi.command("PiTree")
     pi.wait_until(
-        f"table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n'):find('◉ {leaf}', 1, true) ~= nil"
+        "table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, "
+        f"false), '\\n'):find('◉ {leaf}', 1, true) ~= nil"
     )
     return tree_rows(pi)
 
@@ -59,7 +60,8 @@ def press_on(pi, entry: dict, keys: str) -> None:
 
 def wait_for_leaf(pi, leaf_id: str) -> None:
     pi.wait_until(
-        f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', vim.empty_dict(), 5000) return r and r.result.leafId == '{leaf_id}' end)()"
+        f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', "
+        f"vim.empty_dict(), 5000) return r and r.result.leafId == '{leaf_id}' end)()"
     )
 
 
@@ -83,7 +85,8 @@ def test_the_tree_marks_the_active_path_and_the_leaf(pi, scripted_model):
 def stub_input(pi, answer: str) -> None:
     """vim.ui.input answers ``answer`` (and records its prompt), as a user typing it would."""
     pi.lua(
-        "_G.pi_test.answer = ...; vim.ui.input = function(opts, on_confirm) _G.pi_test.asked = opts.prompt; on_confirm(_G.pi_test.answer) end",
+        "_G.pi_test.answer = ...; vim.ui.input = function(opts, on_confirm) "
+        "_G.pi_test.asked = opts.prompt; on_confirm(_G.pi_test.answer) end",
         answer,
     )
 
@@ -115,7 +118,8 @@ def test_s_navigates_with_a_summary_and_puts_the_user_message_into_the_prompt(pi
     )
     assert pi.lua("return vim.bo.filetype") == "pi-tree", "the tree lost the focus"
     pi.wait_until(
-        "#vim.tbl_filter(function(l) return l:find('branch_summary', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
+        "#vim.tbl_filter(function(l) return l:find('branch_summary', 1, "
+        "true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
     )
     rows = tree_rows(pi)
     [summary] = [r for r in rows if r["kind"] == "branch_summary"]
@@ -142,7 +146,8 @@ def test_capital_s_asks_for_instructions_for_the_summary(pi, scripted_model):
     scripted_model.enqueue({"kind": "text", "text": BRANCH_SUMMARY})
     press_on(pi, row(rows, "assistant", "Answer 1"), "S")
     pi.wait_until(
-        "#vim.tbl_filter(function(l) return l:find('branch_summary', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
+        "#vim.tbl_filter(function(l) return l:find('branch_summary', 1, "
+        "true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
     )
     assert pi.lua("return _G.pi_test.asked") == "Summary instructions: "
     assert "Focus on the second approach" in str(scripted_model.requests()[-1]["messages"])
@@ -154,7 +159,8 @@ def test_f_forks_a_new_session_file_at_the_entry(pi, scripted_model):
     rows = open_tree(pi)
     press_on(pi, row(rows, "assistant", "Answer 1"), "f")
     pi.wait_until(
-        f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', vim.empty_dict(), 5000) return r and r.result.sessionId ~= '{before_session}' end)()"
+        f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', "
+        f"vim.empty_dict(), 5000) return r and r.result.sessionId ~= '{before_session}' end)()"
     )
     [new_file] = set(pi.session_files()) - set(before_files)
     forked = [line for line in new_file.read_text().splitlines() if '"type":"message"' in line]
@@ -163,7 +169,8 @@ def test_f_forks_a_new_session_file_at_the_entry(pi, scripted_model):
         line.startswith("» forked into ") for line in pi.chat_lines(containing="» forked into")
     )
     pi.wait_until(
-        "#vim.tbl_filter(function(l) return l:find('Second question', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 0"
+        "#vim.tbl_filter(function(l) return l:find('Second question', 1, "
+        "true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 0"
     )
 
 
@@ -173,7 +180,8 @@ def test_l_labels_the_entry(pi, scripted_model):
     stub_input(pi, "checkpoint")
     press_on(pi, row(rows, "user", "First question"), "l")
     pi.wait_until(
-        "#vim.tbl_filter(function(l) return l:find('[checkpoint]', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
+        "#vim.tbl_filter(function(l) return l:find('[checkpoint]', 1, "
+        "true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
     )
     assert row(tree_rows(pi), "user", "First question")["label"] == "checkpoint"
     assert pi.lua("return _G.pi_test.asked") == "Label (empty clears): "

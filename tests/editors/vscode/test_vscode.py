@@ -68,7 +68,13 @@ def _require_installed() -> None:
 
 def _run(command: list[str], timeout: float, **options) -> subprocess.CompletedProcess:
     return subprocess.run(
-        command, cwd=EXTENSION, capture_output=True, text=True, timeout=timeout, **options
+        command,
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **options,
     )
 
 
@@ -88,7 +94,8 @@ def test_vitest_unit_suite_passes():
 
 @pytest.fixture(scope="module")
 def vsix(tmp_path_factory) -> Path:
-    """The packaged extension (`npm run package`): what users install, and what the e2e run installs."""
+    """The packaged extension (`npm run package`): what
+    users install, and what the e2e run installs."""
     _require_installed()
     path = tmp_path_factory.mktemp("vsix") / "pi-lsp.vsix"
     result = _run(["npm", "run", "package", "--", "-o", str(path)], timeout=120)
@@ -163,7 +170,8 @@ def _workspace(root: Path) -> Path:
     skill = workspace / ".pi" / "skills" / "review"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(
-        "---\nname: review\ndescription: Review a file for bugs\n---\nRead the file and list every bug you find.\n"
+        "---\nname: review\ndescription: Review a file for bugs\n---\n"
+        "Read the file and list every bug you find.\n"
     )
     prompts = workspace / ".pi" / "prompts"
     prompts.mkdir()
@@ -245,6 +253,7 @@ def _install_extension(
             "--install-extension",
             str(vsix),
         ],
+        check=False,
         capture_output=True,
         text=True,
         timeout=60,

@@ -123,8 +123,10 @@ function M.new_session(name)
 end
 
 local function session_label(session)
-  local title = util.present(session.name) and session.name or (util.present(session.firstMessage) and session.firstMessage or "(empty)")
-  return ("%s  %s  (%s messages)"):format(tostring(session.modified), title:gsub("%s+", " "), tostring(session.messageCount))
+  local title = util.present(session.name) and session.name
+    or (util.present(session.firstMessage) and session.firstMessage or "(empty)")
+  local one_line = title:gsub("%s+", " ")
+  return ("%s  %s  (%s messages)"):format(tostring(session.modified), one_line, tostring(session.messageCount))
 end
 
 -- How much of an opened session's conversation the chat shows; the tree has the rest.

@@ -277,7 +277,24 @@ local client = require("pi.client")
 ---@field type "error"
 ---@field message string
 
----@alias pi.Event pi.AgentStartEvent|pi.MessageStartEvent|pi.TextDeltaEvent|pi.ThinkingDeltaEvent|pi.ToolCallStartEvent|pi.ToolExecutionStartEvent|pi.ToolExecutionUpdateEvent|pi.ToolExecutionEndEvent|pi.MessageEndEvent|pi.RetryEvent|pi.CompactionStartEvent|pi.CompactionEndEvent|pi.BranchSummaryStartEvent|pi.BranchSummaryEndEvent|pi.TreeChangedEvent|pi.AgentEndEvent|pi.ErrorEvent
+---@alias pi.Event
+---| pi.AgentStartEvent
+---| pi.MessageStartEvent
+---| pi.TextDeltaEvent
+---| pi.ThinkingDeltaEvent
+---| pi.ToolCallStartEvent
+---| pi.ToolExecutionStartEvent
+---| pi.ToolExecutionUpdateEvent
+---| pi.ToolExecutionEndEvent
+---| pi.MessageEndEvent
+---| pi.RetryEvent
+---| pi.CompactionStartEvent
+---| pi.CompactionEndEvent
+---| pi.BranchSummaryStartEvent
+---| pi.BranchSummaryEndEvent
+---| pi.TreeChangedEvent
+---| pi.AgentEndEvent
+---| pi.ErrorEvent
 
 ---@class pi.EventNotification
 ---@field sessionId string

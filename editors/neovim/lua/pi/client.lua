@@ -106,7 +106,12 @@ end
 local function start()
   require("pi.events").subscribe()
   if vim.fn.executable(config.options.cmd[1]) ~= 1 then
-    vim.notify(("pi: the server command %q is not executable; set it with require('pi').setup({ cmd = { ... } })"):format(config.options.cmd[1]), vim.log.levels.ERROR)
+    vim.notify(
+      ("pi: the server command %q is not executable; set it with require('pi').setup({ cmd = { ... } })"):format(
+        config.options.cmd[1]
+      ),
+      vim.log.levels.ERROR
+    )
     return nil
   end
   local ok, id = pcall(compat.start_client, client_config())

@@ -43,7 +43,13 @@ local function check_started()
     return nil
   end
   local info = client.server_info or {}
-  vim.health.ok(("server started: %s %s (root %s)"):format(info.name or "?", info.version or "?", tostring(client.config.root_dir)))
+  vim.health.ok(
+    ("server started: %s %s (root %s)"):format(
+      info.name or "?",
+      info.version or "?",
+      tostring(client.config.root_dir)
+    )
+  )
   return client
 end
 

@@ -223,7 +223,12 @@ local function history_message(buffer, message)
   elseif message.role == "assistant" then
     history_assistant(buffer, message)
   elseif message.role == "toolResult" then
-    tool_result(buffer, { toolCallId = message.toolCallId, name = message.toolName, isError = message.isError, content = message.content })
+    tool_result(buffer, {
+      toolCallId = message.toolCallId,
+      name = message.toolName,
+      isError = message.isError,
+      content = message.content,
+    })
   elseif message.role == "bashExecution" then
     M.notice(buffer, ("! %s (exit %s)"):format(tostring(message.command), tostring(message.exitCode)))
   end
@@ -233,7 +238,8 @@ end
 function M.history(buffer, messages)
   local entries = messages.entries or {}
   if (messages.total or #entries) > #entries then
-    M.notice(buffer, ("%d earlier entries are not shown; :PiTree shows the whole tree"):format(messages.total - #entries))
+    local hidden = messages.total - #entries
+    M.notice(buffer, ("%d earlier entries are not shown; :PiTree shows the whole tree"):format(hidden))
   end
   for _, entry in ipairs(entries) do
     if entry.type == "message" and type(entry.message) == "table" then
@@ -294,7 +300,10 @@ on.tool_execution_end = tool_result
 
 function on.retry(buffer, event)
   local delay = (event.delayMs or 0) / 1000
-  M.notice(buffer, ("retry %s/%s in %.1fs: %s"):format(event.attempt, event.maxAttempts, delay, tostring(event.errorMessage)))
+  M.notice(
+    buffer,
+    ("retry %s/%s in %.1fs: %s"):format(event.attempt, event.maxAttempts, delay, tostring(event.errorMessage))
+  )
 end
 
 function on.compaction_start(buffer, event)
@@ -307,7 +316,9 @@ function on.compaction_end(buffer, event)
   elseif util.present(event.errorMessage) then
     M.notice(buffer, "compaction failed: " .. event.errorMessage)
   else
-    local before = util.present(event.tokensBefore) and (" (" .. util.short_number(event.tokensBefore) .. " tokens summarized)") or ""
+    local before = util.present(event.tokensBefore)
+        and (" (" .. util.short_number(event.tokensBefore) .. " tokens summarized)")
+      or ""
     M.notice(buffer, ("compacted%s, entry %s"):format(before, tostring(event.entryId)))
   end
 end
