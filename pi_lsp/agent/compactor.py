@@ -227,7 +227,7 @@ def _extension_summary(compaction: dict):
         summary=compaction["summary"],
         first_kept_entry_id=compaction["firstKeptEntryId"],
         tokens_before=compaction["tokensBefore"],
-        details=compaction.get("details") or {},
+        details=compaction.get("details"),
         usage=compaction.get("usage"),
     )
 
