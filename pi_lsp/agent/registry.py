@@ -4,10 +4,15 @@ Requests name a session by id; without one they act on the workspace's current s
 last opened or created here, else the most recently modified file in the session directory, else
 a new one). A session file already being written by another process is opened read-only: it can
 be viewed and navigated locally, but not prompted.
+
+Entries of kinds pi-lsp does not know (a later pi's) never stop a session from opening or being
+continued: they stay in the file and the tree and add nothing to the context. The log gets one
+notice per such kind, the first time a session holding it is opened.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +24,8 @@ from pi_lsp.llm.config import litellm_model_string
 from pi_lsp.session.fork import fork_session
 from pi_lsp.session.listing import SessionInfo, list_sessions, read_session_info
 from pi_lsp.session.session import Session
+
+logger = logging.getLogger(__name__)
 
 
 def chosen_model(session: Session) -> str | None:
@@ -53,6 +60,7 @@ class SessionRegistry:
         asked at creation (settings change live)."""
         self._runtimes: dict[str, SessionRuntime] = {}
         self._current: SessionRuntime | None = None
+        self._noted_unknown_types: set[str] = set()
 
     @property
     def open_runtimes(self) -> list[SessionRuntime]:
@@ -129,6 +137,7 @@ class SessionRegistry:
     def _adopt(
         self, session: Session, read_only_reason: str | None = None, *, make_current: bool = True
     ) -> SessionRuntime:
+        self._note_unknown_entry_types(session)
         runtime = SessionRuntime(
             session, EventStream(session.id, self._send_event), read_only_reason
         )
@@ -139,6 +148,20 @@ class SessionRegistry:
         if make_current:
             self._current = runtime
         return runtime
+
+    def _note_unknown_entry_types(self, session: Session) -> None:
+        for entry_type, count in session.report.unknown_entry_types.items():
+            if entry_type in self._noted_unknown_types:
+                continue
+            self._noted_unknown_types.add(entry_type)
+            logger.info(
+                "session %s has %d entr%s of kind %r, which pi-lsp does not know (a later pi "
+                "wrote them?): kept in the file and the tree, left out of the context",
+                session.id,
+                count,
+                "y" if count == 1 else "ies",
+                entry_type,
+            )
 
     def _most_recent_file(self) -> Path | None:
         """pi's ``findMostRecentSession``: the newest

@@ -166,6 +166,7 @@ local client = require("pi.client")
 ---@field summary? string
 ---@field customType? string
 ---@field content? any
+---@field contextEdit? "removed"|"replaced"
 
 ---@class pi.TreeEntry
 ---@field id string
@@ -175,6 +176,7 @@ local client = require("pi.client")
 ---@field timestamp? string
 ---@field role? string
 ---@field label? string
+---@field contextEdit? "removed"|"replaced"
 
 ---@class pi.TreeResult
 ---@field sessionId string
@@ -352,6 +354,13 @@ M.compact = request("pi/compact")
 M.resources = request("pi/resources")
 ---@type pi.Request<pi.ResourcesChanged>
 M.reload = request("pi/reload")
+
+--- `contextEdit` on pi/tree and pi/messages entries: what a context edit (pi 1.6) on the active
+--- path did to the entry's part of the model's context (the field is absent when none did).
+M.context_edit = {
+  removed = "removed",
+  replaced = "replaced",
+}
 
 --- The server's notifications, subscribed to with require("pi.client").on(name, fn).
 M.notifications = {
