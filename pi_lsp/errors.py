@@ -90,3 +90,15 @@ class ModelNotConfiguredError(PiError):
     """No model is configured, so the agent cannot answer; the message says how to configure one."""
 
     code = -32020
+
+
+class UnauthorizedConnectionError(PiError):
+    """A TCP connection did not open with ``initialize`` carrying the token; it is closed."""
+
+    code = -32030
+
+
+class AlreadyServingError(PiError):
+    """A TCP server already serves a client; another one must start its own server."""
+
+    code = -32031
