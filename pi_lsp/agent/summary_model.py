@@ -105,7 +105,7 @@ class SummaryModel:
             # covers the system prompt and the tools, which the window must hold too.
             prefix_tokens = sum(counter.estimate_message_tokens(m) for m in summary.prefix)
             reported = estimate_context_tokens(summary.prefix, counter).tokens
-            room = window - max(prefix_tokens, reported) - INSTRUCTION_ALLOWANCE_TOKENS
+            room = int(window - max(prefix_tokens, reported)) - INSTRUCTION_ALLOWANCE_TOKENS
             if room < MINIMUM_SUMMARY_TOKENS:
                 return None
             pasted_tokens = counter.estimate_message_tokens(_user_message(summary.pasted_text))

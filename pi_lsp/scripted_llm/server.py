@@ -77,10 +77,6 @@ class ScriptedLLM:
         """Queue replies; each chat-completion request takes the oldest."""
         self._queue.extend(replies)
 
-    @property
-    def pending_replies(self) -> int:
-        return len(self._queue)
-
     def next_reply(self, body: Mapping[str, Any] | None = None) -> Reply:
         """The responder's reply to ``body``, else the oldest queued one, else a clear 500
         "no scripted reply"."""
