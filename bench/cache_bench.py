@@ -9,7 +9,7 @@ the same answers however and whenever they compact.
 
 It runs the session
 
-- through pi-lsp (``python -m pi_lsp``, a minimal JSON-RPC client over stdio), and
+- through pi-lsp (``python -m pi_lsp``, driven by ``pi_lsp.client.PiClient`` over stdio), and
 - through pi 0.84.2's RPC mode (``cli.js --mode rpc``), with a ``models.json`` provider pointing
   at the same scripted server and pi-lsp's seven tools (``--tools``),
 
@@ -32,7 +32,6 @@ import argparse
 import asyncio
 import itertools
 import json
-import os
 import re
 import shutil
 import sys
@@ -47,6 +46,7 @@ import attrs
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout, however (or whether) it is installed
 
+from pi_lsp.client import SERVER_COMMAND, STREAM_LIMIT, PiClient, isolated_environment
 from pi_lsp.llm.config import resolve_model
 from pi_lsp.llm.usage import usage_cost
 from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
@@ -275,86 +275,11 @@ def figures_of(label: str, api: Api, responder: Responder, cache: RecordingCache
 # ------------------------------------------------------------------ pi-lsp
 
 
-class LspClient:
-    """A minimal JSON-RPC client on a ``python -m pi_lsp`` subprocess."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self._ids = itertools.count(1)
-        self._pending: dict[int, asyncio.Future] = {}
-        self._reader = asyncio.get_running_loop().create_task(self._read())
-
-    @classmethod
-    async def start(cls, environment: dict[str, str], log_file: Path) -> LspClient:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "pi_lsp", "--log-file", str(log_file),
-            cwd=ROOT, env=environment, limit=64 * 1024 * 1024,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )  # fmt: skip
-        return cls(process)
-
-    async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        message_id = next(self._ids)
-        future = self._pending[message_id] = asyncio.get_running_loop().create_future()
-        self._write({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params or {}})
-        response = await asyncio.wait_for(future, 600)
-        if "error" in response:
-            raise RuntimeError(f"{method} failed: {response['error'].get('message')}")
-        return response.get("result")
-
-    async def close(self) -> None:
-        await self.request("shutdown")
-        self._write({"jsonrpc": "2.0", "method": "exit"})
-        try:
-            await asyncio.wait_for(self.process.wait(), 10)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
-        self._reader.cancel()
-
-    def _write(self, message: dict[str, Any]) -> None:
-        body = json.dumps(message).encode()
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-
-    async def _read(self) -> None:
-        stdout = self.process.stdout
-        assert stdout is not None
-        while True:
-            length = 0
-            while (line := await stdout.readline()) not in (b"\r\n", b""):
-                name, _, value = line.decode().partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            if not line:
-                for future in self._pending.values():
-                    if not future.done():
-                        future.set_exception(RuntimeError("pi-lsp exited (see its log)"))
-                return
-            message = json.loads(await stdout.readexactly(length))
-            if "method" in message and "id" in message:  # a request from the server
-                self._write({"jsonrpc": "2.0", "id": message["id"], "result": None})
-            elif "method" not in message:
-                future = self._pending.pop(message.get("id"), None)
-                if future is not None and not future.done():
-                    future.set_result(message)
-
-
-def isolated_environment(home: Path, **extra: str) -> dict[str, str]:
-    environment = dict(os.environ)
-    environment.update(
-        HOME=str(home),
-        XDG_STATE_HOME=str(home / "state"),
-        XDG_CACHE_HOME=str(home / "cache"),
-        PI_CODING_AGENT_DIR=str(home / "agent"),
-        LITELLM_LOCAL_MODEL_COST_MAP="True",
-        PI_OFFLINE="1",
-        **extra,
-    )
-    for name in ("PI_LSP_MODEL", "PI_LSP_API_BASE", "PI_LSP_API_KEY", "PI_CACHE_RETENTION"):
-        environment.pop(name, None)
-    environment.pop("PI_CODING_AGENT_SESSION_DIR", None)
+def bench_environment(home: Path, **extra: str) -> dict[str, str]:
+    """The shared isolated environment, offline, with no retention given by the environment."""
+    environment = isolated_environment(home)
+    environment.update(PI_OFFLINE="1", **extra)
+    environment.pop("PI_CACHE_RETENTION", None)
     return environment
 
 
@@ -365,10 +290,17 @@ async def run_pi_lsp(scratch: Path, api: Api, turns: int, retention: str, label:
     server = ScriptedLLM(simulate_openai_cache=api.simulate_openai_cache, responder=responder)
     server.prompt_cache = cache
     async with server:
-        environment = isolated_environment(
+        environment = bench_environment(
             scratch / "home-lsp", ANTHROPIC_API_KEY="bench-key", OPENAI_API_KEY="bench-key"
         )
-        client = await LspClient.start(environment, scratch / f"{workspace.name}.log")
+        client = PiClient("pi-lsp-cache-bench", timeout=600)
+        log_file = scratch / f"{workspace.name}.log"
+        await client.start_server(
+            (*SERVER_COMMAND, "--log-file", str(log_file)),
+            env=environment,
+            cwd=ROOT,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         options = {
             "model": api.litellm_model,
             "apiBase": api.lsp_base_url(server),
@@ -380,12 +312,7 @@ async def run_pi_lsp(scratch: Path, api: Api, turns: int, retention: str, label:
         }
         start = time.perf_counter()
         try:
-            await client.request(
-                "initialize",
-                {"processId": os.getpid(), "rootUri": workspace.as_uri(), "capabilities": {},
-                 "initializationOptions": options},
-            )  # fmt: skip
-            client._write({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            await client.initialize_workspace(workspace, options)
             await client.request("pi/newSession", {})
             for turn in range(1, turns + 1):
                 result = await client.request("pi/prompt", {"text": prompt_text(turn)})
@@ -452,7 +379,7 @@ async def run_pi(scratch: Path, api: Api, turns: int) -> Figures:
         process = await asyncio.create_subprocess_exec(
             str(NODE), str(PI_CLI), "--mode", "rpc", "--provider", "bench", "--model",
             api.model_id, "--thinking", "off", "--tools", ",".join(TOOLS),
-            cwd=workspace, env=isolated_environment(home), limit=64 * 1024 * 1024,
+            cwd=workspace, env=bench_environment(home), limit=STREAM_LIMIT,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
