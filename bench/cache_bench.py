@@ -46,6 +46,7 @@ import attrs
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout, however (or whether) it is installed
 
+from pi_lsp import protocol
 from pi_lsp.client import SERVER_COMMAND, STREAM_LIMIT, PiClient, isolated_environment
 from pi_lsp.llm.config import resolve_model
 from pi_lsp.llm.usage import usage_cost
@@ -294,6 +295,7 @@ async def run_pi_lsp(scratch: Path, api: Api, turns: int, retention: str, label:
             scratch / "home-lsp", ANTHROPIC_API_KEY="bench-key", OPENAI_API_KEY="bench-key"
         )
         client = PiClient("pi-lsp-cache-bench", timeout=600)
+        client.feature(protocol.RESOURCES_CHANGED)(lambda params: None)  # the workspace's files
         log_file = scratch / f"{workspace.name}.log"
         await client.start_server(
             (*SERVER_COMMAND, "--log-file", str(log_file)),
