@@ -19,8 +19,8 @@ from typing import Any
 import attrs
 
 from pi_lsp.agent.events import EventStream
-from pi_lsp.errors import SessionReadOnlyError, TurnInProgressError
 from pi_lsp.agent.tree_changes import TreeChanges
+from pi_lsp.errors import SessionReadOnlyError, TurnInProgressError
 from pi_lsp.session.session import Session
 
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from pi_lsp import protocol
 from pi_lsp.agent.tree_changes import tree_node_row
 
-
 if TYPE_CHECKING:
     from pi_lsp.agent.agent import TurnResult
     from pi_lsp.agent.compactor import CompactionResult

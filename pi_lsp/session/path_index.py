@@ -66,7 +66,9 @@ class ActivePathIndex:
             return
         added = path[known:]
         self.entries.extend(added)
-        self.position.update(zip([entry.id for entry in added], range(known, len(path))))
+        self.position.update(
+            zip([entry.id for entry in added], range(known, len(path)), strict=True)
+        )
         shown = self.shown
         mentions_system = lines_containing(added, _SYSTEM_ROLE)
         for index, entry in enumerate(added, known):

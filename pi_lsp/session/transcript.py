@@ -30,7 +30,6 @@ from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 
 
-
 @attrs.frozen
 class TranscriptItem:
     """One visible entry: a message, a compaction or branch summary, or a shown custom message."""
@@ -60,9 +59,7 @@ class Transcript:
     items: list[TranscriptItem]
 
 
-def transcript(
-    session: Session, limit: int | None = None, before: str | None = None
-) -> Transcript:
+def transcript(session: Session, limit: int | None = None, before: str | None = None) -> Transcript:
     """The visible entries of the active path, root first: only the last ``limit`` if given, and
     only those before the entry ``before`` (a cursor on the path) if given.
 

@@ -31,9 +31,7 @@ class SearchHits:
 def search_tree(session: Session, query: str, limit: int) -> SearchHits:
     """The entries matching ``query``, newest first, at most ``limit`` of them."""
     needle = query.casefold()
-    labelled = {
-        target for target, label in session.labels.items() if needle in label.casefold()
-    }
+    labelled = {target for target, label in session.labels.items() if needle in label.casefold()}
     entries = session.entries
     candidates = _candidates(entries, query)
     hits: list[StoredEntry] = []
