@@ -4,18 +4,19 @@ Editors ask many small questions about the root→leaf path of a big session: is
 where, which entries the chat shows, what context edits did. Answering each by walking 100k
 entries would cost what the session weighs, not what the screen shows. The index answers them
 from one walk and follows the session as a turn appends to the leaf: only the new entries are
-looked at. It is rebuilt when the leaf moved elsewhere (a navigation).
+looked at; after a navigation, only the entries between the old leaf and the new one.
 """
 
 from __future__ import annotations
 
+import bisect
 import weakref
 from collections.abc import Mapping
 from typing import Any
 
 from pi_lsp.session.projection import CONTEXT_EDIT, ProjectedEntry, context_edit_effects
 from pi_lsp.session.session import Session
-from pi_lsp.session.stored_entry import StoredEntry, lines_containing
+from pi_lsp.session.stored_entry import MISSING, StoredEntry, lines_containing
 
 SUMMARY_TYPES = ("compaction", "branch_summary")
 _SYSTEM_ROLE = b'"role":"system"'
@@ -55,19 +56,52 @@ class ActivePathIndex:
         self._has_context_edits = False
         self._branch_positions: tuple[int, list[int]] | None = None
 
-    def follow(self, path: list[StoredEntry]) -> None:
-        """Catch up with ``path`` (the session's active path now)."""
-        known = len(self.entries)
-        extends = known <= len(path) and (known == 0 or path[known - 1] is self.entries[-1])
-        if not extends:
-            self._reset()
-            known = 0
-        if known == len(path) and known:
+    def follow(self, session: Session) -> None:
+        """Catch up with the session's active path now.
+
+        Walks up from the leaf only until it meets the path already indexed: a turn's appends
+        cost the entries appended, a navigation the entries between the old and the new leaf.
+        A damaged file (a parent cycle, an odd parent id) is indexed from the session's own walk.
+        """
+        entries, by_id = self.entries, session.by_id
+        leaf = by_id.get(session.leaf_id) if session.leaf_id is not None else None
+        if entries and entries[-1] is leaf:
             return
-        added = path[known:]
+        new: list[StoredEntry] = []
+        current, keep = leaf, 0
+        while current is not None:
+            index = self.position.get(current.id)
+            if index is not None and entries[index] is current:
+                keep = index + 1
+                break
+            new.append(current)
+            parent_id = current.parentId
+            if type(parent_id) is not str or not parent_id or len(new) > len(by_id):
+                if parent_id is None or parent_id == "" or parent_id is MISSING:
+                    break  # the root
+                self._reset()
+                self._extend(session.branch())
+                return
+            current = by_id.get(parent_id)
+        self._truncate(keep)
+        new.reverse()
+        self._extend(new)
+
+    def _truncate(self, keep: int) -> None:
+        if keep == len(self.entries):
+            return
+        for entry in self.entries[keep:]:
+            self.position.pop(entry.id, None)
+        del self.entries[keep:]
+        del self.shown[bisect.bisect_left(self.shown, keep) :]
+        self._effects = None
+        self._branch_positions = None
+
+    def _extend(self, added: list[StoredEntry]) -> None:
+        known = len(self.entries)
         self.entries.extend(added)
         self.position.update(
-            zip([entry.id for entry in added], range(known, len(path)), strict=True)
+            zip([entry.id for entry in added], range(known, known + len(added)), strict=True)
         )
         shown = self.shown
         mentions_system = lines_containing(added, _SYSTEM_ROLE)
@@ -75,7 +109,7 @@ class ActivePathIndex:
             if shown_in_transcript(entry, id(entry) in mentions_system):
                 shown.append(index)
             elif entry.type == CONTEXT_EDIT:
-                self._has_context_edits = True
+                self._has_context_edits = True  # stays set if the edit is left: only slower
         self._effects = None
         self._branch_positions = None
 
@@ -116,5 +150,5 @@ def active_path_index(session: Session) -> ActivePathIndex:
     index = _indexes.get(session)
     if index is None:
         index = _indexes[session] = ActivePathIndex()
-    index.follow(session.active_path())
+    index.follow(session)
     return index

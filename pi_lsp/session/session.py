@@ -194,14 +194,6 @@ class Session:
         with paused_garbage_collection():
             return self._path_to(from_id)
 
-    def active_path(self) -> list[StoredEntry]:
-        """The root→leaf path itself, not a copy: read it, never change it (views of big
-        sessions look at it often; ``branch()`` gives a copy)."""
-        if self._active_path is None:
-            with paused_garbage_collection():
-                self._active_path = self._path_to(self._leaf_id)
-        return self._active_path
-
     def _path_to(self, entry_id: Any) -> list[StoredEntry]:
         # The path is made of this session's own entries, looked up in ``_by_id``.
         return cast("list[StoredEntry]", branch_path(self._by_id, entry_id))

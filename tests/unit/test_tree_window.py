@@ -231,3 +231,23 @@ def test_lines_containing_finds_what_a_line_by_line_search_finds(tmp_path):
             if needle in (entry.raw.lower() if ignore_case else entry.raw)
         }
         assert found == expected and expected
+
+
+def test_the_active_path_index_follows_navigations_and_appends(tmp_path):
+    from pi_lsp.session.path_index import ActivePathIndex, active_path_index
+
+    generator = random.Random(5)
+    session = _write(tmp_path / "s.jsonl", _random_forest(generator, 300))
+    session.close()
+    session = Session.open(tmp_path / "s.jsonl")
+    ids = [entry.id for entry in session.entries]
+    for step in range(60):
+        if step % 3 == 2:
+            session.append_message({"role": "user", "content": f"step {step}", "timestamp": 1})
+        else:
+            session.move_leaf(generator.choice(ids))
+        index = active_path_index(session)
+        fresh = ActivePathIndex()
+        fresh.follow(session)
+        assert index.entries == session.branch() == fresh.entries
+        assert index.shown == fresh.shown and index.position == fresh.position
