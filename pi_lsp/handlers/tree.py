@@ -39,6 +39,10 @@ def on_tree_children(
     services: Services, params: protocol.TreeChildrenParams
 ) -> protocol.TreeChildrenResult:
     limit = check_limit(params.limit, protocol.TREE_CHILDREN)
+    if params.offset is not None and params.offset < 0:
+        raise InvalidParamsError(f"{protocol.TREE_CHILDREN}: offset must be at least 0")
+    if params.offset is not None and params.around_id is not None:
+        raise InvalidParamsError(f"{protocol.TREE_CHILDREN}: give offset or aroundId, not both")
     runtime = services.sessions.get(params.session_id)
     level = tree_children(
         runtime.session,

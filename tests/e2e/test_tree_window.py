@@ -135,3 +135,20 @@ async def test_a_big_session_opens_on_a_small_first_screen(client, workspace):
     assert [row["id"] for row in other["level"]["rows"]] == ["00000011", "branch01"]
     page = await request(client, "pi/messages", {"sessionId": opened["sessionId"], "limit": 50})
     assert page["total"] == entries and len(json.dumps(page)) < 200_000
+
+
+async def test_malformed_window_requests_say_what_is_wrong(client):
+    for method, params, message in (
+        ("pi/treeChildren", {"parentId": 7}, "parentId"),
+        ("pi/treeChildren", {"offset": -1}, "offset must be at least 0"),
+        ("pi/treeChildren", {"offset": 1, "aroundId": "x"}, "not both"),
+        ("pi/treeChildren", {"parentId": "nope"}, "not found"),
+        ("pi/treeSearch", {}, "query"),
+        ("pi/treeWindow", {"targetId": "nope"}, "not found"),
+        ("pi/messages", {"before": 3}, "before"),
+    ):
+        with pytest.raises(JsonRpcException, match=message):
+            await request(client, method, params)
+    fresh = await request(client, "pi/treeWindow", {})  # a new session: its settings entries
+    assert [level["parentId"] for level in fresh["levels"]] == [None]
+    assert fresh["levels"][0]["rows"][-1]["id"] == fresh["leafId"] == fresh["targetId"]
