@@ -20,19 +20,15 @@ from pi_lsp.session.stored_entry import MISSING, StoredEntry, lines_containing
 
 SUMMARY_TYPES = ("compaction", "branch_summary")
 _SYSTEM_ROLE = b'"role":"system"'
+_MAYBE_SHOWN = frozenset(("message", "compaction", "branch_summary", "custom_message"))
 
 
-def shown_in_transcript(entry: StoredEntry, may_be_system: bool = True) -> bool:
+def shown_in_transcript(entry: StoredEntry) -> bool:
     """Whether the chat view shows ``entry``: messages (but pi 1.6's system-role ones),
-    compaction and branch summaries, and custom messages meant to be displayed.
-
-    ``may_be_system`` False says the line never mentions a system role, so a message is decided
-    without decoding it.
-    """
+    compaction and branch summaries, and custom messages meant to be displayed. (The index
+    decides most messages without this: a line that never mentions a system role is not one.)"""
     entry_type = entry.type
     if entry_type == "message":
-        if not may_be_system:
-            return True
         message = entry.get("message")
         return isinstance(message, dict) and message.get("role") != "system"
     if entry_type in SUMMARY_TYPES:
@@ -66,6 +62,9 @@ class ActivePathIndex:
         entries, by_id = self.entries, session.by_id
         leaf = by_id.get(session.leaf_id) if session.leaf_id is not None else None
         if entries and entries[-1] is leaf:
+            return
+        if not entries:
+            self._extend(session.branch())  # the first time: the session's own walk, cached
             return
         new: list[StoredEntry] = []
         current, keep = leaf, 0
@@ -103,13 +102,18 @@ class ActivePathIndex:
         self.position.update(
             zip([entry.id for entry in added], range(known, known + len(added)), strict=True)
         )
-        shown = self.shown
         mentions_system = lines_containing(added, _SYSTEM_ROLE)
-        for index, entry in enumerate(added, known):
-            if shown_in_transcript(entry, id(entry) in mentions_system):
-                shown.append(index)
-            elif entry.type == CONTEXT_EDIT:
-                self._has_context_edits = True  # stays set if the edit is left: only slower
+        types = [entry.type for entry in added]
+        self.shown.extend(
+            [
+                index
+                for index, entry_type in enumerate(types, known)
+                if (entry_type == "message" and id(added[index - known]) not in mentions_system)
+                or (entry_type in _MAYBE_SHOWN and shown_in_transcript(added[index - known]))
+            ]
+        )
+        if CONTEXT_EDIT in types:
+            self._has_context_edits = True  # stays set if the edit is left: only slower
         self._effects = None
         self._branch_positions = None
 

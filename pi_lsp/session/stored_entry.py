@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import operator
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -179,7 +180,7 @@ def lines_containing(
     """
     if ignore_case:
         needle = needle.lower()
-    sources: dict[int, bytes] = {id(entry.source_): entry.source_ for entry in entries}
+    sources = {id(source): source for source in map(_source_of, entries)}
     found: set[int] = set()
     for key, source in sources.items():
         text = source.lower() if ignore_case else source
@@ -200,6 +201,9 @@ def lines_containing(
             else:
                 offset = text.find(needle, offset + 1)
     return found
+
+
+_source_of = operator.attrgetter("source_")
 
 
 def index_lines(data: bytes) -> list[StoredEntry] | None:
