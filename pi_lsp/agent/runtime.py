@@ -19,9 +19,9 @@ from typing import Any
 import attrs
 
 from pi_lsp.agent.events import EventStream
+from pi_lsp.agent.tree_changes import TreeChanges
 from pi_lsp.errors import SessionReadOnlyError, TurnInProgressError
 from pi_lsp.llm.stream import CompletionRequest
-from pi_lsp.protocol import TreeChangedEvent
 from pi_lsp.session.session import Session
 from pi_lsp.session.usage_totals import UsageTally
 
@@ -55,6 +55,8 @@ class SessionRuntime:
     ) -> None:
         self.session = session
         self.events = events
+        self.tree_changes = TreeChanges(session)
+        """The tree's version and what ``tree_changed`` has announced."""
         self.read_only_reason = read_only_reason
         self.model_override: str | None = None
         self.turn: asyncio.Task | None = None
@@ -122,7 +124,7 @@ class SessionRuntime:
         return taken
 
     def tree_changed(self) -> None:
-        self.events.emit(TreeChangedEvent(self.session.leaf_id))
+        self.events.emit(self.tree_changes.next_event())
 
     def close(self) -> None:
         self.events.flush()
