@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from pi_lsp import protocol
 from pi_lsp.errors import PiError
+from pi_lsp.llm.credentials import redact_secrets
 from pi_lsp.services import Services
 
 logger = logging.getLogger(__name__)
@@ -50,12 +52,15 @@ async def dispatch(server: Any, method: str, raw_params: Any) -> Any:
             result = await result
         return protocol.to_json(result)
     except PiError as error:
-        raise JsonRpcException(code=error.code, message=error.message) from None
+        raise JsonRpcException(
+            code=error.code, message=redact_secrets(error.message), data=error.data
+        ) from None
     except JsonRpcException:
         raise
     except Exception as error:
-        logger.exception("%s failed", method)
-        raise JsonRpcInternalError(message=f"{method} failed: {error}") from None
+        # A bug's text may quote anything, a key included: the log and the reply say it without.
+        logger.error("%s failed: %s", method, redact_secrets(_traceback(error)))
+        raise JsonRpcInternalError(message=redact_secrets(f"{method} failed: {error}")) from None
 
 
 def register_requests(server: Any) -> None:
@@ -89,3 +94,7 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [to_plain(item) for item in value]
     return value
+
+
+def _traceback(error: Exception) -> str:
+    return "".join(traceback.format_exception(error))

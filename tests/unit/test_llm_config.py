@@ -28,7 +28,10 @@ def test_environment_beats_model_setting_beats_pi_defaults() -> None:
 def test_pi_defaults_translate_pi_provider_names_to_litellm_prefixes() -> None:
     config = resolve_model({"defaultProvider": "google", "defaultModel": "gemini-2.5-pro"}, {})
     assert config == ModelConfig(
-        model="gemini/gemini-2.5-pro", provider="google", model_id="gemini-2.5-pro"
+        model="gemini/gemini-2.5-pro",
+        provider="google",
+        model_id="gemini-2.5-pro",
+        key_status="missing",  # no GEMINI_API_KEY: chosen anyway, so the error can say so
     )
 
 
