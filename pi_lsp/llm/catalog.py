@@ -32,6 +32,7 @@ from urllib.parse import urlparse
 import attrs
 
 from pi_lsp.llm.config import (
+    PLACEHOLDER_API_KEY,
     KeyStatus,
     ModelConfig,
     litellm_model_string,
@@ -165,8 +166,9 @@ class ModelCatalog:
     def has_key(self, provider: str) -> bool:
         """pi's availability check: a key is configured (commands are not run to know it)."""
         credential = self.credential(provider)
-        if credential is None:
-            return False
+        return credential is not None and self._configured(credential)
+
+    def _configured(self, credential: Credential) -> bool:
         return credential.verbatim or is_configured(credential.value, credential.env, self.environ)
 
     def oauth_only(self, provider: str) -> bool:
@@ -224,8 +226,15 @@ class ModelCatalog:
     def _from_settings(self, model: str, settings: Mapping[str, Any]) -> ModelConfig:
         provider, model_id = split_model_string(model)
         api_base = _text(self.environ.get("PI_LSP_API_BASE")) or _text(settings.get("apiBase"))
-        direct_key = _text(self.environ.get("PI_LSP_API_KEY")) or _text(settings.get("apiKey"))
-        credential = None if direct_key else self.credential(provider)
+        override = _text(self.environ.get("PI_LSP_API_KEY"))
+        direct_key = _text(settings.get("apiKey"))
+        credential = (
+            Credential("environment", "PI_LSP_API_KEY", override, verbatim=True)
+            if override
+            else None
+            if direct_key
+            else self.credential(provider)
+        )
         if direct_key is None and credential is None:
             direct_key = local_placeholder_key(model, self.environ, api_base)
         config = ModelConfig(
@@ -287,10 +296,15 @@ class ModelCatalog:
 
     def _key_status(self, model: ModelConfig) -> KeyStatus:
         if model.credential is not None:
-            return "key" if self.has_key(model.provider) else "missing"
-        if model.api_key is not None or _is_loopback(model.api_base):
+            return "key" if self._configured(model.credential) else "missing"
+        if model.api_key is not None and model.api_key != PLACEHOLDER_API_KEY:
+            return "key"
+        if _is_loopback(model.api_base):
             return "local"
-        if model.api_base is None and model.provider in KEY_ONLY_PROVIDERS:
+        # An endpoint of the user's own (pi.apiBase) may need no key; a provider's own does.
+        if model.provider in KEY_ONLY_PROVIDERS and (
+            model.api_base is None or model.source == "models.json"
+        ):
             return "missing"
         return "unknown"
 

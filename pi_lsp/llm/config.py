@@ -59,7 +59,7 @@ _UNPREFIXED_NAME_PROVIDERS = (
     ("deepseek", "deepseek"),
 )
 # Local OpenAI-compatible servers need no key, but the OpenAI client refuses to start without one.
-_PLACEHOLDER_API_KEY = "no-key"
+PLACEHOLDER_API_KEY = "no-key"
 
 
 @attrs.frozen
@@ -150,7 +150,7 @@ def local_placeholder_key(
         model.startswith(("openai/", "hosted_vllm/", "lm_studio/")) or "/" not in model
     )
     if api_base and is_openai_compatible and not environ.get("OPENAI_API_KEY"):
-        return _PLACEHOLDER_API_KEY
+        return PLACEHOLDER_API_KEY
     return None
 
 

@@ -82,6 +82,8 @@ def server_environment() -> dict[str, str]:
     )
     environment.pop("PI_LSP_MODEL", None)
     environment.pop("PI_CODING_AGENT_SESSION_DIR", None)
+    for name in [name for name in environment if name.endswith("_API_KEY")]:
+        del environment[name]  # a provider key of the machine would change which model runs
     return environment
 
 

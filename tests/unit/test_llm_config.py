@@ -90,7 +90,13 @@ def test_environment_overrides_api_base_and_key() -> None:
         "PI_LSP_API_KEY": "secret",
     }
     config = resolve_model({"apiBase": "http://elsewhere/v1", "apiKey": "other"}, environ)
-    assert (config.api_base, config.api_key) == ("http://127.0.0.1:1/v1", "secret")
+    assert config.api_base == "http://127.0.0.1:1/v1"
+    assert (config.credential.source, config.credential.origin, config.credential.value) == (
+        "environment",
+        "PI_LSP_API_KEY",
+        "secret",
+    )
+    assert config.key_status == "key"
 
 
 def test_local_openai_compatible_server_gets_a_placeholder_key() -> None:
