@@ -185,7 +185,7 @@ class ModelsParams:
     filter: str | None = None
     """Only models whose name contains this text."""
     provider: str | None = None
-    """Only this provider's models (pi's provider name: ``openai``, ``google``, a models.json id)."""
+    """Only this provider's models (pi's name: ``openai``, ``google``, a models.json provider)."""
 
 
 @attrs.frozen

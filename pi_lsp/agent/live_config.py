@@ -35,7 +35,7 @@ NO_MODEL_MESSAGE = (
     "No model is configured. Set the pi.model setting (a litellm model string such as "
     "openai/gpt-4o or ollama/llama3, plus pi.apiBase for a local server), or the PI_LSP_MODEL "
     "environment variable, or defaultProvider/defaultModel in pi's settings.json, or give a "
-    "provider an API key (its environment variable, \"Pi: Set API Key…\" in VS Code, "
+    'provider an API key (its environment variable, "Pi: Set API Key…" in VS Code, '
     ":PiLogin in Neovim) or a model in pi's models.json."
 )
 FALLBACK_CONTEXT_WINDOW = 128_000

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 
 def register_all(server) -> None:
-    from pi_lsp.handlers import base, compact, credentials, editor, lifecycle, prompt, resources, sessions, state  # noqa: F401 - registers handlers
+    # Importing the request modules registers their handlers.
+    from pi_lsp.handlers import (  # noqa: F401
+        base,
+        compact,
+        credentials,
+        editor,
+        lifecycle,
+        prompt,
+        resources,
+        sessions,
+        state,
+    )
 
     lifecycle.register(server)
     editor.register(server)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -58,8 +57,9 @@ async def dispatch(server: Any, method: str, raw_params: Any) -> Any:
     except JsonRpcException:
         raise
     except Exception as error:
-        # A bug's text may quote anything, a key included: the log and the reply say it without.
-        logger.error("%s failed: %s", method, redact_secrets(_traceback(error)))
+        # A bug's text may quote anything, a key included: the reply says it without (and the
+        # log's SecretFilter does the same for the traceback).
+        logger.exception("%s failed", method)
         raise JsonRpcInternalError(message=redact_secrets(f"{method} failed: {error}")) from None
 
 
@@ -94,7 +94,3 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [to_plain(item) for item in value]
     return value
-
-
-def _traceback(error: Exception) -> str:
-    return "".join(traceback.format_exception(error))

@@ -43,7 +43,11 @@ def save_api_key(path: Path, provider: str, key: str, *, replace_subscription: b
     with _locked(path):
         data = _read(path)
         current = data.get(provider)
-        if isinstance(current, dict) and current.get("type") == "oauth" and not replace_subscription:
+        if (
+            isinstance(current, dict)
+            and current.get("type") == "oauth"
+            and not replace_subscription
+        ):
             raise AuthFileError(
                 f"auth.json holds pi's subscription login for {provider}; storing a key would "
                 f"replace it (pi would lose it). Log out in pi first, or replace it on purpose "
@@ -129,7 +133,9 @@ def _locked(path: Path) -> Iterator[None]:
                     lock.rmdir()
                 continue
             if time.monotonic() > deadline:
-                raise AuthFileError(f"{path} is locked by another process (pi?); try again") from None
+                raise AuthFileError(
+                    f"{path} is locked by another process (pi?); try again"
+                ) from None
             time.sleep(0.02)
         except OSError as problem:
             raise AuthFileError(f"cannot lock {path}: {problem.strerror}") from None

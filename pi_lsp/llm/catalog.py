@@ -346,7 +346,9 @@ class ModelCatalog:
             name=model.name,
             context_window=model.context_window,
             available=model.key_status in ("key", "local"),
-            credentials=model.credential.source if model.key_status == "key" and model.credential else None,
+            credentials=model.credential.source
+            if model.key_status == "key" and model.credential
+            else None,
             source="models.json",
         )
 
@@ -373,7 +375,10 @@ class ModelCatalog:
         explicit = _text(self.environ.get("PI_LSP_MODEL")) or _text(settings.get("model"))
         if explicit:
             return explicit
-        provider, model_id = _text(settings.get("defaultProvider")), _text(settings.get("defaultModel"))
+        provider, model_id = (
+            _text(settings.get("defaultProvider")),
+            _text(settings.get("defaultModel")),
+        )
         default = f"{provider}/{model_id}" if provider and model_id else None
         patterns = [item for item in settings.get("enabledModels") or [] if isinstance(item, str)]
         if patterns:
@@ -443,7 +448,8 @@ def _match_one(pattern: str, available: list[tuple[str, str | None]]) -> str | N
     ]
     aliases = sorted((ref for ref in partial if not _DATED.search(ref)), reverse=True)
     dated = sorted((ref for ref in partial if _DATED.search(ref)), reverse=True)
-    return (aliases or dated or [None])[0]
+    found = aliases or dated
+    return found[0] if found else None
 
 
 def _without_thinking_suffix(pattern: str) -> str:
@@ -477,7 +483,9 @@ def _merged(
     )
 
 
-def _window(definition: ModelDefinition | None, custom: bool, field: str, default: int) -> int | None:
+def _window(
+    definition: ModelDefinition | None, custom: bool, field: str, default: int
+) -> int | None:
     value = getattr(definition, field) if definition else None
     return value or (default if custom else None)
 

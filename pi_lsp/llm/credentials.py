@@ -91,7 +91,17 @@ LITELLM_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
 """The other names litellm reads the same keys from (checked after pi's)."""
 
 KEY_ONLY_PROVIDERS = frozenset(
-    {"openai", "anthropic", "google", "mistral", "groq", "deepseek", "xai", "openrouter", "cerebras"}
+    {
+        "openai",
+        "anthropic",
+        "google",
+        "mistral",
+        "groq",
+        "deepseek",
+        "xai",
+        "openrouter",
+        "cerebras",
+    }
 )
 """Providers litellm can reach with nothing but an API key: without one, a prompt is refused with
 what to do. Others (Bedrock, Vertex, Azure…) have credentials pi-lsp does not look for."""

@@ -115,7 +115,7 @@ def _max_tokens_field(model: ModelConfig) -> str:
 
 
 def _apply_compat(arguments: dict[str, Any], model: ModelConfig) -> None:
-    """The ``models.json`` ``compat`` flags litellm has an equivalent for, and ``samplingParams``."""
+    """The ``models.json`` ``compat`` flags litellm has an equivalent for; ``samplingParams``."""
     if model.compat.get("supportsUsageInStreaming") is False:
         arguments.pop("stream_options", None)
     if model.compat.get("supportsReasoningEffort") is False:

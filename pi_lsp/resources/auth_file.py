@@ -57,14 +57,17 @@ def oauth_message(provider: str) -> str:
 def load_auth_file(
     path: Path, previous: AuthFile | None, diagnostics: list[ResourceDiagnostic]
 ) -> AuthFile:
-    """``auth.json`` at ``path`` (no file: no credentials); an unreadable file keeps ``previous``."""
+    """``auth.json`` at ``path`` (no file: no credentials); a broken file keeps ``previous``."""
     kept = previous if previous is not None and previous.path == str(path) else AuthFile(str(path))
     if not path.exists():
         return AuthFile(str(path))
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        diagnostics.append(error(str(path), 1, f"cannot read auth.json: {problem.strerror or problem}"))
+    except OSError as problem:
+        diagnostics.append(error(str(path), 1, f"cannot read auth.json: {problem.strerror}"))
+        return kept
+    except UnicodeDecodeError:
+        diagnostics.append(error(str(path), 1, "cannot read auth.json: it is not UTF-8"))
         return kept
     if not text.strip():
         return AuthFile(str(path))
@@ -96,7 +99,9 @@ def _credential(
         return StoredCredential(provider, "oauth", line)
     if kind != "api_key":
         diagnostics.append(
-            warning(path, line, f'{provider}: an entry of type "api_key" or "oauth" expected; ignored')
+            warning(
+                path, line, f'{provider}: an entry of type "api_key" or "oauth" expected; ignored'
+            )
         )
         return None
     assert isinstance(entry, dict)
@@ -105,7 +110,9 @@ def _credential(
         diagnostics.append(warning(path, line, f"{provider}: key must be a string; ignored"))
         return None
     if not isinstance(env, dict) or not all(isinstance(value, str) for value in env.values()):
-        diagnostics.append(warning(path, line, f"{provider}: env must be an object of strings; ignored"))
+        diagnostics.append(
+            warning(path, line, f"{provider}: env must be an object of strings; ignored")
+        )
         return None
     return StoredCredential(provider, "api_key", line, key or None, env)
 

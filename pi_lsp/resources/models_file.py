@@ -143,7 +143,9 @@ def load_models_file(
     try:
         parsed = json.loads(strip_json_comments(text))
     except json.JSONDecodeError as problem:
-        message = f"invalid JSON: {problem.msg} (line {problem.lineno}); keeping the last good models"
+        message = (
+            f"invalid JSON: {problem.msg} (line {problem.lineno}); keeping the last good models"
+        )
         diagnostics.append(error(str(path), problem.lineno, message))
         return kept
     providers = parsed.get("providers") if isinstance(parsed, dict) else None
@@ -165,20 +167,21 @@ class _Reader:
         line = key_line(self.text, ("providers", provider_id))
         where = f"provider {provider_id}"
         if not isinstance(raw, dict):
-            return self._skip(line, f"{where} must be an object")
+            self._skip(line, f"{where} must be an object")
+            return None
         if raw.get("oauth") is not None:
-            return self._skip(
+            self._skip(
                 line,
-                f"{where} logs in with OAuth ({raw['oauth']}), which pi-lsp cannot do; "
-                "it is left out (give it an apiKey instead)",
+                f"{where} logs in with OAuth ({raw['oauth']}), which pi-lsp cannot do "
+                "(give it an apiKey instead)",
             )
+            return None
         fields = _Fields(self, raw, line, where)
         api = fields.text("api")
         models = tuple(
             model
             for model in (
-                self.model(provider_id, raw, entry, api, fields)
-                for entry in fields.array("models")
+                self.model(provider_id, raw, entry, api, fields) for entry in fields.array("models")
             )
             if model is not None
         )
@@ -209,7 +212,8 @@ class _Reader:
     ) -> ModelDefinition | None:
         models_line = key_line(self.text, ("providers", provider_id, "models"))
         if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) or not raw["id"]:
-            return self._skip(models_line, f"a model of provider {provider_id} has no id")
+            self._skip(models_line, f"a model of provider {provider_id} has no id")
+            return None
         model_id = raw["id"]
         line = _id_line(self.text, models_line, model_id)
         where = f"model {provider_id}/{model_id}"
@@ -219,13 +223,15 @@ class _Reader:
         model_api = definition.api or api
         builtin = provider_id in BUILTIN_PROVIDERS
         if model_api is None and not builtin:
-            return self._skip(line, f'{where} has no "api": set it on the provider or the model')
+            self._skip(line, f'{where} has no "api": set it on the provider or the model')
+            return None
         if model_api is not None and model_api not in SUPPORTED_APIS:
             if definition.api is not None:  # an api inherited from the provider is reported there
                 self._unsupported(line, where, model_api, "left out")
             return None
         if not (definition.base_url or provider.get("baseUrl")) and not builtin:
-            return self._skip(line, f'{where} has no "baseUrl": set it on the provider')
+            self._skip(line, f'{where} has no "baseUrl": set it on the provider')
+            return None
         return definition
 
     def override(self, provider_id: str, model_id: str, raw: dict) -> ModelDefinition:
@@ -240,7 +246,8 @@ class _Reader:
         context_window, max_tokens = fields.number("contextWindow"), fields.number("maxTokens")
         for name, value in (("contextWindow", context_window), ("maxTokens", max_tokens)):
             if value is not None and value <= 0:
-                return self._skip(line, f"{where}: invalid {name} {value}")
+                self._skip(line, f"{where}: invalid {name} {value}")
+                return None
         inputs = fields.array("input")
         if any(kind not in ("text", "image") for kind in inputs):
             self._warn(line, f'{where}: input lists only "text" and "image"; ignored')
@@ -267,6 +274,7 @@ class _Reader:
         self.diagnostics.append(error(self.path, line, f"{message}; {consequence}"))
 
     def _skip(self, line: int, message: str) -> None:
+        """Report what is left out; callers return None for it."""
         self.diagnostics.append(error(self.path, line, f"{message}; left out"))
 
     def _warn(self, line: int, message: str) -> None:
@@ -308,8 +316,10 @@ class _Fields:
         return (
             self._typed(
                 key,
-                lambda value: isinstance(value, dict)
-                and all(isinstance(item, str) for item in value.values()),
+                lambda value: (
+                    isinstance(value, dict)
+                    and all(isinstance(item, str) for item in value.values())
+                ),
                 "an object of strings",
             )
             or {}
@@ -323,7 +333,9 @@ class _Fields:
         if not all(_is_number(value) for value in prices.values()):
             self.reader._warn(self.line, f"{self.where}: cost prices must be numbers; ignored")
             return None
-        return ModelCost(prices["input"], prices["output"], prices["cacheRead"], prices["cacheWrite"])
+        return ModelCost(
+            prices["input"], prices["output"], prices["cacheRead"], prices["cacheWrite"]
+        )
 
 
 def _is_number(value: Any) -> bool:

@@ -86,7 +86,9 @@ def load_resources(
     models = load_models_file(
         agent_dir / MODELS_FILE, previous.models if previous else None, model_problems
     )
-    auth = load_auth_file(agent_dir / AUTH_FILE, previous.auth if previous else None, model_problems)
+    auth = load_auth_file(
+        agent_dir / AUTH_FILE, previous.auth if previous else None, model_problems
+    )
     context_files, context_problems = load_context_files(workspace, agent_dir)
     system_prompt, system_problems = find_system_prompt(workspace, agent_dir, trusted=trusted)
     append_prompt, append_problems = find_append_system_prompt(

@@ -114,9 +114,7 @@ def test_models_keys_headers_and_values_match_pi(reference_node: Path, tmp_path:
 
     snapshot = load_resources(workspace, agent, trusted=True, home=home)
     catalog = ModelCatalog(snapshot.models, snapshot.auth, None, environ)
-    available = [
-        model.model for model in catalog.defined_models() if model.key_status == "key"
-    ]
+    available = [model.model for model in catalog.defined_models() if model.key_status == "key"]
     assert sorted(available) == sorted(reference["available"])
     keys = {}
     for provider in CUSTOM:

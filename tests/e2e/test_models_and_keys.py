@@ -149,9 +149,7 @@ async def test_a_models_json_provider_works_with_literal_variable_and_command_ke
                 "by-command/scripted",
                 "literal/scripted",
             }
-            assert all(
-                model["available"] and model["source"] == "models.json" for model in first
-            )
+            assert all(model["available"] and model["source"] == "models.json" for model in first)
             assert not any(model["available"] for model in listed["models"][3:])
 
 
@@ -202,9 +200,10 @@ async def test_a_subscription_login_gives_a_clear_message_before_any_request(tmp
     async with server(workspace, home) as client:
         diagnostics = (await request(client, "pi/resources", {}))["diagnostics"]
         [problem] = [item for item in diagnostics if item["path"].endswith("auth.json")]
-        assert "subscription login" in problem["message"] and ":PiLogin anthropic" in problem[
-            "message"
-        ]
+        assert (
+            "subscription login" in problem["message"]
+            and ":PiLogin anthropic" in problem["message"]
+        )
         state = await request(client, "pi/state", {})
         assert state["model"]["keyStatus"] == "missing"
         with pytest.raises(JsonRpcException) as raised:
@@ -289,7 +288,9 @@ async def test_a_refused_key_is_reported_once_and_a_fake_key_never_leaks(tmp_pat
                 *(path.read_text() for path in logs),
                 *(message.message for message in client.log_messages),
             ]
-        assert all(llm_header == f"Bearer {FAKE_KEY}" for llm_header in map(bearer_of, llm.request_headers))
+        assert all(
+            llm_header == f"Bearer {FAKE_KEY}" for llm_header in map(bearer_of, llm.request_headers)
+        )
     assert len(texts) >= 5 and any("***" in text for text in texts)
     leaks = [text[:200] for text in texts if FAKE_KEY in text]
     assert not leaks, f"the fake key leaked: {leaks}"

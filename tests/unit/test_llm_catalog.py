@@ -23,7 +23,12 @@ PROVIDERS = {
         "compat": {"supportsUsageInStreaming": False, "maxTokensField": "max_completion_tokens"},
         "models": [
             {"id": "llama", "name": "Llama 3"},
-            {"id": "qwen", "contextWindow": 32000, "maxTokens": 2000, "samplingParams": {"top_k": 5}},
+            {
+                "id": "qwen",
+                "contextWindow": 32000,
+                "maxTokens": 2000,
+                "samplingParams": {"top_k": 5},
+            },
         ],
     },
     "gateway": {
@@ -90,13 +95,20 @@ def test_models_json_models_are_routed_through_litellm(tmp_path):
     )
     # Another id of a custom provider: its first model is the template (pi's fallback).
     other = models.resolve("local/mistral:7b", {})
-    assert (other.call_model, other.name, other.context_window) == ("openai/mistral:7b", None, 128000)
+    assert (other.call_model, other.name, other.context_window) == (
+        "openai/mistral:7b",
+        None,
+        128000,
+    )
 
 
 def test_builtin_providers_keep_their_litellm_route_with_the_files_overrides(tmp_path):
     models = catalog(tmp_path, {"ANTHROPIC_API_KEY": "a"})
     sonnet = models.resolve("anthropic/claude-sonnet-4-5", {})
-    assert (sonnet.call_model, sonnet.api_base) == ("anthropic/claude-sonnet-4-5", "https://proxy.example")
+    assert (sonnet.call_model, sonnet.api_base) == (
+        "anthropic/claude-sonnet-4-5",
+        "https://proxy.example",
+    )
     assert (sonnet.context_window, sonnet.name, dict(sonnet.headers)) == (
         900000,
         "Sonnet",
@@ -125,14 +137,19 @@ def test_compat_flags_and_sampling_params_shape_the_request(tmp_path):
 
 def test_a_providers_key_comes_from_the_editor_then_auth_json_then_models_json_then_env(tmp_path):
     environ = {"OPENAI_API_KEY": "env", "GW_KEY": "gw-env"}
-    auth = {"openai": {"type": "api_key", "key": "stored"}, "gateway": {"type": "api_key", "key": "s"}}
+    auth = {
+        "openai": {"type": "api_key", "key": "stored"},
+        "gateway": {"type": "api_key", "key": "s"},
+    }
     sources = catalog(tmp_path, environ, auth, {"openai": "editor"})
     assert sources.credential("openai").value == "editor"
     assert catalog(tmp_path, environ, auth).credential("openai").value == "stored"
     assert catalog(tmp_path, environ).credential("openai").value == "env"
     assert catalog(tmp_path, environ, auth).credential("gateway").source == "auth.json"
     assert catalog(tmp_path, environ).credential("gateway").source == "models.json"
-    assert catalog(tmp_path, {"GOOGLE_API_KEY": "g"}).credential("google").origin == "GOOGLE_API_KEY"
+    assert (
+        catalog(tmp_path, {"GOOGLE_API_KEY": "g"}).credential("google").origin == "GOOGLE_API_KEY"
+    )
     assert catalog(tmp_path).credential("openai") is None
 
 
@@ -182,7 +199,9 @@ def test_enabled_models_scope_the_choice(tmp_path):
         KnownModel("openai/gpt-4o-mini", "openai", "gpt-4o-mini", 128000, None, False, True),
     ]
     models = catalog(tmp_path, {"OPENAI_API_KEY": "k"})
-    assert models.choose({"enabledModels": ["gpt-4o-mini", "local/*"]}, table) == "openai/gpt-4o-mini"
+    assert (
+        models.choose({"enabledModels": ["gpt-4o-mini", "local/*"]}, table) == "openai/gpt-4o-mini"
+    )
     scoped = {"enabledModels": ["local/*:high"], "defaultProvider": "local", "defaultModel": "qwen"}
     assert models.choose(scoped, table) == "local/qwen"
     assert models.choose({"enabledModels": ["nothing-matches"]}, table) == "openai/gpt-5.5"

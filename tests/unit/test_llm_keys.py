@@ -45,7 +45,7 @@ def test_a_command_output_is_cached_for_the_servers_life_but_a_failure_is_not(tm
         "sys.exit(1) if n == 0 else print('key-' + str(n))"
     )
     commands = CommandOutputs()
-    value = f"!{PYTHON} -c \"{script}\" {counter}"
+    value = f'!{PYTHON} -c "{script}" {counter}'
     assert resolve_value(value, {}, {}, commands) is None  # first run fails: not cached
     assert resolve_value(value, {}, {}, commands) == "key-1"
     assert resolve_value(value, {}, {}, commands) == "key-1"
@@ -116,7 +116,9 @@ def test_the_request_gets_the_key_headers_and_bearer():
 
 def test_an_unresolved_key_or_header_fails_the_request_with_why():
     with pytest.raises(UnresolvedKeyError, match=r"environment variable GW_KEY is not set"):
-        request_auth(model(credential=Credential("auth.json", "p", "$GW_KEY")), {}, CommandOutputs())
+        request_auth(
+            model(credential=Credential("auth.json", "p", "$GW_KEY")), {}, CommandOutputs()
+        )
     with pytest.raises(UnresolvedKeyError, match=r"the command failed"):
         request_auth(model(credential=Credential("auth.json", "p", "!false")), {}, CommandOutputs())
     with pytest.raises(UnresolvedKeyError, match='header "x-a"'):
@@ -143,7 +145,10 @@ def test_auth_errors_are_told_apart(message, status):
 def test_a_refused_key_says_whose_and_where_from():
     config = model(credential=Credential("auth.json", "/x/auth.json", "k"))
     text = refused_key_message(config, 401, "401 AuthenticationError: bad key")
-    assert text == "gw refused the API key from auth.json (/x/auth.json) (401 AuthenticationError: bad key)"
+    assert (
+        text
+        == "gw refused the API key from auth.json (/x/auth.json) (401 AuthenticationError: bad key)"
+    )
     assert "no API key is stored" in refused_key_message(model(), 401, "401 x")
 
 

@@ -180,7 +180,9 @@ def test_notification_names_match(source):
     "params", protocol.NOTIFICATION_PARAMS.values(), ids=lambda cls: cls.__name__
 )
 def test_every_client_notification_params_shape_matches(params, source):
-    problems = _shape_problems(params.__name__, wire_fields(params), _interface(source, params.__name__))
+    problems = _shape_problems(
+        params.__name__, wire_fields(params), _interface(source, params.__name__)
+    )
     assert not problems, "\n".join(problems)
 
 

@@ -68,7 +68,9 @@ def test_models_json_is_read_as_pi_documents_it(tmp_path):
         True,
     )
     assert llama.input == ("text", "image") and llama.cost.cache_read == 0.5
-    assert ollama.api_key == "sk-secret-models-key" and ollama.headers == {"x-portkey": "$PORTKEY_KEY"}
+    assert ollama.api_key == "sk-secret-models-key" and ollama.headers == {
+        "x-portkey": "$PORTKEY_KEY"
+    }
     assert ollama.compat == {"supportsUsageInStreaming": False}
     anthropic = models.provider("anthropic")
     assert anthropic.builtin and [model.id for model in anthropic.models] == ["claude-x"]
@@ -88,7 +90,9 @@ def test_every_models_json_problem_is_a_diagnostic_on_its_line(tmp_path):
     assert (line_of(MODELS, '"mistral-native"'), "provider mistral-native") in found
     assert any('model no-api/a has no "api"' in problem.message for problem in diagnostics)
     assert any('model no-url/b has no "baseUrl"' in problem.message for problem in diagnostics)
-    assert any("OAuth" in problem.message and "radius" in problem.message for problem in diagnostics)
+    assert any(
+        "OAuth" in problem.message and "radius" in problem.message for problem in diagnostics
+    )
     wrong = [problem.message for problem in diagnostics if "typed-wrong" in problem.message]
     assert any("baseUrl must be a string" in message for message in wrong)
     assert any("authHeader must be true or false" in message for message in wrong)
@@ -111,7 +115,11 @@ def test_broken_models_json_keeps_the_last_good_providers(tmp_path):
 
 def test_strip_json_comments_leaves_strings_alone():
     text = '{"url": "http://x//y", // a comment\n "list": [1, 2,], "s": "a,}"}'
-    assert json.loads(strip_json_comments(text)) == {"url": "http://x//y", "list": [1, 2], "s": "a,}"}
+    assert json.loads(strip_json_comments(text)) == {
+        "url": "http://x//y",
+        "list": [1, 2],
+        "s": "a,}",
+    }
 
 
 def test_auth_json_keys_subscription_logins_and_problems(tmp_path):

@@ -16,7 +16,9 @@ def test_pilogin_then_pi_sends_the_key_and_pilogout_removes_it(editor, scripted_
     # inputsecret() reads the key typed after the command, without echoing it.
     editor.keys(f":PiLogin openai<CR>{FAKE_KEY}<CR>")
     editor.wait_until(f"vim.fn.filereadable('{auth}') == 1")
-    assert auth.read_text() == json.dumps({"openai": {"type": "api_key", "key": FAKE_KEY}}, indent=2)
+    assert auth.read_text() == json.dumps(
+        {"openai": {"type": "api_key", "key": FAKE_KEY}}, indent=2
+    )
     assert stat.S_IMODE(auth.stat().st_mode) == 0o600
     note = editor.wait_for_note("INFO")
     assert "openai API key is stored in" in note["message"] and FAKE_KEY not in note["message"]
