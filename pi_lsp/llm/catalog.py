@@ -333,7 +333,8 @@ class ModelCatalog:
         """
         defined = [self._entry(model) for model in self.defined_models()]
         seen = {entry.model for entry in defined}
-        table = [self._table_entry(model) for model in known if model.model not in seen]
+        sources: dict[str, CredentialSource | None] = {}
+        table = [self._table_entry(model, sources) for model in known if model.model not in seen]
         return [entry for entry in [*defined, *table] if entry.available] + [
             entry for entry in [*defined, *table] if not entry.available
         ]
@@ -352,17 +353,20 @@ class ModelCatalog:
             source="models.json",
         )
 
-    def _table_entry(self, known: Any) -> CatalogEntry:
-        has_key = self.has_key(known.provider)
-        credential = self.credential(known.provider) if has_key else None
+    def _table_entry(self, known: Any, sources: dict[str, CredentialSource | None]) -> CatalogEntry:
+        """One model of litellm's table; ``sources`` caches each provider's key source."""
+        if known.provider not in sources:
+            credential = self.credential(known.provider) if self.has_key(known.provider) else None
+            sources[known.provider] = credential.source if credential else None
+        source = sources[known.provider]
         return CatalogEntry(
             model=known.model,
             provider=known.provider,
             model_id=known.model_id,
             name=None,
             context_window=known.context_window,
-            available=has_key,
-            credentials=credential.source if credential else None,
+            available=source is not None,
+            credentials=source,
             source="litellm",
         )
 
