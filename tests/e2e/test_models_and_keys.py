@@ -153,11 +153,13 @@ async def test_a_models_json_provider_works_with_literal_variable_and_command_ke
             assert not any(model["available"] for model in listed["models"][3:])
 
 
-async def test_an_auth_json_key_reaches_the_scripted_server_as_the_bearer_token(
+async def test_auth_json_keys_reach_the_server_as_the_bearer_token_and_login_writes_them(
     tmp_path, workspace
 ):
     home = tmp_path / "home"
-    write_json(home / "agent" / "auth.json", {"openai": {"type": "api_key", "key": FAKE_KEY}})
+    path = home / "agent" / "auth.json"
+    oauth = {"type": "oauth", "access": "a", "refresh": "r", "expires": 1}
+    write_json(path, {"anthropic": oauth, "openai": {"type": "api_key", "key": FAKE_KEY}})
     async with ScriptedLLM() as llm:
         options = {"model": "openai/scripted", "apiBase": llm.base_url}
         async with server(workspace, home, options) as client:
@@ -169,6 +171,7 @@ async def test_an_auth_json_key_reaches_the_scripted_server_as_the_bearer_token(
             llm.enqueue(replies.text("Authorized."))
             await request(client, "pi/prompt", {"text": "hello"})
             assert bearer(llm) == f"Bearer {FAKE_KEY}"
+
             # The editor's key comes first; an empty set of editor keys falls back to auth.json.
             client.protocol.notify("pi/setCredentials", {"credentials": {"openai": "sk-editor"}})
             llm.enqueue(replies.text("Editor key."))
@@ -183,10 +186,29 @@ async def test_an_auth_json_key_reaches_the_scripted_server_as_the_bearer_token(
                 "subscription": False,
                 "local": False,
             }
+            assert {model["provider"] for model in listed["models"]} == {"openai"}
             client.protocol.notify("pi/setCredentials", {"credentials": {}})
-            llm.enqueue(replies.text("Back to auth.json."))
+
+            # pi/login (Neovim's :PiLogin) writes auth.json as pi does; the next prompt uses it.
+            result = await request(client, "pi/login", {"provider": "openai", "key": "sk-new"})
+            assert Path(result["path"]) == path
+            written = {"anthropic": oauth, "openai": {"type": "api_key", "key": "sk-new"}}
+            assert path.read_text() == json.dumps(written, indent=2)
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600
+            llm.enqueue(replies.text("Logged in."))
             await request(client, "pi/prompt", {"text": "once more"})
-            assert bearer(llm) == f"Bearer {FAKE_KEY}"
+            assert bearer(llm) == "Bearer sk-new"
+            with pytest.raises(JsonRpcException, match="subscription login for anthropic"):
+                await request(client, "pi/login", {"provider": "anthropic", "key": "k"})
+            assert json.loads(path.read_text())["anthropic"] == oauth
+            with pytest.raises(JsonRpcException, match="subscription login"):
+                await request(client, "pi/logout", {"provider": "anthropic"})
+            result = await request(client, "pi/logout", {"provider": "openai"})
+            assert result["removed"] is True
+            assert json.loads(path.read_text()) == {"anthropic": oauth}
+            assert (await request(client, "pi/logout", {"provider": "openai"}))["removed"] is False
+            state = await request(client, "pi/state", {})
+            assert state["model"]["keyStatus"] == "local"  # the placeholder of its own endpoint
 
 
 async def test_a_subscription_login_gives_a_clear_message_before_any_request(tmp_path, workspace):
@@ -214,35 +236,6 @@ async def test_a_subscription_login_gives_a_clear_message_before_any_request(tmp
         providers = (await request(client, "pi/models", {}))["providers"]
         anthropic = next(p for p in providers if p["provider"] == "anthropic")
         assert anthropic["subscription"] is True and anthropic["keySource"] is None
-
-
-async def test_login_writes_auth_json_as_pi_does_and_logout_removes_the_key(tmp_path, workspace):
-    home = tmp_path / "home"
-    oauth = {"type": "oauth", "access": "a", "refresh": "r", "expires": 1}
-    write_json(home / "agent" / "auth.json", {"anthropic": oauth})
-    async with ScriptedLLM() as llm:
-        options = {"model": "openai/scripted", "apiBase": llm.base_url}
-        async with server(workspace, home, options) as client:
-            result = await request(client, "pi/login", {"provider": "openai", "key": FAKE_KEY})
-            path = Path(result["path"])
-            assert path == home / "agent" / "auth.json"
-            written = {"anthropic": oauth, "openai": {"type": "api_key", "key": FAKE_KEY}}
-            assert path.read_text() == json.dumps(written, indent=2)
-            assert stat.S_IMODE(path.stat().st_mode) == 0o600
-            llm.enqueue(replies.text("Logged in."))
-            await request(client, "pi/prompt", {"text": "hello"})
-            assert bearer(llm) == f"Bearer {FAKE_KEY}"
-            with pytest.raises(JsonRpcException, match="subscription login for anthropic"):
-                await request(client, "pi/login", {"provider": "anthropic", "key": "k"})
-            assert json.loads(path.read_text())["anthropic"] == oauth
-            with pytest.raises(JsonRpcException, match="subscription login"):
-                await request(client, "pi/logout", {"provider": "anthropic"})
-            result = await request(client, "pi/logout", {"provider": "openai"})
-            assert result["removed"] is True
-            assert json.loads(path.read_text()) == {"anthropic": oauth}
-            assert (await request(client, "pi/logout", {"provider": "openai"}))["removed"] is False
-            state = await request(client, "pi/state", {})
-            assert state["model"]["keyStatus"] == "local"  # the placeholder of its own endpoint
 
 
 async def test_a_refused_key_is_reported_once_and_a_fake_key_never_leaks(tmp_path, workspace):
