@@ -38,7 +38,7 @@ class SecretFilter(logging.Filter):
     """Replaces every secret pi-lsp resolved (``llm.credentials``) in a record by ``***``."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from pi_lsp.llm.credentials import redact_secrets
+        from pi_lsp.llm.secrets import redact_secrets
 
         message = record.getMessage()
         if record.exc_info and not record.exc_text:

@@ -28,7 +28,6 @@ from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.compaction.policy import Moment
 from pi_lsp.llm.client import ModelClient, ModelStream
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.credentials import redact_secrets
 from pi_lsp.llm.errors import (
     auth_error_status,
     is_context_overflow,
@@ -38,6 +37,7 @@ from pi_lsp.llm.errors import (
 )
 from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
 from pi_lsp.llm.messages import ToolSpec
+from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.stream import CompletionRequest
 from pi_lsp.protocol import (
     AgentEndEvent,

@@ -19,7 +19,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from pi_lsp import protocol
 from pi_lsp.errors import PiError
-from pi_lsp.llm.credentials import redact_secrets
+from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.services import Services
 
 logger = logging.getLogger(__name__)

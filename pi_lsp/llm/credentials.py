@@ -1,4 +1,4 @@
-"""API keys: where a provider's key comes from, and resolving pi's configuration values.
+"""API keys: where a provider's key comes from, and the key and headers of one request.
 
 A provider's key is looked up, first hit wins: the editor's secret storage (VS Code's
 "Pi: Set API Key…", sent with ``pi/setCredentials``), pi's ``auth.json`` (an ``api_key`` entry),
@@ -7,38 +7,35 @@ the provider's ``apiKey`` in pi's ``models.json``, and the provider's environmen
 order, with the editor's key in the place of pi's ``--api-key``.
 
 Values from ``auth.json`` and ``models.json`` (keys and header values) are resolved the way pi
-resolves them, when a request needs them: ``$VAR`` and ``${VAR}`` are environment variables (the
-``auth.json`` entry's own ``env`` first; interpolation works inside longer text; a missing or empty
-variable leaves the value unresolved), ``$$`` is a literal ``$`` and ``$!`` a literal ``!``, and a
-value starting with ``!`` is a command whose trimmed standard output is the value. Unlike pi, the
-command runs without a shell (its words split as a POSIX shell would split them), with a 10 s
-timeout; its output is cached for the server's life (a failure is not, so fixing the command is
-enough). Environment variables and editor keys are used as they are.
+resolves them (``config_values.py``: ``$VAR``, ``${VAR}``, ``!command``…) only when a request is
+sent (``request_auth``); environment variables and editor keys are used as they are.
 
 Keys are secrets: ``Credential`` keeps them out of its ``repr``, error texts pass through
-``redact_secrets``, and nothing outside ``llm/`` sees a resolved key.
+``secrets.redact_secrets``, and nothing outside ``llm/`` sees a resolved key.
 """
 
 from __future__ import annotations
 
-import logging
 import os
-import re
-import shlex
-import subprocess
-import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 import attrs
 
+from pi_lsp.llm.config_values import (
+    COMMANDS,
+    CommandOutputs,
+    is_command,
+    resolve_value,
+    template_variables,
+    unset_variables,
+)
+from pi_lsp.llm.secrets import remember_secrets
+
 if TYPE_CHECKING:
     from pi_lsp.llm.config import ModelConfig
 
-logger = logging.getLogger(__name__)
-
 CredentialSource = Literal["editor", "auth.json", "models.json", "environment"]
-COMMAND_TIMEOUT_SECONDS = 10.0
 
 PROVIDER_KEY_VARIABLES: dict[str, str] = {
     "anthropic": "ANTHROPIC_API_KEY",
@@ -106,11 +103,6 @@ KEY_ONLY_PROVIDERS = frozenset(
 """Providers litellm can reach with nothing but an API key: without one, a prompt is refused with
 what to do. Others (Bedrock, Vertex, Azure…) have credentials pi-lsp does not look for."""
 
-_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_MIN_SECRET_LENGTH = 4
-_known_secrets: set[str] = set()
-_known_lock = threading.Lock()
-
 
 @attrs.frozen
 class Credential:
@@ -158,97 +150,6 @@ class EditorKeys:
         return f"EditorKeys(providers={self.providers()})"
 
 
-class CommandOutputs:
-    """The output of each ``!command`` value, cached for the server's life (successes only)."""
-
-    def __init__(self, timeout: float = COMMAND_TIMEOUT_SECONDS) -> None:
-        self.timeout = timeout
-        self._outputs: dict[str, str] = {}
-        self._locks: dict[str, threading.Lock] = {}
-        self._lock = threading.Lock()
-        self.runs = 0
-        """How many commands actually ran (for tests)."""
-
-    def output(self, command: str, environ: Mapping[str, str]) -> str | None:
-        with self._lock:
-            lock = self._locks.setdefault(command, threading.Lock())
-        with lock:  # two requests at once run the command once
-            if command in self._outputs:
-                return self._outputs[command]
-            output = self._run(command, environ)
-            if output is not None:
-                self._outputs[command] = output
-            return output
-
-    def _run(self, command: str, environ: Mapping[str, str]) -> str | None:
-        try:
-            argv = shlex.split(command)
-        except ValueError as problem:
-            logger.warning("cannot split the key command %r: %s", command, problem)
-            return None
-        if not argv:
-            return None
-        self.runs += 1
-        try:
-            completed = subprocess.run(
-                argv,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=self.timeout,
-                env=dict(environ),
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            logger.warning("the key command %r took longer than %.0f s", argv[0], self.timeout)
-            return None
-        except OSError as problem:
-            logger.warning("the key command %r could not run: %s", argv[0], problem.strerror)
-            return None
-        if completed.returncode != 0:
-            logger.warning("the key command %r exited with %d", argv[0], completed.returncode)
-            return None
-        return completed.stdout.strip() or None
-
-
-def is_command(value: str) -> bool:
-    return value.startswith("!")
-
-
-def template_variables(value: str) -> list[str]:
-    """The environment variables a (non-command) value refers to, in order, once each."""
-    if is_command(value):
-        return []
-    return list(dict.fromkeys(part for kind, part in _template(value) if kind == "env"))
-
-
-def is_configured(value: str, env: Mapping[str, str], environ: Mapping[str, str]) -> bool:
-    """pi's availability check: a command counts without running it; variables must be set."""
-    return all(_variable(name, env, environ) is not None for name in template_variables(value))
-
-
-def resolve_value(
-    value: str,
-    env: Mapping[str, str],
-    environ: Mapping[str, str],
-    commands: CommandOutputs,
-) -> str | None:
-    """pi's ``resolveConfigValue`` (see the module docstring); None when it does not resolve."""
-    if is_command(value):
-        resolved = commands.output(value[1:], {**environ, **env})
-    else:
-        parts = []
-        for kind, part in _template(value):
-            text = part if kind == "literal" else _variable(part, env, environ)
-            if text is None:
-                return None
-            parts.append(text)
-        resolved = "".join(parts)
-    if resolved:
-        remember_secrets([resolved])
-    return resolved
-
-
 def resolve_credential(
     credential: Credential, environ: Mapping[str, str], commands: CommandOutputs
 ) -> str | None:
@@ -263,80 +164,10 @@ def unresolved_reason(credential: Credential, environ: Mapping[str, str]) -> str
     what = f"Failed to resolve the API key from {credential.describe()}"
     if is_command(credential.value):
         return f"{what}: the command failed, printed nothing or timed out"
-    missing = [
-        name
-        for name in template_variables(credential.value)
-        if _variable(name, credential.env, environ) is None
-    ]
+    missing = unset_variables(credential.value, credential.env, environ)
     if missing:
         return f"{what}: environment variable {', '.join(missing)} is not set"
     return what
-
-
-def remember_secrets(values) -> None:
-    """Note resolved secrets, so ``redact_secrets`` can take them out of any text."""
-    with _known_lock:
-        _known_secrets.update(value for value in values if len(value) >= _MIN_SECRET_LENGTH)
-
-
-def redact_secrets(text: str) -> str:
-    """``text`` with every secret this process has resolved replaced by ``***``."""
-    with _known_lock:
-        secrets = sorted(_known_secrets, key=len, reverse=True)
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, "***")
-    return text
-
-
-def _variable(name: str, env: Mapping[str, str], environ: Mapping[str, str]) -> str | None:
-    return env.get(name) or environ.get(name) or None
-
-
-def _template(value: str) -> list[tuple[str, str]]:
-    """pi's ``parseConfigValueTemplate``: ("literal", text) and ("env", name) parts."""
-    parts: list[tuple[str, str]] = []
-
-    def literal(text: str) -> None:
-        if not text:
-            return
-        if parts and parts[-1][0] == "literal":
-            parts[-1] = ("literal", parts[-1][1] + text)
-        else:
-            parts.append(("literal", text))
-
-    index = 0
-    while index < len(value):
-        dollar = value.find("$", index)
-        if dollar < 0:
-            literal(value[index:])
-            break
-        literal(value[index:dollar])
-        following = value[dollar + 1 : dollar + 2]
-        if following in ("$", "!"):
-            literal(following)
-            index = dollar + 2
-        elif following == "{":
-            end = value.find("}", dollar + 2)
-            if end < 0:
-                literal("$")
-                index = dollar + 1
-                continue
-            name = value[dollar + 2 : end]
-            if _VARIABLE_NAME.fullmatch(name):
-                parts.append(("env", name))
-            else:
-                literal(value[dollar : end + 1])
-            index = end + 1
-        else:
-            match = _VARIABLE_NAME.match(value, dollar + 1)
-            if match:
-                parts.append(("env", match[0]))
-                index = match.end()
-            else:
-                literal("$")
-                index = dollar + 1
-    return parts
 
 
 def environment_credential(provider: str, environ: Mapping[str, str]) -> Credential | None:
@@ -347,10 +178,6 @@ def environment_credential(provider: str, environ: Mapping[str, str]) -> Credent
         if name and value:
             return Credential("environment", name, value, verbatim=True)
     return None
-
-
-COMMANDS = CommandOutputs()
-"""The server's one cache of ``!command`` outputs."""
 
 
 class UnresolvedKeyError(Exception):

@@ -37,7 +37,7 @@ import attrs
 from pi_lsp.llm._litellm import preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.credentials import UnresolvedKeyError, redact_secrets, request_auth
+from pi_lsp.llm.credentials import UnresolvedKeyError, request_auth
 from pi_lsp.llm.events import (
     Completed,
     StreamEvent,
@@ -49,6 +49,7 @@ from pi_lsp.llm.events import (
 from pi_lsp.llm.failures import describe_error
 from pi_lsp.llm.messages import ToolSpec, to_chat_messages, tools_to_openai
 from pi_lsp.llm.models import supports_reasoning
+from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.usage import usage_from_openai
 
 DEFAULT_TIMEOUT_SECONDS = 600.0

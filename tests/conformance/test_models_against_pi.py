@@ -12,7 +12,8 @@ from pathlib import Path
 
 from pi_lsp.llm.auth_store import save_api_key
 from pi_lsp.llm.catalog import ModelCatalog
-from pi_lsp.llm.credentials import CommandOutputs, request_auth, resolve_credential, resolve_value
+from pi_lsp.llm.config_values import CommandOutputs, resolve_value
+from pi_lsp.llm.credentials import request_auth, resolve_credential
 from pi_lsp.resources.snapshot import load_resources
 
 from .harness import NODE_TIMEOUT_S, REFERENCE_DIR

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.llm.catalog import ModelCatalog, scope_models
+from pi_lsp.llm.catalog import ModelCatalog
 from pi_lsp.llm.config import resolve_model
 from pi_lsp.llm.credentials import EditorKeys
+from pi_lsp.llm.model_scope import scope_models
 from pi_lsp.llm.models import KnownModel
 from pi_lsp.llm.stream import CompletionRequest, completion_arguments
 from pi_lsp.resources.auth_file import load_auth_file
@@ -205,6 +206,10 @@ def test_enabled_models_scope_the_choice(tmp_path):
     scoped = {"enabledModels": ["local/*:high"], "defaultProvider": "local", "defaultModel": "qwen"}
     assert models.choose(scoped, table) == "local/qwen"
     assert models.choose({"enabledModels": ["nothing-matches"]}, table) == "openai/gpt-5.5"
+    gemini = [KnownModel("gemini/gemini-2.5-pro", "google", "gemini-2.5-pro", 1, None, True, True)]
+    google = catalog(tmp_path, {"GEMINI_API_KEY": "k"})
+    # pi's name of the provider becomes litellm's again.
+    assert google.choose({"enabledModels": ["gemini-2.5*"]}, gemini) == "gemini/gemini-2.5-pro"
 
 
 @pytest.mark.parametrize(
