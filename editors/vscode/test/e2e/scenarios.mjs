@@ -291,10 +291,17 @@ async function navigateFromPalette(context) {
   await until('the leaf marked in the tree', async () => (await treeRow(page, 'Let me read the file').innerText()).includes('leaf'));
 }
 
+/** Waits until the quick input (a pick or an input box) shows `title`. */
+async function quickInputTitled(page, title) {
+  await page.locator('.quick-input-widget', { hasText: title }).waitFor({ state: 'visible', timeout: TIMEOUT });
+}
+
 async function apiKey(context) {
   const { page, llm } = context;
   await runCommand(page, 'Pi: Set API Key…');
+  await quickInputTitled(page, 'Set the API key of a provider');
   await chooseQuickPick(page, 'openai');
+  await quickInputTitled(page, 'API key for openai');
   await answerInputBox(page, FAKE_KEY);
   await enqueue(llm, { kind: 'text', text: 'Answered with the stored key.' });
   const frame = await chatFrame(page);
@@ -321,9 +328,8 @@ async function authErrorNotice(context) {
   if (transcript.includes(FAKE_KEY)) throw new Error('the key is shown in the chat');
   const shot = await screenshot(context, 'auth-error.png');
   await frame.click(`${notice} [data-testid="notice-action"]`);
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await until('the key input for openai', async () => (await page.locator('.quick-input-widget').innerText()).includes('API key for openai'));
-  await input.press('Escape');
+  await quickInputTitled(page, 'API key for openai');
+  await page.locator('.quick-input-widget .quick-input-box input').press('Escape');
   return shot;
 }
 
@@ -340,7 +346,9 @@ async function setupView(context) {
   if (!reason.includes('needs an API key for anthropic')) throw new Error(`setup: ${reason}`);
   const shot = await screenshot(context, 'setup.png');
   await frame.click('[data-testid="setup-local"]');
+  await quickInputTitled(page, 'The local model server');
   await answerInputBox(page, `${llm}/v1`);
+  await quickInputTitled(page, 'A model of');
   await chooseQuickPick(page, 'scripted');
   await until('the local model in the chat', async () => (await text(frame, '[data-testid="model"]')).includes('openai/scripted'));
   await until('the setup to go', async () => !(await frame.isVisible('[data-testid="setup"]')));
