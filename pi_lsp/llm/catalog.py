@@ -53,6 +53,9 @@ from pi_lsp.resources.models_file import ModelDefinition, ModelsFile, ProviderDe
 CUSTOM_CONTEXT_WINDOW = 128_000
 CUSTOM_MAX_TOKENS = 16_384
 
+WELL_KNOWN = ("anthropic", "openai", "google", "openrouter", "xai", "mistral", "groq", "deepseek")
+"""The hosted providers most users have a key of, listed first among those without one."""
+
 _API_ROUTES = {
     "openai-completions": "openai/{id}",
     "openai-responses": "openai/responses/{id}",
@@ -144,7 +147,9 @@ class ModelCatalog:
         )
 
     def providers(self) -> list[ProviderStatus]:
-        """Every provider pi-lsp knows a key for or could use, with its key's source."""
+        """Every provider pi-lsp knows a key for or could use, with its key's source: those with a
+        key first, then the user's own (models.json, auth.json, the editor), then the best known
+        hosted ones, then the rest by name."""
         names = dict.fromkeys(
             [
                 *PROVIDER_KEY_VARIABLES,
@@ -166,7 +171,15 @@ class ModelCatalog:
                     local=self._provider_is_local(name),
                 )
             )
-        return sorted(statuses, key=lambda status: (status.credentials is None, status.provider))
+        own = {provider.id for provider in self.models.providers}
+        own |= {entry.provider for entry in self.auth.credentials}
+        own |= set(self.editor_keys.providers())
+
+        def order(status: ProviderStatus) -> tuple[bool, bool, int, str]:
+            rank = WELL_KNOWN.index(status.provider) if status.provider in WELL_KNOWN else 99
+            return (status.credentials is None, status.provider not in own, rank, status.provider)
+
+        return sorted(statuses, key=order)
 
     # ------------------------------------------------------------------ models
 

@@ -253,3 +253,11 @@ def test_pi_models_lists_what_can_be_called_first_saying_where_from(tmp_path):
 def test_resolve_model_without_files_keeps_the_settings_behaviour():
     config = resolve_model({"model": "openai/qwen", "apiBase": "http://127.0.0.1:8080/v1"}, {})
     assert (config.api_key, config.key_status, config.source) == ("no-key", "local", "settings")
+
+
+def test_providers_list_those_with_keys_then_the_users_own_then_the_best_known(tmp_path):
+    names = [status.provider for status in catalog(tmp_path, {"GROQ_API_KEY": "k"}).providers()]
+    assert names[:3] == ["openrouter", "gemini-proxy", "groq"]  # with a key
+    assert names[3:6] == ["anthropic", "gateway", "local"]  # named in models.json
+    assert names[6:11] == ["openai", "google", "xai", "mistral", "deepseek"]
+    assert names[11:] == sorted(names[11:])

@@ -300,6 +300,7 @@ async function apiKey(context) {
   const { page, llm } = context;
   await runCommand(page, 'Pi: Set API Key…');
   await quickInputTitled(page, 'Set the API key of a provider');
+  await page.locator('.quick-input-widget .quick-input-box input').fill('openai');
   await chooseQuickPick(page, 'openai');
   await quickInputTitled(page, 'API key for openai');
   await answerInputBox(page, FAKE_KEY);
