@@ -356,8 +356,11 @@ class ModelCatalog:
         if patterns:
             scoped = scope_models(patterns, self._available_references(table))
             if scoped:
-                in_scope = default and default.lower() in (ref.lower() for ref in scoped)
-                chosen_provider, _, chosen_id = (default if in_scope else scoped[0]).partition("/")
+                in_scope = default is not None and default.lower() in (
+                    ref.lower() for ref in scoped
+                )
+                chosen = default if in_scope and default is not None else scoped[0]
+                chosen_provider, _, chosen_id = chosen.partition("/")
                 return self._reference(chosen_provider, chosen_id)
         if default and (self.has_key(provider or "") or self._provider_is_local(provider or "")):
             return self._reference(provider or "", model_id or "")
