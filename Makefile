@@ -1,7 +1,7 @@
 # One entry point for people and CI. `make test` installs everything a fresh machine needs
-# (a virtualenv with the package and its test and lint tools, Node 22 and pi 0.84.2 for the
-# conformance suite, both from the package registries), runs the lint gate and then every test
-# suite. `make lint` and `make test-fast` are the quick loop while developing.
+# (a virtualenv with the package and its test and lint tools, Node 22, pi 0.84.2 and pi 1.6.0
+# for the conformance suite, all from the package registries), runs the lint gate and then every
+# test suite. `make lint` and `make test-fast` are the quick loop while developing.
 
 PYTHON ?= python3
 VENV := .venv

@@ -108,3 +108,15 @@ class NoApiKeyError(PiError):
 
     def __init__(self, message: str, provider: str) -> None:
         super().__init__(message, {"provider": provider})
+
+
+class UnauthorizedConnectionError(PiError):
+    """A TCP connection did not open with ``initialize`` carrying the token; it is closed."""
+
+    code = -32030
+
+
+class AlreadyServingError(PiError):
+    """A TCP server already serves a client; another one must start its own server."""
+
+    code = -32031

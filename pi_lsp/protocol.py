@@ -276,6 +276,13 @@ class AbortResult:
     aborted: bool
 
 
+ContextEditEffect = Literal["removed", "replaced"]
+CONTEXT_EDIT_EFFECTS = ("removed", "replaced")
+"""The values of ``contextEdit`` on ``pi/tree`` and ``pi/messages`` entries: what a context edit
+(an entry pi 1.6 writes) on the active path did to the entry's part of the model's context. The
+field is left out when no edit changed the entry."""
+
+
 @attrs.frozen
 class TreeEntry:
     id: str
@@ -285,6 +292,7 @@ class TreeEntry:
     timestamp: str | None
     role: str | None = attrs.field(default=None, metadata=OMITTED)
     label: str | None = attrs.field(default=None, metadata=OMITTED)
+    context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
 
 
 @attrs.frozen
@@ -308,6 +316,7 @@ class TranscriptEntry:
     summary: str | None = attrs.field(default=None, metadata=OMITTED)
     custom_type: str | None = attrs.field(default=None, metadata=OMITTED)
     content: Any = attrs.field(default=None, metadata=OMITTED)
+    context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
 
 
 @attrs.frozen

@@ -71,6 +71,7 @@ class Services:
             str(config.workspace_root),
             send_event,
             default_thinking_level=lambda: live.current.thinking_level(),
+            allowed_session_dirs=config.allowed_session_dirs,
         )
         compactor = Compactor(live, summaries, load_extensions())
         agent = Agent(live, sessions, compactor, client, editor=editor, tools=tools)
@@ -108,6 +109,7 @@ class Services:
         )
         self.live.config = config
         self.sessions.session_dir = config.session_dir
+        self.sessions.allowed_session_dirs = config.allowed_session_dirs
         return tuple(problem for problem in config.problems if problem not in previous.problems)
 
 

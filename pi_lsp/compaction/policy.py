@@ -8,7 +8,9 @@ when the provider refuses the context.
   (``tokens > context_window - reserve_tokens``), pi's ``shouldCompact``.
 - **Stale usage**: usage reported before the latest compaction describes a context that no longer
   exists, so it never triggers another compaction (pi #1860), and the context size is then
-  estimated from the messages alone; right after a compaction the size shown is unknown.
+  estimated from the messages alone; right after a compaction the size shown is unknown. Usage
+  reported before a later context edit (pi 1.6) still counts what the edit removed: the size is
+  then estimated from the messages, for the threshold and for what is shown, as pi 1.6 does.
 - **Overflow**: when the provider refuses the context, compact and retry the answer once; a second
   overflow in the same turn is reported, never looped on.
 """
@@ -24,7 +26,9 @@ from pi_lsp.compaction.tokens import (
     TokenCounter,
     calculate_context_tokens,
     estimate_context_tokens,
+    estimate_tokens_after_edits,
     get_assistant_usage,
+    usage_predates,
 )
 
 Entry = Mapping[str, Any]
@@ -51,14 +55,14 @@ def should_compact(
     return context_tokens > context_window - settings.reserve_tokens
 
 
+STALE_AFTER = ("compaction", "context_edit")
+"""Entries after which the usage an earlier answer reported no longer measures the context."""
+
+
 def usage_is_stale(branch: Sequence[Entry]) -> bool:
-    """Whether the latest compaction is newer than the latest answer with usable usage."""
-    for entry in reversed(branch):
-        if entry.get("type") == "compaction":
-            return True
-        if _answer_tokens(entry) is not None:
-            return False
-    return False
+    """Whether the latest compaction or context edit is newer than the latest answer with usable
+    usage."""
+    return usage_predates(branch, STALE_AFTER)
 
 
 def context_tokens(
@@ -77,10 +81,11 @@ def shown_context_tokens(
     branch: Sequence[Entry], messages: Sequence[Message], counter: TokenCounter
 ) -> int | None:
     """The context size to show a user: unknown (None) right after a compaction, until the model
-    answers again, as in pi; otherwise the last usage plus estimates."""
-    if usage_is_stale(branch):
+    answers again, as in pi; otherwise the last usage plus estimates (every message estimated
+    after a context edit)."""
+    if usage_predates(branch, ("compaction",)):
         return None
-    return int(estimate_context_tokens(messages, counter).tokens)
+    return int(estimate_tokens_after_edits(branch, messages, counter))
 
 
 def needs_compaction(
@@ -94,7 +99,7 @@ def needs_compaction(
     """Whether to compact now, at ``moment``."""
     if not settings.enabled:
         return False
-    if moment is Moment.BETWEEN_ROUNDS:
+    if moment is Moment.BETWEEN_ROUNDS or _edited_since_last_answer(branch):
         tokens = context_tokens(branch, messages, counter)
     else:
         tokens = _last_answer_tokens(branch, skip_aborted=moment is Moment.BEFORE_PROMPT)
@@ -120,6 +125,20 @@ def _last_answer_tokens(branch: Sequence[Entry], *, skip_aborted: bool) -> int |
             continue
         return tokens
     return None
+
+
+def _edited_since_last_answer(branch: Sequence[Entry]) -> bool:
+    """Whether a context edit (and no compaction) came after the newest answer that reported
+    usage: that answer's figure then counts what the edit removed."""
+    for entry in reversed(branch):
+        entry_type = entry.get("type")
+        if entry_type == "compaction":
+            return False
+        if entry_type == "context_edit":
+            return True
+        if _answer_tokens(entry) is not None:
+            return False
+    return False
 
 
 def _answer_tokens(entry: Entry) -> int | None:

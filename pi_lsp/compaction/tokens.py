@@ -240,3 +240,30 @@ def estimate_context_tokens(
             return ContextTokenEstimate(usage_tokens + trailing, usage_tokens, trailing, index)
     estimated = sum(counter.estimate_message_tokens(message) for message in messages)
     return ContextTokenEstimate(estimated, 0, estimated, None)
+
+
+def estimate_tokens_after_edits(
+    path_entries: Sequence[Mapping[str, Any]],
+    messages: Sequence[Message],
+    counter: TokenCounter = CHARS4,
+    distrusted_types: tuple[str, ...] = ("context_edit",),
+) -> int | float:
+    """``estimate_context_tokens(messages)``, unless one of ``distrusted_types`` (by default a
+    pi 1.6 context edit) lies on the path after the newest answer that reported usage: that usage
+    then measured a context that no longer exists, and every message is estimated instead."""
+    if usage_predates(path_entries, distrusted_types):
+        return sum(counter.estimate_message_tokens(message) for message in messages)
+    return estimate_context_tokens(messages, counter).tokens
+
+
+def usage_predates(path_entries: Sequence[Mapping[str, Any]], entry_types: tuple[str, ...]) -> bool:
+    """Whether an entry of one of ``entry_types`` follows the newest answer with usable usage."""
+    for entry in reversed(path_entries):
+        entry_type = entry.get("type")
+        if entry_type in entry_types:
+            return True
+        if entry_type == "message":
+            message = entry.get("message")
+            if isinstance(message, Mapping) and get_assistant_usage(message) is not None:
+                return False
+    return False

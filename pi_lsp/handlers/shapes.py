@@ -54,6 +54,7 @@ def tree_result(session_id: str, view: TreeView) -> protocol.TreeResult:
                 timestamp=row.timestamp,
                 role=row.role,
                 label=row.label,
+                context_edit=row.context_edit,
             )
             for row in view.rows
         ],
@@ -74,6 +75,7 @@ def messages_result(session_id: str, transcript: Transcript) -> protocol.Message
                 summary=item.summary,
                 custom_type=item.custom_type,
                 content=item.content,
+                context_edit=item.context_edit,
             )
             for item in transcript.items
         ],

@@ -32,7 +32,8 @@ from pi_lsp.session.store import (
     read_session_bytes,
 )
 from pi_lsp.session.stored_entry import StoredEntry
-from pi_lsp.session.timestamps import file_name_timestamp, now_iso
+from pi_lsp.session.system_messages import current_system_message
+from pi_lsp.session.timestamps import file_name_timestamp, iso_to_epoch_ms, now_iso
 from pi_lsp.session.tree import TreeNode, build_tree
 
 
@@ -250,6 +251,9 @@ class Session:
         from_hook: bool | None = None,
         usage: dict | None = None,
     ) -> str:
+        """Append a compaction. On a path holding pi 1.6 system messages it carries their replay
+        (``systemMessage``), as pi 1.6's own compactions do, so pi keeps its prompt state."""
+        messages = self.build_context().messages
         return self._append(
             lambda entry_id, parent, at: build.compaction(
                 entry_id,
@@ -261,6 +265,7 @@ class Session:
                 details=details,
                 usage=usage,
                 from_hook=from_hook,
+                system_message=current_system_message(messages, iso_to_epoch_ms(at) or 0),
             )
         )
 
@@ -419,6 +424,9 @@ class Session:
         entry_id = entry.id
         if entry_id in self._by_id:
             self.report.duplicate_ids.append(entry_id)
+        if entry.type not in build.KNOWN_ENTRY_TYPES and isinstance(entry.type, str):
+            unknown = self.report.unknown_entry_types
+            unknown[entry.type] = unknown.get(entry.type, 0) + 1
         self._entries.append(entry)
         self._by_id[entry_id] = entry
         path = self._active_path

@@ -41,6 +41,8 @@ class LoadReport:
     migrated_from_version: int | None = None
     duplicate_ids: list[str] = attrs.Factory(list)
     """Ids used by more than one entry; as in pi, the later entry wins lookups."""
+    unknown_entry_types: dict[str, int] = attrs.Factory(dict)
+    """Entries per type pi-lsp does not know (from a later pi): kept, shown, not in context."""
 
     def to_json(self) -> dict:
         return {
@@ -49,6 +51,7 @@ class LoadReport:
             "tornLastLine": self.torn_last_line,
             "migratedFromVersion": self.migrated_from_version,
             "duplicateIds": self.duplicate_ids,
+            "unknownEntryTypes": self.unknown_entry_types,
         }
 
 

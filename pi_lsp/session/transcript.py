@@ -3,7 +3,13 @@
 Unlike the LLM context (``context.py``), nothing is cut at a compaction: the user sees the whole
 path from the root to the leaf, with each compaction and branch summary as an entry of its own
 and custom messages the extension asked to display. Bookkeeping entries (model and thinking-level
-changes, labels, names, the editor's file operations) are left out.
+changes, labels, names, the editor's file operations, pi 1.6's usage records and context edits)
+are left out, and so are pi 1.6's system-role messages (the prompt state pi recorded, not
+conversation).
+
+An entry a pi 1.6 context edit changed carries ``context_edit``: ``"removed"`` (it stays in the
+transcript, marked, but the model no longer sees it) or ``"replaced"`` (its ``message`` or
+``content`` is what the model sees now).
 """
 
 from __future__ import annotations
@@ -12,6 +18,12 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.session.projection import (
+    ContextEditEffect,
+    ProjectedEntry,
+    context_edit_effects,
+    effect_name,
+)
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 
@@ -32,6 +44,9 @@ class TranscriptItem:
     custom_type: str | None = None
     content: Any = None
     """For ``custom_message`` entries."""
+    context_edit: ContextEditEffect | None = None
+    """``"removed"`` or ``"replaced"``: what a pi 1.6 context edit did to the entry's part of the
+    context (None: nothing)."""
 
 
 @attrs.frozen
@@ -44,16 +59,28 @@ class Transcript:
 
 def transcript(session: Session, limit: int | None = None) -> Transcript:
     """The visible entries of the active path, root first; only the last ``limit`` if given."""
-    visible = [item for item in map(_transcript_item, session.branch()) if item is not None]
+    path = session.branch()
+    effects = context_edit_effects(path)
+    items = (_transcript_item(entry, effects.get(entry.id)) for entry in path)
+    visible = [item for item in items if item is not None]
     shown = visible[-limit:] if limit else visible
     return Transcript(session.leaf_id, len(visible), shown)
 
 
-def _transcript_item(entry: StoredEntry) -> TranscriptItem | None:
+def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> TranscriptItem | None:
     timestamp = entry.get("timestamp")
-    item = TranscriptItem(entry.id, entry.type, timestamp if isinstance(timestamp, str) else None)
-    if entry.type == "message" and isinstance(entry.get("message"), dict):
-        return attrs.evolve(item, message=entry["message"])
+    item = TranscriptItem(
+        entry.id,
+        entry.type,
+        timestamp if isinstance(timestamp, str) else None,
+        context_edit=effect_name(effect) if effect is not None else None,
+    )
+    replaced = effect.messages if effect is not None and effect.replaced else None
+    message = entry.get("message")
+    if entry.type == "message" and isinstance(message, dict):
+        if message.get("role") == "system":
+            return None
+        return attrs.evolve(item, message=dict(replaced[0]) if replaced else message)
     if entry.type in SUMMARY_TYPES:
         summary = entry.get("summary")
         return attrs.evolve(item, summary=summary if isinstance(summary, str) else None)
@@ -62,6 +89,6 @@ def _transcript_item(entry: StoredEntry) -> TranscriptItem | None:
         return attrs.evolve(
             item,
             custom_type=custom_type if isinstance(custom_type, str) else None,
-            content=entry.get("content"),
+            content=replaced[0].get("content") if replaced else entry.get("content"),
         )
     return None

@@ -113,14 +113,14 @@ def describe_mismatch(query: Query, ours: Outcome, pis: Outcome) -> str | None:
     )
 
 
-def report(mismatches: list[str], total: int, what: str) -> None:
+def report(mismatches: list[str], total: int, what: str, against: str = "pi 0.84.2") -> None:
     if not mismatches:
         return
     shown = "\n".join(mismatches[:MAX_REPORTED_MISMATCHES])
     more = len(mismatches) - MAX_REPORTED_MISMATCHES
     tail = f"\n… and {more} more" if more > 0 else ""
     pytest.fail(
-        f"{len(mismatches)} of {total} {what} queries differ from pi 0.84.2:\n{shown}{tail}",
+        f"{len(mismatches)} of {total} {what} queries differ from {against}:\n{shown}{tail}",
         pytrace=False,
     )
 
@@ -310,6 +310,7 @@ def compare_command(
     reference: ReferenceAnswers,
     our_cli: OurCli,
     skip: set[Query] = frozenset(),
+    against: str = "pi 0.84.2",
 ) -> None:
     queries = [q for q in corpus.queries() if q.command == command and q not in skip]
     mismatches = []
@@ -322,7 +323,7 @@ def compare_command(
         problem = describe_mismatch(query, ours, pis)
         if problem:
             mismatches.append(problem)
-    report(mismatches, len(queries), command)
+    report(mismatches, len(queries), command, against)
 
 
 def test_context_matches_pi(

@@ -1,4 +1,5 @@
-"""When to compact: the threshold, stale usage after a compaction, the three moments, overflow."""
+"""When to compact: the threshold, stale usage after a compaction or a context edit, the three
+moments, overflow."""
 
 from builders import SessionBuilder, usage
 
@@ -88,6 +89,25 @@ def test_between_rounds_the_tool_results_after_the_answer_count_too():
     assert not needs(Moment.AFTER_TURN, session)
     disabled = CompactionSettings(enabled=False, reserve_tokens=1000)
     assert not needs(Moment.BETWEEN_ROUNDS, session, disabled)
+
+
+def test_usage_from_before_a_context_edit_counts_what_the_edit_removed():
+    session = SessionBuilder()
+    pasted = session.user("x" * 8000)  # ~2000 tokens the user later leaves out (pi 1.6)
+    session.assistant("big", usage_=BIG)
+    assert needs(Moment.AFTER_TURN, session)
+    session.context_edit(pasted["id"], None)
+    assert usage_is_stale(session.entries)
+    # The reported 2510 tokens included the pasted text: every message is estimated instead, for
+    # the threshold at each moment and for what is shown (not unknown, as after a compaction).
+    for moment in Moment:
+        assert not needs(moment, session)
+    shown = shown_context_tokens(session.entries, messages_of(session), CHARS4)
+    assert shown is not None and shown < 10
+    session.user("next")
+    session.assistant("fresh", usage_=SMALL)
+    assert not usage_is_stale(session.entries)
+    assert shown_context_tokens(session.entries, messages_of(session), CHARS4) == 305
 
 
 def test_an_empty_context_has_no_size():

@@ -77,3 +77,10 @@ def test_every_method_is_registered_as_a_request_and_a_command():
     assert {protocol.command_name(method) for method in protocol.PARAMS_BY_METHOD} <= set(
         server.protocol.fm.commands
     )
+
+
+@pytest.mark.parametrize("method", [protocol.TREE, protocol.MESSAGES])
+def test_the_context_edit_values_are_documented(method):
+    text = section(method)
+    for effect in protocol.CONTEXT_EDIT_EFFECTS:
+        assert f'`"{effect}"`' in text, f"{method}: contextEdit value {effect} is not documented"

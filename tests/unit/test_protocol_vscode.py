@@ -224,3 +224,9 @@ def test_the_field_parser_sees_optional_and_nullable_fields():
         "a": TsField(True, "string"),
         "b": TsField(False, "{ c: number; d: string } | null"),
     }
+
+
+def test_the_context_edit_values_match(source):
+    assert _array(source, "CONTEXT_EDIT_EFFECTS") == list(protocol.CONTEXT_EDIT_EFFECTS)
+    for interface in ("TreeEntry", "TranscriptEntry"):
+        assert _interface(source, interface)["contextEdit"].type == "ContextEditEffect"

@@ -25,6 +25,7 @@ from pi_lsp.compaction.tokens import (
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_tokens,
+    estimate_tokens_after_edits,
     get_last_assistant_usage,
     get_token_counter,
 )
@@ -193,3 +194,16 @@ def test_tiktoken_counts_the_same_pieces_as_chars4():
     assert TIKTOKEN.estimate_message_tokens(message) > 0
     assert TIKTOKEN.estimate_message_tokens({"role": "unknown", "content": "lots of text"}) == 0
     assert TIKTOKEN.estimate_message_tokens(bash_execution("", "")) == 0
+
+
+def test_usage_older_than_a_context_edit_is_not_trusted():
+    session = SessionBuilder()
+    session.user("abcd" * 10)
+    session.assistant("abcd" * 10, usage_=usage(5000, 50))
+    messages = [entry["message"] for entry in session.entries]
+    assert estimate_tokens_after_edits(session.entries, messages) == 5050
+    session.context_edit("test-id-1", None)
+    assert estimate_tokens_after_edits(session.entries, messages[1:]) == 10
+    session.assistant("abcd", usage_=usage(300, 1))  # a new answer measured the edited context
+    newest = [messages[1], session.entries[-1]["message"]]
+    assert estimate_tokens_after_edits(session.entries, newest) == 301

@@ -52,6 +52,13 @@ export interface AbortResult {
   aborted: boolean;
 }
 
+/**
+ * `contextEdit` on tree and transcript entries: what a context edit (pi 1.6) on the active path
+ * did to the entry's part of the model's context.
+ */
+export const CONTEXT_EDIT_EFFECTS = ['removed', 'replaced'] as const;
+export type ContextEditEffect = (typeof CONTEXT_EDIT_EFFECTS)[number];
+
 export interface TreeEntry {
   id: string;
   parentId: string | null;
@@ -59,6 +66,7 @@ export interface TreeEntry {
   role?: string;
   preview: string;
   label?: string;
+  contextEdit?: ContextEditEffect;
   timestamp: string | null;
 }
 
@@ -83,6 +91,7 @@ export interface TranscriptEntry {
   entryId: string;
   type: string;
   timestamp: string | null;
+  contextEdit?: ContextEditEffect;
   message?: AgentMessage;
   summary?: string;
   customType?: string;

@@ -4,9 +4,15 @@ navigate, navigate with a summary (and instructions), fork, label."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+from pi_lsp.session.session import Session
 
 BRANCH_SUMMARY = "## Goal\nTry the second approach\n\n## Progress\n### Done\n- [x] Asked twice"
-ENTRY_LINE = re.compile(r"^\s*([◉●○]) ([0-9a-f]{8}) (\S+): (.*?)(?:  \[(.*)\])?$")
+ENTRY_LINE = re.compile(
+    r"^\s*([◉●○]) ([0-9a-f]{8}) (\S+)(?: \((removed from context|replaced in context)\))?: (.*?)"
+    r"(?:  \[(.*)\])?$"
+)
 
 
 def two_turns(pi, scripted_model) -> None:
@@ -34,13 +40,14 @@ def tree_rows(pi) -> list[dict]:
     ):
         match = ENTRY_LINE.match(line)
         if match:
-            mark, entry_id, kind, preview, label = match.groups()
+            mark, entry_id, kind, edited, preview, label = match.groups()
             rows.append(
                 {
                     "lnum": lnum,
                     "mark": mark,
                     "id": entry_id,
                     "kind": kind,
+                    "edited": edited,
                     "preview": preview,
                     "label": label,
                 }
@@ -185,3 +192,39 @@ def test_l_labels_the_entry(pi, scripted_model):
     )
     assert row(tree_rows(pi), "user", "First question")["label"] == "checkpoint"
     assert pi.lua("return _G.pi_test.asked") == "Label (empty clears): "
+
+
+def test_a_session_with_context_edits_shows_what_they_did_in_the_tree_and_the_chat(pi):
+    """A session pi 1.6 edited: the secret the user left out is marked in the tree and the chat."""
+    session_dir = Path(pi.request("pi/state")["path"]).parent
+    with Session.create(session_dir, str(pi.workspace)) as written:
+        secret = written.append_message(
+            {"role": "user", "content": "My key is sk-live-1", "timestamp": 1}
+        )
+        written.append_message(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Noted"}],
+                "provider": "openai",
+                "model": "scripted",
+                "stopReason": "stop",
+                "timestamp": 2,
+            }
+        )
+        written.append_raw({"type": "context_edit", "targetId": secret, "replacement": None})
+        written.append_message({"role": "user", "content": "Carry on", "timestamp": 3})
+        wanted = written.id
+    pi.lua(
+        "local wanted = ...; vim.ui.select = function(items, opts, on_choice)"
+        " for _, item in ipairs(items) do if item.id == wanted then return on_choice(item) end end"
+        " end",
+        wanted,
+    )
+    pi.command("PiSessions")
+    lines = pi.chat_lines(containing="Carry on")
+    note = "» removed from the context: the model no longer sees the message above"
+    assert lines[lines.index("My key is sk-live-1") + 2] == note, lines
+    rows = open_tree(pi)
+    assert row(rows, "user", "My key is sk-live-1")["edited"] == "removed from context"
+    assert row(rows, "context_edit", "removed from context: My key is sk-live-1")["edited"] is None
+    assert [r["edited"] for r in rows if r["preview"] in ("Noted", "Carry on")] == [None, None]

@@ -43,6 +43,7 @@ SCENARIOS = [
     "new_and_resume",
     "restart_server",
     "navigate_from_palette",
+    "context_edit_marks",
     "api_key",
     "auth_error_notice",
     "setup_view",
@@ -329,6 +330,7 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
             "PI_E2E_URL": url,
             "PI_E2E_LLM": llm,
             "PI_E2E_ARTIFACTS": str(ARTIFACTS),
+            "PI_E2E_WORKSPACE": str(workspace),
         }
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=240, env=driver_environment)
         (ARTIFACTS / "driver.log").write_text(driver.stdout + driver.stderr)

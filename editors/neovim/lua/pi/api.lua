@@ -191,6 +191,7 @@ local client = require("pi.client")
 ---@field summary? string
 ---@field customType? string
 ---@field content? any
+---@field contextEdit? "removed"|"replaced"
 
 ---@class pi.TreeEntry
 ---@field id string
@@ -200,6 +201,7 @@ local client = require("pi.client")
 ---@field timestamp? string
 ---@field role? string
 ---@field label? string
+---@field contextEdit? "removed"|"replaced"
 
 ---@class pi.TreeResult
 ---@field sessionId string
@@ -381,6 +383,13 @@ M.reload = request("pi/reload")
 M.login = request("pi/login")
 ---@type pi.Request<pi.LogoutResult>
 M.logout = request("pi/logout")
+
+--- `contextEdit` on pi/tree and pi/messages entries: what a context edit (pi 1.6) on the active
+--- path did to the entry's part of the model's context (the field is absent when none did).
+M.context_edit = {
+  removed = "removed",
+  replaced = "replaced",
+}
 
 --- The server's notifications, subscribed to with require("pi.client").on(name, fn).
 M.notifications = {

@@ -1,6 +1,7 @@
 -- What each pi/event shows in the chat: `## You` and `## pi` sections, streamed text and
 -- thinking (folded), a line per tool call updated in place as it runs, its result (folded), and
 -- `»` notices for compaction, branch summaries, retries, aborts and errors.
+local context_edit = require("pi.api").context_edit
 local transcript = require("pi.transcript")
 local util = require("pi.util")
 
@@ -194,6 +195,12 @@ local function history_message(buffer, message)
 end
 
 --- The conversation of an opened session, from a pi/messages result, drawn as it was streamed.
+-- Under a message a context edit (pi 1.6) changed: what the model sees of it now.
+local CONTEXT_EDIT_NOTES = {
+  [context_edit.removed] = "removed from the context: the model no longer sees the message above",
+  [context_edit.replaced] = "replaced in the context: the model sees the text above instead of the original",
+}
+
 function M.history(buffer, messages)
   local entries = messages.entries or {}
   if (messages.total or #entries) > #entries then
@@ -203,6 +210,9 @@ function M.history(buffer, messages)
   for _, entry in ipairs(entries) do
     if entry.type == "message" and type(entry.message) == "table" then
       history_message(buffer, entry.message)
+      if CONTEXT_EDIT_NOTES[entry.contextEdit] then
+        M.notice(buffer, CONTEXT_EDIT_NOTES[entry.contextEdit])
+      end
     elseif entry.type == "compaction" or entry.type == "branch_summary" then
       history_summary(buffer, entry)
     elseif entry.type == "custom_message" then

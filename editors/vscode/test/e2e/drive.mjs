@@ -13,6 +13,7 @@ import { scenarios } from './scenarios.mjs';
 const url = required('PI_E2E_URL');
 const llm = required('PI_E2E_LLM');
 const artifacts = required('PI_E2E_ARTIFACTS');
+const workspace = required('PI_E2E_WORKSPACE');
 
 function required(name) {
   const value = process.env[name];
@@ -42,7 +43,7 @@ async function main() {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const consoleLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
   page.on('console', (message) => consoleLog.write(`[${message.type()}] ${message.text()}\n`));
-  const context = { page, url, llm, artifacts };
+  const context = { page, url, llm, artifacts, workspace };
   let failed = false;
   for (const scenario of scenarios) {
     const started = Date.now();
