@@ -39,7 +39,26 @@ class KnownModel:
 
 
 def model_info(model: ModelConfig) -> Mapping[str, Any] | None:
-    """litellm's table entry for ``model``, or ``None`` for a model it does not know."""
+    """litellm's table entry for ``model``, or ``None`` for a model it does not know.
+
+    A model whose ``models.json`` entry has a ``cost`` is priced by it alone (pi's prices are
+    dollars per million tokens; the table's are per token), whatever the table says.
+    """
+    entry = _table_entry(model)
+    if model.cost is None:
+        return entry
+    unpriced = {key: value for key, value in (entry or {}).items() if "cost" not in key}
+    per_million = model.cost
+    return {
+        **unpriced,
+        "input_cost_per_token": per_million.input / 1e6,
+        "output_cost_per_token": per_million.output / 1e6,
+        "cache_read_input_token_cost": per_million.cache_read / 1e6,
+        "cache_creation_input_token_cost": per_million.cache_write / 1e6,
+    }
+
+
+def _table_entry(model: ModelConfig) -> Mapping[str, Any] | None:
     table = _model_table()
     entry = table.get(model.model)
     if entry is None:

@@ -14,6 +14,7 @@ from pi_lsp.llm.credentials import EditorKeys
 from pi_lsp.llm.model_scope import scope_models
 from pi_lsp.llm.models import KnownModel
 from pi_lsp.llm.stream import CompletionRequest, completion_arguments
+from pi_lsp.llm.usage import usage_from_openai
 from pi_lsp.resources.auth_file import load_auth_file
 from pi_lsp.resources.models_file import load_models_file
 
@@ -134,6 +135,36 @@ def test_compat_flags_and_sampling_params_shape_the_request(tmp_path):
     assert completion_arguments(CompletionRequest(routed, "s", []))["extra_body"] == {
         "provider": {"only": ["anthropic"]}
     }
+
+
+def test_a_models_json_cost_prices_the_usage_in_dollars_per_million_tokens(tmp_path):
+    providers = {
+        "local": {
+            "baseUrl": "http://localhost:8080/v1",
+            "api": "openai-completions",
+            "models": [
+                {"id": "priced", "cost": {"input": 3, "output": 15, "cacheRead": 0.3}},
+                {"id": "unpriced"},
+            ],
+        },
+        "anthropic": {
+            "modelOverrides": {"claude-sonnet-4-5": {"cost": {"input": 1, "output": 2}}},
+        },
+    }
+    models = catalog(tmp_path, providers=providers)
+    raw = {
+        "prompt_tokens": 1_000_000,
+        "completion_tokens": 100_000,
+        "prompt_tokens_details": {"cached_tokens": 500_000},
+    }
+    cost = usage_from_openai(raw, models.resolve("local/priced", {}))["cost"]
+    assert cost["input"] == pytest.approx(1.5) and cost["output"] == pytest.approx(1.5)
+    assert cost["cacheRead"] == pytest.approx(0.15)
+    assert cost["total"] == pytest.approx(3.15)
+    assert usage_from_openai(raw, models.resolve("local/unpriced", {}))["cost"]["total"] == 0
+    # An override's price replaces litellm's table price of a built-in model.
+    sonnet = models.resolve("anthropic/claude-sonnet-4-5", {})
+    assert usage_from_openai(raw, sonnet)["cost"]["output"] == pytest.approx(0.2)
 
 
 def test_a_providers_key_comes_from_the_editor_then_auth_json_then_models_json_then_env(tmp_path):
