@@ -257,6 +257,7 @@ class ModelCatalog:
             compat={**provider.compat, **(definition.compat if definition else {})},
             sampling_params=dict(definition.sampling_params) if definition else {},
             cost=definition.cost if definition else None,
+            accepts_images=_accepts_images(definition, listed is None and provider.builtin),
             name=definition.name if definition else None,
             source="models.json",
         )
@@ -412,6 +413,14 @@ def _merged(
         compat={**base.compat, **override.compat},
         sampling_params={**base.sampling_params, **override.sampling_params},
     )
+
+
+def _accepts_images(definition: ModelDefinition | None, builtin_model: bool) -> bool:
+    """pi's ``input``: as given; else text only for a model the file defines, and images for a
+    built-in model (litellm's model decides)."""
+    if definition is not None and definition.input is not None:
+        return "image" in definition.input
+    return builtin_model
 
 
 def _window(

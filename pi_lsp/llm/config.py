@@ -88,6 +88,9 @@ class ModelConfig:
     sampling_params: Mapping[str, Any] = attrs.field(factory=dict)
     cost: ModelCost | None = None
     """Prices per million tokens from ``models.json`` (else litellm's table prices the call)."""
+    accepts_images: bool = True
+    """``models.json``'s ``input`` lists ``image`` (pi's default for a model of its own is text
+    only); images sent to a model without it become a placeholder, as pi does."""
     name: str | None = None
     source: ModelSource = "settings"
     key_status: KeyStatus = "unknown"

@@ -41,21 +41,26 @@ class KnownModel:
 def model_info(model: ModelConfig) -> Mapping[str, Any] | None:
     """litellm's table entry for ``model``, or ``None`` for a model it does not know.
 
-    A model whose ``models.json`` entry has a ``cost`` is priced by it alone (pi's prices are
-    dollars per million tokens; the table's are per token), whatever the table says.
+    The prices a ``models.json`` ``cost`` gives (dollars per million tokens; the table's are per
+    token) replace the table's; a model the table does not know pays nothing for the others.
     """
     entry = _table_entry(model)
     if model.cost is None:
         return entry
-    unpriced = {key: value for key, value in (entry or {}).items() if "cost" not in key}
-    per_million = model.cost
-    return {
-        **unpriced,
-        "input_cost_per_token": per_million.input / 1e6,
-        "output_cost_per_token": per_million.output / 1e6,
-        "cache_read_input_token_cost": per_million.cache_read / 1e6,
-        "cache_creation_input_token_cost": per_million.cache_write / 1e6,
+    given = {
+        "input_cost_per_token": model.cost.input,
+        "output_cost_per_token": model.cost.output,
+        "cache_read_input_token_cost": model.cost.cache_read,
+        "cache_creation_input_token_cost": model.cost.cache_write,
     }
+    prices = {key: value / 1e6 for key, value in given.items() if value is not None}
+    # A tier price of the table (``…_above_200k_tokens``) would undo the given price.
+    kept = {
+        key: value
+        for key, value in (entry or {}).items()
+        if not any(key.startswith(price) for price in prices)
+    }
+    return {**kept, **prices}
 
 
 def _table_entry(model: ModelConfig) -> Mapping[str, Any] | None:

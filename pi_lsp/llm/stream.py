@@ -88,6 +88,7 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
             request.messages,
             provider=model.provider,
             model_id=model.model_id,
+            supports_images=model.accepts_images,
         ),
         "stream": True,
         "stream_options": {"include_usage": True},

@@ -57,12 +57,13 @@ _TRAILING_COMMA_OR_STRING = re.compile(r'"(?:\\.|[^"\\])*"|,(\s*[}\]])')
 
 @attrs.frozen
 class ModelCost:
-    """Dollars per million tokens, as pi's ``cost``."""
+    """Dollars per million tokens, as pi's ``cost``; None where the entry leaves a price out
+    (0 for a model of its own, the built-in price for a ``modelOverrides`` entry)."""
 
-    input: float = 0
-    output: float = 0
-    cache_read: float = 0
-    cache_write: float = 0
+    input: float | None = None
+    output: float | None = None
+    cache_read: float | None = None
+    cache_write: float | None = None
 
 
 @attrs.frozen
@@ -329,8 +330,8 @@ class _Fields:
         raw = self.object("cost")
         if not raw:
             return None
-        prices = {key: raw.get(key, 0) for key in ("input", "output", "cacheRead", "cacheWrite")}
-        if not all(_is_number(value) for value in prices.values()):
+        prices = {key: raw.get(key) for key in ("input", "output", "cacheRead", "cacheWrite")}
+        if not all(value is None or _is_number(value) for value in prices.values()):
             self.reader._warn(self.line, f"{self.where}: cost prices must be numbers; ignored")
             return None
         return ModelCost(

@@ -162,9 +162,37 @@ def test_a_models_json_cost_prices_the_usage_in_dollars_per_million_tokens(tmp_p
     assert cost["cacheRead"] == pytest.approx(0.15)
     assert cost["total"] == pytest.approx(3.15)
     assert usage_from_openai(raw, models.resolve("local/unpriced", {}))["cost"]["total"] == 0
-    # An override's price replaces litellm's table price of a built-in model.
+    # An override's prices replace litellm's table prices of a built-in model; the others stay.
     sonnet = models.resolve("anthropic/claude-sonnet-4-5", {})
+    (tmp_path / "no-cost").mkdir()
+    table = catalog(tmp_path / "no-cost").resolve("anthropic/claude-sonnet-4-5", {})
     assert usage_from_openai(raw, sonnet)["cost"]["output"] == pytest.approx(0.2)
+    assert usage_from_openai(raw, sonnet)["cost"]["cacheRead"] == pytest.approx(
+        usage_from_openai(raw, table)["cost"]["cacheRead"]
+    )
+    assert usage_from_openai(raw, table)["cost"]["cacheRead"] > 0
+
+
+def test_images_reach_only_models_whose_input_lists_them(tmp_path):
+    providers = {
+        "local": {
+            "baseUrl": "http://localhost:8080/v1",
+            "api": "openai-completions",
+            "models": [{"id": "text-only"}, {"id": "vision", "input": ["text", "image"]}],
+        },
+        "anthropic": {"baseUrl": "https://proxy.example"},
+    }
+    models = catalog(tmp_path, providers=providers)
+    image = {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}
+    asked = [{"role": "user", "content": [{"type": "text", "text": "What is it?"}, image]}]
+
+    def sent(reference: str) -> str:
+        request = CompletionRequest(models.resolve(reference, {}), "", asked)
+        return json.dumps(completion_arguments(request)["messages"])
+
+    assert "image_url" not in sent("local/text-only") and "image omitted" in sent("local/text-only")
+    assert "image_url" in sent("local/vision")
+    assert "image_url" in sent("anthropic/claude-sonnet-4-5")
 
 
 def test_a_providers_key_comes_from_the_editor_then_auth_json_then_models_json_then_env(tmp_path):
