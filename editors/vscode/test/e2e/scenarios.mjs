@@ -329,6 +329,8 @@ async function contextEditMarks(context) {
       && rows.some((row) => row.startsWith('Which fixtures need it?') && !row.includes('removed from context'));
   });
   return screenshot(context, 'context-edit.png');
+}
+
 /** Waits until the quick input (a pick or an input box) shows `title`. */
 async function quickInputTitled(page, title) {
   await page.locator('.quick-input-widget', { hasText: title }).waitFor({ state: 'visible', timeout: TIMEOUT });
