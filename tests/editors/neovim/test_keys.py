@@ -25,7 +25,8 @@ def test_pilogin_then_pi_sends_the_key_and_pilogout_removes_it(editor, scripted_
 
     scripted_model.enqueue({"kind": "text", "text": "Answered with the stored key."})
     editor.command("Pi Which key?")
-    editor.wait_for("agent_end")
+    # A server of its own: its first prompt waits for litellm's import (long on a busy machine).
+    editor.wait_for("agent_end", timeout_ms=60_000)
     editor.chat_lines(containing="Answered with the stored key.")
     assert scripted_model.headers()[-1]["Authorization"] == f"Bearer {FAKE_KEY}"
 
