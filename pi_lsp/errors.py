@@ -94,12 +94,6 @@ class ModelNotConfiguredError(PiError):
     code = -32020
 
 
-class LlmError(PiError):
-    """The model provider failed in a way retrying did not fix."""
-
-    code = -32021
-
-
 class NoApiKeyError(PiError):
     """The model's provider has no usable API key; ``data`` is ``{"provider": …}`` so a client can
     offer its own way to store one."""

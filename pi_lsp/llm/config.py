@@ -29,8 +29,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from pi_lsp.errors import ModelNotConfiguredError
-
 if TYPE_CHECKING:
     from pi_lsp.llm.credentials import Credential
     from pi_lsp.resources.models_file import ModelCost
@@ -131,17 +129,6 @@ def resolve_model(
     catalog = catalog or ModelCatalog(None, None, None, environ)
     reference = catalog.choose(settings, _table_for(settings))
     return catalog.resolve(reference, settings) if reference else None
-
-
-def require_model(settings: Mapping[str, Any], environ: Mapping[str, str]) -> ModelConfig:
-    """The configured model; ``ModelNotConfiguredError`` (a JSON-RPC error) when there is none."""
-    model = resolve_model(settings, environ)
-    if model is None:
-        raise ModelNotConfiguredError(
-            "No model is configured: set PI_LSP_MODEL, the `model` setting (a litellm model "
-            "string such as openai/gpt-4o) or pi's defaultProvider and defaultModel settings"
-        )
-    return model
 
 
 def local_placeholder_key(

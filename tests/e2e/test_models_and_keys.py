@@ -18,30 +18,17 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import make_test_lsp_client
 
+from pi_lsp.client import isolated_environment
 from pi_lsp.scripted_llm import ScriptedLLM, replies
-from tests.e2e.conftest import SERVER, EventLog, keep_pi_messages_raw, request
+from tests.e2e.conftest import SERVER, EventLog, make_client, request
 
 FAKE_KEY = "sk-FAKE-LEAKCHECK-7f3a9c2e41"
 """A key no test ever expects to see anywhere but in the Authorization header."""
-PROVIDER_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY")
 
 
 def environment_for(home: Path, **extra: str) -> dict[str, str]:
-    environment = {
-        key: value
-        for key, value in SERVER.server_env.items()
-        if not key.startswith("PI_LSP_") and key not in PROVIDER_KEY_VARIABLES
-    }
-    environment.update(
-        HOME=str(home),
-        XDG_STATE_HOME=str(home / "state"),
-        XDG_CACHE_HOME=str(home / "cache"),
-        PI_CODING_AGENT_DIR=str(home / "agent"),
-        **extra,
-    )
-    return environment
+    return {**isolated_environment(home), **extra}
 
 
 def write_json(path: Path, data: object) -> None:
@@ -64,9 +51,8 @@ def scripted_provider(llm: ScriptedLLM, api_key: str | None, **fields) -> dict:
 @contextlib.asynccontextmanager
 async def server(workspace: Path, home: Path, options: dict | None = None, **environment: str):
     """A server on ``workspace`` whose home and agent directory are ``home``'s."""
-    client = make_test_lsp_client()
+    client = make_client()
     await client.start_io(*SERVER.server_command, env=environment_for(home, **environment))
-    keep_pi_messages_raw(client)
     events = EventLog()
     client.feature("pi/event")(lambda params: events.add(params))
     client.pi_events = events
