@@ -26,7 +26,7 @@ from pi_lsp.config import ServerConfig
 from pi_lsp.errors import ModelNotConfiguredError, NoApiKeyError
 from pi_lsp.llm.auth_store import remove_api_key, save_api_key
 from pi_lsp.llm.catalog import ModelCatalog
-from pi_lsp.llm.config import ModelConfig, resolve_model
+from pi_lsp.llm.config import ModelConfig, resolve_model, split_model_string
 from pi_lsp.llm.credentials import EditorKeys
 from pi_lsp.llm.models import context_window_for, max_output_tokens_for
 from pi_lsp.resources.auth_file import AUTH_FILE
@@ -75,9 +75,15 @@ class LiveConfig:
         settings = self.current.model_settings()
         environ = dict(self._environ)
         if runtime.model_override:
+            configured = environ.pop("PI_LSP_MODEL", None) or settings.get("model")
             # pi/setModel is the user's latest word: it beats the server's start-up PI_LSP_MODEL.
             settings = {**settings, "model": runtime.model_override}
-            environ.pop("PI_LSP_MODEL", None)
+            if not _same_provider(configured, runtime.model_override):
+                # The endpoint given for the configured model (a local server's) is not another
+                # provider's: its model goes to its own API with its own key.
+                settings = {k: v for k, v in settings.items() if k not in ("apiBase", "apiKey")}
+                environ.pop("PI_LSP_API_BASE", None)
+                environ.pop("PI_LSP_API_KEY", None)
         return resolve_model(settings, environ, self.catalog(environ))
 
     def require_model(self, runtime: SessionRuntime) -> ModelConfig:
@@ -143,3 +149,10 @@ class LiveConfig:
 
     def token_counter(self) -> TokenCounter:
         return get_token_counter(self.current.tokenizer())
+
+
+def _same_provider(configured: object, chosen: str) -> bool:
+    """Whether ``chosen`` is of the configured model's provider (true when none is configured)."""
+    if not isinstance(configured, str) or not configured.strip():
+        return True
+    return split_model_string(configured.strip())[0] == split_model_string(chosen)[0]
