@@ -4,8 +4,7 @@ from __future__ import annotations
 
 
 def register_all(server) -> None:
-    # Importing the request modules registers their handlers.
-    from pi_lsp.handlers import (  # noqa: F401
+    from pi_lsp.handlers import (  # noqa: F401 - registers handlers
         base,
         compact,
         credentials,
@@ -15,6 +14,7 @@ def register_all(server) -> None:
         resources,
         sessions,
         state,
+        tree,
     )
 
     lifecycle.register(server)
