@@ -81,7 +81,11 @@ class LiveConfig:
             if not _same_provider(configured, runtime.model_override):
                 # The endpoint given for the configured model (a local server's) is not another
                 # provider's: its model goes to its own API with its own key.
-                settings = {k: v for k, v in settings.items() if k not in ("apiBase", "apiKey")}
+                settings = {
+                    name: value
+                    for name, value in settings.items()
+                    if name not in ("apiBase", "apiKey")
+                }
                 environ.pop("PI_LSP_API_BASE", None)
                 environ.pop("PI_LSP_API_KEY", None)
         return resolve_model(settings, environ, self.catalog(environ))
