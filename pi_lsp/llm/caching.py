@@ -63,7 +63,7 @@ def cache_control(retention: str) -> dict[str, str] | None:
 
 def uses_cache_breakpoints(model: ModelConfig) -> bool:
     """Whether ``model`` is reached through a provider that caches at ``cache_control`` marks."""
-    prefix, slash, rest = model.model.partition("/")
+    prefix, slash, rest = model.call_model.partition("/")
     if not slash:
         return model.provider == "anthropic"
     if prefix == "anthropic":

@@ -81,6 +81,7 @@ KNOWN_KEYS: Schema = {
     "cacheRetention": _one_of("none", "short", "long"),
     "defaultProvider": STRING,
     "defaultModel": STRING,
+    "enabledModels": STRING_LIST,
     "enableSkillCommands": BOOLEAN,
     "sessionDir": STRING,
     "steeringMode": _one_of(*QUEUE_MODES),

@@ -45,6 +45,7 @@ async def messages_endpoint(server: ScriptedLLM, request: web.Request) -> web.St
     """Answer one Messages API request with the server's next reply."""
     body = await request.json()
     server.requests.append(body)
+    server.request_headers.append(dict(request.headers))
     reply = server.next_reply(body)
     if reply.is_http_error:
         return web.json_response(_error_body(reply), status=reply.status)
