@@ -363,6 +363,7 @@ class ContextUsage:
     tokens: int | None
     context_window: int
     percent: float | None
+    compact_at: int | None = None
 
 
 @attrs.frozen

@@ -125,7 +125,9 @@ def state_result(state: SessionState) -> protocol.StateResult:
         thinking_level=state.thinking_level,
         context_usage=None
         if usage is None
-        else protocol.ContextUsage(usage.tokens, usage.context_window, usage.percent),
+        else protocol.ContextUsage(
+            usage.tokens, usage.context_window, usage.percent, usage.compact_at
+        ),
         message_count=state.message_count,
         is_streaming=state.is_streaming,
         is_compacting=state.is_compacting,

@@ -199,6 +199,8 @@ export interface ContextUsage {
   tokens: number | null;
   contextWindow: number;
   percent: number | null;
+  /** Where automatic compaction starts, in tokens; null when it is turned off. */
+  compactAt: number | null;
 }
 
 export interface StateResult {

@@ -25,6 +25,7 @@ local client = require("pi.client")
 ---@field tokens? integer
 ---@field contextWindow integer
 ---@field percent? number
+---@field compactAt? integer
 
 ---@class pi.ForkResult
 ---@field sessionId string
