@@ -141,7 +141,7 @@ def test_a_threshold_decides_at_every_moment():
     half = CompactionSettings(reserve_tokens=100, keep_recent_tokens=100, threshold=Threshold(50))
     session = SessionBuilder()
     session.user("hi")
-    session.assistant("mid-sized", usage_=usage(1600, 10))  # 1610 of 3000: under window − 100
+    session.assistant("mid-sized", usage_=usage(1600, 10))  # 1610 of 3000: under window - 100
     assert not needs(Moment.AFTER_TURN, session)
     assert needs(Moment.AFTER_TURN, session, half) and needs(Moment.BEFORE_PROMPT, session, half)
 
