@@ -67,6 +67,8 @@ class ServerSettings:
     BPE counts) or ``chars4`` (pi's estimate)."""
     trusted: bool = True
     """Whether the workspace is trusted (the VS Code extension passes workspace trust)."""
+    nested_context_files: bool = True
+    """Load AGENTS.md/CLAUDE.md files below the workspace root when the agent works there."""
     retry: RetryOptions = attrs.Factory(RetryOptions)
     allowed_session_dirs: tuple[str, ...] = ()
     """Directories besides ``sessionDir`` whose session files ``pi/openSession`` may open (for
