@@ -197,7 +197,7 @@ PARAMS_BY_METHOD: dict[str, type] = {
     SET_MODEL: SetModelParams,
     SET_THINKING_LEVEL: SetThinkingLevelParams,
     COMPACT: CompactParams,
-    RESOURCES: NoParams,
+    RESOURCES: SessionParams,
     RELOAD: NoParams,
 }
 """Every request method and the type its params are validated against."""
@@ -445,6 +445,18 @@ class ResourceDiagnostic:
 
 
 @attrs.frozen
+class NestedContextFile:
+    """A context file below the workspace root whose text is in the session's context."""
+
+    path: str
+    """Relative to the workspace (``packages/api/AGENTS.md``)."""
+    entry_id: str
+    """The ``custom_message`` entry that brought it."""
+    current: bool
+    """False when the file changed (or is gone) since: the next request brings the new text."""
+
+
+@attrs.frozen
 class ResourcesResult:
     context_files: list[str]
     system_prompt: str | None
@@ -452,6 +464,8 @@ class ResourcesResult:
     skills: list[Skill]
     templates: list[Template]
     diagnostics: list[ResourceDiagnostic]
+    nested_context_files: list[NestedContextFile] = attrs.Factory(list)
+    """Loaded on demand into the session's context (``nestedContextFiles`` setting)."""
 
 
 @attrs.frozen

@@ -7,11 +7,13 @@ pygls, so the ``pi-lsp session`` command line prints the same shapes as the serv
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pi_lsp import protocol
 
 if TYPE_CHECKING:
+    from pi_lsp.agent.nested_context import LoadedContextFile
     from pi_lsp.agent.agent import TurnResult
     from pi_lsp.agent.compactor import CompactionResult
     from pi_lsp.agent.navigation import NavigationResult
@@ -135,7 +137,9 @@ def state_result(state: SessionState) -> protocol.StateResult:
     )
 
 
-def resources_result(snapshot: ResourceSnapshot) -> protocol.ResourcesResult:
+def resources_result(
+    snapshot: ResourceSnapshot, nested: Sequence[LoadedContextFile] = ()
+) -> protocol.ResourcesResult:
     return protocol.ResourcesResult(
         context_files=[item.path for item in snapshot.context_files],
         system_prompt=snapshot.system_prompt.path if snapshot.system_prompt else None,
@@ -164,6 +168,9 @@ def resources_result(snapshot: ResourceSnapshot) -> protocol.ResourcesResult:
         diagnostics=[
             protocol.ResourceDiagnostic(item.path, item.line, item.message, item.severity)
             for item in snapshot.diagnostics
+        ],
+        nested_context_files=[
+            protocol.NestedContextFile(item.path, item.entry_id, item.current) for item in nested
         ],
     )
 

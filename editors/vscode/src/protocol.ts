@@ -294,6 +294,12 @@ export interface ResourceDiagnostic {
   severity: string;
 }
 
+export interface NestedContextFile {
+  path: string;
+  entryId: string;
+  current: boolean;
+}
+
 export interface ResourcesResult {
   contextFiles: string[];
   systemPrompt: string | null;
@@ -301,6 +307,7 @@ export interface ResourcesResult {
   skills: Skill[];
   templates: Template[];
   diagnostics: ResourceDiagnostic[];
+  nestedContextFiles: NestedContextFile[];
 }
 
 export interface ResourceChange {
@@ -333,7 +340,7 @@ export interface Requests {
   'pi/setModel': { params: SetModelParams; result: SetModelResult };
   'pi/setThinkingLevel': { params: SetThinkingLevelParams; result: SetThinkingLevelResult };
   'pi/compact': { params: CompactParams; result: CompactResult };
-  'pi/resources': { params: NoParams; result: ResourcesResult };
+  'pi/resources': { params: SessionParams; result: ResourcesResult };
   'pi/reload': { params: NoParams; result: ResourcesChanged };
 }
 
