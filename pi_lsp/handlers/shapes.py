@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from pi_lsp import protocol
 
 if TYPE_CHECKING:
-    from pi_lsp.agent.nested_context import LoadedContextFile
     from pi_lsp.agent.agent import TurnResult
     from pi_lsp.agent.compactor import CompactionResult
     from pi_lsp.agent.navigation import NavigationResult
+    from pi_lsp.agent.nested_context import LoadedContextFile
     from pi_lsp.agent.state import SessionState
     from pi_lsp.resources.snapshot import ResourceChanges, ResourceSnapshot
     from pi_lsp.session.listing import SessionInfo
