@@ -34,6 +34,7 @@ from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.session import Session
+from pi_lsp.session_cli import at_least
 
 DEFAULT_PROBES = 8
 
@@ -55,20 +56,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         help="the model that writes the summary (default: compaction.model, else --model)",
     )
     compaction.add_argument(
-        "--probes", type=_positive, default=DEFAULT_PROBES, metavar="N", help="questions to ask"
+        "--probes", type=at_least(1), default=DEFAULT_PROBES, metavar="N", help="questions to ask"
     )
     compaction.add_argument("--api-base", metavar="URL", help="an OpenAI-compatible endpoint")
     compaction.set_defaults(handler=run_compaction_eval)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
 
 
 @attrs.frozen

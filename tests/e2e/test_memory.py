@@ -9,23 +9,15 @@ server and has pi 0.84.2 read the file back.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from pi_lsp.scripted_llm import replies
+from tests.builders import NESTED_RULE, api_package
 from tests.e2e.conftest import request
 from tests.e2e.test_compaction import SMALL, SPLIT, SUMMARY, chat, entries
 
-MARKER = "NESTED-RULE-7f3a: use tabs in the api package"
-
-
-def api_package(workspace: Path, text: str = MARKER) -> Path:
-    package = workspace / "packages" / "api"
-    (package / "src").mkdir(parents=True, exist_ok=True)
-    (package / "src" / "server.py").write_text("print('api')\n")
-    (package / "AGENTS.md").write_text(text + "\n")
-    return package
+MARKER = NESTED_RULE
 
 
 def sent(scripted_llm, index: int = -1) -> str:

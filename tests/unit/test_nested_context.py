@@ -4,9 +4,9 @@ the model once per branch, again when the file changes or a compaction summarize
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from builders import NESTED_RULE, api_package
 
 from pi_lsp.agent.nested_context import NestedContextFiles
 from pi_lsp.llm.double import replies
@@ -16,15 +16,7 @@ from pi_lsp.resources.nested_context_files import (
     read_nested_context_file,
 )
 
-MARKER = "NESTED-RULE-7f3a: use tabs in the api package"
-
-
-def api_package(workspace: Path, text: str = MARKER) -> Path:
-    package = workspace / "packages" / "api"
-    (package / "src").mkdir(parents=True, exist_ok=True)
-    (package / "src" / "server.py").write_text("print('api')\n")
-    (package / "AGENTS.md").write_text(text + "\n")
-    return package
+MARKER = NESTED_RULE
 
 
 def sent_text(agent, request_index: int) -> str:
