@@ -46,6 +46,8 @@ TOUCHING_TOOLS = frozenset({"read", "edit", "write", "ls", "find", "grep"})
 
 Entry = Mapping[str, Any]
 
+DIRECTORIES_CACHE_SIZE = 10_000
+
 
 @attrs.frozen
 class Injection:
@@ -84,6 +86,9 @@ class NestedContextFiles:
         self.workspace = Path(os.path.abspath(workspace))
         self._read_cache: dict[Path, tuple[tuple[int, int], NestedContextFile | None]] = {}
         self._lookup_cache: dict[Path, Path | None] = {}
+        self._directories_cache: dict[str, tuple[Path, ...]] = {}
+        """A tool call's ``path`` argument → the directories below the root it lies in; the
+        same paths come back in every request of a session."""
 
     def due(self, path_entries: Sequence[Entry]) -> list[Injection]:
         """What to append before the next request, for the active path ``path_entries``."""
@@ -115,12 +120,26 @@ class NestedContextFiles:
         context file may appear between two requests."""
         self._lookup_cache.clear()
         required: dict[Path, None] = {}
-        for touched in _touched_paths(projected, self.workspace):
-            for directory in directories_below_root(touched, self.workspace):
+        for raw_path in dict.fromkeys(_touched_raw_paths(projected)):
+            for directory in self._directories_of(raw_path):
                 context_file = self._context_file_in(directory)
                 if context_file is not None:
                     required.setdefault(context_file, None)
         return list(required)
+
+    def _directories_of(self, raw_path: str) -> tuple[Path, ...]:
+        directories = self._directories_cache.get(raw_path)
+        if directories is None:
+            if len(self._directories_cache) >= DIRECTORIES_CACHE_SIZE:
+                self._directories_cache.clear()
+            try:
+                touched = resolve_to_cwd(raw_path, self.workspace)
+            except (ValueError, OSError):
+                directories = ()
+            else:
+                directories = tuple(directories_below_root(touched, self.workspace))
+            self._directories_cache[raw_path] = directories
+        return directories
 
     def _context_file_in(self, directory: Path) -> Path | None:
         if directory not in self._lookup_cache:
@@ -175,29 +194,26 @@ def _present(projected: Sequence[ProjectedEntry]) -> dict[str, tuple[str, str]]:
     return present
 
 
-def _touched_paths(projected: Sequence[ProjectedEntry], workspace: Path) -> Iterable[Path]:
+def _touched_raw_paths(projected: Sequence[ProjectedEntry]) -> Iterable[str]:
+    """The ``path`` arguments of the touching tool calls in the context, as the model wrote them."""
     for item in projected:
         for message in item.messages:
             if message.get("role") != "assistant":
                 continue
             content = message.get("content")
             for block in content if isinstance(content, list) else []:
-                path = _touched_path(block, workspace)
-                if path is not None:
-                    yield path
+                raw_path = _touched_raw_path(block)
+                if raw_path is not None:
+                    yield raw_path
 
 
-def _touched_path(block: Any, workspace: Path) -> Path | None:
+def _touched_raw_path(block: Any) -> str | None:
     if not isinstance(block, Mapping) or block.get("type") != "toolCall":
         return None
-    name = block.get("name")
-    if name not in TOUCHING_TOOLS:
+    if block.get("name") not in TOUCHING_TOOLS:
         return None
     arguments = block.get("arguments")
     raw = arguments.get("path") if isinstance(arguments, Mapping) else None
     if not isinstance(raw, str) or not raw:
         return None  # an omitted path is the workspace root: nothing nested
-    try:
-        return resolve_to_cwd(raw, workspace)
-    except (ValueError, OSError):
-        return None
+    return raw
