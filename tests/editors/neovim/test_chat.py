@@ -147,7 +147,8 @@ def test_statusline_shows_the_context_usage_after_a_turn(pi, scripted_model):
     window = pi.lua("return vim.fn.win_findbuf(require('pi.chat').chat_buffer())[1]")
     shown = pi.lua(
         "local w = ...; return "
-        "vim.api.nvim_eval_statusline(vim.wo[w].statusline, { winid = w }).str",
+        # as wide as a chat split of a 200-column editor; the test's 80 columns would cut it
+        "vim.api.nvim_eval_statusline(vim.wo[w].statusline, { winid = w, maxwidth = 80 }).str",
         window,
     )
     assert "pi-chat" in shown and status.replace("%%", "%") in shown, shown
