@@ -24,6 +24,9 @@ from pi_lsp.errors import InvalidParamsError
 PROMPT = "pi/prompt"
 ABORT = "pi/abort"
 TREE = "pi/tree"
+TREE_WINDOW = "pi/treeWindow"
+TREE_CHILDREN = "pi/treeChildren"
+TREE_SEARCH = "pi/treeSearch"
 MESSAGES = "pi/messages"
 NAVIGATE = "pi/navigate"
 SESSIONS = "pi/sessions"
@@ -39,11 +42,17 @@ SET_THINKING_LEVEL = "pi/setThinkingLevel"
 COMPACT = "pi/compact"
 RESOURCES = "pi/resources"
 RELOAD = "pi/reload"
+LOGIN = "pi/login"
+LOGOUT = "pi/logout"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
 EVENT = "pi/event"
 RESOURCES_CHANGED = "pi/resourcesChanged"
+
+# ------------------------------------------------------------------ notifications (client → server)
+
+SET_CREDENTIALS = "pi/setCredentials"
 
 # ------------------------------------------------------------------------- workspace/executeCommand
 
@@ -102,6 +111,38 @@ class MessagesParams:
     session_id: str | None = None
     limit: int | None = None
     """Only the last ``limit`` entries of the active path (at least 1); all of them when omitted."""
+    before: str | None = None
+    """A cursor for loading earlier pages: only the entries of the active path before this one."""
+
+
+@attrs.frozen
+class TreeWindowParams:
+    session_id: str | None = None
+    target_id: str | None = None
+    """The entry to show, with every level above it (default: the leaf)."""
+    limit: int | None = None
+    """Rows per level (1–1000, default 100), centred on the path to the target."""
+
+
+@attrs.frozen
+class TreeChildrenParams:
+    session_id: str | None = None
+    parent_id: str | None = None
+    """The node whose rows are wanted; omitted or null: the top level."""
+    offset: int | None = None
+    """The first row to return (default 0)."""
+    around_id: str | None = None
+    """Instead of ``offset``: a window centred on this row."""
+    limit: int | None = None
+    """How many rows (1–1000, default 100)."""
+
+
+@attrs.frozen
+class TreeSearchParams:
+    query: str
+    session_id: str | None = None
+    limit: int | None = None
+    """How many results (1–1000, default 100), newest first."""
 
 
 @attrs.frozen
@@ -178,12 +219,39 @@ class NoParams:
 class ModelsParams:
     filter: str | None = None
     """Only models whose name contains this text."""
+    provider: str | None = None
+    """Only this provider's models (pi's name: ``openai``, ``google``, a models.json provider)."""
+
+
+@attrs.frozen
+class LoginParams:
+    provider: str
+    """pi's provider name, the key of its auth.json entry (``anthropic``, ``openai``…)."""
+    key: str
+    replace_subscription: bool = False
+    """Replace pi's subscription login (an OAuth entry) for the provider, which pi then loses."""
+
+
+@attrs.frozen
+class LogoutParams:
+    provider: str
+
+
+@attrs.frozen
+class SetCredentialsParams:
+    """The params of the ``pi/setCredentials`` notification."""
+
+    credentials: dict[str, str]
+    """Provider → API key: every key the editor keeps for pi (the previous set is replaced)."""
 
 
 PARAMS_BY_METHOD: dict[str, type] = {
     PROMPT: PromptParams,
     ABORT: SessionParams,
     TREE: SessionParams,
+    TREE_WINDOW: TreeWindowParams,
+    TREE_CHILDREN: TreeChildrenParams,
+    TREE_SEARCH: TreeSearchParams,
     MESSAGES: MessagesParams,
     NAVIGATE: NavigateParams,
     SESSIONS: SessionParams,
@@ -199,8 +267,13 @@ PARAMS_BY_METHOD: dict[str, type] = {
     COMPACT: CompactParams,
     RESOURCES: SessionParams,
     RELOAD: NoParams,
+    LOGIN: LoginParams,
+    LOGOUT: LogoutParams,
 }
 """Every request method and the type its params are validated against."""
+
+NOTIFICATION_PARAMS: dict[str, type] = {SET_CREDENTIALS: SetCredentialsParams}
+"""Every notification a client sends the server, and the type of its params."""
 
 
 # ----------------------------------------------------------------------- results and event payloads
@@ -213,6 +286,9 @@ JsonObject = dict[str, Any]
 """A JSON object in pi's own format (an AgentMessage, a usage record, tool details…)."""
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+KeySource = Literal["editor", "auth.json", "models.json", "environment"]
+"""Where a provider's API key came from."""
+KeyStatus = Literal["key", "local", "missing", "unknown"]
 CompactionReason = Literal["manual", "threshold", "overflow"]
 
 OMITTED_WHEN_NONE = "omitted_when_none"
@@ -270,6 +346,65 @@ class TreeResult:
 
 
 @attrs.frozen
+class TreeNodeRow:
+    """An entry as a row of the windowed tree (``pi/treeWindow``, ``pi/treeChildren``)."""
+
+    id: str
+    parent_id: str | None
+    type: str
+    preview: str
+    timestamp: str | None
+    child_count: int
+    branch_start: bool
+    """One of several children (or roots): the first entry of a branch."""
+    active: bool
+    """On the path from the root to the leaf."""
+    expandable: bool
+    """Has rows under it: its branches, or (for a branch start) the run continuing the branch."""
+    role: str | None = attrs.field(default=None, metadata=OMITTED)
+    label: str | None = attrs.field(default=None, metadata=OMITTED)
+    context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+
+
+@attrs.frozen
+class TreeLevel:
+    """The rows under one node (``parent_id`` null: the top level): ``total`` rows in all, these
+    from ``offset`` on."""
+
+    parent_id: str | None
+    total: int
+    offset: int
+    rows: list[TreeNodeRow]
+
+
+@attrs.frozen
+class TreeWindowResult:
+    session_id: str
+    version: int
+    """The session's tree version: ``tree_changed`` events carry the next ones."""
+    leaf_id: str | None
+    name: str | None
+    target_id: str | None
+    levels: list[TreeLevel]
+
+
+@attrs.frozen
+class TreeChildrenResult:
+    session_id: str
+    version: int
+    level: TreeLevel
+
+
+@attrs.frozen
+class TreeSearchResult:
+    session_id: str
+    version: int
+    total: int
+    """How many entries match; ``rows`` holds the newest of them."""
+    rows: list[TreeNodeRow]
+
+
+@attrs.frozen
 class TranscriptEntry:
     entry_id: str
     type: str
@@ -286,6 +421,8 @@ class MessagesResult:
     session_id: str
     leaf_id: str | None
     total: int
+    offset: int
+    """How many visible entries of the path come before ``entries`` (0: the first page)."""
     entries: list[TranscriptEntry]
 
 
@@ -356,6 +493,12 @@ class ModelRef:
     model: str
     provider: str
     model_id: str
+    key_status: KeyStatus
+    """``key``: its provider has a key; ``local``: it needs none; ``missing``: it needs one it
+    does not have; ``unknown``: litellm finds the credentials (or not) by itself."""
+    key_source: KeySource | None
+    source: Literal["settings", "models.json"]
+    """Where its configuration came from."""
 
 
 @attrs.frozen
@@ -384,13 +527,49 @@ class StateResult:
 @attrs.frozen
 class ModelInfo:
     model: str
+    """The reference to give ``pi/setModel``."""
     provider: str
+    model_id: str
+    name: str | None
     context_window: int | None
+    available: bool
+    """It can be called now: its provider has a key, or it is a local model."""
+    key_source: KeySource | None
+    source: Literal["models.json", "litellm"]
+    """Where its configuration came from: pi's models.json or litellm's model table."""
+
+
+@attrs.frozen
+class ProviderInfo:
+    provider: str
+    key_source: KeySource | None
+    """Where its key comes from; null when it has none."""
+    key_variable: str | None
+    """The environment variable pi reads its key from."""
+    subscription: bool
+    """auth.json holds pi's subscription login (OAuth) for it, which pi-lsp cannot use."""
+    local: bool
+    """A models.json provider on this machine (it needs no key)."""
 
 
 @attrs.frozen
 class ModelsResult:
     models: list[ModelInfo]
+    providers: list[ProviderInfo]
+
+
+@attrs.frozen
+class LoginResult:
+    provider: str
+    path: str
+    """The auth.json written."""
+
+
+@attrs.frozen
+class LogoutResult:
+    provider: str
+    removed: bool
+    path: str
 
 
 @attrs.frozen
@@ -488,6 +667,9 @@ RESULT_BY_METHOD: dict[str, type] = {
     PROMPT: PromptResult,
     ABORT: AbortResult,
     TREE: TreeResult,
+    TREE_WINDOW: TreeWindowResult,
+    TREE_CHILDREN: TreeChildrenResult,
+    TREE_SEARCH: TreeSearchResult,
     MESSAGES: MessagesResult,
     NAVIGATE: NavigateResult,
     SESSIONS: SessionsResult,
@@ -503,6 +685,8 @@ RESULT_BY_METHOD: dict[str, type] = {
     COMPACT: CompactResult,
     RESOURCES: ResourcesResult,
     RELOAD: ResourcesChanged,
+    LOGIN: LoginResult,
+    LOGOUT: LogoutResult,
 }
 """Every request method and the type of its result."""
 
@@ -607,6 +791,19 @@ class RetryEvent:
 
 
 @attrs.frozen
+class AuthErrorEvent:
+    """The provider refused the key (401) or its rights (403); sent once, after the failed
+    answer's ``message_end``. ``message`` says what happened and where the key came from; a
+    client adds how to store another key."""
+
+    TYPE: ClassVar[str] = "auth_error"
+    provider: str
+    status: int
+    key_source: KeySource | None
+    message: str
+
+
+@attrs.frozen
 class CompactionStartEvent:
     TYPE: ClassVar[str] = "compaction_start"
     reason: CompactionReason
@@ -647,8 +844,18 @@ class BranchSummaryEndEvent:
 
 @attrs.frozen
 class TreeChangedEvent:
+    """The tree or the leaf changed: ``version`` rises by one per change, and the event says what
+    changed since the previous one, so a client patches its view (and resyncs on a gap)."""
+
     TYPE: ClassVar[str] = "tree_changed"
     leaf_id: str | None
+    version: int = 0
+    entries: list[TreeNodeRow] = attrs.Factory(list)
+    """The entries added, in file order."""
+    labels: dict[str, str | None] = attrs.Factory(dict)
+    """Labels set (or cleared: null) by the change, by entry id."""
+    name: str | None = None
+    """The session's name now."""
 
 
 @attrs.frozen
@@ -677,6 +884,7 @@ Event = (
     | ToolExecutionEndEvent
     | MessageEndEvent
     | RetryEvent
+    | AuthErrorEvent
     | CompactionStartEvent
     | CompactionEndEvent
     | BranchSummaryStartEvent
@@ -766,7 +974,7 @@ converter = _make_converter()
 
 def parse_params(method: str, raw: Any) -> Any:
     """Validate raw JSON params of ``method``; ``InvalidParamsError`` names what is wrong."""
-    params_type = PARAMS_BY_METHOD[method]
+    params_type = PARAMS_BY_METHOD.get(method) or NOTIFICATION_PARAMS[method]
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):

@@ -8,6 +8,9 @@ export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhig
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
 export type StopReason = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
 export type CompactionReason = 'manual' | 'threshold' | 'overflow';
+/** Where a provider's API key came from. */
+export type KeySource = 'editor' | 'auth.json' | 'models.json' | 'environment';
+export type KeyStatus = 'key' | 'local' | 'missing' | 'unknown';
 
 export interface SessionParams {
   sessionId?: string;
@@ -78,9 +81,83 @@ export interface TreeResult {
   entries: TreeEntry[];
 }
 
+/** An entry as a row of the windowed tree (pi/treeWindow, pi/treeChildren, pi/treeSearch, tree_changed). */
+export interface TreeNodeRow {
+  id: string;
+  parentId: string | null;
+  type: string;
+  role?: string;
+  preview: string;
+  label?: string;
+  contextEdit?: ContextEditEffect;
+  timestamp: string | null;
+  childCount: number;
+  /** One of several children (or roots): the first entry of a branch. */
+  branchStart: boolean;
+  /** On the path from the root to the leaf. */
+  active: boolean;
+  /** Has rows under it: its branches, or (for a branch start) the run continuing the branch. */
+  expandable: boolean;
+}
+
+/** Labels a change set, by entry id (null: the label was cleared). */
+export type LabelChanges = Record<string, string | null>;
+
+/** A window of the rows under `parentId` (null: the top level): `total` rows, these from `offset` on. */
+export interface TreeLevel {
+  parentId: string | null;
+  total: number;
+  offset: number;
+  rows: TreeNodeRow[];
+}
+
+export interface TreeWindowParams {
+  sessionId?: string;
+  targetId?: string;
+  limit?: number;
+}
+
+export interface TreeWindowResult {
+  sessionId: string;
+  version: number;
+  leafId: string | null;
+  name: string | null;
+  targetId: string | null;
+  levels: TreeLevel[];
+}
+
+export interface TreeChildrenParams {
+  sessionId?: string;
+  parentId?: string | null;
+  offset?: number;
+  aroundId?: string;
+  limit?: number;
+}
+
+export interface TreeChildrenResult {
+  sessionId: string;
+  version: number;
+  level: TreeLevel;
+}
+
+export interface TreeSearchParams {
+  sessionId?: string;
+  query: string;
+  limit?: number;
+}
+
+export interface TreeSearchResult {
+  sessionId: string;
+  version: number;
+  total: number;
+  rows: TreeNodeRow[];
+}
+
 export interface MessagesParams {
   sessionId?: string;
   limit?: number;
+  /** Only the entries of the active path before this one: the cursor for earlier pages. */
+  before?: string;
 }
 
 /** One visible entry of the active path: a message, a compaction or branch summary, a custom message. */
@@ -99,6 +176,8 @@ export interface MessagesResult {
   sessionId: string;
   leafId: string | null;
   total: number;
+  /** How many visible entries of the path come before `entries`. */
+  offset: number;
   entries: TranscriptEntry[];
 }
 
@@ -193,6 +272,10 @@ export interface ModelRef {
   model: string;
   provider: string;
   modelId: string;
+  /** `missing`: the provider needs a key it does not have (a prompt fails with -32022). */
+  keyStatus: KeyStatus;
+  keySource: KeySource | null;
+  source: 'settings' | 'models.json';
 }
 
 export interface ContextUsage {
@@ -219,16 +302,61 @@ export interface StateResult {
 
 export interface ModelsParams {
   filter?: string;
+  provider?: string;
 }
 
 export interface ModelInfo {
+  /** What `pi/setModel` takes. */
   model: string;
   provider: string;
+  modelId: string;
+  name: string | null;
   contextWindow: number | null;
+  /** It can be called now: its provider has a key, or it is local. */
+  available: boolean;
+  keySource: KeySource | null;
+  source: 'models.json' | 'litellm';
+}
+
+export interface ProviderInfo {
+  provider: string;
+  keySource: KeySource | null;
+  /** The environment variable pi reads the key from. */
+  keyVariable: string | null;
+  /** auth.json holds pi's subscription login for it, which pi-lsp cannot use. */
+  subscription: boolean;
+  local: boolean;
 }
 
 export interface ModelsResult {
   models: ModelInfo[];
+  providers: ProviderInfo[];
+}
+
+export interface LoginParams {
+  provider: string;
+  key: string;
+  replaceSubscription?: boolean;
+}
+
+export interface LoginResult {
+  provider: string;
+  path: string;
+}
+
+export interface LogoutParams {
+  provider: string;
+}
+
+export interface LogoutResult {
+  provider: string;
+  removed: boolean;
+  path: string;
+}
+
+/** The params of the `pi/setCredentials` notification: every key the editor keeps for pi. */
+export interface SetCredentialsParams {
+  credentials: Record<string, string>;
 }
 
 export interface SetModelParams {
@@ -327,6 +455,9 @@ export interface Requests {
   'pi/prompt': { params: PromptParams; result: PromptResult };
   'pi/abort': { params: SessionParams; result: AbortResult };
   'pi/tree': { params: SessionParams; result: TreeResult };
+  'pi/treeWindow': { params: TreeWindowParams; result: TreeWindowResult };
+  'pi/treeChildren': { params: TreeChildrenParams; result: TreeChildrenResult };
+  'pi/treeSearch': { params: TreeSearchParams; result: TreeSearchResult };
   'pi/messages': { params: MessagesParams; result: MessagesResult };
   'pi/navigate': { params: NavigateParams; result: NavigateResult };
   'pi/sessions': { params: SessionParams; result: SessionsResult };
@@ -342,6 +473,8 @@ export interface Requests {
   'pi/compact': { params: CompactParams; result: CompactResult };
   'pi/resources': { params: SessionParams; result: ResourcesResult };
   'pi/reload': { params: NoParams; result: ResourcesChanged };
+  'pi/login': { params: LoginParams; result: LoginResult };
+  'pi/logout': { params: LogoutParams; result: LogoutResult };
 }
 
 export type Method = keyof Requests;
@@ -352,6 +485,9 @@ export const METHODS: readonly Method[] = [
   'pi/prompt',
   'pi/abort',
   'pi/tree',
+  'pi/treeWindow',
+  'pi/treeChildren',
+  'pi/treeSearch',
   'pi/messages',
   'pi/navigate',
   'pi/sessions',
@@ -367,10 +503,14 @@ export const METHODS: readonly Method[] = [
   'pi/compact',
   'pi/resources',
   'pi/reload',
+  'pi/login',
+  'pi/logout',
 ];
 
 export const EVENT_NOTIFICATION = 'pi/event';
 export const RESOURCES_CHANGED_NOTIFICATION = 'pi/resourcesChanged';
+/** Client → server. */
+export const SET_CREDENTIALS_NOTIFICATION = 'pi/setCredentials';
 
 /** A pi AgentMessage as saved in the session (only the fields the extension reads). */
 export interface AgentMessage {
@@ -408,6 +548,7 @@ export interface Events {
   };
   message_end: { entryId: string; message: AgentMessage };
   retry: { attempt: number; maxAttempts: number; delayMs: number; errorMessage: string };
+  auth_error: { provider: string; status: number; keySource: KeySource | null; message: string };
   compaction_start: { reason: CompactionReason };
   compaction_end: {
     reason: CompactionReason;
@@ -419,7 +560,13 @@ export interface Events {
   };
   branch_summary_start: { targetId: string };
   branch_summary_end: { targetId: string; aborted: boolean; entryId?: string; errorMessage?: string };
-  tree_changed: { leafId: string | null };
+  tree_changed: {
+    leafId: string | null;
+    version: number;
+    entries: TreeNodeRow[];
+    labels: LabelChanges;
+    name: string | null;
+  };
   agent_end: { stopReason: StopReason; leafId: string | null };
   error: { message: string };
 }
@@ -438,6 +585,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'tool_execution_end',
   'message_end',
   'retry',
+  'auth_error',
   'compaction_start',
   'compaction_end',
   'branch_summary_start',
@@ -468,5 +616,6 @@ export const ErrorCodes = {
   summaryFailed: -32012,
   cancelled: -32013,
   noModel: -32020,
+  noApiKey: -32022,
   internal: -32603,
 } as const;

@@ -41,20 +41,39 @@ local client = require("pi.client")
 ---@field sessionId string
 ---@field leafId? string
 ---@field total integer
+---@field offset integer
 ---@field entries pi.TranscriptEntry[]
+
+---@class pi.LoginResult
+---@field provider string
+---@field path string
+
+---@class pi.LogoutResult
+---@field provider string
+---@field removed boolean
+---@field path string
 
 ---@class pi.ModelInfo
 ---@field model string
 ---@field provider string
+---@field modelId string
+---@field name? string
 ---@field contextWindow? integer
+---@field available boolean
+---@field keySource? string
+---@field source string
 
 ---@class pi.ModelRef
 ---@field model string
 ---@field provider string
 ---@field modelId string
+---@field keyStatus string
+---@field keySource? string
+---@field source string
 
 ---@class pi.ModelsResult
 ---@field models pi.ModelInfo[]
+---@field providers pi.ProviderInfo[]
 
 ---@class pi.NameResult
 ---@field entryId string
@@ -74,6 +93,13 @@ local client = require("pi.client")
 ---@field path? string
 ---@field leafId? string
 ---@field readOnly boolean
+
+---@class pi.ProviderInfo
+---@field provider string
+---@field keySource? string
+---@field keyVariable? string
+---@field subscription boolean
+---@field local boolean
 
 ---@class pi.PromptResult
 ---@field sessionId string
@@ -195,6 +221,45 @@ local client = require("pi.client")
 ---@field children table<string, string[]>
 ---@field entries pi.TreeEntry[]
 
+---@class pi.TreeNodeRow
+---@field id string
+---@field parentId? string
+---@field type string
+---@field preview string
+---@field timestamp? string
+---@field childCount integer
+---@field branchStart boolean
+---@field active boolean
+---@field expandable boolean
+---@field role? string
+---@field label? string
+---@field contextEdit? "removed"|"replaced"
+
+---@class pi.TreeLevel
+---@field parentId? string
+---@field total integer
+---@field offset integer
+---@field rows pi.TreeNodeRow[]
+
+---@class pi.TreeWindowResult
+---@field sessionId string
+---@field version integer
+---@field leafId? string
+---@field name? string
+---@field targetId? string
+---@field levels pi.TreeLevel[]
+
+---@class pi.TreeChildrenResult
+---@field sessionId string
+---@field version integer
+---@field level pi.TreeLevel
+
+---@class pi.TreeSearchResult
+---@field sessionId string
+---@field version integer
+---@field total integer
+---@field rows pi.TreeNodeRow[]
+
 ---@class pi.AgentStartEvent
 ---@field type "agent_start"
 
@@ -249,6 +314,13 @@ local client = require("pi.client")
 ---@field delayMs integer
 ---@field errorMessage string
 
+---@class pi.AuthErrorEvent
+---@field type "auth_error"
+---@field provider string
+---@field status integer
+---@field keySource? string
+---@field message string
+
 ---@class pi.CompactionStartEvent
 ---@field type "compaction_start"
 ---@field reason string
@@ -276,6 +348,10 @@ local client = require("pi.client")
 ---@class pi.TreeChangedEvent
 ---@field type "tree_changed"
 ---@field leafId? string
+---@field version integer
+---@field entries pi.TreeNodeRow[]
+---@field labels table<string, string|vim.NIL> labels set by the change (vim.NIL: cleared)
+---@field name? string
 
 ---@class pi.AgentEndEvent
 ---@field type "agent_end"
@@ -297,6 +373,7 @@ local client = require("pi.client")
 ---| pi.ToolExecutionEndEvent
 ---| pi.MessageEndEvent
 ---| pi.RetryEvent
+---| pi.AuthErrorEvent
 ---| pi.CompactionStartEvent
 ---| pi.CompactionEndEvent
 ---| pi.BranchSummaryStartEvent
@@ -331,6 +408,12 @@ M.prompt = request("pi/prompt")
 M.abort = request("pi/abort")
 ---@type pi.Request<pi.TreeResult>
 M.tree = request("pi/tree")
+---@type pi.Request<pi.TreeWindowResult>
+M.tree_window = request("pi/treeWindow")
+---@type pi.Request<pi.TreeChildrenResult>
+M.tree_children = request("pi/treeChildren")
+---@type pi.Request<pi.TreeSearchResult>
+M.tree_search = request("pi/treeSearch")
 ---@type pi.Request<pi.MessagesResult>
 M.messages = request("pi/messages")
 ---@type pi.Request<pi.NavigateResult>
@@ -361,6 +444,10 @@ M.compact = request("pi/compact")
 M.resources = request("pi/resources")
 ---@type pi.Request<pi.ResourcesChanged>
 M.reload = request("pi/reload")
+---@type pi.Request<pi.LoginResult>
+M.login = request("pi/login")
+---@type pi.Request<pi.LogoutResult>
+M.logout = request("pi/logout")
 
 --- `contextEdit` on pi/tree and pi/messages entries: what a context edit (pi 1.6) on the active
 --- path did to the entry's part of the model's context (the field is absent when none did).
