@@ -188,6 +188,7 @@ class Compactor:
                     entries_to_summarize(path, preparation.first_kept_entry_id)
                 ),
                 in_cache=call.in_cache,
+                file_exists=self.live.file_exists(),
             )
         if session.leaf_id != leaf_before:
             raise TurnInProgressError(

@@ -109,6 +109,8 @@ class Navigator:
             max_output_tokens=call.max_output_tokens,
             instructions=instructions,
             in_cache=call.in_cache,
+            file_list_limit=self.live.current.compaction_settings().file_list_limit,
+            file_exists=self.live.file_exists(),
         )
 
     def set_label(self, runtime: SessionRuntime, entry_id: str, label: str | None) -> str:

@@ -17,7 +17,10 @@ stays free of any provider code. Differences from pi 0.84.2, all deliberate:
   the summary is asked for *in place*: the conversation's own prefix is resent as it is, followed
   by the instructions, so its tokens are cache reads at a tenth of the price instead of a pasted
   copy at full price (pi asks every summary with caching off). An in-place answer that is not a
-  usable summary (a tool call, nothing, cut off, an error) is asked again in pi's pasted form.
+  usable summary (a tool call, nothing, cut off, an error) is asked again in pi's pasted form;
+- the file lists in the summary's text are bounded (``compaction.fileListLimit`` paths each, most
+  recently touched first; files that are gone leave the read list or are marked deleted), while
+  ``details`` keeps them complete up to a hard cap (see ``file_ops``).
 
 It also holds what branch summaries share with compactions: the ``Complete`` type, checking a
 model response, and adding up usage.
@@ -33,10 +36,12 @@ import attrs
 
 from pi_lsp.compaction.file_ops import (
     EditorFileOps,
+    FileExists,
     FileOps,
-    compute_file_lists,
+    SummaryFileLists,
     editor_file_ops_in,
-    format_file_operations,
+    format_bounded_file_operations,
+    summary_file_lists,
     with_editor_file_ops,
 )
 from pi_lsp.compaction.prepare import CompactionPreparation
@@ -52,6 +57,7 @@ from pi_lsp.compaction.prompts import (
     turn_prefix_instructions,
 )
 from pi_lsp.compaction.serialize import serialize_conversation
+from pi_lsp.compaction.settings import DEFAULT_FILE_LIST_LIMIT
 from pi_lsp.errors import CompactionCancelledError, NothingToCompactError, SummaryError
 from pi_lsp.session.context import entry_ids, first_index_with_id
 from pi_lsp.session.js_values import UNDEFINED, is_truthy, to_string
@@ -143,6 +149,7 @@ async def summarize_compaction(
     instructions: str | None = None,
     editor_file_ops: Sequence[EditorFileOps] = (),
     in_cache: ConversationInCache | None = None,
+    file_exists: FileExists | None = None,
 ) -> CompactionSummary:
     """Summarize what ``preparation`` says to summarize.
 
@@ -150,6 +157,8 @@ async def summarize_compaction(
     ``editor_file_ops`` are the editor's records in the summarized range: pass
     ``editor_file_ops_in(entries_to_summarize(path_entries, preparation.first_kept_entry_id))``.
     ``in_cache``, when given, lets the summaries be asked for in place (module docstring).
+    ``file_exists`` tells which paths still exist (read files that are gone leave the lists,
+    modified ones are marked deleted); without it every path counts as existing.
     Raises ``SummaryError`` or ``CompactionCancelledError``; nothing is half-done either way.
     """
     previous_summary = _previous_summary_text(preparation.previous_summary)
@@ -171,9 +180,10 @@ async def summarize_compaction(
         )
         text, usage = history.text, history.usage
 
-    details = file_details(with_editor_file_ops(preparation.file_ops, editor_file_ops))
+    details = file_details(with_editor_file_ops(preparation.file_ops, editor_file_ops), file_exists)
+    limit = preparation.settings.file_list_limit
     return CompactionSummary(
-        summary=text + file_blocks(details),
+        summary=text + file_blocks(details, limit, file_exists),
         first_kept_entry_id=preparation.first_kept_entry_id,
         tokens_before=preparation.tokens_before,
         details=details,
@@ -281,15 +291,35 @@ def _serialized(messages: Sequence[Message]) -> str:
     return serialize_conversation(convert_to_llm(messages))
 
 
-def file_blocks(details: Mapping[str, list[str]]) -> str:
-    """The ``<read-files>``/``<modified-files>`` blocks that end a summary's text."""
-    return format_file_operations(details["readFiles"], details["modifiedFiles"])
+def file_blocks(
+    details: Mapping[str, list[str]],
+    limit: int = DEFAULT_FILE_LIST_LIMIT,
+    file_exists: FileExists | None = None,
+) -> str:
+    """The ``<read-files>``/``<modified-files>`` blocks that end a summary's text: the newest
+    ``limit`` paths of each of ``details``' lists, deleted ones marked."""
+    modified = details["modifiedFiles"]
+    deleted = (
+        frozenset(path for path in modified if not _still_exists(file_exists, path))
+        if file_exists is not None
+        else frozenset()
+    )
+    return format_bounded_file_operations(
+        SummaryFileLists(details["readFiles"], modified, deleted), limit
+    )
 
 
-def file_details(file_ops: FileOps) -> dict[str, list[str]]:
-    """The ``details`` stored with a summary, from which the next summary carries the lists on."""
-    lists = compute_file_lists(file_ops)
-    return {"readFiles": lists.read_files, "modifiedFiles": lists.modified_files}
+def _still_exists(file_exists: FileExists, path: str) -> bool:
+    try:
+        return file_exists(path)
+    except (OSError, ValueError):
+        return False
+
+
+def file_details(file_ops: FileOps, file_exists: FileExists | None = None) -> dict[str, list[str]]:
+    """The ``details`` stored with a summary, from which the next summary carries the lists on:
+    complete up to a hard cap, most recently touched first, read files that are gone left out."""
+    return summary_file_lists(file_ops, file_exists).details()
 
 
 def entries_to_summarize(path_entries: Sequence[Entry], first_kept_entry_id: Any) -> list[Entry]:

@@ -1,7 +1,7 @@
 // The status-bar item: the shown session's context usage, coloured at 90 % and 95 %, and what the
 // session cost so far with the share of it read from the provider's prompt cache.
 import * as vscode from 'vscode';
-import { contextLevel, describeUsage, levelWarning } from './contextLevel';
+import { contextLevel, describeCompactionMark, describeUsage, levelWarning } from './contextLevel';
 import { costDetails, describeCost } from './cost';
 import type { StateResult } from './protocol';
 
@@ -23,8 +23,9 @@ export class ContextStatusBar implements vscode.Disposable {
     this.item.text = `$(comment-discussion) ${describeUsage(usage)}${cost ? ` · ${cost}` : ''}`;
     const warning = levelWarning(level);
     const details = costDetails(state?.cost);
+    const mark = describeCompactionMark(usage);
     this.item.tooltip = state
-      ? `pi: ${state.model?.model ?? 'no model'} · ${state.messageCount} messages${state.isStreaming ? ' · working' : ''}\n${warning ? `${warning}\n` : ''}${details ? `${details}\n` : ''}Click to open the chat`
+      ? `pi: ${state.model?.model ?? 'no model'} · ${state.messageCount} messages${state.isStreaming ? ' · working' : ''}\n${warning ? `${warning}\n` : ''}${mark ? `${mark}\n` : ''}${details ? `${details}\n` : ''}Click to open the chat`
       : 'pi-lsp is not running';
     this.item.backgroundColor =
       level === 'critical'

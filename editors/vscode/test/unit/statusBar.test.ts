@@ -7,7 +7,11 @@ import { createdStatusBarItems } from './vscode-stub';
 
 const NO_COST: SessionCost = { total: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cachedPercent: null };
 
-function state(percent: number | null, cost: SessionCost = NO_COST): StateResult {
+function state(
+  percent: number | null,
+  cost: SessionCost = NO_COST,
+  compactAt: number | null = 83616,
+): StateResult {
   return {
     sessionId: 's1',
     path: '/s.jsonl',
@@ -15,7 +19,7 @@ function state(percent: number | null, cost: SessionCost = NO_COST): StateResult
     leafId: null,
     model: { model: 'openai/gpt-4o', provider: 'openai', modelId: 'gpt-4o', keyStatus: 'key', keySource: 'environment', source: 'settings' },
     thinkingLevel: 'medium',
-    contextUsage: { tokens: percent === null ? null : percent * 1000, contextWindow: 100000, percent },
+    contextUsage: { tokens: percent === null ? null : percent * 1000, contextWindow: 100000, percent, compactAt },
     messageCount: 4,
     isStreaming: false,
     isCompacting: false,
@@ -59,5 +63,16 @@ describe('the cost text', () => {
     expect(formatDollars(1.5)).toBe('$1.50');
     expect(describeCost({ ...NO_COST, total: 0.02, input: 900 })).toBe('$0.020');
     expect(describeCost({ ...NO_COST, input: 100, cacheRead: 300, cachedPercent: 75 })).toBe('(75 % cached)');
+  });
+});
+
+describe('the compaction mark', () => {
+  it('says where automatic compaction starts, and nothing when it is off', () => {
+    const bar = new ContextStatusBar();
+    const item = createdStatusBarItems.at(-1) as { tooltip: string };
+    bar.update(state(12, NO_COST, 50000));
+    expect(item.tooltip).toContain('Automatic compaction starts at 50 % (50k).');
+    bar.update(state(12, NO_COST, null));
+    expect(item.tooltip).not.toContain('Automatic compaction');
   });
 });
