@@ -147,6 +147,8 @@ def test_cache_retention_comes_from_the_client_else_pis_settings(tmp_path):
     assert invalid.problems == (
         "setting cacheRetention must be none, short or long; using the default",
     )
+
+
 def test_a_compaction_threshold_and_file_list_limit_from_the_client_or_pi_settings(tmp_path):
     from pi_lsp.compaction.settings import Threshold
 

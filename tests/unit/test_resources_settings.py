@@ -164,6 +164,8 @@ def test_cache_retention_is_validated_like_pis_other_keys(tmp_path):
     (diagnostic,) = loaded.diagnostics
     assert (diagnostic.path, diagnostic.line) == (str(project), 2)
     assert diagnostic.message.startswith("cacheRetention must be one of")
+
+
 def test_pi_lsps_compaction_settings_in_pis_files_are_checked_too(tmp_path):
     from pi_lsp.compaction.settings import Threshold
 

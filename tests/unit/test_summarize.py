@@ -555,6 +555,8 @@ async def test_an_in_place_refusal_or_a_prefix_not_in_the_cache_falls_back_to_pa
     pasted = ScriptedModel(answer("pasted again"))
     await summarize_compaction(preparation, pasted, in_cache=stale)
     assert unrelated.calls == [] and len(pasted.calls) == 1
+
+
 async def test_the_file_list_limit_setting_bounds_the_summary_text_not_the_details():
     session = SessionBuilder()
     session.user("survey" + words(100))
