@@ -54,6 +54,7 @@ install-vscode:
 
 bench: install
 	$(PY) bench/session_bench.py
+	$(PY) bench/cache_bench.py
 
 clean:
 	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data .ruff_cache .mypy_cache

@@ -1,12 +1,12 @@
 """The server's configuration: typed, defaulted and validated once, where it enters the server.
 
 Sources, later ones winning: built-in defaults, pi's settings files (``defaultProvider``,
-``defaultModel``, ``defaultThinkingLevel``, ``sessionDir``, ``compaction``, ``retry``,
-``branchSummary``), the environment (``PI_CODING_AGENT_SESSION_DIR``, ``PI_LSP_MODEL``), the
-client's ``initializationOptions`` and, live, the client's ``workspace/configuration`` section
-``pi`` (the same keys as ``initializationOptions``: the editors' ``pi.*`` settings without the
-prefix). An invalid value is reported once and replaced by its default; the server never refuses
-to start over configuration.
+``defaultModel``, ``defaultThinkingLevel``, ``cacheRetention``, ``sessionDir``, ``compaction``,
+``retry``, ``branchSummary``), the environment (``PI_CODING_AGENT_SESSION_DIR``,
+``PI_LSP_MODEL``), the client's ``initializationOptions`` and, live, the client's
+``workspace/configuration`` section ``pi`` (the same keys as ``initializationOptions``: the
+editors' ``pi.*`` settings without the prefix). An invalid value is reported once and replaced
+by its default; the server never refuses to start over configuration.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from pi_lsp.compaction.settings import (
 from pi_lsp.protocol import THINKING_LEVELS, camel_case, converter
 from pi_lsp.resources.settings import RetrySettings, deep_merge
 
+CACHE_RETENTIONS = ("none", "short", "long")
 CLIENT_ONLY_KEYS = ("server",)
 """Settings the editor itself uses (``pi.server.path``); the server ignores them."""
 START_ONLY_KEYS = ("trusted",)
@@ -73,6 +74,9 @@ class ServerSettings:
     allowed_session_dirs: tuple[str, ...] = ()
     """Directories besides ``sessionDir`` whose session files ``pi/openSession`` may open (for
     example pi's own ``~/.pi/agent/sessions``); a session file elsewhere is refused."""
+    cache_retention: str | None = None
+    """Prompt caching: ``none``, ``short`` or ``long`` (default: pi's ``cacheRetention``, else
+    ``PI_CACHE_RETENTION=long``, else short)."""
 
 
 @attrs.frozen
@@ -121,6 +125,12 @@ class ServerConfig:
         else pi's ``defaultThinkingLevel``, else medium."""
         configured = self.settings.thinking_level or self.pi_settings.get("defaultThinkingLevel")
         return configured if configured in THINKING_LEVELS else "medium"
+
+    def cache_retention(self) -> str | None:
+        """The configured prompt-cache retention (the client's, else pi's ``cacheRetention``);
+        None leaves it to ``PI_CACHE_RETENTION`` and the default (``llm/caching.py``)."""
+        configured = self.settings.cache_retention or self.pi_settings.get("cacheRetention")
+        return configured if configured in CACHE_RETENTIONS else None
 
     def retry_settings(self) -> RetrySettings:
         """pi's ``retry`` settings with each retry option the client gave winning."""
@@ -321,6 +331,9 @@ def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
             "not be negative; using pi's retry settings"
         )
         settings = attrs.evolve(settings, retry=RetryOptions())
+    if settings.cache_retention is not None and settings.cache_retention not in CACHE_RETENTIONS:
+        problems.append("setting cacheRetention must be none, short or long; using the default")
+        settings = attrs.evolve(settings, cache_retention=None)
     if settings.tokenizer not in ("tiktoken", "chars4"):
         problems.append("setting tokenizer must be tiktoken or chars4; using tiktoken")
         settings = attrs.evolve(settings, tokenizer="tiktoken")

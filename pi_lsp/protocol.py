@@ -510,6 +510,20 @@ class ContextUsage:
 
 
 @attrs.frozen
+class SessionCost:
+    """What the session's model calls cost so far: every branch and every summary counted."""
+
+    total: float
+    """Dollars, at the prices of litellm's model table (0 for models it does not price)."""
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    cached_percent: float | None
+    """The share of prompt tokens read from the provider's cache; null before any call."""
+
+
+@attrs.frozen
 class StateResult:
     session_id: str
     path: str | None
@@ -522,6 +536,7 @@ class StateResult:
     is_streaming: bool
     is_compacting: bool
     read_only: bool
+    cost: SessionCost
 
 
 @attrs.frozen

@@ -158,6 +158,7 @@ class Agent:
             editor=self.editor,
             retry=current.retry_settings(),
             context_window=self.live.context_window(model),
+            cache_retention=self.live.cache_retention(),
             context_files=self.nested_context if current.settings.nested_context_files else None,
         )
 

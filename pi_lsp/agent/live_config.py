@@ -26,6 +26,7 @@ from pi_lsp.compaction.tokens import TokenCounter, get_token_counter
 from pi_lsp.config import ServerConfig
 from pi_lsp.errors import ModelNotConfiguredError, NoApiKeyError
 from pi_lsp.llm.auth_store import remove_api_key, save_api_key
+from pi_lsp.llm.caching import resolve_cache_retention
 from pi_lsp.llm.catalog import ModelCatalog
 from pi_lsp.llm.config import ModelConfig, resolve_model, split_model_string
 from pi_lsp.llm.credentials import EditorKeys
@@ -144,6 +145,10 @@ class LiveConfig:
             ):
                 return entry["thinkingLevel"]
         return self.current.thinking_level()
+
+    def cache_retention(self) -> str:
+        """Prompt-cache retention: the setting, else ``PI_CACHE_RETENTION=long``, else short."""
+        return resolve_cache_retention(self.current.cache_retention(), self._environ)
 
     def context_window(self, model: ModelConfig | None) -> int:
         if model is None:

@@ -108,6 +108,7 @@ class Navigator:
             call.complete,
             max_output_tokens=call.max_output_tokens,
             instructions=instructions,
+            in_cache=call.in_cache,
             file_list_limit=self.live.current.compaction_settings().file_list_limit,
             file_exists=self.live.file_exists(),
         )

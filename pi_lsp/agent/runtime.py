@@ -21,7 +21,9 @@ import attrs
 from pi_lsp.agent.events import EventStream
 from pi_lsp.agent.tree_changes import TreeChanges
 from pi_lsp.errors import SessionReadOnlyError, TurnInProgressError
+from pi_lsp.llm.stream import CompletionRequest
 from pi_lsp.session.session import Session
+from pi_lsp.session.usage_totals import UsageTally
 
 
 @attrs.define
@@ -31,6 +33,18 @@ class QueuedPrompt:
 
     message: dict[str, Any]
     done: asyncio.Future
+
+
+@attrs.frozen
+class CacheAnchor:
+    """The latest request of the conversation the provider answered, which is what its prompt
+    cache holds now: summaries resend its prefix to read it from there (``SummaryModel``)."""
+
+    request: CompletionRequest
+    sent_at: float
+    """``time.monotonic()`` when it was sent (a cache entry lives from then, for its TTL)."""
+    cached: bool
+    """Whether the answer's usage shows the provider caching (reads or writes)."""
 
 
 class SessionRuntime:
@@ -56,6 +70,9 @@ class SessionRuntime:
         """The task writing that summary, so an abort can cancel it."""
         self.summary_finished = asyncio.Event()
         self.summary_finished.set()
+        self.cache_anchor: CacheAnchor | None = None
+        self.usage = UsageTally()
+        """What the session's model calls cost, kept up to date as entries are appended."""
         self._activity = ""
 
     @property

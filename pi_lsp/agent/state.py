@@ -1,4 +1,5 @@
-"""``pi/state``: what a client shows about a session (model, thinking level, context usage, flags).
+"""``pi/state``: what a client shows about a session (model, thinking level, context usage, cost,
+flags).
 
 Context usage is pi's: the last completed answer's reported usage plus estimates of the messages
 after it. Right after a compaction nothing reported is trustworthy, so the usage reads unknown
@@ -15,6 +16,7 @@ from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.compaction.policy import compaction_start, shown_context_tokens
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.session.usage_totals import UsageTotals
 
 
 @attrs.frozen
@@ -40,6 +42,8 @@ class SessionState:
     is_streaming: bool
     is_compacting: bool
     read_only: bool
+    cost: UsageTotals = attrs.Factory(UsageTotals)
+    """Every model call recorded in the session file (all branches, summaries included)."""
 
 
 def session_state(live: LiveConfig, runtime: SessionRuntime) -> SessionState:
@@ -66,4 +70,5 @@ def session_state(live: LiveConfig, runtime: SessionRuntime) -> SessionState:
         is_streaming=runtime.is_streaming,
         is_compacting=runtime.compacting,
         read_only=runtime.read_only_reason is not None,
+        cost=runtime.usage.totals(session.entries),
     )

@@ -4,14 +4,17 @@ The wording is pi-lsp's own; the layout is pi 0.84.2's: the base prompt (or the 
 agent directory's ``SYSTEM.md`` instead), ``APPEND_SYSTEM.md``, the project context (the global
 ``<agentDir>/AGENTS.md`` first, then each directory's AGENTS.md or CLAUDE.md from the filesystem
 root down to the workspace, each under a heading with its path), the skills index when the
-``read`` tool is available, then the date and the working directory.
+``read`` tool is available, then the working directory.
+
+Nothing in it changes by itself: the prompt opens every request's cached prefix, so a part that
+changed daily (pi-lsp used to add the date, pi 0.84.2 no longer does) would make the first
+request of each day re-write the whole conversation to the provider's cache.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +45,7 @@ def agent_dir(environ: dict[str, str] | os._Environ = os.environ) -> Path:
 def build_system_prompt(
     workspace: Path, tool_specs: Sequence[dict[str, Any]], snapshot: ResourceSnapshot
 ) -> str:
-    """Base prompt (or SYSTEM.md), APPEND_SYSTEM.md, project context, skills, date and directory."""
+    """Base prompt (or SYSTEM.md), APPEND_SYSTEM.md, project context, skills and directory."""
     tools = (
         "\n".join(f"- {spec['name']}: {spec['description'].splitlines()[0]}" for spec in tool_specs)
         or "(none)"
@@ -64,6 +67,5 @@ def build_system_prompt(
         skills = format_skills_for_prompt(snapshot.skills)
         if skills:
             parts.append(skills)
-    parts.append(f"Current date: {date.today().isoformat()}")
     parts.append(f"Current working directory: {workspace.as_posix()}")
     return "\n\n".join(parts)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ import attrs
 
 from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.nested_context import NestedContextFiles, injection_message
-from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
+from pi_lsp.agent.runtime import CacheAnchor, QueuedPrompt, SessionRuntime
 from pi_lsp.compaction.policy import Moment
 from pi_lsp.llm.client import ModelClient, ModelStream
 from pi_lsp.llm.config import ModelConfig
@@ -82,6 +83,7 @@ class TurnSetup:
     editor: EditorBridge
     retry: RetrySettings
     context_window: int
+    cache_retention: str = "short"
     context_files: NestedContextFiles | None = None
     """Brings nested AGENTS.md files in; None when the ``nestedContextFiles`` setting is off."""
 
@@ -234,7 +236,10 @@ class _Turn:
                 ToolSpec(tool.name, tool.description, tool.parameters) for tool in self.setup.tools
             ],
             thinking_level=self.setup.thinking_level,
+            session_id=self.runtime.id,
+            cache_retention=self.setup.cache_retention,
         )
+        sent_at = time.monotonic()
         events = self.runtime.events
         events.emit(MessageStartEvent("assistant"))
         async with self.client.stream(request) as stream:
@@ -253,9 +258,20 @@ class _Turn:
                     events.emit(ToolCallStartEvent(event.id, event.name))
                 elif isinstance(event, Completed):
                     self._stream = None
+                    self._remember_cached(request, sent_at, event.message)
                     return event.message
         self._stream = None
         return stream.partial_message("error", "the model's stream ended without a final message")
+
+    def _remember_cached(
+        self, request: CompletionRequest, sent_at: float, message: dict[str, Any]
+    ) -> None:
+        """An answered request is what the provider's prompt cache holds now (summaries use it)."""
+        if message.get("stopReason") == "error":
+            return
+        usage = message.get("usage") or {}
+        cached = bool(usage.get("cacheRead") or usage.get("cacheWrite"))
+        self.runtime.cache_anchor = CacheAnchor(request, sent_at, cached)
 
     async def _run_tools(self, calls: list[dict[str, Any]]) -> None:
         by_name = {tool.name: tool for tool in self.setup.tools}

@@ -8,6 +8,12 @@ as for compaction summaries hold: the output budget is the model's own limit (pi
 ``SummaryError`` (aborted: ``CompactionCancelledError``), so the navigation can be cancelled with
 the leaf untouched.
 
+Where the provider still caches the conversation at the old leaf (``ConversationInCache``), the
+summary is asked for in place: that conversation is resent unchanged with the instructions
+appended, naming where the branch begins. This needs the branch to be all there in the context
+(no compaction on it); otherwise, and when the in-place answer is unusable, pi's pasted form is
+used.
+
 A branch with no message to summarize gives no summary at all (``None``) where pi stores the text
 "No content to summarize": an entry saying nothing would only take room in every later context,
 and the user still expects the navigation itself to happen.
@@ -24,12 +30,22 @@ from pi_lsp.compaction.file_ops import FileExists, editor_file_ops_in, with_edit
 from pi_lsp.compaction.prompts import (
     BRANCH_SUMMARY_PREAMBLE,
     branch_summary_instructions,
+    in_place_branch_summary_instructions,
+    opening_words,
     summary_request_text,
 )
 from pi_lsp.compaction.serialize import serialize_conversation
 from pi_lsp.compaction.settings import DEFAULT_FILE_LIST_LIMIT
-from pi_lsp.compaction.summarize import Complete, file_blocks, file_details, request_summary
-from pi_lsp.session.messages import convert_to_llm
+from pi_lsp.compaction.summarize import (
+    Complete,
+    ConversationInCache,
+    InPlaceRequest,
+    file_blocks,
+    file_details,
+    request_summary,
+)
+from pi_lsp.session.context import session_entry_to_context_messages
+from pi_lsp.session.messages import content_text, convert_to_llm
 
 
 @attrs.frozen
@@ -48,6 +64,7 @@ async def summarize_branch(
     max_output_tokens: int | None = None,
     instructions: str | None = None,
     replace_instructions: bool = False,
+    in_cache: ConversationInCache | None = None,
     file_list_limit: int = DEFAULT_FILE_LIST_LIMIT,
     file_exists: FileExists | None = None,
 ) -> BranchSummary | None:
@@ -64,7 +81,17 @@ async def summarize_branch(
         serialize_conversation(convert_to_llm(plan.messages)),
         branch_summary_instructions(instructions, replace_instructions),
     )
-    response = await request_summary(complete, "Branch summary", user_text, max_output_tokens)
+    in_place = _in_place_request(
+        plan, in_cache, max_output_tokens, instructions, replace_instructions, user_text
+    )
+    response = await request_summary(
+        complete,
+        "Branch summary",
+        user_text,
+        max_output_tokens,
+        in_cache=in_cache,
+        in_place=in_place,
+    )
 
     details = file_details(
         with_editor_file_ops(plan.file_ops, editor_file_ops_in(plan.entries)), file_exists
@@ -76,3 +103,36 @@ async def summarize_branch(
         details=details,
         usage=response.usage,
     )
+
+
+def _in_place_request(
+    plan: BranchSummaryPlan,
+    in_cache: ConversationInCache | None,
+    max_output_tokens: int | None,
+    instructions: str | None,
+    replace_instructions: bool,
+    pasted_text: str,
+) -> InPlaceRequest | None:
+    """The in-place request, when the whole branch ends the cached conversation."""
+    if in_cache is None or any(entry.get("type") == "compaction" for entry in plan.entries):
+        return None
+    branch = [
+        message for entry in plan.entries for message in session_entry_to_context_messages(entry)
+    ]
+    context = list(in_cache.messages)
+    if not branch or len(branch) > len(context) or context[-len(branch) :] != branch:
+        return None
+    opening = _opening(branch)
+    if not opening:
+        return None
+    instruction = in_place_branch_summary_instructions(opening, instructions, replace_instructions)
+    return InPlaceRequest(context, instruction, max_output_tokens, pasted_text)
+
+
+def _opening(branch: list) -> str:
+    """The first words of the branch's first message with text (where the model should look)."""
+    for message in branch:
+        text = content_text(message.get("content"), "")
+        if text.strip():
+            return opening_words(text)
+    return ""

@@ -1,5 +1,11 @@
 """The words pi-lsp sends when it asks a model for a summary, and how the request text is built.
 
+A summary is asked for in one of two forms. The *pasted* form (pi's) sends the conversation as
+text inside ``<conversation>`` to a summarizer system prompt. The *in-place* form resends the
+conversation as the model last saw it (same system prompt, tools and messages, so the provider
+reads them from its prompt cache) and appends one user message: ``IN_PLACE_PREAMBLE`` and the
+instructions, worded for a conversation that is above rather than pasted (``in_place_*``).
+
 The wording is pi-lsp's own; the formats follow pi so summaries stay interchangeable with pi's: the
 section headings of the checkpoint, the ``<conversation>`` and ``<previous-summary>`` tags, the
 "Additional focus:" line for the user's instructions, and the split-turn separator. Nothing here
@@ -193,3 +199,64 @@ def branch_summary_instructions(focus: str | None = None, replace: bool = False)
     if replace and focus:
         return focus
     return with_additional_focus(BRANCH_SUMMARY_INSTRUCTIONS, focus)
+
+
+# ------------------------------------------------------------------ the in-place form
+
+IN_PLACE_PREAMBLE = (
+    "Pause the work here: nothing more is to be done in this conversation right now. Do not "
+    "call tools, do not carry on with the task and do not answer anything above. Reply only with "
+    "the text asked for below.\n\n"
+)
+"""Opens the one message appended to the conversation when a summary is asked for in place."""
+
+_UPDATE_IN_PLACE_INTRO = (
+    "The first message above holds the checkpoint of the conversation before it (inside "
+    "<summary>). Fold the messages that follow it into that checkpoint instead of writing a "
+    "new one from scratch:"
+)
+
+
+def in_place_compaction_instructions(has_previous_summary: bool, focus: str | None = None) -> str:
+    """The history summary's instructions when the conversation is above, not pasted."""
+    if not has_previous_summary:
+        return IN_PLACE_PREAMBLE + with_additional_focus(FRESH_SUMMARY_INSTRUCTIONS, focus)
+    body = UPDATE_SUMMARY_INSTRUCTIONS.split("\n", 1)[1]
+    return IN_PLACE_PREAMBLE + with_additional_focus(f"{_UPDATE_IN_PLACE_INTRO}\n{body}", focus)
+
+
+def in_place_turn_prefix_instructions(opening: str, focus: str | None = None) -> str:
+    """The turn-prefix instructions when the whole conversation is above: only the messages from
+    the user's latest request (which begins with ``opening``) are to be summarized."""
+    scope = (
+        f"Only the messages from the user's latest request above (the one beginning "
+        f'"{opening}") are to be summarized now; what came before it is summarized '
+        "separately. "
+    )
+    body = TURN_PREFIX_INSTRUCTIONS.replace("The conversation above is", "Those messages are", 1)
+    return IN_PLACE_PREAMBLE + with_additional_focus(scope + body, focus)
+
+
+def in_place_branch_summary_instructions(
+    opening: str, focus: str | None = None, replace: bool = False
+) -> str:
+    """The branch-summary instructions when the conversation is above: the branch is everything
+    from the message that begins with ``opening``."""
+    scope = (
+        f"The user is now leaving the latest part of the conversation above, everything from the "
+        f'message beginning "{opening}" on, and going back to the point before it. '
+    )
+    if replace and focus:
+        return IN_PLACE_PREAMBLE + scope + focus
+    body = BRANCH_SUMMARY_INSTRUCTIONS.replace(
+        "The conversation above happened on a branch that the user is now leaving.",
+        "Those messages happened on a branch of the conversation.",
+        1,
+    )
+    return IN_PLACE_PREAMBLE + with_additional_focus(scope + body, focus)
+
+
+def opening_words(text: str, limit: int = 80) -> str:
+    """The first words of ``text`` on one line, to point the model at a message."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

@@ -13,6 +13,11 @@ stays free of any provider code. Differences from pi 0.84.2, all deliberate:
   "No prior history.", and the two summary calls of a split turn run one after the other;
 - the user's instructions apply to the turn-prefix summary too;
 - documents the user opened and saved in the editor count in the file lists;
+- where the provider still holds the conversation in its prompt cache (``ConversationInCache``),
+  the summary is asked for *in place*: the conversation's own prefix is resent as it is, followed
+  by the instructions, so its tokens are cache reads at a tenth of the price instead of a pasted
+  copy at full price (pi asks every summary with caching off). An in-place answer that is not a
+  usable summary (a tool call, nothing, cut off, an error) is asked again in pi's pasted form;
 - the file lists in the summary's text are bounded (``compaction.fileListLimit`` paths each, most
   recently touched first; files that are gone leave the read list or are marked deleted), while
   ``details`` keeps them complete up to a hard cap (see ``file_ops``).
@@ -23,6 +28,7 @@ model response, and adding up usage.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -44,6 +50,9 @@ from pi_lsp.compaction.prompts import (
     SPLIT_TURN_SEPARATOR,
     SUMMARIZER_SYSTEM_PROMPT,
     compaction_instructions,
+    in_place_compaction_instructions,
+    in_place_turn_prefix_instructions,
+    opening_words,
     summary_request_text,
     turn_prefix_instructions,
 )
@@ -57,6 +66,9 @@ from pi_lsp.session.messages import content_text, convert_to_llm
 __all__ = [
     "CompactionSummary",
     "Complete",
+    "ConversationInCache",
+    "InPlaceComplete",
+    "InPlaceRequest",
     "SummaryResponse",
     "combine_usage",
     "editor_file_ops_in",
@@ -75,8 +87,39 @@ The result is a pi assistant message dict: ``content`` blocks, ``stopReason`` (`
 ``max_output_tokens`` None lets the provider apply the model's own limit.
 """
 
+
+@attrs.frozen
+class InPlaceRequest:
+    """A summary to ask for in place."""
+
+    prefix: Sequence[Mapping[str, Any]]
+    """The conversation's messages the summary covers (a prefix of the context)."""
+    instruction: str
+    """The one user message appended to them."""
+    max_output_tokens: int | None
+    pasted_text: str
+    """The pasted form's request text: asking in place is only worth it when cheaper."""
+
+
+InPlaceComplete = Callable[[InPlaceRequest], Awaitable[dict | None]]
+"""``InPlaceRequest -> assistant message``: the conversation's own request (its system prompt and
+tools) with the prefix as its messages and the instruction appended as one user message; None
+when that is not worth it or not possible (not what the provider cached, too long for the window,
+dearer than the pasted form), and the pasted form is used."""
+
 Entry = Mapping[str, Any]
 Message = Mapping[str, Any]
+
+logger = logging.getLogger(__name__)
+
+
+@attrs.frozen
+class ConversationInCache:
+    """The conversation as the model last saw it, still in the provider's prompt cache."""
+
+    messages: Sequence[Message]
+    """The context messages at the leaf (``build_context().messages``)."""
+    complete: InPlaceComplete
 
 
 @attrs.frozen
@@ -105,6 +148,7 @@ async def summarize_compaction(
     max_output_tokens: int | None = None,
     instructions: str | None = None,
     editor_file_ops: Sequence[EditorFileOps] = (),
+    in_cache: ConversationInCache | None = None,
     file_exists: FileExists | None = None,
 ) -> CompactionSummary:
     """Summarize what ``preparation`` says to summarize.
@@ -112,6 +156,7 @@ async def summarize_compaction(
     ``instructions`` are the user's (``/compact <text>``), added as extra focus to every call.
     ``editor_file_ops`` are the editor's records in the summarized range: pass
     ``editor_file_ops_in(entries_to_summarize(path_entries, preparation.first_kept_entry_id))``.
+    ``in_cache``, when given, lets the summaries be asked for in place (module docstring).
     ``file_exists`` tells which paths still exist (read files that are gone leave the lists,
     modified ones are marked deleted); without it every path counts as existing.
     Raises ``SummaryError`` or ``CompactionCancelledError``; nothing is half-done either way.
@@ -119,17 +164,11 @@ async def summarize_compaction(
     previous_summary = _previous_summary_text(preparation.previous_summary)
     if preparation.is_split_turn and preparation.turn_prefix_messages:
         history = await _split_turn_history(
-            preparation, previous_summary, complete, max_output_tokens, instructions
+            preparation, previous_summary, complete, max_output_tokens, instructions, in_cache
         )
         # One call after the other: local model servers often serve a single request at a time.
-        prefix = await request_summary(
-            complete,
-            "Split-turn summary",
-            summary_request_text(
-                _serialized(preparation.turn_prefix_messages),
-                turn_prefix_instructions(instructions),
-            ),
-            max_output_tokens,
+        prefix = await _turn_prefix_summary(
+            preparation, complete, max_output_tokens, instructions, in_cache
         )
         text = history.text + SPLIT_TURN_SEPARATOR + prefix.text
         usage = combine_usage(history.usage, prefix.usage)
@@ -137,7 +176,7 @@ async def summarize_compaction(
         if not preparation.messages_to_summarize:
             raise NothingToCompactError("Nothing to compact: no messages before the kept ones")
         history = await _history_summary(
-            preparation, previous_summary, complete, max_output_tokens, instructions
+            preparation, previous_summary, complete, max_output_tokens, instructions, in_cache
         )
         text, usage = history.text, history.usage
 
@@ -158,11 +197,12 @@ async def _split_turn_history(
     complete: Complete,
     max_output_tokens: int | None,
     instructions: str | None,
+    in_cache: ConversationInCache | None,
 ) -> SummaryResponse:
     """The part of a split-turn summary that covers the turns before the split one."""
     if preparation.messages_to_summarize:
         return await _history_summary(
-            preparation, previous_summary, complete, max_output_tokens, instructions
+            preparation, previous_summary, complete, max_output_tokens, instructions, in_cache
         )
     # Nothing new happened before the split turn: the previous summary still says it all.
     return SummaryResponse(previous_summary or NO_PRIOR_HISTORY, None)
@@ -174,13 +214,72 @@ async def _history_summary(
     complete: Complete,
     max_output_tokens: int | None,
     instructions: str | None,
+    in_cache: ConversationInCache | None,
 ) -> SummaryResponse:
     user_text = summary_request_text(
         _serialized(preparation.messages_to_summarize),
         compaction_instructions(previous_summary is not None, instructions),
         previous_summary,
     )
-    return await request_summary(complete, "Compaction summary", user_text, max_output_tokens)
+    prefix = _cached_prefix(in_cache, preparation, preparation.messages_to_summarize)
+    in_place = None
+    if prefix is not None:
+        instruction = in_place_compaction_instructions(previous_summary is not None, instructions)
+        in_place = InPlaceRequest(prefix, instruction, max_output_tokens, user_text)
+    return await request_summary(
+        complete,
+        "Compaction summary",
+        user_text,
+        max_output_tokens,
+        in_cache=in_cache,
+        in_place=in_place,
+    )
+
+
+async def _turn_prefix_summary(
+    preparation: CompactionPreparation,
+    complete: Complete,
+    max_output_tokens: int | None,
+    instructions: str | None,
+    in_cache: ConversationInCache | None,
+) -> SummaryResponse:
+    """The summary of the split turn's first part."""
+    turn = preparation.turn_prefix_messages
+    user_text = summary_request_text(_serialized(turn), turn_prefix_instructions(instructions))
+    prefix = _cached_prefix(in_cache, preparation, [*preparation.messages_to_summarize, *turn])
+    in_place = None
+    if prefix is not None:
+        opening = opening_words(content_text(turn[0].get("content"), ""))
+        instruction = in_place_turn_prefix_instructions(opening, instructions)
+        in_place = InPlaceRequest(prefix, instruction, max_output_tokens, user_text)
+    return await request_summary(
+        complete,
+        "Split-turn summary",
+        user_text,
+        max_output_tokens,
+        in_cache=in_cache,
+        in_place=in_place,
+    )
+
+
+def _cached_prefix(
+    in_cache: ConversationInCache | None,
+    preparation: CompactionPreparation,
+    summarized: Sequence[Message],
+) -> list[Message] | None:
+    """The conversation's messages up to the end of ``summarized``: the previous compaction's
+    summary (when there is one) and then exactly ``summarized``; None when the context at the
+    leaf does not start that way (a prefix that was never sent cannot be in the cache)."""
+    if in_cache is None or not summarized:
+        return None
+    context = list(in_cache.messages)
+    offset = 1 if preparation.previous_summary is not None else 0
+    if offset and (not context or context[0].get("role") != "compactionSummary"):
+        return None
+    end = offset + len(summarized)
+    if len(context) < end or context[offset:end] != list(summarized):
+        return None
+    return context[:end]
 
 
 def _previous_summary_text(previous_summary: Any) -> str | None:
@@ -249,11 +348,37 @@ def entries_to_summarize(path_entries: Sequence[Entry], first_kept_entry_id: Any
 
 
 async def request_summary(
-    complete: Complete, what: str, user_text: str, max_output_tokens: int | None
+    complete: Complete,
+    what: str,
+    user_text: str,
+    max_output_tokens: int | None,
+    *,
+    in_cache: ConversationInCache | None = None,
+    in_place: InPlaceRequest | None = None,
 ) -> SummaryResponse:
-    """Ask for one summary and insist on a usable answer; ``what`` names it in error messages."""
+    """Ask for one summary and insist on a usable answer; ``what`` names it in error messages.
+
+    With ``in_cache`` and ``in_place`` the summary is first asked for in place; when that is not
+    sent (``InPlaceComplete`` answers None) or gives no usable summary, it is asked again in the
+    pasted form ``user_text``. An unusable in-place answer was paid for, so its usage is added to
+    the pasted one's. A cancellation is not swallowed.
+    """
+    spent: dict[str, Any] | None = None
+    if in_cache is not None and in_place is not None:
+        response = await in_cache.complete(in_place)
+        if response is not None:
+            spent = _usage_of(response)
+            try:
+                text = _checked_text(response, what, in_place.max_output_tokens)
+            except SummaryError as problem:
+                logger.info(
+                    "%s in place failed (%s); asking with the conversation pasted", what, problem
+                )
+            else:
+                return SummaryResponse(text, spent)
     response = await complete(SUMMARIZER_SYSTEM_PROMPT, user_text, max_output_tokens)
-    return SummaryResponse(_checked_text(response, what, max_output_tokens), _usage_of(response))
+    text = _checked_text(response, what, max_output_tokens)
+    return SummaryResponse(text, combine_usage(spent, _usage_of(response)))
 
 
 def _checked_text(response: Mapping[str, Any], what: str, max_output_tokens: int | None) -> str:

@@ -146,6 +146,14 @@ def state_result(state: SessionState) -> protocol.StateResult:
         is_streaming=state.is_streaming,
         is_compacting=state.is_compacting,
         read_only=state.read_only,
+        cost=protocol.SessionCost(
+            total=state.cost.cost,
+            input=state.cost.input,
+            output=state.cost.output,
+            cache_read=state.cost.cache_read,
+            cache_write=state.cost.cache_write,
+            cached_percent=state.cost.cached_percent,
+        ),
     )
 
 

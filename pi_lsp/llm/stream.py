@@ -29,13 +29,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any, Self
 
 import attrs
 
-from pi_lsp.llm._litellm import preload_litellm
+from pi_lsp.llm._litellm import load_litellm, preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
+from pi_lsp.llm.caching import (
+    cache_control,
+    prompt_cache_parameters,
+    uses_cache_breakpoints,
+    with_cache_breakpoints,
+)
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.credentials import UnresolvedKeyError, request_auth
 from pi_lsp.llm.events import (
@@ -76,20 +83,42 @@ class CompletionRequest:
     thinking_level: str = "off"
     max_tokens: int | None = None
     timeout: float | None = DEFAULT_TIMEOUT_SECONDS
+    session_id: str | None = None
+    """Keys the provider's prompt cache (``prompt_cache_key``); None sends no key."""
+    cache_retention: str = "short"
+    """``none``, ``short`` or ``long`` (see ``caching.py``)."""
+    uncached_tail: int = 0
+    """Trailing messages not worth a cache breakpoint (a summary request's instruction)."""
+
+
+def chat_payload(request: CompletionRequest) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The request's chat messages and tools as sent, cache breakpoints included."""
+    model = request.model
+    messages = to_chat_messages(
+        request.system_prompt,
+        request.messages,
+        provider=model.provider,
+        model_id=model.model_id,
+        supports_images=model.accepts_images,
+    )
+    tools = tools_to_openai(request.tools)
+    if not uses_cache_breakpoints(model):
+        return messages, tools
+    return with_cache_breakpoints(
+        messages,
+        tools,
+        cache_control(request.cache_retention),
+        uncached_tail=request.uncached_tail,
+    )
 
 
 def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
     """The keyword arguments of ``litellm.acompletion`` for ``request``."""
     model = request.model
+    messages, tools = chat_payload(request)
     arguments: dict[str, Any] = {
         "model": model.call_model,
-        "messages": to_chat_messages(
-            request.system_prompt,
-            request.messages,
-            provider=model.provider,
-            model_id=model.model_id,
-            supports_images=model.accepts_images,
-        ),
+        "messages": messages,
         "stream": True,
         "stream_options": {"include_usage": True},
         # pi's agent owns retries (backoff, events, abort); the SDK's silent ones would hide errors.
@@ -97,8 +126,13 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
         # A provider that lacks an optional parameter (reasoning_effort) should ignore it, not fail.
         "drop_params": True,
     }
-    if request.tools:
-        arguments["tools"] = tools_to_openai(request.tools)
+    if tools:
+        arguments["tools"] = tools
+    arguments.update(
+        prompt_cache_parameters(
+            request.cache_retention, request.session_id, _supported_parameters(model)
+        )
+    )
     optional = {
         "api_base": model.api_base,
         "api_key": model.api_key,
@@ -109,6 +143,21 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
     arguments.update({key: value for key, value in optional.items() if value is not None})
     _apply_compat(arguments, model)
     return arguments
+
+
+def _supported_parameters(model: ModelConfig) -> tuple[str, ...]:
+    """The OpenAI parameters litellm forwards to ``model``'s provider (none when it cannot say)."""
+    return _parameters_litellm_forwards(model.call_model, model.api_base)
+
+
+@functools.cache
+def _parameters_litellm_forwards(model: str, api_base: str | None) -> tuple[str, ...]:
+    litellm = load_litellm()
+    try:
+        bare_model, provider = litellm.get_llm_provider(model, api_base=api_base)[:2]
+        return tuple(litellm.get_supported_openai_params(bare_model, provider) or ())
+    except Exception:  # noqa: BLE001 — an unknown provider just gets no cache parameters
+        return ()
 
 
 def _max_tokens_field(model: ModelConfig) -> str:

@@ -5,8 +5,15 @@ cache: ``input = prompt_tokens - cacheRead - cacheWrite``, so that ``totalTokens
 four) is the context size the compaction threshold compares with the window. Cached tokens are
 found where the providers put them: ``prompt_tokens_details.cached_tokens`` (OpenAI),
 ``cache_read_input_tokens`` / ``cache_creation_input_tokens`` (Anthropic through litellm),
-``prompt_cache_hit_tokens`` (DeepSeek). Cost uses the per-token prices of litellm's model table
-and is 0 for a model the table does not price; it never raises.
+``prompt_cache_hit_tokens`` (DeepSeek). Anthropic's 1-hour cache writes are also recorded as
+``cacheWrite1h`` (part of ``cacheWrite``), as pi does.
+
+Cost uses the per-token prices of litellm's model table, and is 0 for a model the table does not
+price; it never raises. Like pi's ``calculateCost``: cache reads at the cache-read price, 5-minute
+writes at the cache-creation price, 1-hour writes at the table's 1-hour price (twice the input
+price when it has none), and a prompt beyond a price tier (``…_above_200k_tokens``,
+``…_above_272k_tokens``) at that tier's prices. A cache price the table lacks falls back to the
+input price.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ _PRICE_KEYS = {
     "cacheRead": "cache_read_input_token_cost",
     "cacheWrite": "cache_creation_input_token_cost",
 }
+_ONE_HOUR_WRITE_PRICE = "cache_creation_input_token_cost_above_1hr"
+_TIERS = (272_000, 200_000)
 
 
 def empty_usage() -> dict[str, Any]:
@@ -53,29 +62,63 @@ def usage_from_openai(raw: Any, model: ModelConfig) -> dict[str, Any]:
         or _count(details.get("cache_creation_tokens"))
         or _count(fields.get("cache_creation_input_tokens"))
     )
+    creation_details = _as_dict(details.get("cache_creation_token_details"))
+    cache_write_1h = min(cache_write, _count(creation_details.get("ephemeral_1h_input_tokens")))
     usage = empty_usage()
     usage["input"] = max(0, prompt - cache_read - cache_write)
     usage["output"] = _count(fields.get("completion_tokens"))
     usage["cacheRead"] = cache_read
     usage["cacheWrite"] = cache_write
     usage["totalTokens"] = usage["input"] + usage["output"] + cache_read + cache_write
-    usage["cost"] = _cost(usage, model)
+    if cache_write_1h:
+        usage["cacheWrite1h"] = cache_write_1h
+    usage["cost"] = usage_cost(usage, model)
     return usage
 
 
-def _cost(usage: Mapping[str, Any], model: ModelConfig) -> dict[str, float | int]:
+def usage_cost(usage: Mapping[str, Any], model: ModelConfig) -> dict[str, float | int]:
+    """pi's ``cost`` record for ``usage`` at ``model``'s prices (see the module docstring)."""
     try:
-        prices = model_info(model) or {}
+        prices = _tier_prices(model_info(model) or {}, usage)
     except Exception:  # noqa: BLE001 — a broken price table must not fail a completed answer
         prices = {}
+    input_price = _price(prices, _PRICE_KEYS["input"])
     cost: dict[str, float | int] = {}
     for field, price_key in _PRICE_KEYS.items():
-        price = prices.get(price_key)
-        cost[field] = (
-            usage[field] * price if isinstance(price, (int, float)) and usage[field] else 0
+        price = _price(prices, price_key) if field in ("input", "output") else None
+        if field in ("cacheRead", "cacheWrite"):
+            price = _price(prices, price_key, input_price)
+        tokens = usage.get(field) or 0
+        cost[field] = tokens * price if price and tokens else 0
+    one_hour = usage.get("cacheWrite1h") or 0
+    if one_hour and cost["cacheWrite"]:
+        one_hour_price = _price(prices, _ONE_HOUR_WRITE_PRICE, 2 * input_price)
+        short_price = _price(prices, _PRICE_KEYS["cacheWrite"], input_price)
+        cost["cacheWrite"] = (usage["cacheWrite"] - one_hour) * short_price + one_hour * (
+            one_hour_price
         )
     cost["total"] = sum(cost.values())
     return cost
+
+
+def _tier_prices(prices: Mapping[str, Any], usage: Mapping[str, Any]) -> Mapping[str, Any]:
+    prompt = sum(usage.get(field) or 0 for field in ("input", "cacheRead", "cacheWrite"))
+    for threshold in _TIERS:
+        suffix = f"_above_{threshold // 1000}k_tokens"
+        if prompt > threshold and _PRICE_KEYS["input"] + suffix in prices:
+            tiered = dict(prices)
+            for price_key in _PRICE_KEYS.values():
+                if price_key + suffix in prices:
+                    tiered[price_key] = prices[price_key + suffix]
+            return tiered
+    return prices
+
+
+def _price(prices: Mapping[str, Any], key: str, fallback: float = 0.0) -> float:
+    price = prices.get(key)
+    if isinstance(price, (int, float)) and not isinstance(price, bool):
+        return float(price)
+    return fallback
 
 
 def _as_dict(value: Any) -> dict[str, Any]:

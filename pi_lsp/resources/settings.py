@@ -88,6 +88,7 @@ KNOWN_KEYS: Schema = {
         },
     },
     "defaultThinkingLevel": _one_of(*THINKING_LEVELS),
+    "cacheRetention": _one_of("none", "short", "long"),
     "defaultProvider": STRING,
     "defaultModel": STRING,
     "enabledModels": STRING_LIST,

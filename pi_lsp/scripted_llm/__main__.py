@@ -30,6 +30,11 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--script", type=Path, help="JSON list of reply entries to serve in order")
     parser.add_argument("--port-file", type=Path, help="file to write the listening port to")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: any free)")
+    parser.add_argument(
+        "--simulate-openai-cache",
+        action="store_true",
+        help="report OpenAI's automatic prefix caching in chat-completions usage",
+    )
     return parser.parse_args(argv)
 
 
@@ -41,7 +46,11 @@ def _write_port(path: Path, port: int) -> None:
 
 async def _serve(arguments: argparse.Namespace) -> None:
     entries = json.loads(arguments.script.read_text(encoding="utf-8")) if arguments.script else []
-    server = ScriptedLLM(tuple(reply_from_json(entry) for entry in entries), port=arguments.port)
+    server = ScriptedLLM(
+        tuple(reply_from_json(entry) for entry in entries),
+        port=arguments.port,
+        simulate_openai_cache=arguments.simulate_openai_cache,
+    )
     await server.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

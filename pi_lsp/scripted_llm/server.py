@@ -1,9 +1,13 @@
 """A scripted OpenAI-compatible HTTP server on 127.0.0.1 for tests and demos.
 
 ``POST /v1/chat/completions`` answers with the next queued ``Reply`` (streamed as SSE when the
-request asks for ``stream``, else one JSON completion); ``GET /v1/models`` lists one model. Every
-request body is recorded. When the queue is empty the answer is a clear 500 "no scripted reply",
-so a test that forgot a reply fails loudly instead of hanging.
+request asks for ``stream``, else one JSON completion); ``GET /v1/models`` lists one model.
+``POST /v1/messages`` is Anthropic's Messages API, answered from the same queue
+(``anthropic.py``), with a simulated prompt cache that follows the request's ``cache_control``
+breakpoints. With ``simulate_openai_cache`` the chat-completions usage reports OpenAI's automatic
+prefix caching too (``prompt_cache.py``). Every request body is recorded. When the queue is empty
+the answer is a clear 500 "no scripted reply", so a test that forgot a reply fails loudly instead
+of hanging.
 
 Control endpoints let another process script a running server: ``GET /__requests`` returns the
 recorded bodies, ``GET /__headers`` the headers of the same requests (so a test can see which
@@ -17,11 +21,14 @@ import itertools
 import json
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from aiohttp import web
 
+from pi_lsp.scripted_llm.anthropic import messages_endpoint
+from pi_lsp.scripted_llm.event_stream import open_event_stream, stall_or_drop
+from pi_lsp.scripted_llm.prompt_cache import PromptCache
 from pi_lsp.scripted_llm.replies import Reply, error, reply_from_json, usage_for
 
 SCRIPTED_MODEL_ID = "scripted"
@@ -32,8 +39,21 @@ class ScriptedLLM:
     """An OpenAI-compatible server whose answers are
     queued by the test; an async context manager."""
 
-    def __init__(self, replies: tuple[Reply, ...] = (), *, port: int = 0) -> None:
+    def __init__(
+        self,
+        replies: tuple[Reply, ...] = (),
+        *,
+        port: int = 0,
+        simulate_openai_cache: bool = False,
+        responder: Callable[[Mapping[str, Any]], Reply | None] | None = None,
+    ) -> None:
         self._queue: deque[Reply] = deque(replies)
+        self.responder = responder
+        """Asked first for each request's reply (by its body), before the queue: a scripted
+        model whose answers depend on what it is asked (the benchmarks' long sessions)."""
+        self.prompt_cache = PromptCache()
+        """The simulated provider cache behind both endpoints' usage (see ``prompt_cache.py``)."""
+        self.simulate_openai_cache = simulate_openai_cache
         self._requested_port = port
         self._runner: web.AppRunner | None = None
         self._ids = itertools.count(1)
@@ -51,14 +71,29 @@ class ScriptedLLM:
         """The OpenAI ``api_base`` of this server (ends in ``/v1``)."""
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def root_url(self) -> str:
+        """The Anthropic base URL of this server (clients add ``/v1/messages``)."""
+        return f"http://127.0.0.1:{self.port}"
+
     def enqueue(self, *replies: Reply) -> None:
         """Queue replies; each chat-completion request takes the oldest."""
         self._queue.extend(replies)
+
+    def next_reply(self, body: Mapping[str, Any] | None = None) -> Reply:
+        """The responder's reply to ``body``, else the oldest queued one, else a clear 500
+        "no scripted reply"."""
+        if self.responder is not None and body is not None:
+            answer = self.responder(body)
+            if answer is not None:
+                return answer
+        return self._queue.popleft() if self._queue else _NO_REPLY
 
     async def start(self) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._chat_completions)
         app.router.add_post("/chat/completions", self._chat_completions)
+        app.router.add_post("/v1/messages", self._anthropic_messages)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/__requests", self._recorded_requests)
         app.router.add_get("/__headers", self._recorded_headers)
@@ -101,15 +136,20 @@ class ScriptedLLM:
             return web.json_response({"error": str(problem)}, status=400)
         return web.json_response({"queued": len(entries), "pending": len(self._queue)})
 
+    async def _anthropic_messages(self, request: web.Request) -> web.StreamResponse:
+        return await messages_endpoint(self, request)
+
     async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append(body)
         self.request_headers.append(dict(request.headers))
-        reply = self._queue.popleft() if self._queue else _NO_REPLY
+        reply = self.next_reply(body)
         if reply.is_http_error:
             return web.json_response(dict(reply.error_body or {}), status=reply.status)
         completion_id = f"chatcmpl-scripted-{next(self._ids)}"
         usage = usage_for(reply, body.get("messages", []))
+        if self.simulate_openai_cache and not (reply.usage or {}).get("prompt_tokens"):
+            usage = self._with_cached_prefix(body, usage)
         if not body.get("stream"):
             return web.json_response(_completion_json(completion_id, body, reply, usage))
         try:
@@ -117,6 +157,17 @@ class ScriptedLLM:
         except (asyncio.CancelledError, ConnectionResetError):
             self.disconnects += 1
             raise
+
+    def _with_cached_prefix(self, body: Mapping[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+        cached = self.prompt_cache.openai_usage(body)
+        prompt = cached.prompt_tokens
+        details = {**usage.get("prompt_tokens_details", {}), "cached_tokens": cached.cache_read}
+        return {
+            **usage,
+            "prompt_tokens": prompt,
+            "total_tokens": prompt + usage["completion_tokens"],
+            "prompt_tokens_details": details,
+        }
 
 
 async def _stream(
@@ -127,22 +178,13 @@ async def _stream(
     usage: dict[str, Any],
     server: ScriptedLLM,
 ) -> web.StreamResponse:
-    response = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
-    )
-    await response.prepare(request)
+    response = await open_event_stream(request)
     chunk = _chunk_factory(completion_id, str(body.get("model", SCRIPTED_MODEL_ID)))
     for index, delta in enumerate(reply.deltas):
         if index and reply.chunk_delay:
             await asyncio.sleep(reply.chunk_delay)
         await _send(response, chunk(delta, None))
-    if reply.hang_seconds:
-        await asyncio.sleep(reply.hang_seconds)
-    if reply.drop_connection:
-        # Closing the transport without the terminating
-        # chunk is what a dropped connection looks like.
-        if request.transport is not None:
-            request.transport.close()
+    if await stall_or_drop(request, reply):
         return response
     if reply.stream_error is not None:
         await _send(response, {"error": dict(reply.stream_error)})

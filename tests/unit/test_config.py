@@ -135,6 +135,20 @@ def test_allowed_session_dirs_are_absolute_and_validated(tmp_path):
         assert len(invalid.problems) == 1 and "allowedSessionDirs" in invalid.problems[0]
 
 
+def test_cache_retention_comes_from_the_client_else_pis_settings(tmp_path):
+    environ = {"PI_CODING_AGENT_DIR": str(tmp_path / "agent")}
+    assert load_config(tmp_path, {}, environ).cache_retention() is None
+    from_pi = load_config(tmp_path, {}, environ, {"cacheRetention": "long"})
+    assert from_pi.cache_retention() == "long"
+    client = load_config(tmp_path, {"cacheRetention": "none"}, environ, {"cacheRetention": "long"})
+    assert client.cache_retention() == "none"
+    invalid = load_config(tmp_path, {"cacheRetention": "forever"}, environ)
+    assert invalid.cache_retention() is None
+    assert invalid.problems == (
+        "setting cacheRetention must be none, short or long; using the default",
+    )
+
+
 def test_a_compaction_threshold_and_file_list_limit_from_the_client_or_pi_settings(tmp_path):
     from pi_lsp.compaction.settings import Threshold
 

@@ -155,6 +155,17 @@ def test_retry_provider_delay(tmp_path):
     assert (retry.enabled, retry.base_delay_ms, retry.max_retry_delay_ms) == (False, 10, 999)
 
 
+def test_cache_retention_is_validated_like_pis_other_keys(tmp_path):
+    workspace, agent_dir = dirs(tmp_path)
+    write(agent_dir / "settings.json", {"cacheRetention": "long"})
+    project = write(workspace / ".pi" / "settings.json", '{\n  "cacheRetention": "weekly"\n}')
+    loaded = load_settings(workspace, agent_dir, trusted=True)
+    assert loaded.settings.merged["cacheRetention"] == "long"  # the bad project value is dropped
+    (diagnostic,) = loaded.diagnostics
+    assert (diagnostic.path, diagnostic.line) == (str(project), 2)
+    assert diagnostic.message.startswith("cacheRetention must be one of")
+
+
 def test_pi_lsps_compaction_settings_in_pis_files_are_checked_too(tmp_path):
     from pi_lsp.compaction.settings import Threshold
 

@@ -492,6 +492,71 @@ async def test_editor_file_ops_of_a_planned_range_end_up_in_the_summary():
     # kept.md stays in the context: the next compaction counts it.
 
 
+# ------------------------------------------------------------------ in place
+
+
+class InPlaceModel:
+    """A ``ConversationInCache`` complete function that records what it was asked."""
+
+    def __init__(self, *responses) -> None:
+        self.responses = list(responses)
+        self.calls: list[tuple[list, str, int | None]] = []
+        self.pasted: list[str] = []
+
+    async def __call__(self, request):
+        self.calls.append((list(request.prefix), request.instruction, request.max_output_tokens))
+        self.pasted.append(request.pasted_text)
+        return self.responses.pop(0)
+
+
+def in_cache(session: SessionBuilder, model: InPlaceModel):
+    from pi_lsp.compaction.summarize import ConversationInCache
+    from pi_lsp.session.context import build_session_context
+
+    return ConversationInCache(build_session_context(session.entries).messages, model)
+
+
+async def test_a_split_turn_is_summarized_in_place_in_two_prefixes():
+    session = split_turn_session()
+    preparation = plan(session, 450)
+    cached = InPlaceModel(answer("history summary"), answer("prefix summary"))
+    pasted = ScriptedModel()
+    result = await summarize_compaction(
+        preparation, pasted, max_output_tokens=8000, in_cache=in_cache(session, cached)
+    )
+    assert pasted.calls == []
+    (history_prefix, history_text, _), (turn_prefix, turn_text, _) = cached.calls
+    history = preparation.messages_to_summarize
+    assert history_prefix == history and turn_prefix == [
+        *history,
+        *preparation.turn_prefix_messages,
+    ]
+    assert history_text.startswith("Pause the work here") and "## Goal" in history_text
+    assert 'latest request above (the one beginning "big task")' in turn_text
+    # Each in-place request knows what the pasted one would have been, to be asked only if dearer.
+    assert cached.pasted[1].startswith("<conversation>\n[User]: big task")
+    assert result.summary.startswith("history summary" + SPLIT_TURN_SEPARATOR + "prefix summary")
+
+
+async def test_an_in_place_refusal_or_a_prefix_not_in_the_cache_falls_back_to_pasting():
+    session = conversation(4)
+    preparation = plan(session, 150)
+    refused = InPlaceModel(None)  # the agent found the prefix too long for the window
+    pasted = ScriptedModel(answer("pasted summary"))
+    result = await summarize_compaction(preparation, pasted, in_cache=in_cache(session, refused))
+    assert len(refused.calls) == 1 and result.summary.startswith("pasted summary")
+
+    other = conversation(4)
+    other.user("a question the summarized session never had")
+    unrelated = InPlaceModel()
+    from pi_lsp.compaction.summarize import ConversationInCache
+
+    stale = ConversationInCache(other.entries[::-1], unrelated)  # not this session's context
+    pasted = ScriptedModel(answer("pasted again"))
+    await summarize_compaction(preparation, pasted, in_cache=stale)
+    assert unrelated.calls == [] and len(pasted.calls) == 1
+
+
 async def test_the_file_list_limit_setting_bounds_the_summary_text_not_the_details():
     session = SessionBuilder()
     session.user("survey" + words(100))

@@ -286,6 +286,15 @@ export interface ContextUsage {
   compactAt: number | null;
 }
 
+export interface SessionCost {
+  total: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cachedPercent: number | null;
+}
+
 export interface StateResult {
   sessionId: string;
   path: string | null;
@@ -298,6 +307,7 @@ export interface StateResult {
   isStreaming: boolean;
   isCompacting: boolean;
   readOnly: boolean;
+  cost: SessionCost;
 }
 
 export interface ModelsParams {

@@ -86,5 +86,8 @@ export class SessionController implements vscode.Disposable {
     const type = notification.event.type;
     if (type === 'tree_changed') this.treeChanged.fire();
     if (type === 'agent_end' || type === 'compaction_end' || type === 'agent_start') void this.refreshState();
+    // Each answer adds to the session's cost; a long turn of tool rounds shows it growing.
+    else if (type === 'message_end' && notification.event.message.role === 'assistant') void this.refreshState();
+    else if (type === 'branch_summary_end') void this.refreshState();
   }
 }

@@ -16,6 +16,7 @@ export interface InitializationOptions {
   sessionDir?: string;
   allowedSessionDirs?: string[];
   tokenizer?: string;
+  cacheRetention?: string;
   nestedContextFiles?: boolean;
   compaction?: {
     enabled?: boolean;
@@ -31,6 +32,7 @@ export interface InitializationOptions {
 export class SettingsError extends Error {}
 
 const TOKENIZERS = ['tiktoken', 'chars4'];
+const CACHE_RETENTIONS = ['none', 'short', 'long'];
 
 function text(get: SettingsGetter, key: string): string | undefined {
   const value = get(key);
@@ -100,6 +102,7 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
     sessionDir: text(get, 'sessionDir'),
     allowedSessionDirs: paths(get, 'allowedSessionDirs'),
     tokenizer: choice(get, 'tokenizer', TOKENIZERS),
+    cacheRetention: choice(get, 'cacheRetention', CACHE_RETENTIONS),
     nestedContextFiles: flag(get, 'nestedContextFiles'),
     compaction: withoutUndefined({
       enabled: flag(get, 'compaction.enabled'),

@@ -1,6 +1,8 @@
-// The status-bar item: the shown session's context usage, coloured at 90 % and 95 %.
+// The status-bar item: the shown session's context usage, coloured at 90 % and 95 %, and what the
+// session cost so far with the share of it read from the provider's prompt cache.
 import * as vscode from 'vscode';
 import { contextLevel, describeCompactionMark, describeUsage, levelWarning } from './contextLevel';
+import { costDetails, describeCost } from './cost';
 import type { StateResult } from './protocol';
 
 export class ContextStatusBar implements vscode.Disposable {
@@ -17,11 +19,13 @@ export class ContextStatusBar implements vscode.Disposable {
   update(state: StateResult | undefined): void {
     const usage = state?.contextUsage;
     const level = contextLevel(usage?.percent);
-    this.item.text = `$(comment-discussion) ${describeUsage(usage)}`;
+    const cost = describeCost(state?.cost);
+    this.item.text = `$(comment-discussion) ${describeUsage(usage)}${cost ? ` · ${cost}` : ''}`;
     const warning = levelWarning(level);
+    const details = costDetails(state?.cost);
     const mark = describeCompactionMark(usage);
     this.item.tooltip = state
-      ? `pi: ${state.model?.model ?? 'no model'} · ${state.messageCount} messages${state.isStreaming ? ' · working' : ''}\n${warning ? `${warning}\n` : ''}${mark ? `${mark}\n` : ''}Click to open the chat`
+      ? `pi: ${state.model?.model ?? 'no model'} · ${state.messageCount} messages${state.isStreaming ? ' · working' : ''}\n${warning ? `${warning}\n` : ''}${mark ? `${mark}\n` : ''}${details ? `${details}\n` : ''}Click to open the chat`
       : 'pi-lsp is not running';
     this.item.backgroundColor =
       level === 'critical'

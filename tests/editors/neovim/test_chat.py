@@ -203,3 +203,19 @@ def test_a_failed_compaction_shows_why_and_leaves_the_session_unchanged(pi, scri
     note = pi.wait_for_note("ERROR")
     assert note["message"].startswith("pi: pi/compact failed: "), note
     assert pi.session_entries() == before
+
+
+def test_statusline_shows_the_session_cost_and_its_cached_share(pi, scripted_model):
+    pi.request("pi/setModel", {"model": "openai/gpt-4o"})  # a priced model, same scripted server
+    usage = {
+        "prompt_tokens": 4000,
+        "completion_tokens": 100,
+        "prompt_tokens_details": {"cached_tokens": 3000},
+    }
+    scripted_model.enqueue({"kind": "text", "text": "A cached answer.", "usage": usage})
+    pi.command("Pi Hi")
+    pi.wait_for("agent_end")
+    pi.wait_until("require('pi').statusline():find('cached') ~= nil")
+    status = pi.lua("return require('pi').statusline()")
+    # gpt-4o: 1000 input, 3000 cache-read and 100 output tokens cost $0.00725.
+    assert re.fullmatch(r"pi \d+(\.\d)?k?/100k \(\d+%%\) \$0\.007 \(75%% cached\)", status), status

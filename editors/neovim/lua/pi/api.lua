@@ -172,6 +172,14 @@ local client = require("pi.client")
 ---@field source string
 ---@field disableModelInvocation boolean
 
+---@class pi.SessionCost
+---@field total number
+---@field input integer
+---@field output integer
+---@field cacheRead integer
+---@field cacheWrite integer
+---@field cachedPercent? number
+
 ---@class pi.StateResult
 ---@field sessionId string
 ---@field path? string
@@ -184,6 +192,7 @@ local client = require("pi.client")
 ---@field isStreaming boolean
 ---@field isCompacting boolean
 ---@field readOnly boolean
+---@field cost pi.SessionCost
 
 ---@class pi.Template
 ---@field name string

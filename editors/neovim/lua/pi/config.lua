@@ -19,8 +19,8 @@ M.defaults = {
   -- arrive as undoable buffer changes.
   attach_buffers = true,
   -- Sent as initializationOptions and answered to workspace/configuration (section "pi").
-  -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, sessionDir, allowedSessionDirs,
-  -- trusted, retry, compaction (see docs/protocol.md, "Configuration").
+  -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, cacheRetention, sessionDir,
+  -- allowedSessionDirs, trusted, retry, compaction (see docs/protocol.md, "Configuration").
   settings = {},
   window = {
     -- "vsplit", "split", "tab" or "current".
@@ -58,6 +58,7 @@ local SETTING_TYPES = {
   contextWindow = "number",
   thinkingLevel = "string",
   tokenizer = "string",
+  cacheRetention = "string",
   sessionDir = "string",
   allowedSessionDirs = "table",
   trusted = "boolean",

@@ -25,7 +25,9 @@ local function update_views(event)
   elseif ENDS[event.type] then
     status.set_activity(nil)
   end
-  if REFRESHES[event.type] then
+  -- Each answer adds to the session's cost: a long turn of tool rounds shows it growing.
+  local answered = event.type == "message_end" and event.message and event.message.role == "assistant"
+  if REFRESHES[event.type] or answered then
     status.refresh()
   end
   if event.type == "tree_changed" then

@@ -1,5 +1,6 @@
--- The statusline component: the current session's context usage, refreshed after each turn and
--- tree change (never by polling), plus whether a turn or a compaction runs.
+-- The statusline component: the current session's context usage and cost (with the share read from
+-- the provider's prompt cache), refreshed after each answer, turn and tree change (never by
+-- polling), plus whether a turn or a compaction runs.
 local util = require("pi.util")
 
 local M = { state = nil, activity = nil }
@@ -46,13 +47,39 @@ local function usage_text(usage)
   return ("%s/%s (%s%s)"):format(util.short_number(usage.tokens), window, percent, M.compaction_mark(usage))
 end
 
---- "pi 1.2k/128k (1%, compacts at 87%)", "pi [running] …"; empty before the server answered once.
+--- "$0.42", "$0.004", "<$0.001": more digits where the amount is small.
+function M.dollars(total)
+  if total <= 0 then
+    return "$0"
+  elseif total < 0.001 then
+    return "<$0.001"
+  end
+  return ("$%." .. (total < 0.1 and "3" or "2") .. "f"):format(total)
+end
+
+--- " $0.42 (71% cached)": only what there is something to say about (nothing for a free model).
+local function cost_text(cost)
+  if not util.present(cost) then
+    return ""
+  end
+  local parts = {}
+  if (cost.total or 0) > 0 then
+    table.insert(parts, M.dollars(cost.total))
+  end
+  if (cost.cacheRead or 0) > 0 and util.present(cost.cachedPercent) then
+    table.insert(parts, ("(%d%%%% cached)"):format(math.floor(cost.cachedPercent + 0.5)))
+  end
+  return #parts > 0 and (" " .. table.concat(parts, " ")) or ""
+end
+
+--- "pi 1.2k/128k (1%, compacts at 87%) $0.42 (71% cached)", "pi [running] …"; empty before the
+--- server answered once.
 function M.component()
   if not M.state then
     return ""
   end
   local activity = M.activity and ("[" .. M.activity .. "] ") or ""
-  return "pi " .. activity .. usage_text(M.state.contextUsage)
+  return "pi " .. activity .. usage_text(M.state.contextUsage) .. cost_text(M.state.cost)
 end
 
 return M

@@ -26,6 +26,8 @@ const QUESTION = 'Why does add(2, 2) return 0 in app.py?';
 const ANSWER = 'The bug is in `add`: it **subtracts** instead of adding.\n\n```python\nreturn a + b\n```';
 /** A recognisable fake key: the test checks it reaches the model server and no file. */
 export const FAKE_KEY = 'sk-vscode-e2e-FAKE-5d1c0b9a';
+// A provider that read three quarters of each prompt from its cache.
+const CACHED_USAGE = { prompt_tokens: 2000, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 1500 } };
 const SUMMARY = '## Goal\nFix add in app.py.\n\n## Progress\nFound that add subtracts.\n\n## Next Steps\nReturn a + b.';
 
 async function send(frame, text) {
@@ -55,8 +57,8 @@ async function promptWithToolCall(context) {
   const { page, llm } = context;
   await enqueue(
     llm,
-    { kind: 'tool_calls', calls: [['call_read_1', 'read', { path: 'app.py' }]], text: 'Let me read the file.' },
-    { kind: 'text', text: ANSWER, reasoning: 'The file shows a minus where a plus belongs.', chunks: 12, chunk_delay: 0.12 },
+    { kind: 'tool_calls', calls: [['call_read_1', 'read', { path: 'app.py' }]], text: 'Let me read the file.', usage: CACHED_USAGE },
+    { kind: 'text', text: ANSWER, reasoning: 'The file shows a minus where a plus belongs.', chunks: 12, chunk_delay: 0.12, usage: CACHED_USAGE },
   );
   const frame = await chatFrame(page);
   await send(frame, QUESTION);
@@ -74,6 +76,8 @@ async function promptWithToolCall(context) {
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
   const thinking = await frame.$eval('[data-testid="thinking"]', (details) => ({ open: details.open, text: details.textContent }));
   if (thinking.open || !thinking.text.includes('a minus where a plus belongs')) throw new Error(`thinking: ${JSON.stringify(thinking)}`);
+  // The status bar adds the share of the prompt the provider read from its cache (3 of 4 tokens).
+  await page.locator('.statusbar-item', { hasText: '(75 % cached)' }).first().waitFor({ timeout: TIMEOUT });
   return screenshot(context, 'chat.png');
 }
 

@@ -12,6 +12,7 @@ describe('initializationOptions', () => {
         apiBase: '',
         contextWindow: null,
         thinkingLevel: 'high',
+        cacheRetention: 'long',
         'compaction.keepRecentTokens': 40,
         'compaction.model': '',
         'retry.enabled': false,
@@ -22,6 +23,7 @@ describe('initializationOptions', () => {
       trusted: true,
       model: 'openai/gpt-4o',
       thinkingLevel: 'high',
+      cacheRetention: 'long',
       compaction: { keepRecentTokens: 40 },
       retry: { enabled: false },
     });
@@ -60,6 +62,7 @@ describe('initializationOptions', () => {
     ['retry.enabled', 'yes', /pi.retry.enabled must be true or false/],
     ['model', 42, /pi.model must be a string/],
     ['tokenizer', 'bpe', /pi.tokenizer must be one of tiktoken, chars4/],
+    ['cacheRetention', 'forever', /pi.cacheRetention must be one of none, short, long/],
   ])('names the invalid setting %s', (key, value, message) => {
     expect(() => initializationOptions(settings({ [key]: value }), true)).toThrow(SettingsError);
     expect(() => initializationOptions(settings({ [key]: value }), true)).toThrow(message);
