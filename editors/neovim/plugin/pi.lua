@@ -35,3 +35,6 @@ define("PiSessions", action("sessions"), { nargs = 0, desc = "pi: open another s
 define("PiNew", action("new_session"), { nargs = "?", desc = "pi: start a new session [name]" })
 define("PiFork", action("fork"), { nargs = "?", complete = entry_ids, desc = "pi: fork a new session at [id] or the leaf" })
 define("PiModel", action("model"), { nargs = "?", desc = "pi: set the model [litellm model]" })
+define("PiInstall", function(command)
+  require("pi.install").command(command.bang)
+end, { nargs = 0, bang = true, desc = "pi: install the server into a private virtualenv (! reinstalls)" })

@@ -13,7 +13,7 @@ import { SessionTreeProvider, TREE_VIEW_ID } from './tree/treeView';
 let server: PiServer | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  server = new PiServer();
+  server = new PiServer(context.extensionPath);
   const session = new SessionController(server);
   const chat = new ChatController(server, session);
   const chatView = new ChatViewProvider(context.extensionUri, chat);

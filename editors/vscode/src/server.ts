@@ -1,7 +1,7 @@
-// The pi-lsp server process and its language client: start (with the command and options from
-// the `pi.*` settings), restart, typed `pi/*` requests, and the `pi/event` stream. Errors are
-// logged to the "pi-lsp" output channel; callers decide which ones the user must see.
-import * as fs from 'node:fs';
+// The pi-lsp server process and its language client: start (with the server `locateServer`
+// chooses and the options from the `pi.*` settings), restart, typed `pi/*` requests, and the
+// `pi/event` stream. Errors are logged to the "pi-lsp" output channel; callers decide which ones
+// the user must see.
 import * as vscode from 'vscode';
 import { LanguageClient, type LanguageClientOptions, ResponseError, type ServerOptions, State } from 'vscode-languageclient/node';
 import {
@@ -13,38 +13,13 @@ import {
   type ResourcesChanged,
   type ResultOf,
 } from './protocol';
-import { findOnPath, initializationOptions, type ServerCommand, serverCommand, SettingsError } from './settings';
+import { noServerMessage, type ServerChoice } from './interpreter';
+import { locateServer } from './locateServer';
+import { initializationOptions, SettingsError } from './settings';
 
 function settingsGetter(): (key: string) => unknown {
   const configuration = vscode.workspace.getConfiguration('pi');
   return (key) => configuration.get(key);
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-interface PythonExtensionApi {
-  environments?: { getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined };
-}
-
-/** The interpreter selected in the Python extension, else python.defaultInterpreterPath. */
-async function selectedPython(): Promise<string | undefined> {
-  const extension = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
-  try {
-    const api = extension ? await extension.activate() : undefined;
-    const active = api?.environments?.getActiveEnvironmentPath(vscode.workspace.workspaceFolders?.[0]?.uri)?.path;
-    if (active) return active;
-  } catch {
-    // An older or broken Python extension: the setting below still names an interpreter.
-  }
-  const configured = vscode.workspace.getConfiguration('python').get<string>('defaultInterpreterPath');
-  return configured && configured !== 'python' ? configured : undefined;
 }
 
 export class PiServer implements vscode.Disposable {
@@ -52,6 +27,8 @@ export class PiServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
   private generation = 0;
+  /** Why the server is not running, when its last start failed; requests repeat it. */
+  private problem: string | undefined;
   private readonly events = new vscode.EventEmitter<EventNotification>();
   private readonly resources = new vscode.EventEmitter<ResourcesChanged>();
   private readonly started = new vscode.EventEmitter<number>();
@@ -72,6 +49,14 @@ export class PiServer implements vscode.Disposable {
     return this.client === undefined && this.starting === undefined;
   }
 
+  /** Why the server is not running, when its last start failed. */
+  get lastProblem(): string | undefined {
+    return this.problem;
+  }
+
+  /** `extensionPath` holds `bundled/launch.py` and the server's libraries. */
+  constructor(private readonly extensionPath: string) {}
+
   /** Starts the server; requests sent meanwhile wait for it. */
   start(): Promise<void> {
     const starting = this.startClient().finally(() => {
@@ -82,31 +67,30 @@ export class PiServer implements vscode.Disposable {
   }
 
   private async startClient(): Promise<void> {
-    let command: ServerCommand;
+    let choice: ServerChoice;
     let options: ReturnType<typeof initializationOptions>;
+    this.problem = undefined;
     try {
       const get = settingsGetter();
       options = initializationOptions(get, vscode.workspace.isTrusted);
-      const onPath = (name: string) => findOnPath(name, process.env.PATH, isExecutable);
-      // Only asked for when neither pi.server.path nor PATH has the server (activating the Python extension takes time).
-      const python = get('server.path') || onPath('pi-lsp') ? undefined : await selectedPython();
-      command = serverCommand(get, {
-        onPath,
-        python: () => python,
-        workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      });
+      const selection = await locateServer(get, this.extensionPath);
+      this.output.appendLine(`Choosing the pi-lsp server:\n${selection.report.map((line) => `  ${line}`).join('\n')}`);
+      if (!selection.choice) {
+        this.fail(noServerMessage(selection), 'Open Setting', () =>
+          vscode.commands.executeCommand('workbench.action.openSettings', 'pi.server.path'));
+        return;
+      }
+      choice = selection.choice;
     } catch (error) {
       if (error instanceof SettingsError) {
-        this.stopped.fire();
-        void vscode.window.showErrorMessage(`pi-lsp was not started: ${error.message}`, 'Open Settings').then((choice) => {
-          if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'pi.');
-        });
+        this.fail(`pi-lsp was not started: ${error.message}`, 'Open Settings', () =>
+          vscode.commands.executeCommand('workbench.action.openSettings', 'pi.'));
         return;
       }
       throw error;
     }
-    this.output.appendLine(`Starting ${command.command} ${command.args.join(' ')} (from ${command.source})`);
-    const client = new LanguageClient('pi-lsp', 'pi-lsp', this.serverOptions(command), this.clientOptions(options));
+    this.output.appendLine(`Starting ${[choice.command, ...choice.args].join(' ')} (${choice.label}: ${choice.detail})`);
+    const client = new LanguageClient('pi-lsp', 'pi-lsp', this.serverOptions(choice), this.clientOptions(options));
     client.onNotification(EVENT_NOTIFICATION, (params: EventNotification) => this.events.fire(params));
     client.onNotification(RESOURCES_CHANGED_NOTIFICATION, (params: ResourcesChanged) => this.resources.fire(params));
     // The client restarts a crashed server by itself: every start and stop is told from here.
@@ -121,13 +105,26 @@ export class PiServer implements vscode.Disposable {
     } catch (error) {
       if (this.client === client) this.client = undefined;
       this.output.appendLine(`pi-lsp failed to start: ${describeError(error)}`);
-      this.stopped.fire();
-      void vscode.window.showErrorMessage(
-        `pi-lsp failed to start (${command.command}). Set pi.server.path or install pi-lsp.`,
+      this.fail(
+        `pi-lsp failed to start (${choice.label}: ${[choice.command, ...choice.args].join(' ')}): ${describeError(error)}. ` +
+          'Set pi.server.path to a working pi-lsp, or see the output.',
         'Show Output',
-      ).then((choice) => choice && this.output.show());
+        () => this.output.show(),
+      );
       return;
     }
+    const info = client.initializeResult?.serverInfo;
+    this.output.appendLine(`${info?.name ?? 'pi-lsp'} ${info?.version ?? '(version unknown)'} is running (${choice.label}: ${choice.detail})`);
+  }
+
+  /** Tells the user, once, why the server is not running; requests repeat it. */
+  private fail(message: string, action: string, run: () => unknown): void {
+    this.problem = message;
+    this.output.appendLine(message);
+    this.stopped.fire();
+    void vscode.window.showErrorMessage(message, action).then((choice) => {
+      if (choice) void run();
+    });
   }
 
   async stop(): Promise<void> {
@@ -150,8 +147,9 @@ export class PiServer implements vscode.Disposable {
     await this.starting;
     const client = this.client;
     if (!client || !this.isRunning) {
+      const reason = this.problem ?? 'run "Pi: Restart Server"';
       this.output.appendLine(`${method} not sent: pi-lsp is not running`);
-      throw new Error('pi-lsp is not running (run "Pi: Restart Server")');
+      throw new Error(`pi-lsp is not running: ${reason}`);
     }
     try {
       // vscode-jsonrpc sends every extra argument as a param: pass the token only when there is one.
@@ -172,8 +170,8 @@ export class PiServer implements vscode.Disposable {
     this.output.dispose();
   }
 
-  private serverOptions(command: ServerCommand): ServerOptions {
-    return { command: command.command, args: command.args, options: { env: process.env } };
+  private serverOptions(choice: ServerChoice): ServerOptions {
+    return { command: choice.command, args: choice.args, options: { env: process.env } };
   }
 
   private clientOptions(options: object): LanguageClientOptions {

@@ -80,7 +80,7 @@ local function client_config()
   local settings = server_settings()
   return {
     name = NAME,
-    cmd = options.cmd,
+    cmd = (config.server_cmd()),
     cmd_env = options.cmd_env,
     root_dir = M.root_dir(),
     init_options = settings,
@@ -105,8 +105,11 @@ end
 
 local function start()
   require("pi.events").subscribe()
-  if vim.fn.executable(config.options.cmd[1]) ~= 1 then
-    vim.notify(("pi: the server command %q is not executable; set it with require('pi').setup({ cmd = { ... } })"):format(config.options.cmd[1]), vim.log.levels.ERROR)
+  local cmd, source = config.server_cmd()
+  if vim.fn.executable(cmd[1]) ~= 1 then
+    local hint = source == "setup({ cmd })" and "fix cmd in require('pi').setup()"
+      or "run :PiInstall, or put pi-lsp on PATH, or set cmd in require('pi').setup()"
+    vim.notify(("pi: the server command %q is not executable: %s"):format(cmd[1], hint), vim.log.levels.ERROR)
     return nil
   end
   local ok, id = pcall(compat.start_client, client_config())
