@@ -6,12 +6,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: test install install-python install-reference install-vscode bench clean
+.PHONY: test install install-python install-wheelhouse install-reference install-vscode bench clean
 
 test: install
 	$(PY) -m pytest
 
-install: install-python install-reference install-vscode
+install: install-python install-wheelhouse install-reference install-vscode
 
 install-python: $(VENV)/.installed
 
@@ -19,6 +19,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
+
+# The wheels of pi-lsp's dependencies for CPython 3.11-3.13, downloaded once per run and reused by
+# the VS Code bundle, the installed-wheel smoke test and the :PiInstall test (tools/wheelhouse.py).
+install-wheelhouse: install-python
+	$(PY) tools/wheelhouse.py
 
 install-reference:
 	bash tests/reference/install.sh
@@ -30,4 +35,4 @@ bench: install
 	$(PY) bench/session_bench.py
 
 clean:
-	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data
+	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data build editors/vscode/bundled/libs
