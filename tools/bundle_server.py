@@ -8,8 +8,9 @@ For one VS Code target (``linux-x64`` by default) and CPython 3.11, 3.12 and 3.1
 - installs with ``pip install --target`` every wheel that all three ABIs share (pure Python and
   ``abi3``) into ``libs/common`` and the rest, the compiled packages, into ``libs/cp311`` … ``cp313``;
 - leaves out what ``tools/bundle/prune.txt`` names (parts of litellm and botocore pi-lsp never
-  loads, measured by ``tools/import_trace.py``), checks that every module the trace saw still
-  imports from the result, and writes ``libs/manifest.json``, which ``bundled/launch.py`` reads.
+  loads, measured by ``tools/import_trace.py``), strips the extensions' debug symbols, checks that
+  every module and data file the trace saw is still there and that each compiled extension fits
+  its ABI folder, and writes ``libs/manifest.json``, which ``bundled/launch.py`` reads.
 
     python tools/bundle_server.py [--target linux-x64] [--output editors/vscode/bundled/libs]
 """
@@ -47,7 +48,7 @@ def build_pi_lsp_wheel(find_links: Path) -> Path:
     """pi-lsp's wheel, built from this checkout (setuptools comes from the wheelhouse)."""
     destination = wheelhouse.DEFAULT_DESTINATION / "dist"
     shutil.rmtree(destination, ignore_errors=True)
-    wheelhouse._pip(
+    wheelhouse.pip(
         "wheel", "--no-deps", "--no-index", "--find-links", str(find_links),
         "--wheel-dir", str(destination), str(ROOT),
     )  # fmt: skip
@@ -69,7 +70,7 @@ def install(wheels: list[Path], target_directory: Path, target: str, abi: str) -
     if not wheels:
         target_directory.mkdir(parents=True, exist_ok=True)
         return
-    wheelhouse._pip(
+    wheelhouse.pip(
         "install", "--no-deps", "--no-index", "--no-compile", "--target", str(target_directory),
         *wheelhouse.target_options(target, abi), *map(str, wheels),
     )  # fmt: skip
@@ -228,7 +229,9 @@ def present(folders: list[Path], entry: str) -> bool:
         base = folder / relative
         if base.with_suffix(".py").exists() or base.is_dir():
             return True
-        if base.parent.is_dir() and any(base.parent.glob(f"{base.name}.*so")):
+        if base.parent.is_dir() and any(
+            found.suffix in (".so", ".pyd") for found in base.parent.glob(f"{base.name}.*")
+        ):
             return True
     return False
 
@@ -249,21 +252,33 @@ def _size(path: Path) -> int:
     return sum(file.stat().st_size for file in path.rglob("*") if file.is_file())
 
 
-def build(target: str, output: Path, abis: tuple[str, ...] = wheelhouse.ABIS) -> dict:
-    folders = wheelhouse.ensure(target, abis)
-    wheel = build_pi_lsp_wheel(folders[abis[0]])
-    closures = {abi: wheelhouse.resolve(folders[abi], target, abi, [str(wheel)]) for abi in abis}
+def install_closures(target: str, output: Path, abis: tuple[str, ...]) -> tuple[Path, list[Path]]:
+    """pi-lsp's wheel and its dependencies installed under ``output``; returns the wheel and the
+    wheels of the first ABI's closure."""
+    wheelhouse_folders = wheelhouse.ensure(target, abis)
+    wheel = build_pi_lsp_wheel(wheelhouse_folders[abis[0]])
+    closures = {
+        abi: wheelhouse.resolve(wheelhouse_folders[abi], target, abi, [str(wheel)]) for abi in abis
+    }
     common, own = split_by_abi(closures)
     shutil.rmtree(output, ignore_errors=True)
     output.mkdir(parents=True)
     install(common, output / "common", target, abis[0])
     for abi in abis:
         install(own[abi], output / abi, target, abi)
-    folders = sorted(path for path in output.iterdir() if path.is_dir())
-    traced = [entry for entry in traced_entries() if present(folders, entry)]
+    return wheel, closures[abis[0]]
+
+
+def prune_checked(
+    output: Path, target: str, abis: tuple[str, ...]
+) -> tuple[dict[str, int], set[str]]:
+    """Prunes, strips and checks the installed libraries; returns the bytes removed per rule and
+    the AWS services kept."""
+    libs_folders = sorted(path for path in output.iterdir() if path.is_dir())
+    traced = [entry for entry in traced_entries() if present(libs_folders, entry)]
     services = aws_services_in_use(output / "common")
     removed = prune(output, prune_rules() + [f"!botocore/data/{name}" for name in sorted(services)])
-    lost = [entry for entry in traced if not present(folders, entry)]
+    lost = [entry for entry in traced if not present(libs_folders, entry)]
     if lost:
         raise BundleError(f"pruning dropped what the test suite loads: {', '.join(lost[:20])}")
     removed["strip --strip-unneeded"] = strip_extensions(output, target)
@@ -272,15 +287,20 @@ def build(target: str, output: Path, abis: tuple[str, ...] = wheelhouse.ABIS) ->
         raise BundleError(
             "the compiled extensions do not fit their ABIs: " + "; ".join(problems[:20])
         )
+    return removed, services
+
+
+def build(target: str, output: Path, abis: tuple[str, ...] = wheelhouse.ABIS) -> dict:
+    wheel, closure = install_closures(target, output, abis)
+    removed, services = prune_checked(output, target, abis)
     operating_system, machines = RUNTIME_PLATFORMS[target]
-    version = wheel.name.split("-")[1]
     manifest = {
-        "piLsp": version,
+        "piLsp": wheel.name.split("-")[1],
         "target": target,
         "abis": list(abis),
         "os": operating_system,
         "machines": machines,
-        "packages": sorted(w.name.split("-")[0].lower() for w in closures[abis[0]]),
+        "packages": sorted(path.name.split("-")[0].lower() for path in closure),
         "awsServices": sorted(services),
     }
     (output / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")

@@ -102,7 +102,7 @@ def _stamp(target: str, abi: str, requirements: list[str]) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def _pip(*arguments: str) -> None:
+def pip(*arguments: str) -> None:
     command = [sys.executable, "-m", "pip", *arguments, "--quiet", "--progress-bar", "off"]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -111,7 +111,7 @@ def _pip(*arguments: str) -> None:
 
 
 def _download(directory: Path, target: str, abi: str, requirements: list[str], *extra: str) -> None:
-    _pip("download", "--dest", str(directory), *target_options(target, abi), *extra, *requirements)
+    pip("download", "--dest", str(directory), *target_options(target, abi), *extra, *requirements)
 
 
 def _abi_specific(wheel: Path, abi: str) -> re.Match | None:
@@ -180,7 +180,7 @@ def resolve(directory: Path, target: str, abi: str, requirements: list[str]) -> 
 def _resolve_offline(directory: Path, target: str, abi: str, requirements: list[str]) -> list[Path]:
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "report.json"
-        _pip(
+        pip(
             "install", "--dry-run", "--ignore-installed", "--report", str(report),
             "--target", str(Path(scratch) / "target"), "--no-index", "--find-links", str(directory),
             *target_options(target, abi), *requirements,
