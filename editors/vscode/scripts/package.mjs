@@ -61,6 +61,7 @@ async function scanOwnFilesForSecrets() {
   }
 }
 
+fs.mkdirSync(path.dirname(output), { recursive: true });
 run(python(), [path.join(root, 'tools', 'bundle_server.py'), '--target', target]);
 run('node', ['esbuild.mjs', '--production']);
 await scanOwnFilesForSecrets();
