@@ -1,29 +1,55 @@
 # One entry point for people and CI. `make test` installs everything a fresh machine needs
-# (a virtualenv with the package and its test tools, Node 22 and pi 0.84.2 for the conformance
-# suite, both from the package registries) and then runs every test suite.
+# (a virtualenv with the package and its test and lint tools, Node 22, pi 0.84.2 and pi 1.6.0
+# for the conformance suite, all from the package registries), runs the lint gate and then every
+# test suite. `make lint` and `make test-fast` are the quick loop while developing.
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+VSCODE := editors/vscode
+LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 
-.PHONY: test install install-python install-wheelhouse install-reference install-vscode bench clean
+.PHONY: test test-fast lint install install-python install-wheelhouse install-reference \
+	install-vscode install-luacheck bench clean
 
-test: install
+test: install lint
 	$(PY) -m pytest
 
-install: install-python install-wheelhouse install-reference install-vscode
+# The unit and in-process suites (no editors, no pi, no server subprocesses): well under a minute.
+test-fast: install-python
+	$(PY) -m pytest tests/unit tests/integration -x -q
+
+lint: install-python install-luacheck $(VSCODE)/node_modules/.package-lock.json
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	cd $(VSCODE) && npm run --silent typecheck
+	luacheck --quiet --formatter plain $(LUA_SOURCES)
+
+install: install-python install-wheelhouse install-reference install-vscode install-luacheck
 
 install-python: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
 	touch $@
 
 # The wheels of pi-lsp's dependencies for CPython 3.11-3.13, downloaded once per run and reused by
 # the VS Code bundle, the installed-wheel smoke test and the :PiInstall test (tools/wheelhouse.py).
 install-wheelhouse: install-python
 	$(PY) tools/wheelhouse.py
+
+# luacheck comes from Debian's lua-check package (the machine is Debian; CI runs as root).
+install-luacheck:
+	@command -v luacheck >/dev/null || { \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			lua-check >/dev/null; }
+
+# The extension's npm packages, for its typecheck (install.sh does the same step, and more).
+$(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
+	cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error
 
 install-reference:
 	bash tests/reference/install.sh
@@ -35,4 +61,5 @@ bench: install
 	$(PY) bench/session_bench.py
 
 clean:
-	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data build editors/vscode/bundled/libs
+	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data .ruff_cache .mypy_cache \
+		build editors/vscode/bundled/libs

@@ -4,7 +4,8 @@ Builds a session whose branch holds about 200k tokens (``bench/generate_session.
 compaction yet), then times what pi-lsp does around the summary call: planning (cut point,
 messages to summarize, file lists, tokensBefore), serializing the conversation and building the
 summary request, and appending the compaction entry. Prints the median of several runs for both
-tokenizers and the context size before and after. Run: ``.venv/bin/python bench/compaction_bench.py``.
+tokenizers and the context size before and after.
+Run: ``.venv/bin/python bench/compaction_bench.py``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ SUMMARY = "## Goal\nBenchmark\n\n## Progress\n### Done\n- [x] Everything"
 
 
 def branch_session(directory: Path) -> Path:
-    """About 200k tokens of conversation and no compaction (generated below the compaction cadence)."""
+    """About 200k tokens of conversation and no compaction
+    (generated below the compaction cadence)."""
     path = directory / "branch.jsonl"
     entries = 400
     while True:
@@ -87,13 +89,15 @@ def main() -> None:
             f"branch: {path.stat().st_size / 1e6:.2f} MB, {sum(1 for _ in path.open()) - 1} entries"
         )
         print(
-            f"{'tokenizer':10} {'server-side ms':>15} {'context before':>15} {'after':>10} {'saved':>8}"
+            f"{'tokenizer':10} {'server-side ms':>15} "
+            f"{'context before':>15} {'after':>10} {'saved':>8}"
         )
         for tokenizer in ("chars4", "tiktoken"):
             figures = measure(path, tokenizer)
             saved = 1 - figures["after"] / figures["before"]
             print(
-                f"{tokenizer:10} {figures['ms']:15.1f} {figures['before']:15,} {figures['after']:10,} {saved:8.0%}"
+                f"{tokenizer:10} {figures['ms']:15.1f} "
+                f"{figures['before']:15,} {figures['after']:10,} {saved:8.0%}"
             )
         print("(goal: under 50 ms of server-side work per compaction, excluding the model call)")
 

@@ -1,4 +1,4 @@
-"""Write a realistic pi session file of N entries for the benchmarks (deterministic for a given seed).
+"""Write a realistic pi session file of N entries for the benchmarks (deterministic per seed).
 
 The shape follows what long pi sessions look like: user prompts, assistant turns with thinking and
 read/edit/bash tool calls, tool results of 0.5–20 KB, a compaction whenever about 170k tokens have
@@ -17,7 +17,13 @@ from pi_lsp.session import entries as build
 from pi_lsp.session.js_json import dumps
 from pi_lsp.session.timestamps import epoch_ms_to_iso
 
-WORDS = ["the", "session", "tree", "keeps", "every", "branch", "of", "the", "conversation", "while", "compaction", "summarizes", "what", "fell", "out", "of", "the", "context", "window", "so", "long", "tasks", "keep", "going", "and", "nothing", "the", "agent", "learned", "is", "lost", "when", "the", "user", "jumps", "back", "to", "an", "earlier", "point", "and", "continues", "from", "there", "with", "a", "branch", "summary"]
+SAMPLE_TEXT = (
+    "the session tree keeps every branch of the conversation while compaction summarizes what "
+    "fell out of the context window so long tasks keep going and nothing the agent learned is "
+    "lost when the user jumps back to an earlier point and continues from there with a branch "
+    "summary"
+)
+WORDS = SAMPLE_TEXT.split()
 COMPACTION_EVERY_CHARS = 170_000 * 4
 KEEP_RECENT_CHARS = 20_000 * 4
 
@@ -54,17 +60,19 @@ def generate(
 
     while len(lines) - 1 < entry_count:
         text = prose(generator, generator.randint(10, 60))
-        user_id = add(lambda i, p, t: build.message(i, p, t, _user(text, clock)))
+        user_id = add(lambda i, p, t, text=text: build.message(i, p, t, _user(text, clock)))
         path_ids.append((user_id, "user", len(text)))
         chars_since_compaction += len(text)
         for _ in range(generator.randint(1, 4)):
             call_id = f"call_{generator.getrandbits(48):012x}"
             tool = generator.choice(("read", "edit", "bash", "read"))
             assistant = _assistant(generator, call_id, tool, clock)
-            assistant_id = add(lambda i, p, t: build.message(i, p, t, assistant))
+            assistant_id = add(
+                lambda i, p, t, assistant=assistant: build.message(i, p, t, assistant)
+            )
             result_text = prose(generator, generator.choice((30, 60, 120, 800)))
             result_id = add(
-                lambda i, p, t: build.message(
+                lambda i, p, t, call_id=call_id, tool=tool, result_text=result_text: build.message(
                     i, p, t, _tool_result(call_id, tool, result_text, clock)
                 )
             )
@@ -80,7 +88,11 @@ def generate(
         roll = generator.random()
         if roll < 0.03:
             target = generator.choice(path_ids[-20:])[0]
-            add(lambda i, p, t: build.label(i, p, t, target, f"checkpoint-{len(lines)}"))
+            add(
+                lambda i, p, t, target=target: build.label(
+                    i, p, t, target, f"checkpoint-{len(lines)}"
+                )
+            )
         elif roll < 0.04:
             add(
                 lambda i, p, t: build.model_change(
@@ -92,7 +104,7 @@ def generate(
             old_leaf = leaf
             leaf = back
             add(
-                lambda i, p, t: build.branch_summary(
+                lambda i, p, t, old_leaf=old_leaf: build.branch_summary(
                     i,
                     p,
                     t,

@@ -1,4 +1,5 @@
-"""Time pi-lsp's session core on one file and print one JSON object (run in a fresh process per file).
+"""Time pi-lsp's session core on one file and print one JSON object (run in a fresh process per
+file).
 
 Measures: open + index, context at the leaf, compaction planning at the leaf (chars/4 and tiktoken),
 appending N entries to a new session without fsync, and the process's peak memory.
@@ -63,7 +64,8 @@ def main() -> None:
 
 
 def appends_per_second(session_class, count: int) -> int:
-    """Append ``count`` realistic entries (a user/assistant/tool-result cycle) to a fresh session file."""
+    """Append ``count`` realistic entries (a
+    user/assistant/tool-result cycle) to a fresh session file."""
     message_cycle = [
         {
             "role": "user",
@@ -114,12 +116,14 @@ def appends_per_second(session_class, count: int) -> int:
             "timestamp": 3,
         },
     ]
-    with tempfile.TemporaryDirectory() as directory:
-        with session_class.create(directory, directory) as session:
-            start = time.perf_counter()
-            for index in range(count):
-                session.append_message(message_cycle[index % 3])
-            elapsed = time.perf_counter() - start
+    with (
+        tempfile.TemporaryDirectory() as directory,
+        session_class.create(directory, directory) as session,
+    ):
+        start = time.perf_counter()
+        for index in range(count):
+            session.append_message(message_cycle[index % 3])
+        elapsed = time.perf_counter() - start
     return round(count / elapsed)
 
 

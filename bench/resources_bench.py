@@ -4,7 +4,8 @@ The latency runs the real server (``python -m pi_lsp``) over stdio with pygls's 
 AGENTS.md and adds skills, and measures the time from the write to the notification (median of
 20; goal under 250 ms). The load time builds 500 skill folders and times ``load_resources``
 (median of 5; goal under 200 ms), then a reload of the same 500 skills through the server's
-parsed-file cache with one skill changed (what a watched edit costs). Run: ``.venv/bin/python bench/resources_bench.py``.
+parsed-file cache with one skill changed (what a watched edit costs).
+Run: ``.venv/bin/python bench/resources_bench.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from pygls.lsp.client import LanguageClient
 
 from pi_lsp.resources.snapshot import load_resources
 
-SKILL = "---\nname: {name}\ndescription: Skill number {index} for the benchmark.\n---\nDo task {index}.\n"
+SKILL = (
+    "---\nname: {name}\ndescription: Skill number {index} for the benchmark.\n---\n"
+    "Do task {index}.\n"
+)
 
 
 async def write_to_notification_latency(workspace: Path, home: Path, runs: int = 20) -> list[float]:
@@ -113,11 +117,14 @@ def main() -> None:
         f"max {max(latencies):.0f} ms over {len(latencies)} writes (goal: median under 250 ms)"
     )
     print(
-        f"  load 500 skills: median {statistics.median(loads):.0f} ms over {len(loads)} loads (goal: under 200 ms)"
+        f"  load 500 skills: median {statistics.median(loads):.0f} "
+        f"ms over {len(loads)} loads (goal: under 200 ms)"
     )
     print(
-        f"  reload 500 skills, one changed (cached): median {statistics.median(reloads):.0f} ms over {len(reloads)} reloads "
-        f"({statistics.median(loads) / statistics.median(reloads):.1f}x faster than a full load)"
+        f"  reload 500 skills, one changed (cached): median {statistics.median(reloads):.0f} ms "
+        f"over {len(reloads)} reloads "
+        f"({statistics.median(loads) / statistics.median(reloads):.1f}x "
+        "faster than a full load)"
     )
 
 

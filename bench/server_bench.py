@@ -1,4 +1,5 @@
-"""Language-server benchmark: start-up, CPU per streamed delta, and per-turn overhead on a big session.
+"""Language-server benchmark: start-up, CPU per streamed delta, and per-turn overhead on a big
+session.
 
 Prints figures, asserts nothing. Everything runs against the real ``python -m pi_lsp`` spoken to
 over stdio by a minimal hand-written JSON-RPC client (Content-Length framing), so the figures are
@@ -64,7 +65,8 @@ PACED_CHUNKS, PACED_DELAY_SECONDS = 600, 0.005
 
 
 def isolated_environment(home: Path) -> dict[str, str]:
-    """The servers' environment: a scratch HOME, so neither the user's settings nor their logs are touched."""
+    """The servers' environment: a scratch HOME, so neither
+    the user's settings nor their logs are touched."""
     environment = dict(os.environ)
     environment.update(
         HOME=str(home),
@@ -194,9 +196,11 @@ def _wait_or_kill(process: subprocess.Popen) -> None:
 
 
 def measure_start_up(scratch: Path, runs: int, floor_runs: int) -> dict[str, list[float]]:
-    """Start-up times in seconds by subject, interleaved so every subject sees the same machine load.
+    """Start-up times in seconds by subject, interleaved so every subject sees the same machine
+    load.
 
-    pi-lsp gets ``runs`` runs; the floor and pi, which only frame the figure, the first ``floor_runs``.
+    pi-lsp gets ``runs`` runs; the floor and pi, which only frame the figure, the first
+    ``floor_runs``.
     """
     workspace = scratch / "start-up"
     workspace.mkdir()
@@ -227,7 +231,8 @@ def measure_start_up(scratch: Path, runs: int, floor_runs: int) -> dict[str, lis
 
 
 class LspConnection:
-    """A minimal asyncio JSON-RPC client on a server subprocess; counts the notifications it receives."""
+    """A minimal asyncio JSON-RPC client on a server
+    subprocess; counts the notifications it receives."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
@@ -316,7 +321,8 @@ def process_cpu_seconds(pid: int) -> float:
 
 
 class TimedScriptedLLM(ScriptedLLM):
-    """The scripted model, also recording the wall and CPU time it spent on each chat-completion request."""
+    """The scripted model, also recording the wall and CPU
+    time it spent on each chat-completion request."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -352,7 +358,8 @@ async def start_server(workspace: Path, scratch: Path, llm: ScriptedLLM) -> LspC
 
 
 async def warm_up(connection: LspConnection, llm: ScriptedLLM) -> float:
-    """Two small turns, so litellm's import (seconds, in the background) and first calls are not measured later."""
+    """Two small turns, so litellm's import (seconds, in the
+    background) and first calls are not measured later."""
     start = time.perf_counter()
     llm.enqueue(replies.text("warm"), replies.text("warm"))
     await connection.request("pi/newSession", {})
@@ -400,7 +407,8 @@ async def prompt_on_new_session(
 async def measure_streaming(
     connection: LspConnection, llm: ScriptedLLM, chunks: int, repeats: int
 ) -> dict[str, Any]:
-    """A burst of chunks next to a one-chunk turn (to tell the turn's fixed cost apart), then a paced stream."""
+    """A burst of chunks next to a one-chunk turn (to tell
+    the turn's fixed cost apart), then a paced stream."""
     burst, one = [], []
     for _ in range(repeats):
         burst.append(await prompt_on_new_session(connection, llm, many_small_chunks(chunks)))
@@ -493,7 +501,8 @@ class LitellmLoader:
 
 
 class ModelThread:
-    """A scripted model on its own thread and event loop, so its CPU time can be told apart from litellm's."""
+    """A scripted model on its own thread and event loop,
+    so its CPU time can be told apart from litellm's."""
 
     def __init__(self) -> None:
         self.llm = TimedScriptedLLM()
@@ -516,7 +525,8 @@ class ModelThread:
 async def litellm_call(
     litellm, model: ModelThread, reply: Reply, body: dict[str, Any] | None = None
 ) -> dict[str, float]:
-    """Wall and CPU seconds for litellm to send a request (default: a tiny one) and read ``reply`` to its end.
+    """Wall and CPU seconds for litellm to send a request (default: a tiny one) and read ``reply``
+    to its end.
 
     CPU is this process's (litellm's background threads included) minus the scripted model's.
     """
@@ -621,7 +631,8 @@ def print_start_up(times: dict[str, list[float]]) -> None:
     )
     if pis:
         print(
-            f"  pi / pi-lsp: {statistics.median(pis) / statistics.median(ours):.1f}x (above 1: pi-lsp answers sooner)"
+            f"  pi / pi-lsp: {statistics.median(pis) / statistics.median(ours):.1f}x "
+            "(above 1: pi-lsp answers sooner)"
         )
     else:
         print("  pi 0.84.2 is not installed (make install-reference): no comparison")
@@ -646,7 +657,8 @@ def print_streaming(figures: dict[str, Any], alone: dict[str, Any]) -> None:
     )
     notifications = median_of(burst, "notifications")
     print(
-        f"\n(b) streaming: a scripted reply of {chunks:,} text chunks sent at once (median of {len(burst)})"
+        f"\n(b) streaming: a scripted reply of {chunks:,} "
+        f"text chunks sent at once (median of {len(burst)})"
     )
     _line("server CPU, whole turn (ms)", cpu_burst * 1000)
     _line("server CPU, the same turn with 1 chunk (ms)", cpu_one * 1000)
@@ -660,7 +672,8 @@ def print_streaming(figures: dict[str, Any], alone: dict[str, Any]) -> None:
     _line("pi/event notifications received", notifications)
     _line("pi/event notifications per second", notifications / wall_burst)
     print(
-        f"  paced: {PACED_CHUNKS} chunks, one every {PACED_DELAY_SECONDS * 1000:.0f} ms (a fast real model)"
+        f"  paced: {PACED_CHUNKS} chunks, one every "
+        f"{PACED_DELAY_SECONDS * 1000:.0f} ms (a fast real model)"
     )
     _line("  turn wall time (ms)", paced["wall"] * 1000)
     _line("  server CPU per delta (us)", paced["cpu"] / PACED_CHUNKS * 1e6)
@@ -679,10 +692,12 @@ def _line(label: str, value: float, note: str = "") -> None:
 def print_turns(figures: dict[str, Any], alone: dict[str, Any]) -> None:
     small, big = figures["small"], figures["big"]
     print(
-        f"\n(c) short turns: the scripted reply is one short text without delay (median of {len(big)})"
+        "\n(c) short turns: the scripted reply is one "
+        f"short text without delay (median of {len(big)})"
     )
     print(
-        f"  {SESSION_ENTRIES:,}-entry session: {figures['sizeMb']:.1f} MB, pi/openSession {figures['openSeconds'] * 1000:.0f} ms"
+        f"  {SESSION_ENTRIES:,}-entry session: {figures['sizeMb']:.1f} "
+        f"MB, pi/openSession {figures['openSeconds'] * 1000:.0f} ms"
     )
     print(f"  {'':50} {'new session':>12} {f'{SESSION_ENTRIES // 1000}k entries':>12}")
     _turn_row(
@@ -719,10 +734,12 @@ def print_turns(figures: dict[str, Any], alone: dict[str, Any]) -> None:
         (server_cpu["big"] - alone_cpu["big"]) * 1000,
     )
     print(
-        "  (litellm alone: this process sends the very request the server sent through litellm.acompletion"
+        "  (litellm alone: this process sends the very "
+        "request the server sent through litellm.acompletion"
     )
     print(
-        "   to a scripted model on another thread and reads the reply; its CPU is the process's minus the"
+        "   to a scripted model on another thread and reads "
+        "the reply; its CPU is the process's minus the"
     )
     print("   model's.)")
 
@@ -743,8 +760,8 @@ def main() -> None:
     try:
         started = time.perf_counter()
         print(
-            f"pi-lsp server benchmark: python -m pi_lsp over stdio, a minimal JSON-RPC client, {os.cpu_count()} CPUs, "
-            f"load average {os.getloadavg()[0]:.1f}"
+            "pi-lsp server benchmark: python -m pi_lsp over stdio, a minimal JSON-RPC client, "
+            f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
         )
         print_start_up(measure_start_up(scratch, runs, floor_runs))
         server = asyncio.run(measure_server(scratch, arguments.chunks, stream_repeats, turns))

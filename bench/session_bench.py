@@ -4,7 +4,8 @@ For sessions of 1k, 10k and 100k entries (the largest about 100 MB; generated on
 ``.bench-data/``) it measures, each side in a fresh process: open + index, context at the leaf,
 compaction planning at the leaf, appending 10k entries without fsync, and peak memory. It prints a
 table with pi's figure, ours and the ratio (pi / pi-lsp: above 1 means pi-lsp is faster or
-smaller). Run it with ``make bench``; pi comes from ``tests/reference`` (``make install-reference``).
+smaller). Run it with ``make bench``; pi comes from ``tests/reference``
+(``make install-reference``).
 """
 
 from __future__ import annotations
@@ -112,7 +113,8 @@ def main() -> None:
         ours, pi = measure(entries, arguments.repeats)
         print_table(entries, session_file(entries).stat().st_size / 1e6, ours, pi)
         print(
-            f"  context messages: pi {pi.get('contextMessages'):.0f}, pi-lsp {ours.get('contextMessages'):.0f}"
+            f"  context messages: pi {pi.get('contextMessages'):.0f}, "
+            f"pi-lsp {ours.get('contextMessages'):.0f}"
         )
 
 

@@ -26,7 +26,8 @@ from pi_lsp.resources.settings import RetrySettings, deep_merge
 CLIENT_ONLY_KEYS = ("server",)
 """Settings the editor itself uses (``pi.server.path``); the server ignores them."""
 START_ONLY_KEYS = ("trusted",)
-"""Only ``initializationOptions`` may set these: trust is the editor's decision, never a live setting."""
+"""Only ``initializationOptions`` may set these: trust
+is the editor's decision, never a live setting."""
 
 
 @attrs.frozen
@@ -43,9 +44,11 @@ class ServerSettings:
     """Everything a client may configure; each key is camelCase in ``initializationOptions``."""
 
     session_dir: str | None = None
-    """Where sessions live; default ``<workspace>/.pi/sessions``. pi's own per-project directory works too."""
+    """Where sessions live; default ``<workspace>/.pi/sessions``.
+    pi's own per-project directory works too."""
     model: str | None = None
-    """A litellm model string (``openai/gpt-4o``, ``ollama/llama3``, …); ``PI_LSP_MODEL`` overrides it."""
+    """A litellm model string (``openai/gpt-4o``,
+    ``ollama/llama3``, …); ``PI_LSP_MODEL`` overrides it."""
     api_base: str | None = None
     """The endpoint for OpenAI-compatible and local servers (litellm's ``api_base``)."""
     context_window: int | None = None
@@ -54,10 +57,14 @@ class ServerSettings:
     """The thinking level of new sessions: off, minimal, low, medium, high or xhigh (default:
     pi's ``defaultThinkingLevel``, else medium)."""
     tokenizer: str = "tiktoken"
-    """Token counting for estimates: ``tiktoken`` (real BPE counts) or ``chars4`` (pi's estimate)."""
+    """Token counting for estimates: ``tiktoken`` (real
+    BPE counts) or ``chars4`` (pi's estimate)."""
     trusted: bool = True
     """Whether the workspace is trusted (the VS Code extension passes workspace trust)."""
     retry: RetryOptions = attrs.Factory(RetryOptions)
+    allowed_session_dirs: tuple[str, ...] = ()
+    """Directories besides ``sessionDir`` whose session files ``pi/openSession`` may open (for
+    example pi's own ``~/.pi/agent/sessions``); a session file elsewhere is refused."""
 
 
 @attrs.frozen
@@ -66,24 +73,31 @@ class ServerConfig:
     session_dir: Path
     settings: ServerSettings
     pi_settings: dict[str, Any] = attrs.Factory(dict)
-    """pi's own settings files (global, then the project's when trusted), for the keys pi-lsp shares with pi."""
+    """pi's own settings files (global, then the project's
+    when trusted), for the keys pi-lsp shares with pi."""
     client_options: dict[str, Any] = attrs.Factory(dict)
-    """Everything the client sent (``initializationOptions`` merged with ``workspace/configuration``)."""
+    """Everything the client sent (``initializationOptions``
+    merged with ``workspace/configuration``)."""
     problems: tuple[str, ...] = ()
     """What was wrong with the given configuration (already replaced by defaults)."""
+    allowed_session_dirs: tuple[Path, ...] = ()
+    """``allowedSessionDirs`` as absolute paths (relative ones start at the workspace root)."""
 
     @property
     def client_compaction(self) -> dict[str, Any]:
-        """The client's ``compaction`` options (``enabled``, ``reserveTokens``, ``keepRecentTokens``, ``model``)."""
+        """The client's ``compaction`` options (``enabled``,
+        ``reserveTokens``, ``keepRecentTokens``, ``model``)."""
         return _object(self.client_options.get("compaction"))
 
     def compaction_settings(self) -> CompactionSettings:
-        """pi's ``compaction`` settings, with the client's ``compaction`` options winning; invalid → defaults."""
+        """pi's ``compaction`` settings, with the client's
+        ``compaction`` options winning; invalid → defaults."""
         merged = {**_object(self.pi_settings.get("compaction")), **self.client_compaction}
         return _compaction_settings(merged)
 
     def tokenizer(self) -> str:
-        """``compaction.tokenizer`` (pi-lsp's name in pi's settings layout) when valid, else ``tokenizer``."""
+        """``compaction.tokenizer`` (pi-lsp's name in pi's
+        settings layout) when valid, else ``tokenizer``."""
         merged = {**_object(self.pi_settings.get("compaction")), **self.client_compaction}
         configured = merged.get("tokenizer")
         return configured if configured in ("tiktoken", "chars4") else self.settings.tokenizer
@@ -95,7 +109,8 @@ class ServerConfig:
         return model if isinstance(model, str) and model else None
 
     def thinking_level(self) -> str:
-        """The thinking level of new sessions: the client's, else pi's ``defaultThinkingLevel``, else medium."""
+        """The thinking level of new sessions: the client's,
+        else pi's ``defaultThinkingLevel``, else medium."""
         configured = self.settings.thinking_level or self.pi_settings.get("defaultThinkingLevel")
         return configured if configured in THINKING_LEVELS else "medium"
 
@@ -122,7 +137,8 @@ class ServerConfig:
             return BranchSummarySettings()
 
     def model_settings(self) -> dict[str, Any]:
-        """The settings the LLM layer reads to choose and reach a model (the client's win over pi's)."""
+        """The settings the LLM layer reads to choose and
+        reach a model (the client's win over pi's)."""
         return {
             "model": self.settings.model,
             "defaultProvider": self.pi_settings.get("defaultProvider"),
@@ -151,12 +167,11 @@ def _without_unset(values: Mapping[str, Any]) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for key, value in values.items():
         if isinstance(value, Mapping):
-            value = _without_unset(value)
-            if not value:
-                continue
-        if value is None or value == "":
-            continue
-        kept[key] = value
+            nested = _without_unset(value)
+            if nested:
+                kept[key] = nested
+        elif value is not None and value != "":
+            kept[key] = value
     return kept
 
 
@@ -186,21 +201,30 @@ def load_config(
         )
     )
     directory = (
-        Path(os.path.expanduser(session_dir))
+        _directory(session_dir, workspace_root)
         if session_dir
         else workspace_root / ".pi" / "sessions"
     )
-    if not directory.is_absolute():
-        directory = workspace_root / directory
     options = dict(initialization_options) if isinstance(initialization_options, Mapping) else {}
     config = ServerConfig(
-        workspace_root, directory, settings, pi_settings, options, tuple(problems)
+        workspace_root,
+        directory,
+        settings,
+        pi_settings,
+        options,
+        tuple(problems),
+        tuple(_directory(allowed, workspace_root) for allowed in settings.allowed_session_dirs),
     )
     merged = {**_object(pi_settings.get("compaction")), **config.client_compaction}
     if _compaction_settings(merged) == CompactionSettings() and _has_compaction_values(merged):
         problems.append("compaction settings are invalid; using pi's defaults")
         config = attrs.evolve(config, problems=tuple(problems))
     return config
+
+
+def _directory(configured: str, workspace_root: Path) -> Path:
+    directory = Path(os.path.expanduser(configured))
+    return directory if directory.is_absolute() else workspace_root / directory
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -242,6 +266,12 @@ def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
             problems.append(f"setting {wire_name}: {_first_message(error)}; using the default")
             continue
         valid[wire_name] = raw[wire_name]
+    if "allowedSessionDirs" in valid and not _is_list_of_paths(valid["allowedSessionDirs"]):
+        problems.append(
+            "setting allowedSessionDirs must be a list of directory paths; "
+            "sessions open from sessionDir only"
+        )
+        del valid["allowedSessionDirs"]
     settings = converter.structure(valid, ServerSettings)
     if settings.thinking_level is not None and settings.thinking_level not in THINKING_LEVELS:
         problems.append(
@@ -251,13 +281,19 @@ def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
     retry = settings.retry
     if any(value is not None and value < 0 for value in (retry.max_retries, retry.base_delay_ms)):
         problems.append(
-            "setting retry: maxRetries and baseDelayMs must not be negative; using pi's retry settings"
+            "setting retry: maxRetries and baseDelayMs must "
+            "not be negative; using pi's retry settings"
         )
         settings = attrs.evolve(settings, retry=RetryOptions())
     if settings.tokenizer not in ("tiktoken", "chars4"):
         problems.append("setting tokenizer must be tiktoken or chars4; using tiktoken")
         settings = attrs.evolve(settings, tokenizer="tiktoken")
     return settings, problems
+
+
+def _is_list_of_paths(value: Any) -> bool:
+    # A lone string would pass as a sequence of one-letter paths.
+    return isinstance(value, list) and all(isinstance(item, str) and item.strip() for item in value)
 
 
 def _first_message(error: Exception) -> str:

@@ -18,11 +18,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import attrs
 
 from pi_lsp.errors import PiError
+
+if TYPE_CHECKING:
+    from pygls.lsp.client import LanguageClient
 
 DEFAULT_DIRECTORY_NAME = "pi-lsp-demo"
 SESSION_NAME = "pi-lsp demo"
@@ -71,10 +74,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "demo",
         help="run a complete pi-lsp story through the real server and print it",
         description=(
-            "Create a small project with a bug in DIR, start the pi-lsp server over stdio and run a "
-            "story through it: a prompt the model answers with read and edit tool calls, a second "
-            "prompt, the session tree, a navigation back to the first answer and a fork there. "
-            "Uses a scripted local model unless PI_LSP_MODEL or --model names a real one."
+            "Create a small project with a bug in DIR, start the pi-lsp server over stdio and run "
+            "a story through it: a prompt the model answers with read and edit tool calls, a "
+            "second prompt, the session tree, a navigation back to the first answer and a fork "
+            "there. Uses a scripted local model unless PI_LSP_MODEL or --model names a real one."
         ),
     )
     parser.add_argument(
@@ -121,7 +124,8 @@ def prepare_workspace(directory: Path, *, keep: bool) -> Path:
         raise DemoError(f"{workspace} exists and is not a directory")
     if workspace.is_dir() and any(workspace.iterdir()) and not keep:
         raise DemoError(
-            f"{workspace} is not empty; give an empty or new DIR, or pass --keep to run there anyway"
+            f"{workspace} is not empty; give an empty or "
+            "new DIR, or pass --keep to run there anyway"
         )
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / "calc.py").write_text(BUGGY_CALC, encoding="utf-8")
@@ -135,7 +139,8 @@ def _requested_model(option: str | None) -> str | None:
 
 
 def _tolerate_unencodable_output() -> None:
-    # Previews contain arrows and ellipses; a terminal without UTF-8 should get "?" rather than a crash.
+    # Previews contain arrows and ellipses; a terminal
+    # without UTF-8 should get "?" rather than a crash.
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
         reconfigure(errors="replace")
@@ -161,11 +166,13 @@ class StoryState:
 
 
 async def _run_story(workspace: Path, real_model: str | None) -> None:
-    scripted = await _start_scripted_model() if real_model is None else None
+    scripted = None
     try:
-        backend = (
-            _real_backend(real_model) if scripted is None else _scripted_backend(scripted.base_url)
-        )
+        if real_model is None:
+            scripted = await _start_scripted_model()
+            backend = _scripted_backend(scripted.base_url)
+        else:
+            backend = _real_backend(real_model)
         print(f"pi-lsp demo in {workspace}")
         print(f"model: {backend.description}")
         async with DemoClient(workspace, backend) as client:
@@ -208,7 +215,8 @@ async def _navigate_to_first_answer(client: DemoClient, state: StoryState) -> No
         "pi/navigate", {"sessionId": state.session_id, "targetId": state.first_answer_id}
     )
     print(
-        f"leaf is now {result['leafId']}, the first answer: a new prompt would start a branch from there;"
+        f"leaf is now {result['leafId']}, the first answer: "
+        "a new prompt would start a branch from there;"
     )
     print("the second prompt and its answer stay in the file, off the active path.")
     await _print_tree(client, state.session_id)
@@ -337,17 +345,24 @@ def _story_replies() -> tuple:
     )
 
 
-# ------------------------------------------------------------------------------------------ the client
+# --------------------------------------------------------------------------------------- the client
 
 
 class DemoClient:
-    """pygls's language client on ``python -m pi_lsp``, printing each turn's events as they arrive."""
+    """pygls's language client on ``python -m pi_lsp``,
+    printing each turn's events as they arrive."""
 
     def __init__(self, workspace: Path, backend: Backend) -> None:
         self._workspace = workspace
         self._backend = backend
-        self._client = None
+        self._client: LanguageClient | None = None
         self._printer = TurnPrinter()
+
+    @property
+    def _started(self) -> LanguageClient:
+        if self._client is None:
+            raise DemoError("the language client has not been started")
+        return self._client
 
     async def __aenter__(self) -> Self:
         self._client = _language_client(self._printer)
@@ -388,7 +403,7 @@ class DemoClient:
             initialization_options=self._backend.options,
         )
         result = await asyncio.wait_for(
-            self._client.initialize_async(params), self._backend.timeout
+            self._started.initialize_async(params), self._backend.timeout
         )
         info = result.server_info
         print(
@@ -396,7 +411,7 @@ class DemoClient:
             if info
             else "server: started"
         )
-        self._client.initialized(types.InitializedParams())
+        self._started.initialized(types.InitializedParams())
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send a ``pi/*`` request; its JSON result, or ``DemoError`` naming the method."""
@@ -405,7 +420,7 @@ class DemoClient:
         from pygls.exceptions import JsonRpcException
 
         try:
-            future = self._client.protocol.send_request_async(method, params)
+            future = self._started.protocol.send_request_async(method, params)
             response = await asyncio.wait_for(future, self._backend.timeout)
         except JsonRpcException as error:
             raise DemoError(f"{method} failed: {error.message}") from None
@@ -416,7 +431,8 @@ class DemoClient:
         return response
 
     async def prompt(self, text: str) -> dict[str, Any]:
-        """Run a prompt, printing the streamed answer and the tool calls; fails unless the turn stops normally."""
+        """Run a prompt, printing the streamed answer and the
+        tool calls; fails unless the turn stops normally."""
         print(f"> {text}\n")
         self._printer.start()
         try:
@@ -469,10 +485,11 @@ def _plain_pi_protocol() -> type:
         (entry ids such as ``4143ed1a`` in ``children``).
         """
 
-        def get_result_type(self, method: str) -> type | None:
+        # pygls wraps the base methods in functools.lru_cache; plain methods override them fine.
+        def get_result_type(self, method: str) -> type | None:  # type: ignore[override]
             return PlainResponse if method.startswith("pi/") else super().get_result_type(method)
 
-        def get_message_type(self, method: str) -> type | None:
+        def get_message_type(self, method: str) -> type | None:  # type: ignore[override]
             return PlainNotification if method == "pi/event" else super().get_message_type(method)
 
     return PlainPiProtocol
@@ -513,11 +530,12 @@ async def _stop(client) -> None:
             process.kill()
 
 
-# ------------------------------------------------------------------------------- the turn transcript
+# ------------------------------------------------------------------------------ the turn transcript
 
 
 class TurnPrinter:
-    """Prints the ``pi/event`` notifications of the running prompt: answer text, tool calls, results."""
+    """Prints the ``pi/event`` notifications of the
+    running prompt: answer text, tool calls, results."""
 
     def __init__(self) -> None:
         self._active = False
@@ -581,7 +599,8 @@ class TurnPrinter:
 
 
 def tool_result_line(event: dict[str, Any]) -> str:
-    """One short line saying what a tool returned: its first line of text and how many lines there were."""
+    """One short line saying what a tool returned: its
+    first line of text and how many lines there were."""
     text = "\n".join(
         block.get("text", "") for block in event.get("content") or [] if block.get("type") == "text"
     )

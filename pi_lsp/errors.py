@@ -67,7 +67,8 @@ class NothingToCompactError(PiError):
 
 
 class TurnInProgressError(PiError):
-    """The session is busy (a turn or a compaction runs); the request would act on a moving target."""
+    """The session is busy (a turn or a compaction runs);
+    the request would act on a moving target."""
 
     code = -32011
 
@@ -95,3 +96,15 @@ class LlmError(PiError):
     """The model provider failed in a way retrying did not fix."""
 
     code = -32021
+
+
+class UnauthorizedConnectionError(PiError):
+    """A TCP connection did not open with ``initialize`` carrying the token; it is closed."""
+
+    code = -32030
+
+
+class AlreadyServingError(PiError):
+    """A TCP server already serves a client; another one must start its own server."""
+
+    code = -32031

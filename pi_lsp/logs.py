@@ -1,10 +1,12 @@
-"""Logging: a file under the user log directory, and ``window/logMessage`` once a client is attached.
+"""Logging: a file under the user log directory, and ``window/logMessage`` once a client is
+attached.
 
 stdout belongs to the LSP stream, so nothing may log there; stderr is left for crashes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 
@@ -43,9 +45,8 @@ class ClientLogHandler(logging.Handler):
             logging.ERROR: types.MessageType.Error,
             logging.WARNING: types.MessageType.Warning,
         }.get(record.levelno, types.MessageType.Log)
-        try:
+        # The connection may be gone; the file log still has the record.
+        with contextlib.suppress(Exception):
             self._server.window_log_message(
                 types.LogMessageParams(type=kind, message=self.format(record))
             )
-        except Exception:  # the connection may be gone; the file log still has the record
-            pass

@@ -10,7 +10,8 @@ InvalidParams naming the bad field, never silence.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+import typing
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
 import cattrs
@@ -18,7 +19,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from pi_lsp.errors import InvalidParamsError
 
-# --------------------------------------------------------------------------- requests (client → server)
+# ----------------------------------------------------------------------- requests (client → server)
 
 PROMPT = "pi/prompt"
 ABORT = "pi/abort"
@@ -39,33 +40,15 @@ COMPACT = "pi/compact"
 RESOURCES = "pi/resources"
 RELOAD = "pi/reload"
 
-# --------------------------------------------------------------------------- notifications (server → client)
+# ------------------------------------------------------------------ notifications (server → client)
 
 EVENT = "pi/event"
 RESOURCES_CHANGED = "pi/resourcesChanged"
 
-EVENT_TYPES = (
-    "agent_start",
-    "message_start",
-    "text_delta",
-    "thinking_delta",
-    "toolcall_start",
-    "tool_execution_start",
-    "tool_execution_end",
-    "message_end",
-    "retry",
-    "compaction_start",
-    "compaction_end",
-    "tree_changed",
-    "agent_end",
-    "error",
-)
-"""The ``type`` of each event carried by ``pi/event``; docs/protocol.md describes their fields."""
-
-# --------------------------------------------------------------------------- workspace/executeCommand
+# ------------------------------------------------------------------------- workspace/executeCommand
 
 COMMAND_PREFIX = "pi."
-"""Each request is also a command: ``pi/prompt`` → ``pi.prompt`` with the params object as its one argument."""
+"""Each request is also a command: ``pi/prompt`` → ``pi.prompt``, the params object its argument."""
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
@@ -77,8 +60,16 @@ def command_name(method: str) -> str:
 # --------------------------------------------------------------------------- params
 
 
-class ProgressToken:
-    """An LSP progress token: a string or an integer (validated by the converter below)."""
+if TYPE_CHECKING:
+    ProgressToken = int | str
+else:
+
+    class ProgressToken:
+        """An LSP progress token: a string or an integer (validated by the converter below).
+
+        A class of its own at run time, so the converter can hook it; ``int | str`` for type
+        checkers.
+        """
 
 
 @attrs.frozen
@@ -102,7 +93,8 @@ class PromptParams:
     session_id: str | None = None
     images: list[ImageContent] = attrs.Factory(list)
     streaming_behavior: Literal["steer", "followUp"] | None = None
-    """While a turn runs: ``followUp`` (default) queues the prompt, ``steer`` delivers it after the current tool batch."""
+    """While a turn runs: ``followUp`` (default) queues the prompt, ``steer`` delivers it after the
+    current tool batch."""
 
 
 @attrs.frozen
@@ -118,6 +110,9 @@ class NavigateParams:
     session_id: str | None = None
     summarize: bool = False
     instructions: str | None = None
+    work_done_token: ProgressToken | None = None
+    """With ``summarize``: an LSP progress token; the server reports ``$/progress`` on it while the
+    model writes the summary."""
 
 
 @attrs.frozen
@@ -170,7 +165,8 @@ class CompactParams:
     instructions: str | None = None
     """What the summary should focus on, in addition to the usual sections."""
     work_done_token: ProgressToken | None = None
-    """An LSP progress token (a string or an integer); the server reports ``$/progress`` on it while it summarizes."""
+    """An LSP progress token (a string or an integer); the server reports ``$/progress`` on it
+    while it summarizes."""
 
 
 @attrs.frozen
@@ -207,6 +203,474 @@ PARAMS_BY_METHOD: dict[str, type] = {
 """Every request method and the type its params are validated against."""
 
 
+# ----------------------------------------------------------------------- results and event payloads
+#
+# Every field is sent. A field typed ``X | None`` is sent as ``null`` when unknown; a field with
+# ``metadata=OMITTED`` is left out of the JSON instead (TypeScript ``name?:``). pi's own records
+# (messages, usage, tool content and details) travel as the JSON pi writes: ``JsonObject``.
+
+JsonObject = dict[str, Any]
+"""A JSON object in pi's own format (an AgentMessage, a usage record, tool details…)."""
+
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+CompactionReason = Literal["manual", "threshold", "overflow"]
+
+OMITTED_WHEN_NONE = "omitted_when_none"
+OMITTED = {OMITTED_WHEN_NONE: True}
+"""Field metadata: left out of the JSON when None (rather than sent as ``null``)."""
+
+
+@attrs.frozen
+class PromptResult:
+    session_id: str
+    leaf_id: str | None
+    stop_reason: StopReason
+    error_message: str | None
+    usage: JsonObject | None
+    """pi's usage record of the last answer."""
+    context_tokens: int | None
+    context_window: int
+
+
+@attrs.frozen
+class AbortResult:
+    session_id: str
+    aborted: bool
+
+
+ContextEditEffect = Literal["removed", "replaced"]
+CONTEXT_EDIT_EFFECTS = ("removed", "replaced")
+"""The values of ``contextEdit`` on ``pi/tree`` and ``pi/messages`` entries: what a context edit
+(an entry pi 1.6 writes) on the active path did to the entry's part of the model's context. The
+field is left out when no edit changed the entry."""
+
+
+@attrs.frozen
+class TreeEntry:
+    id: str
+    parent_id: str | None
+    type: str
+    preview: str
+    timestamp: str | None
+    role: str | None = attrs.field(default=None, metadata=OMITTED)
+    label: str | None = attrs.field(default=None, metadata=OMITTED)
+    context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+
+
+@attrs.frozen
+class TreeResult:
+    session_id: str
+    leaf_id: str | None
+    name: str | None
+    labels: dict[str, str]
+    active_path: list[str]
+    roots: list[str]
+    children: dict[str, list[str]]
+    entries: list[TreeEntry]
+
+
+@attrs.frozen
+class TranscriptEntry:
+    entry_id: str
+    type: str
+    timestamp: str | None
+    message: JsonObject | None = attrs.field(default=None, metadata=OMITTED)
+    summary: str | None = attrs.field(default=None, metadata=OMITTED)
+    custom_type: str | None = attrs.field(default=None, metadata=OMITTED)
+    content: Any = attrs.field(default=None, metadata=OMITTED)
+    context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+
+
+@attrs.frozen
+class MessagesResult:
+    session_id: str
+    leaf_id: str | None
+    total: int
+    entries: list[TranscriptEntry]
+
+
+@attrs.frozen
+class NavigateResult:
+    leaf_id: str | None
+    summary_entry_id: str | None
+    editor_text: str | None
+
+
+@attrs.frozen
+class SessionInfo:
+    path: str
+    id: str
+    cwd: str
+    name: str | None
+    parent_session_path: str | None
+    created: str | None
+    modified: str
+    message_count: int
+    first_message: str
+
+
+@attrs.frozen
+class SessionsResult:
+    current_session_id: str
+    sessions: list[SessionInfo]
+
+
+@attrs.frozen
+class NewSessionResult:
+    session_id: str
+    path: str | None
+    """Where the file will be written (at the first message); null for a session kept in memory."""
+
+
+@attrs.frozen
+class OpenSessionResult:
+    session_id: str
+    path: str | None
+    leaf_id: str | None
+    read_only: bool
+
+
+@attrs.frozen
+class ForkResult:
+    session_id: str
+    path: str | None
+    leaf_id: str | None
+    parent_session_id: str
+
+
+@attrs.frozen
+class LabelResult:
+    entry_id: str
+    leaf_id: str | None
+
+
+@attrs.frozen
+class NameResult:
+    entry_id: str
+    name: str | None
+    """The name now in force (null when the new name is blank, which clears it)."""
+
+
+@attrs.frozen
+class ModelRef:
+    model: str
+    provider: str
+    model_id: str
+
+
+@attrs.frozen
+class ContextUsage:
+    tokens: int | None
+    context_window: int
+    percent: float | None
+
+
+@attrs.frozen
+class StateResult:
+    session_id: str
+    path: str | None
+    name: str | None
+    leaf_id: str | None
+    model: ModelRef | None
+    thinking_level: str
+    context_usage: ContextUsage | None
+    message_count: int
+    is_streaming: bool
+    is_compacting: bool
+    read_only: bool
+
+
+@attrs.frozen
+class ModelInfo:
+    model: str
+    provider: str
+    context_window: int | None
+
+
+@attrs.frozen
+class ModelsResult:
+    models: list[ModelInfo]
+
+
+@attrs.frozen
+class SetModelResult:
+    session_id: str
+    model: str
+    provider: str
+    model_id: str
+
+
+@attrs.frozen
+class SetThinkingLevelResult:
+    session_id: str
+    thinking_level: str
+
+
+@attrs.frozen
+class CompactResult:
+    session_id: str
+    entry_id: str
+    summary: str
+    first_kept_entry_id: str
+    tokens_before: int
+    read_files: list[str]
+    modified_files: list[str]
+    reason: CompactionReason
+
+
+@attrs.frozen
+class Skill:
+    name: str
+    description: str
+    path: str
+    source: str
+    disable_model_invocation: bool
+
+
+@attrs.frozen
+class Template:
+    name: str
+    description: str
+    path: str
+    source: str
+
+
+@attrs.frozen
+class ResourceDiagnostic:
+    path: str
+    line: int
+    message: str
+    severity: str
+
+
+@attrs.frozen
+class ResourcesResult:
+    context_files: list[str]
+    system_prompt: str | None
+    append_system_prompt: str | None
+    skills: list[Skill]
+    templates: list[Template]
+    diagnostics: list[ResourceDiagnostic]
+
+
+@attrs.frozen
+class ResourceChange:
+    kind: str
+    name: str
+    path: str
+
+
+@attrs.frozen
+class ResourcesChanged:
+    """The result of ``pi/reload`` and the params of ``pi/resourcesChanged``."""
+
+    added: list[ResourceChange]
+    changed: list[ResourceChange]
+    removed: list[ResourceChange]
+
+
+RESULT_BY_METHOD: dict[str, type] = {
+    PROMPT: PromptResult,
+    ABORT: AbortResult,
+    TREE: TreeResult,
+    MESSAGES: MessagesResult,
+    NAVIGATE: NavigateResult,
+    SESSIONS: SessionsResult,
+    NEW_SESSION: NewSessionResult,
+    OPEN_SESSION: OpenSessionResult,
+    FORK: ForkResult,
+    LABEL: LabelResult,
+    NAME: NameResult,
+    STATE: StateResult,
+    MODELS: ModelsResult,
+    SET_MODEL: SetModelResult,
+    SET_THINKING_LEVEL: SetThinkingLevelResult,
+    COMPACT: CompactResult,
+    RESOURCES: ResourcesResult,
+    RELOAD: ResourcesChanged,
+}
+"""Every request method and the type of its result."""
+
+
+# --------------------------------------------------------------------------- pi/event payloads
+
+
+@attrs.frozen
+class AgentStartEvent:
+    """A turn begins."""
+
+    TYPE: ClassVar[str] = "agent_start"
+
+
+@attrs.frozen
+class MessageStartEvent:
+    """The model starts an answer."""
+
+    TYPE: ClassVar[str] = "message_start"
+    role: str
+
+
+@attrs.frozen
+class TextDeltaEvent:
+    """Answer text arrives (merged with the next ones by the event stream)."""
+
+    TYPE: ClassVar[str] = "text_delta"
+    delta: str
+
+
+@attrs.frozen
+class ThinkingDeltaEvent:
+    """Reasoning text arrives (merged like text)."""
+
+    TYPE: ClassVar[str] = "thinking_delta"
+    delta: str
+
+
+@attrs.frozen
+class ToolCallStartEvent:
+    """The model starts a tool call."""
+
+    TYPE: ClassVar[str] = "toolcall_start"
+    tool_call_id: str
+    name: str
+
+
+@attrs.frozen
+class ToolExecutionStartEvent:
+    """A tool starts running."""
+
+    TYPE: ClassVar[str] = "tool_execution_start"
+    tool_call_id: str
+    name: str
+    arguments: JsonObject
+
+
+@attrs.frozen
+class ToolExecutionEndEvent:
+    """A tool finished; its result was saved as ``entry_id``."""
+
+    TYPE: ClassVar[str] = "tool_execution_end"
+    tool_call_id: str
+    name: str
+    is_error: bool
+    content: list[JsonObject]
+    details: JsonObject | None
+    entry_id: str
+
+
+@attrs.frozen
+class MessageEndEvent:
+    """A message (prompt, answer or tool result) was saved to the session."""
+
+    TYPE: ClassVar[str] = "message_end"
+    entry_id: str
+    message: JsonObject
+
+
+@attrs.frozen
+class RetryEvent:
+    """A transient provider error; the answer is retried after ``delay_ms``."""
+
+    TYPE: ClassVar[str] = "retry"
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+
+
+@attrs.frozen
+class CompactionStartEvent:
+    TYPE: ClassVar[str] = "compaction_start"
+    reason: CompactionReason
+
+
+@attrs.frozen
+class CompactionEndEvent:
+    """The compaction ended: with its new entry, or with the error (the session is unchanged)."""
+
+    TYPE: ClassVar[str] = "compaction_end"
+    reason: CompactionReason
+    aborted: bool
+    will_retry: bool
+    entry_id: str | None = attrs.field(default=None, metadata=OMITTED)
+    tokens_before: int | None = attrs.field(default=None, metadata=OMITTED)
+    error_message: str | None = attrs.field(default=None, metadata=OMITTED)
+
+
+@attrs.frozen
+class BranchSummaryStartEvent:
+    """The model starts summarizing the branch being left (``pi/navigate`` with ``summarize``)."""
+
+    TYPE: ClassVar[str] = "branch_summary_start"
+    target_id: str
+
+
+@attrs.frozen
+class BranchSummaryEndEvent:
+    """The branch summary ended: with its entry (where the user landed; ``entry_id`` is absent
+    when there was nothing to summarize), or with the error that left the leaf where it was."""
+
+    TYPE: ClassVar[str] = "branch_summary_end"
+    target_id: str
+    aborted: bool
+    entry_id: str | None = attrs.field(default=None, metadata=OMITTED)
+    error_message: str | None = attrs.field(default=None, metadata=OMITTED)
+
+
+@attrs.frozen
+class TreeChangedEvent:
+    TYPE: ClassVar[str] = "tree_changed"
+    leaf_id: str | None
+
+
+@attrs.frozen
+class AgentEndEvent:
+    TYPE: ClassVar[str] = "agent_end"
+    stop_reason: StopReason
+    leaf_id: str | None
+
+
+@attrs.frozen
+class ErrorEvent:
+    """The turn failed unexpectedly (a bug, not a provider error: those end the answer)."""
+
+    TYPE: ClassVar[str] = "error"
+    message: str
+
+
+Event = (
+    AgentStartEvent
+    | MessageStartEvent
+    | TextDeltaEvent
+    | ThinkingDeltaEvent
+    | ToolCallStartEvent
+    | ToolExecutionStartEvent
+    | ToolExecutionEndEvent
+    | MessageEndEvent
+    | RetryEvent
+    | CompactionStartEvent
+    | CompactionEndEvent
+    | BranchSummaryStartEvent
+    | BranchSummaryEndEvent
+    | TreeChangedEvent
+    | AgentEndEvent
+    | ErrorEvent
+)
+
+EVENT_CLASSES: tuple[Any, ...] = typing.get_args(Event)
+EVENT_TYPES: tuple[str, ...] = tuple(cls.TYPE for cls in EVENT_CLASSES)
+"""The ``type`` of each event carried by ``pi/event``; docs/protocol.md describes their fields."""
+
+
+@attrs.frozen
+class EventNotification:
+    """The params of ``pi/event``: ``seq`` rises by one per notification of a session."""
+
+    session_id: str
+    seq: int
+    event: Event
+
+
 # --------------------------------------------------------------------------- the converter
 
 
@@ -233,13 +697,26 @@ def _make_converter() -> cattrs.Converter:
         overrides = {
             field.name: override(rename=camel_case(field.name)) for field in attrs.fields(cls)
         }
-        return make_dict_structure_fn(cls, converter, **overrides)
+        # cattrs takes per-field overrides as **kwargs beside its own _cattrs_* options.
+        return make_dict_structure_fn(cls, converter, **overrides)  # type: ignore[arg-type]
 
     def unstructure_factory(cls: type):
-        overrides = {
-            field.name: override(rename=camel_case(field.name)) for field in attrs.fields(cls)
-        }
-        return make_dict_unstructure_fn(cls, converter, **overrides)
+        fields = attrs.fields(cls)
+        overrides = {field.name: override(rename=camel_case(field.name)) for field in fields}
+        unstructure: Any = make_dict_unstructure_fn(cls, converter, **overrides)  # type: ignore[arg-type]
+        omitted = [camel_case(f.name) for f in fields if f.metadata.get(OMITTED_WHEN_NONE)]
+        event_type = getattr(cls, "TYPE", None)
+        if not omitted and event_type is None:
+            return unstructure
+
+        def unstructure_wire_shape(value: Any) -> dict[str, Any]:
+            data = unstructure(value)
+            for key in omitted:
+                if data[key] is None:
+                    del data[key]
+            return data if event_type is None else {"type": event_type, **data}
+
+        return unstructure_wire_shape
 
     def structure_progress_token(value: Any, _: type) -> Any:
         if type(value) not in (str, int):
@@ -249,6 +726,9 @@ def _make_converter() -> cattrs.Converter:
     converter.register_structure_hook(ProgressToken, structure_progress_token)
     converter.register_structure_hook_factory(attrs.has, structure_factory)
     converter.register_unstructure_hook_factory(attrs.has, unstructure_factory)
+    # pi's own records (JsonObject, Any) are JSON already: sent as they are, not copied.
+    converter.register_unstructure_hook(dict, lambda value: value)
+    converter.register_unstructure_hook(list, lambda value: value)
     return converter
 
 
@@ -286,6 +766,6 @@ def _readable(message: str) -> str:
     return message
 
 
-def to_wire(value: Any) -> Any:
-    """An attrs value as camelCase JSON-ready data."""
+def to_json(value: Any) -> Any:
+    """A result or notification (attrs) as camelCase JSON-ready data, as it goes on the wire."""
     return converter.unstructure(value)

@@ -40,7 +40,8 @@ class RawRequest:
 class PiProtocol(LanguageServerProtocol):
     """The LSP protocol plus pi-lsp's custom requests."""
 
-    def get_message_type(self, method: str) -> type | None:
+    # pygls wraps the base method in functools.lru_cache; a plain method overrides it fine.
+    def get_message_type(self, method: str) -> type | None:  # type: ignore[override]
         if method in protocol.PARAMS_BY_METHOD:
             return RawRequest
         return super().get_message_type(method)

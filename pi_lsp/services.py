@@ -1,7 +1,8 @@
 """The services the handlers call, created once per workspace at ``initialize``.
 
 Kept as one explicit object (no hidden globals, no dependency injection by introspection) so a
-handler's dependencies are visible and a test can build the graph by hand.
+handler's dependencies are visible; ``Services.create`` wires the graph the same way for the
+server and for tests (which pass a model double as ``client``).
 """
 
 from __future__ import annotations
@@ -14,33 +15,111 @@ import attrs
 
 if TYPE_CHECKING:
     from pi_lsp.agent.agent import Agent
+    from pi_lsp.agent.events import Sender
+    from pi_lsp.agent.live_config import LiveConfig
+    from pi_lsp.agent.navigation import Navigator
     from pi_lsp.agent.registry import SessionRegistry
+    from pi_lsp.agent.resources import ResourceService
     from pi_lsp.config import ServerConfig
+    from pi_lsp.llm.client import ModelClient
+    from pi_lsp.tools.base import EditorBridge, Tool
+
+Progress = Callable[[int | str | None, str], Any]
+"""``progress(token, title)`` → an object with ``report(message)`` and ``end()``."""
 
 
 @attrs.define
 class Services:
-    config: ServerConfig
+    live: LiveConfig
     sessions: SessionRegistry
     agent: Agent
-    progress: Callable[[int | str | None, str], Any]
-    """``progress(token, title)`` → an object with ``report(message)`` and ``end()`` (``$/progress``)."""
+    navigator: Navigator
+    progress: Progress
     initialization_options: Any = None
     """The options the client started the server with; live settings are merged over them."""
     client_configuration_ready: asyncio.Event = attrs.Factory(asyncio.Event)
     """Set once the client's ``workspace/configuration`` answer is in force (or none is coming)."""
 
+    @classmethod
+    def create(
+        cls,
+        config: ServerConfig,
+        resources: ResourceService,
+        send_event: Sender,
+        *,
+        client: ModelClient | None = None,
+        editor: EditorBridge | None = None,
+        tools: Callable[[], list[Tool]] | None = None,
+        progress: Progress | None = None,
+        initialization_options: Any = None,
+    ) -> Services:
+        """The whole service graph of one workspace."""
+        from pi_lsp.agent.agent import Agent
+        from pi_lsp.agent.compactor import Compactor
+        from pi_lsp.agent.live_config import LiveConfig
+        from pi_lsp.agent.navigation import Navigator
+        from pi_lsp.agent.registry import SessionRegistry
+        from pi_lsp.agent.summary_model import SummaryModel
+        from pi_lsp.extensions import load_extensions
+        from pi_lsp.llm.client import LitellmClient
+
+        live = LiveConfig(config, resources)
+        client = client or LitellmClient()
+        summaries = SummaryModel(live, client)
+        sessions = SessionRegistry(
+            config.session_dir,
+            str(config.workspace_root),
+            send_event,
+            default_thinking_level=lambda: live.current.thinking_level(),
+            allowed_session_dirs=config.allowed_session_dirs,
+        )
+        compactor = Compactor(live, summaries, load_extensions())
+        agent = Agent(live, sessions, compactor, client, editor=editor, tools=tools)
+        return cls(
+            live=live,
+            sessions=sessions,
+            agent=agent,
+            navigator=Navigator(live, summaries),
+            progress=progress or _no_progress,
+            initialization_options=initialization_options,
+        )
+
+    @property
+    def config(self) -> ServerConfig:
+        return self.live.config
+
+    @property
+    def resources(self) -> ResourceService:
+        return self.live.resources
+
     def reconfigure(self, workspace_configuration: Any) -> tuple[str, ...]:
-        """Apply the client's live ``pi`` settings; returns the problems that are new."""
+        """Apply the client's live ``pi`` settings; returns the problems that are new.
+
+        The next turn sees them. A new session directory applies to sessions created, listed or
+        opened by id from now on; sessions already open stay where their files are.
+        """
         from pi_lsp.config import load_config
 
-        previous = self.agent.config
+        previous = self.live.config
         config = load_config(
             previous.workspace_root,
             self.initialization_options,
-            pi_settings=self.agent.current.pi_settings,
+            pi_settings=self.live.current.pi_settings,
             workspace_configuration=workspace_configuration,
         )
-        self.config = config
-        self.agent.reconfigure(config)
+        self.live.config = config
+        self.sessions.session_dir = config.session_dir
+        self.sessions.allowed_session_dirs = config.allowed_session_dirs
         return tuple(problem for problem in config.problems if problem not in previous.problems)
+
+
+class _NoProgress:
+    def report(self, message: str) -> None:
+        pass
+
+    def end(self) -> None:
+        pass
+
+
+def _no_progress(token: int | str | None, title: str) -> _NoProgress:
+    return _NoProgress()

@@ -1,4 +1,5 @@
-"""``pi-lsp session …``: inspect session files and plan compactions and branch summaries from a shell.
+"""``pi-lsp session …``: inspect session files and plan compactions and branch summaries from a
+shell.
 
 The JSON these commands print is a contract other tools compare against (pi's own functions give
 the same documents for the same file): messages are pi's AgentMessage JSON, exactly as pi 0.84.2
@@ -158,11 +159,13 @@ def run_list(arguments: argparse.Namespace) -> int:
 
 
 def run_tree(arguments: argparse.Namespace) -> int:
-    from pi_lsp.session.tree_view import render_tree_text, tree_document
+    from pi_lsp import protocol
+    from pi_lsp.handlers.shapes import tree_result
+    from pi_lsp.session.tree_view import render_tree_text, tree_view
 
     session = _open(arguments.file)
     if arguments.json:
-        return _print_json(tree_document(session))
+        return _print_json(protocol.to_json(tree_result(session.id, tree_view(session))))
     sys.stdout.write(render_tree_text(session))
     return 0
 

@@ -183,6 +183,21 @@ class SessionBuilder:
     def label(self, target_id: str, label: str, parent: Any = _PREVIOUS) -> dict:
         return self._append("label", {"targetId": target_id, "label": label}, parent)
 
+    def context_edit(self, target_id: Any, replacement: Any, parent: Any = _PREVIOUS) -> dict:
+        """pi 1.6's edit of an earlier entry's part of the context (``None``: leave it out)."""
+        return self._append(
+            "context_edit", {"targetId": target_id, "replacement": replacement}, parent
+        )
+
+    def system(self, content: Any = "", parent: Any = _PREVIOUS, **fields: Any) -> dict:
+        """pi 1.6's system-role message (prompt state: ``sections``, ``toolsAdded``, …)."""
+        message = {"role": "system", "content": content, **fields, "timestamp": BASE_EPOCH_MS}
+        return self.message(message, parent)
+
+    def raw(self, entry_type: str, parent: Any = _PREVIOUS, **fields: Any) -> dict:
+        """An entry of any type (pi 1.x kinds such as ``usage``, or kinds no pi knows)."""
+        return self._append(entry_type, fields, parent)
+
     def branch_from(self, entry_id: str | None) -> SessionBuilder:
         """Make the next entry a child of ``entry_id`` (``None``: a new root)."""
         self._last_id = entry_id
@@ -196,7 +211,8 @@ class SessionBuilder:
 
 
 class ScriptedModel:
-    """A summarizer ``Complete`` function: records each request, answers with the next scripted message."""
+    """A summarizer ``Complete`` function: records each
+    request, answers with the next scripted message."""
 
     def __init__(self, *answers: dict[str, Any]) -> None:
         self.answers = list(answers)

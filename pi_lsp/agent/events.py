@@ -1,22 +1,27 @@
 """The event stream of one session: ``pi/event`` notifications in order, with deltas coalesced.
 
 Streaming models produce hundreds of tiny deltas a second; an editor only needs about 30 updates a
-second. Consecutive ``text_delta`` (or ``thinking_delta``) events for the same message are merged
-into one and sent at most every ``interval`` seconds; any other event first flushes what is
-pending, so nothing is lost or reordered and ``seq`` rises by exactly one per notification.
+second. Consecutive ``text_delta`` (or ``thinking_delta``) events are merged into one and sent at
+most every ``interval`` seconds; any other event first flushes what is pending, so nothing is lost
+or reordered and ``seq`` rises by exactly one per notification.
+
+Events are the typed payloads of ``protocol.py``; the stream hands each one, numbered, to its
+sender as a ``protocol.EventNotification``, and the adapter puts it on the wire.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
 
-COALESCED_TYPES = ("text_delta", "thinking_delta")
+import attrs
+
+from pi_lsp.protocol import Event, EventNotification, TextDeltaEvent, ThinkingDeltaEvent
+
 DEFAULT_INTERVAL = 1 / 30
 
-Sender = Callable[[dict[str, Any]], None]
-"""Delivers one ``pi/event`` params object (``{"sessionId", "seq", "event"}``) to the client."""
+Sender = Callable[[EventNotification], None]
+"""Delivers one numbered event to the client."""
 
 
 class EventStream:
@@ -27,7 +32,8 @@ class EventStream:
         self._send = send
         self._interval = interval
         self._seq = 0
-        self._pending: dict[str, Any] | None = None
+        self._pending: Event | None = None
+        self._pending_deltas: list[str] = []
         self._flush_handle: asyncio.TimerHandle | None = None
         self._last_sent = 0.0
 
@@ -36,30 +42,18 @@ class EventStream:
         """The ``seq`` of the last notification sent (0 before the first)."""
         return self._seq
 
-    def emit(self, event: dict[str, Any]) -> None:
-        """Queue ``event``; deltas may be merged with the next ones, everything else goes out now."""
-        if event.get("type") in COALESCED_TYPES:
-            self._add_delta(event)
+    def emit(self, event: Event) -> None:
+        """Queue ``event``; deltas may merge with the next ones, everything else goes out now."""
+        if not _is_mergeable(event):
+            self.flush()
+            self._deliver(event)
             return
-        self.flush()
-        self._deliver(event)
-
-    def flush(self) -> None:
-        """Send the pending merged delta, if any."""
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            self._deliver(pending)
-
-    def _add_delta(self, event: dict[str, Any]) -> None:
-        pending = self._pending
-        if pending is not None and _same_stream(pending, event):
-            pending["delta"] += event["delta"]
+        if self._pending is not None and type(self._pending) is type(event):
+            self._pending_deltas.append(event.delta)  # type: ignore[union-attr]
         else:
             self.flush()
-            self._pending = dict(event)
+            self._pending = event
+            self._pending_deltas = [event.delta]  # type: ignore[union-attr]
         loop = _running_loop()
         if loop is not None and loop.time() - self._last_sent >= self._interval:
             # A burst of buffered chunks may not yield to the event loop, so the timer alone could
@@ -67,6 +61,19 @@ class EventStream:
             self.flush()
         else:
             self._schedule_flush()
+
+    def flush(self) -> None:
+        """Send the pending merged event, if any."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        if len(self._pending_deltas) > 1:
+            pending = attrs.evolve(pending, delta="".join(self._pending_deltas))
+        self._pending_deltas = []
+        self._deliver(pending)
 
     def _schedule_flush(self) -> None:
         if self._flush_handle is not None:
@@ -82,20 +89,16 @@ class EventStream:
         self._flush_handle = None
         self.flush()
 
-    def _deliver(self, event: dict[str, Any]) -> None:
+    def _deliver(self, event: Event) -> None:
         self._seq += 1
         loop = _running_loop()
         if loop is not None:
             self._last_sent = loop.time()
-        self._send({"sessionId": self.session_id, "seq": self._seq, "event": event})
+        self._send(EventNotification(self.session_id, self._seq, event))
 
 
-def _same_stream(pending: dict[str, Any], event: dict[str, Any]) -> bool:
-    return (
-        pending["type"] == event["type"]
-        and pending.get("messageId") == event.get("messageId")
-        and pending.get("contentIndex") == event.get("contentIndex")
-    )
+def _is_mergeable(event: Event) -> bool:
+    return isinstance(event, (TextDeltaEvent, ThinkingDeltaEvent))
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -1,28 +1,142 @@
-"""Moving around the session tree: navigation (pi's ``/tree``), labels, names and forks.
+"""Moving around the session tree: navigation (pi's ``/tree``), with or without a summary of the
+branch being left, plus labels and names.
 
 Landing on a user message (or an injected custom message) puts the leaf on its parent and hands
 the message's text back for the editor, so the user can re-edit and resend it, as pi does; landing
 on any other entry continues from that entry. The session file only grows: moving the leaf writes
-nothing until the next message is appended there.
+nothing until the next message is appended there. With ``summarize`` the model first writes a
+summary of the branch being left, between ``branch_summary_start`` and ``branch_summary_end``
+events; the session is busy meanwhile, so no prompt, navigation or compaction can move the leaf,
+and a failed or aborted summary leaves the leaf where it was.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import logging
+from collections.abc import Callable
 
+import attrs
+
+from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.agent.summary_model import SummaryModel
+from pi_lsp.compaction.branch import plan_branch_summary
+from pi_lsp.compaction.branch_summary import BranchSummary, summarize_branch
+from pi_lsp.errors import PiError
+from pi_lsp.protocol import BranchSummaryEndEvent, BranchSummaryStartEvent
 from pi_lsp.session.messages import content_text
 
+logger = logging.getLogger(__name__)
 
-def navigate(runtime: SessionRuntime, target_id: str, *, summary: Any = None) -> dict[str, Any]:
-    """Move the leaf to ``target_id``; ``{"leafId", "summaryEntryId", "editorText"}``.
+Progress = Callable[[str], None]
 
-    With ``summary`` (a ``BranchSummary`` of the branch being left) the summary entry is attached
-    where the user lands and becomes the leaf.
-    """
+
+@attrs.frozen
+class NavigationResult:
+    """Where the leaf is now, the summary entry attached there, and text for the editor."""
+
+    leaf_id: str | None
+    summary_entry_id: str | None = None
+    editor_text: str | None = None
+
+
+class Navigator:
+    """Navigation, labels and names for every open session."""
+
+    def __init__(self, live: LiveConfig, summaries: SummaryModel) -> None:
+        self.live = live
+        self.summaries = summaries
+
+    async def navigate(
+        self,
+        runtime: SessionRuntime,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        instructions: str | None = None,
+        progress: Progress | None = None,
+    ) -> NavigationResult:
+        """pi's ``/tree``: move the leaf, optionally summarizing the branch being left first."""
+        runtime.require_idle("navigate the session tree")
+        session = runtime.session
+        session.require_entry(target_id)
+        if not summarize or target_id == session.leaf_id:
+            return move_leaf(runtime, target_id)
+        with runtime.summarizing("writing a branch summary"):
+            runtime.events.emit(BranchSummaryStartEvent(target_id))
+            try:
+                summary = await self._summarize_branch(runtime, target_id, instructions, progress)
+            except asyncio.CancelledError:
+                runtime.events.emit(_failed(target_id, "The branch summary was cancelled.", True))
+                raise
+            except Exception as error:
+                if not isinstance(error, PiError):
+                    logger.exception("branch summary failed in session %s", runtime.id)
+                message = error.message if isinstance(error, PiError) else str(error)
+                runtime.events.emit(_failed(target_id, message, False))
+                raise
+        result = move_leaf(runtime, target_id, summary=summary, announce=False)
+        runtime.events.emit(
+            BranchSummaryEndEvent(target_id, aborted=False, entry_id=result.summary_entry_id)
+        )
+        runtime.tree_changed()
+        return result
+
+    async def _summarize_branch(
+        self,
+        runtime: SessionRuntime,
+        target_id: str,
+        instructions: str | None,
+        progress: Progress | None,
+    ) -> BranchSummary | None:
+        call = self.summaries.for_session(runtime)
+        budget = self.live.current.branch_summary_settings().token_budget(call.context_window)
+        plan = plan_branch_summary(
+            runtime.session.by_id,
+            runtime.session.leaf_id,
+            target_id,
+            budget,
+            self.live.token_counter(),
+        )
+        if not plan.entries:
+            return None  # the target is on the current path: nothing is being left behind
+        if progress is not None:
+            progress(f"Summarizing {len(plan.messages)} messages of the branch being left")
+        return await summarize_branch(
+            plan, call.complete, max_output_tokens=call.max_output_tokens, instructions=instructions
+        )
+
+    def set_label(self, runtime: SessionRuntime, entry_id: str, label: str | None) -> str:
+        """Label (or with an empty label, unlabel) ``entry_id``; the id of the label entry."""
+        runtime.require_writable()
+        runtime.require_idle("change labels")
+        label_entry_id = runtime.session.append_label(entry_id, label or None)
+        runtime.tree_changed()
+        return label_entry_id
+
+    def set_name(self, runtime: SessionRuntime, name: str) -> str:
+        """Name the session; the id of the ``session_info`` entry."""
+        runtime.require_writable()
+        runtime.require_idle("rename the session")
+        entry_id = runtime.session.append_session_info(name)
+        runtime.tree_changed()
+        return entry_id
+
+
+def move_leaf(
+    runtime: SessionRuntime,
+    target_id: str,
+    *,
+    summary: BranchSummary | None = None,
+    announce: bool = True,
+) -> NavigationResult:
+    """Move the leaf to ``target_id``; with ``summary`` (of the branch being left) the summary
+    entry is attached where the user lands and becomes the leaf. ``announce`` sends
+    ``tree_changed``."""
     session = runtime.session
     if target_id == session.leaf_id:
-        return {"leafId": session.leaf_id, "summaryEntryId": None, "editorText": None}
+        return NavigationResult(session.leaf_id)
     target = session.require_entry(target_id)
     editor_text = None
     new_leaf: str | None = target_id
@@ -43,25 +157,10 @@ def navigate(runtime: SessionRuntime, target_id: str, *, summary: Any = None) ->
         session.reset_leaf()
     else:
         session.move_leaf(new_leaf)
-    runtime.tree_changed()
-    return {
-        "leafId": session.leaf_id,
-        "summaryEntryId": summary_entry_id,
-        "editorText": editor_text,
-    }
+    if announce:
+        runtime.tree_changed()
+    return NavigationResult(session.leaf_id, summary_entry_id, editor_text)
 
 
-def set_label(runtime: SessionRuntime, entry_id: str, label: str | None) -> dict[str, Any]:
-    runtime.require_writable()
-    runtime.require_idle("change labels")
-    label_entry_id = runtime.session.append_label(entry_id, label or None)
-    runtime.tree_changed()
-    return {"entryId": label_entry_id, "leafId": runtime.session.leaf_id}
-
-
-def set_name(runtime: SessionRuntime, name: str) -> dict[str, Any]:
-    runtime.require_writable()
-    runtime.require_idle("rename the session")
-    entry_id = runtime.session.append_session_info(name)
-    runtime.tree_changed()
-    return {"entryId": entry_id, "name": runtime.session.name}
+def _failed(target_id: str, message: str, aborted: bool) -> BranchSummaryEndEvent:
+    return BranchSummaryEndEvent(target_id, aborted=aborted, error_message=message)

@@ -3,25 +3,31 @@
 Requests name a session by id; without one they act on the workspace's current session (the one
 last opened or created here, else the most recently modified file in the session directory, else
 a new one). A session file already being written by another process is opened read-only: it can
-be viewed and navigated locally, but not prompted.
+be viewed and navigated locally, but not prompted. Only files that resolve inside the session
+directory or an allowed directory are opened or listed (see ``session/confinement.py``).
+
+Entries of kinds pi-lsp does not know (a later pi's) never stop a session from opening or being
+continued: they stay in the file and the tree and add nothing to the context. The log gets one
+notice per such kind, the first time a session holding it is opened.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from pi_lsp.agent.events import EventStream
+from pi_lsp.agent.events import EventStream, Sender
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import SessionLockedError, SessionNotFoundError
 from pi_lsp.llm.config import litellm_model_string
+from pi_lsp.session.confinement import is_inside, require_inside
 from pi_lsp.session.fork import fork_session
 from pi_lsp.session.listing import SessionInfo, list_sessions, read_session_info
 from pi_lsp.session.session import Session
 
-EventSender = Callable[[dict[str, Any]], None]
+logger = logging.getLogger(__name__)
 
 
 def chosen_model(session: Session) -> str | None:
@@ -44,17 +50,22 @@ class SessionRegistry:
         self,
         session_dir: Path,
         cwd: str,
-        send_event: EventSender,
+        send_event: Sender,
         *,
         default_thinking_level: Callable[[], str] = lambda: "medium",
+        allowed_session_dirs: tuple[Path, ...] = (),
     ) -> None:
         self.session_dir = session_dir
+        self.allowed_session_dirs = allowed_session_dirs
+        """Directories besides ``session_dir`` whose session files may be opened by path."""
         self.cwd = cwd
         self._send_event = send_event
         self.default_thinking_level = default_thinking_level
-        """The thinking level a new session starts with, asked at creation (settings change live)."""
+        """The thinking level a new session starts with,
+        asked at creation (settings change live)."""
         self._runtimes: dict[str, SessionRuntime] = {}
         self._current: SessionRuntime | None = None
+        self._noted_unknown_types: set[str] = set()
 
     @property
     def open_runtimes(self) -> list[SessionRuntime]:
@@ -97,8 +108,13 @@ class SessionRegistry:
         return self._adopt(session)
 
     def open_path(self, path: Path, *, make_current: bool = True) -> SessionRuntime:
-        """Open a session file (pi's own files too); read-only if another process writes it."""
+        """Open a session file (pi's own files too); read-only if another process writes it.
+
+        Refused (InvalidParams) when the file resolves outside the session directory and the
+        allowed directories, symlinks followed.
+        """
         resolved = Path(os.path.abspath(path))
+        require_inside(resolved, self.session_dir, self.allowed_session_dirs)
         for runtime in self._runtimes.values():
             if runtime.session.path == resolved:
                 if make_current:
@@ -118,8 +134,12 @@ class SessionRegistry:
         return self._adopt(fork_session(source.session, entry_id))
 
     def list(self) -> list[SessionInfo]:
-        """The sessions written to the session directory, newest first (as pi's ``/resume`` lists them)."""
-        return list_sessions(self.session_dir)
+        """The sessions written to the session directory, newest first (as pi's ``/resume``
+        lists them). A symlink there that points out of the directory is left out: its file is
+        not the server's to read."""
+        return [
+            info for info in list_sessions(self.session_dir) if self._is_openable(Path(info.path))
+        ]
 
     def close_all(self) -> None:
         for runtime in self._runtimes.values():
@@ -130,6 +150,7 @@ class SessionRegistry:
     def _adopt(
         self, session: Session, read_only_reason: str | None = None, *, make_current: bool = True
     ) -> SessionRuntime:
+        self._note_unknown_entry_types(session)
         runtime = SessionRuntime(
             session, EventStream(session.id, self._send_event), read_only_reason
         )
@@ -141,12 +162,31 @@ class SessionRegistry:
             self._current = runtime
         return runtime
 
+    def _note_unknown_entry_types(self, session: Session) -> None:
+        for entry_type, count in session.report.unknown_entry_types.items():
+            if entry_type in self._noted_unknown_types:
+                continue
+            self._noted_unknown_types.add(entry_type)
+            logger.info(
+                "session %s has %d entr%s of kind %r, which pi-lsp does not know (a later pi "
+                "wrote them?): kept in the file and the tree, left out of the context",
+                session.id,
+                count,
+                "y" if count == 1 else "ies",
+                entry_type,
+            )
+
     def _most_recent_file(self) -> Path | None:
-        """pi's ``findMostRecentSession``: the newest ``*.jsonl`` by mtime that has a valid header."""
+        """pi's ``findMostRecentSession``: the newest
+        ``*.jsonl`` by mtime that has a valid header."""
         if not self.session_dir.is_dir():
             return None
         candidates = sorted(
-            (path for path in self.session_dir.glob("*.jsonl") if path.is_file()),
+            (
+                path
+                for path in self.session_dir.glob("*.jsonl")
+                if path.is_file() and self._is_openable(path)
+            ),
             key=lambda path: path.stat().st_mtime,
             reverse=True,
         )
@@ -157,6 +197,9 @@ class SessionRegistry:
             ):
                 return path
         return None
+
+    def _is_openable(self, path: Path) -> bool:
+        return is_inside(path, (self.session_dir, *self.allowed_session_dirs))
 
     def _is_default_dir(self) -> bool:
         return self.session_dir == Path(self.cwd) / ".pi" / "sessions"

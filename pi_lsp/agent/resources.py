@@ -90,7 +90,8 @@ class ResourceService:
         return changes
 
     def publish_current(self) -> None:
-        """Hand the whole current snapshot to the listener (as everything added, with its diagnostics)."""
+        """Hand the whole current snapshot to the listener
+        (as everything added, with its diagnostics)."""
         if self._on_change is not None:
             self._on_change(diff_snapshots(None, self.snapshot), self.snapshot)
 
@@ -197,7 +198,8 @@ IGNORED_PARTS = frozenset({"sessions", "node_modules", ".git", "__pycache__"})
 
 
 def _resource_filter(roots: list[Path]):
-    """Inside resource folders, session files (pi-lsp's own appends among them) never trigger a reload."""
+    """Inside resource folders, session files (pi-lsp's
+    own appends among them) never trigger a reload."""
 
     def accept(change, path: str) -> bool:
         if path.endswith(".jsonl"):

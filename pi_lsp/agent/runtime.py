@@ -1,28 +1,35 @@
-"""One open session as the server runs it: the session, its event stream and its turn state.
+"""One open session as the server runs it: the session, its event stream and its busy state.
 
-A runtime is busy while a turn runs; ``pi/prompt`` requests that arrive meanwhile are queued (as
+A runtime is busy while a turn runs or while the model writes a summary (a compaction or the
+summary of a branch being left). ``pi/prompt`` requests that arrive during a turn are queued (as
 follow-ups, delivered after the turn) or, with ``streamingBehavior: "steer"``, handed to the
-running turn after its current tool batch. Tree changes made while idle are announced with a
-``tree_changed`` event so every client view stays current.
+running turn after its current tool batch. While a summary is written the session refuses another
+summary and any move of the leaf, and prompts wait for it (``summarizing``). Tree changes are
+announced with a ``tree_changed`` event so every client view stays current.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
 
 from pi_lsp.agent.events import EventStream
 from pi_lsp.errors import SessionReadOnlyError, TurnInProgressError
+from pi_lsp.protocol import TreeChangedEvent
 from pi_lsp.session.session import Session
 
 
 @attrs.define
 class QueuedPrompt:
-    text: str
-    images: list[dict]
+    """A prompt waiting for the running turn: its user message (already expanded) and the future
+    its request waits on."""
+
+    message: dict[str, Any]
     done: asyncio.Future
 
 
@@ -39,25 +46,31 @@ class SessionRuntime:
         self.turn: asyncio.Task | None = None
         self.starting = asyncio.Lock()
         """Held while a prompt decides whether to start a turn or join the queue."""
-        self.abort_requested = asyncio.Event()
         self.steering: deque[QueuedPrompt] = deque()
         self.follow_ups: deque[QueuedPrompt] = deque()
         self.compacting = False
-        self.compaction_task: asyncio.Task | None = None
-        """The task summarizing for a compaction or a navigation, so an abort can cancel it."""
-        self.compaction_finished = asyncio.Event()
-        self.compaction_finished.set()
+        """True while the model writes a summary (a compaction or a branch summary)."""
+        self.summary_task: asyncio.Task | None = None
+        """The task writing that summary, so an abort can cancel it."""
+        self.summary_finished = asyncio.Event()
+        self.summary_finished.set()
+        self._activity = ""
 
     @property
     def id(self) -> str:
         return self.session.id
 
     @property
+    def path(self) -> str | None:
+        """Where the session file is (or will be, at the first message); None in memory."""
+        return str(self.session.path) if self.session.path else None
+
+    @property
     def is_streaming(self) -> bool:
         return self.turn is not None and not self.turn.done()
 
     def require_idle(self, action: str) -> None:
-        """Refuse ``action`` while a turn or a compaction runs (pi refuses tree moves then too)."""
+        """Refuse ``action`` while a turn or a summary runs (pi refuses tree moves then too)."""
         if self.is_streaming or self.compacting:
             raise TurnInProgressError(
                 f"cannot {action} while the agent is working on session {self.id}; abort it first"
@@ -67,12 +80,33 @@ class SessionRuntime:
         if self.read_only_reason:
             raise SessionReadOnlyError(self.read_only_reason)
 
+    @contextlib.contextmanager
+    def summarizing(self, activity: str) -> Iterator[None]:
+        """Mark the session busy while the current task writes a summary (one at a time);
+        ``activity`` says what it does, for the error a second one gets (``"being compacted"``)."""
+        if self.compacting:
+            raise TurnInProgressError(f"session {self.id} is already {self._activity}")
+        self.require_writable()
+        self._activity = activity
+        self.compacting = True
+        self.summary_task = asyncio.current_task()
+        self.summary_finished.clear()
+        try:
+            yield
+        finally:
+            self.compacting = False
+            self.summary_task = None
+            self.summary_finished.set()
+
+    def take_steering(self) -> list[QueuedPrompt]:
+        """The steering prompts that arrived so far, removed from the queue."""
+        taken = list(self.steering)
+        self.steering.clear()
+        return taken
+
     def tree_changed(self) -> None:
-        self.events.emit({"type": "tree_changed", "leafId": self.session.leaf_id})
+        self.events.emit(TreeChangedEvent(self.session.leaf_id))
 
     def close(self) -> None:
         self.events.flush()
         self.session.close()
-
-    def describe(self) -> dict[str, Any]:
-        return {"sessionId": self.id, "path": str(self.session.path) if self.session.path else None}

@@ -18,7 +18,8 @@ from typing import Any
 from pi_lsp.resources.skills import format_skills_for_prompt
 from pi_lsp.resources.snapshot import ResourceSnapshot
 
-BASE_PROMPT = """You are a coding agent working inside the user's editor, in the project shown below.
+BASE_PROMPT = """\
+You are a coding agent working inside the user's editor, in the project shown below.
 You help by reading code, running commands, and making careful, minimal changes with your tools.
 
 Tools you can call:

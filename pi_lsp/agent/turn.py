@@ -2,9 +2,13 @@
 
 Every finished message is appended to the session as it completes (user prompt, each assistant
 answer, each tool result), so a crash loses at most the message in flight. Events go out as the
-turn runs. An abort (``pi/abort`` or ``$/cancelRequest``, both cancel the turn's task) stops the
-stream or kills the running tool, persists the partial answer with ``stopReason: "aborted"`` and
-answers any tool call left open, then ends the turn normally.
+turn runs. After each tool batch the steering prompts that arrived are delivered and the compactor
+compacts if the context grew into the reserve. A context overflow is answered by compacting and
+retrying the answer once.
+
+An abort (``pi/abort`` or ``$/cancelRequest``, both cancel the turn's task) stops the stream or
+kills the running tool, persists the partial answer with ``stopReason: "aborted"`` and answers
+any tool call left open, then ends the turn normally.
 
 Transient provider errors (429, 5xx, connection drops) are retried with pi's backoff, announced by
 ``retry`` events; failed attempts that are retried are not written to the session.
@@ -14,18 +18,33 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.agent.compactor import Compactor
+from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
+from pi_lsp.compaction.policy import Moment
+from pi_lsp.llm.client import ModelClient, ModelStream
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.errors import is_context_overflow, is_retryable_error, retry_delay_ms
 from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
 from pi_lsp.llm.messages import ToolSpec
-from pi_lsp.llm.stream import AssistantStream, CompletionRequest
+from pi_lsp.llm.stream import CompletionRequest
+from pi_lsp.protocol import (
+    AgentEndEvent,
+    AgentStartEvent,
+    ErrorEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    RetryEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolCallStartEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+)
 from pi_lsp.resources.settings import RetrySettings
 from pi_lsp.session.messages import convert_to_llm
 from pi_lsp.session.timestamps import now_ms
@@ -49,12 +68,6 @@ class TurnSetup:
     editor: EditorBridge
     retry: RetrySettings
     context_window: int
-    take_steering: Callable[[], list[dict[str, Any]]] = list
-    """Called after each tool batch; returns user messages to deliver before the next answer."""
-    compact_if_needed: Callable[[], Awaitable[None]] | None = None
-    """Called between tool rounds: compacts when the context has grown into the reserve."""
-    recover_from_overflow: Callable[[], Awaitable[bool]] | None = None
-    """Called once when the provider reports a context overflow: compacts; True when the answer may be retried."""
 
 
 @attrs.define
@@ -62,36 +75,50 @@ class TurnOutcome:
     stop_reason: str
     last_assistant: dict[str, Any] | None
     error_message: str | None = None
+    steered: list[QueuedPrompt] = attrs.Factory(list)
+    """The steering prompts this turn delivered (their requests resolve with its result)."""
 
 
 async def run_turn(
-    runtime: SessionRuntime, user_message: dict[str, Any], setup: TurnSetup
+    runtime: SessionRuntime,
+    user_message: dict[str, Any],
+    setup: TurnSetup,
+    client: ModelClient,
+    compactor: Compactor,
 ) -> TurnOutcome:
     """Run one turn to its end; cancellation ends it as ``aborted`` instead of propagating."""
-    runtime.events.emit({"type": "agent_start"})
+    runtime.events.emit(AgentStartEvent())
     _append(runtime, user_message)
-    turn = _Turn(runtime, setup)
+    turn = _Turn(runtime, setup, client, compactor)
     try:
         outcome = await turn.loop()
     except asyncio.CancelledError:
         outcome = turn.finish_aborted()
     except Exception as error:  # a bug must end the turn, not the server
         logger.exception("turn failed in session %s", runtime.id)
-        runtime.events.emit({"type": "error", "message": f"The turn failed: {error}"})
+        runtime.events.emit(ErrorEvent(f"The turn failed: {error}"))
         outcome = TurnOutcome("error", turn.last_assistant, str(error))
-    runtime.events.emit(
-        {"type": "agent_end", "stopReason": outcome.stop_reason, "leafId": runtime.session.leaf_id}
-    )
+    outcome.steered = turn.steered
+    runtime.events.emit(AgentEndEvent(outcome.stop_reason, runtime.session.leaf_id))  # type: ignore[arg-type]
     runtime.tree_changed()
     return outcome
 
 
 class _Turn:
-    def __init__(self, runtime: SessionRuntime, setup: TurnSetup) -> None:
+    def __init__(
+        self,
+        runtime: SessionRuntime,
+        setup: TurnSetup,
+        client: ModelClient,
+        compactor: Compactor,
+    ) -> None:
         self.runtime = runtime
         self.setup = setup
+        self.client = client
+        self.compactor = compactor
         self.last_assistant: dict[str, Any] | None = None
-        self._stream: AssistantStream | None = None
+        self.steered: list[QueuedPrompt] = []
+        self._stream: ModelStream | None = None
         self._open_tool_calls: list[dict[str, Any]] = []
 
     async def loop(self) -> TurnOutcome:
@@ -102,20 +129,24 @@ class _Turn:
             _append(self.runtime, message)
             stop_reason = message.get("stopReason")
             if stop_reason == "error" and is_context_overflow(message, self.setup.context_window):
-                # Compact and retry once; a second overflow is reported, never looped on.
-                if not overflow_recovered and self.setup.recover_from_overflow is not None:
-                    overflow_recovered = True
-                    if await self.setup.recover_from_overflow():
-                        continue
+                retry = await self.compactor.recover_from_overflow(self.runtime, overflow_recovered)
+                overflow_recovered = True
+                if retry:
+                    continue
             if stop_reason != "toolUse":
                 return TurnOutcome(stop_reason or "stop", message, message.get("errorMessage"))
             await self._run_tools(
                 [block for block in message["content"] if block.get("type") == "toolCall"]
             )
-            for steering in self.setup.take_steering():
-                _append(self.runtime, steering)
-            if self.setup.compact_if_needed is not None:
-                await self.setup.compact_if_needed()
+            self._deliver_steering()
+            await self.compactor.compact_if_needed(
+                self.runtime, Moment.BETWEEN_ROUNDS, self.setup.context_window
+            )
+
+    def _deliver_steering(self) -> None:
+        for queued in self.runtime.take_steering():
+            _append(self.runtime, queued.message)
+            self.steered.append(queued)
 
     async def _answer_with_retries(self) -> dict[str, Any]:
         attempt = 0
@@ -126,13 +157,9 @@ class _Turn:
             attempt += 1
             delay = retry_delay_ms(attempt, self.setup.retry.base_delay_ms)
             self.runtime.events.emit(
-                {
-                    "type": "retry",
-                    "attempt": attempt,
-                    "maxAttempts": self.setup.retry.max_retries,
-                    "delayMs": delay,
-                    "errorMessage": message.get("errorMessage"),
-                }
+                RetryEvent(
+                    attempt, self.setup.retry.max_retries, delay, message.get("errorMessage") or ""
+                )
             )
             await asyncio.sleep(delay / 1000)
 
@@ -156,8 +183,8 @@ class _Turn:
             thinking_level=self.setup.thinking_level,
         )
         events = self.runtime.events
-        events.emit({"type": "message_start", "role": "assistant"})
-        async with AssistantStream(request) as stream:
+        events.emit(MessageStartEvent("assistant"))
+        async with self.client.stream(request) as stream:
             self._stream = stream
             events_seen = 0
             async for event in stream.events():
@@ -166,13 +193,11 @@ class _Turn:
                     # Buffered chunks arrive without yielding; let other requests (pi/abort) run.
                     await asyncio.sleep(0)
                 if isinstance(event, TextDelta):
-                    events.emit({"type": "text_delta", "delta": event.text})
+                    events.emit(TextDeltaEvent(event.text))
                 elif isinstance(event, ThinkingDelta):
-                    events.emit({"type": "thinking_delta", "delta": event.text})
+                    events.emit(ThinkingDeltaEvent(event.text))
                 elif isinstance(event, ToolCallStart):
-                    events.emit(
-                        {"type": "toolcall_start", "toolCallId": event.id, "name": event.name}
-                    )
+                    events.emit(ToolCallStartEvent(event.id, event.name))
                 elif isinstance(event, Completed):
                     self._stream = None
                     return event.message
@@ -186,12 +211,7 @@ class _Turn:
         while self._open_tool_calls:
             call = self._open_tool_calls[0]
             self.runtime.events.emit(
-                {
-                    "type": "tool_execution_start",
-                    "toolCallId": call.get("id"),
-                    "name": call.get("name"),
-                    "arguments": call.get("arguments"),
-                }
+                ToolExecutionStartEvent(call["id"], call["name"], call.get("arguments") or {})
             )
             tool = by_name.get(call.get("name"))
             if tool is None:
@@ -218,19 +238,13 @@ class _Turn:
             del message["details"]
         entry_id = _append(self.runtime, message)
         self.runtime.events.emit(
-            {
-                "type": "tool_execution_end",
-                "toolCallId": call.get("id"),
-                "name": call.get("name"),
-                "isError": result.is_error,
-                "content": result.content,
-                "details": result.details,
-                "entryId": entry_id,
-            }
+            ToolExecutionEndEvent(
+                call["id"], call["name"], result.is_error, result.content, result.details, entry_id
+            )
         )
 
     def finish_aborted(self) -> TurnOutcome:
-        """Persist what the abort interrupted: the partial answer, or results for open tool calls."""
+        """Persist what the abort interrupted: the partial answer, or open tool calls' results."""
         if self._stream is not None:
             message = self._stream.partial_message("aborted")
             self._stream = None
@@ -247,5 +261,5 @@ class _Turn:
 
 def _append(runtime: SessionRuntime, message: dict[str, Any]) -> str:
     entry_id = runtime.session.append_message(message)
-    runtime.events.emit({"type": "message_end", "entryId": entry_id, "message": message})
+    runtime.events.emit(MessageEndEvent(entry_id, message))
     return entry_id

@@ -1,1 +1,2 @@
-"""Compaction and branch-summary planning: pure functions over session entries, no I/O and no LLM."""
+"""Compaction and branch-summary planning: pure
+functions over session entries, no I/O and no LLM."""

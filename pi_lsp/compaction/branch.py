@@ -3,6 +3,8 @@
 When the user leaves a branch for another point of the tree, the abandoned entries (from the old
 leaf back to the common ancestor with the target) can be summarized. Messages are taken newest
 first until the token budget is spent, so a long branch loses its oldest part, not its latest.
+As in pi 1.6, the latest context edit per target among the abandoned entries applies: a message
+it left out is neither summarized nor counted, nor are its tool calls file operations.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pi_lsp.session.messages import (
     create_compaction_summary_message,
     create_custom_message,
 )
+from pi_lsp.session.projection import edit_of, latest_edits, project_entry
 
 Entry = Mapping[str, Any]
 Message = Mapping[str, Any]
@@ -107,23 +110,29 @@ def collect_entries_for_branch_summary(
         and not strict_equals(current, common_ancestor_id)
         and not _contains(visited, current)
     ):
-        entry = _lookup(by_id, current)
-        if entry is None:
+        found = _lookup(by_id, current)
+        if found is None:
             break
-        entries.append(entry)
+        entries.append(found)
         visited.add(current)
-        current = entry.get("parentId", UNDEFINED)
+        current = found.get("parentId", UNDEFINED)
     entries.reverse()
     return BranchEntries(entries, common_ancestor_id)
 
 
-def branch_entry_message(entry: Entry) -> Message | None:
-    """pi's ``getMessageFromEntry`` for branch summaries.
+def branch_entry_message(entry: Entry, edit: Entry | None = None) -> Message | None:
+    """pi's ``getMessageFromEntry`` for branch summaries, with ``edit`` (a context edit of the
+    entry) applied to messages and custom messages as pi 1.6 applies it.
 
     Tool results are left out (their call's arguments say enough), and unlike the context, empty
     summaries and null content pass unchanged.
     """
     entry_type = entry.get("type")
+    if edit is not None and entry_type in ("message", "custom_message"):
+        if entry_type == "message" and _role(entry) == "toolResult":
+            return None
+        projected = project_entry(entry, edit)
+        return projected[0] if projected else None
     if entry_type == "message":
         message = entry.get("message")
         if not isinstance(message, Mapping) or message.get("role") == "toolResult":
@@ -166,10 +175,11 @@ def prepare_branch_entries(
         ):
             add_details_file_lists(entry["details"], file_ops)
 
+    edits = latest_edits(entries)
     newest_first: list[Message] = []
     total_tokens = 0
     for entry in reversed(entries):
-        message = branch_entry_message(entry)
+        message = branch_entry_message(entry, edit_of(edits, entry))
         if message is None:
             continue
         extract_file_ops_from_message(message, file_ops)
@@ -206,6 +216,11 @@ def plan_branch_summary(
         total_tokens=prepared.total_tokens,
         file_ops=prepared.file_ops,
     )
+
+
+def _role(entry: Entry) -> Any:
+    message = entry.get("message")
+    return message.get("role") if isinstance(message, Mapping) else None
 
 
 def _lookup(by_id: EntryLookup, entry_id: Any) -> Entry | None:

@@ -1,11 +1,12 @@
 """Writing a branch summary with the model: pi 0.84.2's ``generateBranchSummary`` without its cap.
 
-``plan_branch_summary`` (in ``branch``) picks the abandoned messages that fit the budget; this module
-asks the model to summarize them and assembles the ``branch_summary`` entry's text: a preamble
-saying where the summary comes from, the model's text, then the file lists. The same rules as for
-compaction summaries hold: the output budget is the model's own limit (pi 0.84.2 capped it at 2048
-tokens), and an answer that errored, was cut off, called a tool or is empty raises ``SummaryError``
-(aborted: ``CompactionCancelledError``), so the navigation can be cancelled with the leaf untouched.
+``plan_branch_summary`` (in ``branch``) picks the abandoned messages that fit the budget; this
+module asks the model to summarize them and assembles the ``branch_summary`` entry's text: a
+preamble saying where the summary comes from, the model's text, then the file lists. The same rules
+as for compaction summaries hold: the output budget is the model's own limit (pi 0.84.2 capped it at
+2048 tokens), and an answer that errored, was cut off, called a tool or is empty raises
+``SummaryError`` (aborted: ``CompactionCancelledError``), so the navigation can be cancelled with
+the leaf untouched.
 
 A branch with no message to summarize gives no summary at all (``None``) where pi stores the text
 "No content to summarize": an entry saying nothing would only take room in every later context,

@@ -7,11 +7,15 @@ is a "split turn": the start of that turn is summarized separately.
 
 One deliberate difference from 0.84.2 (see ``find_cut_point``): when the budget is crossed inside
 trailing tool results, the cut falls back to the last cut point instead of the first.
+
+What an entry contributes is asked of ``messages_of`` (default: the entry's own messages); the
+compaction planner passes the messages after context edits, so an entry a pi 1.6 context edit left
+out is neither counted nor a place to cut.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -20,6 +24,7 @@ from pi_lsp.compaction.tokens import CHARS4, TokenCounter
 from pi_lsp.session.context import session_entry_to_context_messages
 
 Entry = Mapping[str, Any]
+MessagesOf = Callable[[Entry], Sequence[Mapping[str, Any]]]
 
 _CUT_POINT_ROLES = frozenset(
     {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}
@@ -38,10 +43,12 @@ class CutPoint:
     is_split_turn: bool
 
 
-def _has_role(entry: Entry, roles: frozenset[str]) -> bool:
+def _has_role(
+    entry: Entry, roles: frozenset[str], messages_of: MessagesOf = session_entry_to_context_messages
+) -> bool:
     if entry.get("type") == "compaction":
         return False  # A compaction is a boundary, never a place to cut or a turn start.
-    return any(_role(message) in roles for message in session_entry_to_context_messages(entry))
+    return any(_role(message) in roles for message in messages_of(entry))
 
 
 def _role(message: Mapping[str, Any]) -> Any:
@@ -49,34 +56,47 @@ def _role(message: Mapping[str, Any]) -> Any:
     return role if isinstance(role, str) else None
 
 
-def is_turn_start_entry(entry: Entry) -> bool:
+def is_turn_start_entry(
+    entry: Entry, messages_of: MessagesOf = session_entry_to_context_messages
+) -> bool:
     """True for entries whose message opens a turn (user-like roles, summaries, custom messages)."""
-    return _has_role(entry, _TURN_START_ROLES)
+    return _has_role(entry, _TURN_START_ROLES, messages_of)
 
 
-def find_valid_cut_points(entries: Sequence[Entry], start_index: int, end_index: int) -> list[int]:
+def find_valid_cut_points(
+    entries: Sequence[Entry],
+    start_index: int,
+    end_index: int,
+    messages_of: MessagesOf = session_entry_to_context_messages,
+) -> list[int]:
     """Indices in ``[start_index, end_index)`` where the kept part may begin."""
     return [
         index
         for index in range(start_index, end_index)
-        if _has_role(entries[index], _CUT_POINT_ROLES)
+        if _has_role(entries[index], _CUT_POINT_ROLES, messages_of)
     ]
 
 
-def find_turn_start_index(entries: Sequence[Entry], entry_index: int, start_index: int) -> int:
+def find_turn_start_index(
+    entries: Sequence[Entry],
+    entry_index: int,
+    start_index: int,
+    messages_of: MessagesOf = session_entry_to_context_messages,
+) -> int:
     """The nearest turn start at or before ``entry_index`` (not before ``start_index``), or -1."""
     for index in range(entry_index, start_index - 1, -1):
-        if is_turn_start_entry(entries[index]):
+        if is_turn_start_entry(entries[index], messages_of):
             return index
     return -1
 
 
-def entry_tokens(entry: Entry, counter: TokenCounter) -> int:
+def entry_tokens(
+    entry: Entry,
+    counter: TokenCounter,
+    messages_of: MessagesOf = session_entry_to_context_messages,
+) -> int:
     """Estimated tokens of everything an entry contributes to the context."""
-    return sum(
-        counter.estimate_message_tokens(message)
-        for message in session_entry_to_context_messages(entry)
-    )
+    return sum(counter.estimate_message_tokens(message) for message in messages_of(entry))
 
 
 def find_cut_point(
@@ -85,16 +105,17 @@ def find_cut_point(
     end_index: int,
     keep_recent_tokens: int,
     counter: TokenCounter = CHARS4,
+    messages_of: MessagesOf = session_entry_to_context_messages,
 ) -> CutPoint:
     """pi's ``findCutPoint`` in ``entries[start_index:end_index]``, keeping ~keep_recent_tokens."""
-    cut_points = find_valid_cut_points(entries, start_index, end_index)
+    cut_points = find_valid_cut_points(entries, start_index, end_index, messages_of)
     if not cut_points:
         return CutPoint(start_index, -1, False)
 
     accumulated_tokens = 0
     cut_index = cut_points[0]  # Budget never reached: keep everything from the first message.
     for index in range(end_index - 1, start_index - 1, -1):
-        message_tokens = entry_tokens(entries[index], counter)
+        message_tokens = entry_tokens(entries[index], counter, messages_of)
         if message_tokens == 0:
             continue
         accumulated_tokens += message_tokens
@@ -111,10 +132,12 @@ def find_cut_point(
     # cut stay with the kept part.
     while cut_index > start_index:
         previous = entries[cut_index - 1]
-        if previous.get("type") == "compaction" or session_entry_to_context_messages(previous):
+        if previous.get("type") == "compaction" or messages_of(previous):
             break
         cut_index -= 1
 
-    starts_turn = is_turn_start_entry(entries[cut_index])
-    turn_start_index = -1 if starts_turn else find_turn_start_index(entries, cut_index, start_index)
+    starts_turn = is_turn_start_entry(entries[cut_index], messages_of)
+    turn_start_index = (
+        -1 if starts_turn else find_turn_start_index(entries, cut_index, start_index, messages_of)
+    )
     return CutPoint(cut_index, turn_start_index, not starts_turn and turn_start_index != -1)

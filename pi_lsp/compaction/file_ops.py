@@ -47,8 +47,18 @@ def create_file_ops() -> FileOps:
 
 
 def extract_file_ops_from_message(message: Mapping[str, Any], file_ops: FileOps) -> None:
-    """Add the paths of an assistant message's read/write/edit tool calls to ``file_ops``."""
-    if message.get("role") != "assistant":
+    """Add the paths of an assistant message's read/write/edit tool calls to ``file_ops``, and, as
+    pi 1.6 does, those of the calls a tool result records in ``nestedCalls`` (calls made by a
+    script the tool ran)."""
+    role = message.get("role")
+    if role == "toolResult":
+        nested = message.get("nestedCalls")
+        calls = nested.get("calls") if isinstance(nested, Mapping) else None
+        for call in calls if isinstance(calls, list) else []:
+            if isinstance(call, Mapping):
+                _add_file_op(call.get("name"), call.get("arguments"), file_ops)
+        return
+    if role != "assistant":
         return
     content = message.get("content")
     if not isinstance(content, list):
@@ -58,19 +68,21 @@ def extract_file_ops_from_message(message: Mapping[str, Any], file_ops: FileOps)
             continue
         if "arguments" not in block or "name" not in block:
             continue
-        arguments = block["arguments"]
-        if not is_truthy(arguments):
-            continue
-        path = arguments.get("path") if isinstance(arguments, Mapping) else None
-        if not isinstance(path, str) or not path:
-            continue
-        name = block["name"]
-        if name == "read":
-            file_ops.read.add(path)
-        elif name == "write":
-            file_ops.written.add(path)
-        elif name == "edit":
-            file_ops.edited.add(path)
+        _add_file_op(block["name"], block["arguments"], file_ops)
+
+
+def _add_file_op(name: Any, arguments: Any, file_ops: FileOps) -> None:
+    if not is_truthy(arguments):
+        return
+    path = arguments.get("path") if isinstance(arguments, Mapping) else None
+    if not isinstance(path, str) or not path:
+        return
+    if name == "read":
+        file_ops.read.add(path)
+    elif name == "write":
+        file_ops.written.add(path)
+    elif name == "edit":
+        file_ops.edited.add(path)
 
 
 def add_details_file_lists(details: Any, file_ops: FileOps) -> None:

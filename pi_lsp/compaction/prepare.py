@@ -5,11 +5,17 @@ entry up to the cut point), what to keep verbatim, the previous summary to updat
 and modified, and ``tokensBefore`` (the context size now, estimated from the rebuilt context). It
 returns ``None`` when there is nothing to compact: the path ends with a compaction, the cut entry
 has no id (an unmigrated session), or no message falls before the cut.
+
+Sessions written by pi 1.6 hold context edits and system messages. Planning sees each entry as the
+context does after the path's edits: what an edit left out is neither counted, nor summarized,
+nor a source of file operations, and a replaced entry counts with its new content. System messages
+are prompt state, not conversation: they are never summarized. Reported usage older than the
+latest context edit is not trusted for ``tokensBefore`` (it still counts what the edit removed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -23,15 +29,11 @@ from pi_lsp.compaction.file_ops import (
 )
 from pi_lsp.compaction.serialize import serialize_conversation
 from pi_lsp.compaction.settings import CompactionSettings
-from pi_lsp.compaction.tokens import CHARS4, TokenCounter, estimate_context_tokens
-from pi_lsp.session.context import (
-    build_session_context,
-    entry_ids,
-    first_index_with_id,
-    session_entry_to_context_messages,
-)
+from pi_lsp.compaction.tokens import CHARS4, TokenCounter, estimate_tokens_after_edits
+from pi_lsp.session.context import build_session_context, entry_ids, first_index_with_id
 from pi_lsp.session.js_values import UNDEFINED, is_truthy
 from pi_lsp.session.messages import convert_to_llm
+from pi_lsp.session.projection import edits_on_path, project_entry
 
 Entry = Mapping[str, Any]
 Message = Mapping[str, Any]
@@ -94,11 +96,17 @@ def prepare_compaction(
         )
     boundary_end = len(path_entries)
 
-    tokens_before = estimate_context_tokens(
-        build_session_context(path_entries).messages, counter
-    ).tokens
+    tokens_before = estimate_tokens_after_edits(
+        path_entries, build_session_context(path_entries).messages, counter
+    )
+    messages_of = planning_messages(path_entries)
     cut_point = find_cut_point(
-        path_entries, boundary_start, boundary_end, settings.keep_recent_tokens, counter
+        path_entries,
+        boundary_start,
+        boundary_end,
+        settings.keep_recent_tokens,
+        counter,
+        messages_of,
     )
 
     first_kept_entry = path_entries[cut_point.first_kept_entry_index] if path_entries else None
@@ -108,11 +116,14 @@ def prepare_compaction(
     history_end = (
         cut_point.turn_start_index if cut_point.is_split_turn else cut_point.first_kept_entry_index
     )
-    messages_to_summarize = _messages_for_summary(path_entries[boundary_start:history_end])
+    messages_to_summarize = _messages_for_summary(
+        path_entries[boundary_start:history_end], messages_of
+    )
     turn_prefix_messages: list[Message] = []
     if cut_point.is_split_turn:
         turn_prefix_messages = _messages_for_summary(
-            path_entries[cut_point.turn_start_index : cut_point.first_kept_entry_index]
+            path_entries[cut_point.turn_start_index : cut_point.first_kept_entry_index],
+            messages_of,
         )
     if not messages_to_summarize and not turn_prefix_messages:
         return None
@@ -150,14 +161,30 @@ def _last_compaction_index(path_entries: Sequence[Entry]) -> int:
     return -1
 
 
-def _messages_for_summary(entries: Sequence[Entry]) -> list[Message]:
+def planning_messages(path_entries: Sequence[Entry]) -> Callable[[Entry], list[Message]]:
+    """What each entry gives the context after the path's context edits, system messages left out
+    (an entry's system message, or a compaction's snapshot, always comes first)."""
+    edit_of = edits_on_path(list(path_entries))
+
+    def messages_of(entry: Entry) -> list[Message]:
+        messages = project_entry(entry, edit_of(entry))
+        if messages and messages[0].get("role") == "system":
+            return messages[1:]
+        return messages
+
+    return messages_of
+
+
+def _messages_for_summary(
+    entries: Sequence[Entry], messages_of: Callable[[Entry], list[Message]]
+) -> list[Message]:
     """The first context message of each entry; compaction entries are left out (their summary is
     passed on as the previous summary instead)."""
     messages: list[Message] = []
     for entry in entries:
         if entry.get("type") == "compaction":
             continue
-        entry_messages = session_entry_to_context_messages(entry)
+        entry_messages = messages_of(entry)
         if entry_messages:
             messages.append(entry_messages[0])
     return messages

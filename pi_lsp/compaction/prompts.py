@@ -148,7 +148,8 @@ BRANCH_SUMMARY_PREAMBLE = (
     "Before coming back to this point, the user followed another branch of the conversation.\n"
     "What happened on that branch:\n\n"
 )
-"""Put before a branch summary's text, so the model reading it knows where the summary comes from."""
+"""Put before a branch summary's text, so the model
+reading it knows where the summary comes from."""
 
 NO_PRIOR_HISTORY = "No prior history."
 """The history part of a split-turn summary when there is neither new history nor a previous

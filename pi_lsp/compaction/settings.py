@@ -22,7 +22,7 @@ def _non_negative_int(instance: Any, attribute: attrs.Attribute, value: Any) -> 
 
 def _boolean(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
     if not isinstance(value, bool):
-        raise ValueError(f"{attribute.name} must be true or false, got {value!r}")
+        raise TypeError(f"{attribute.name} must be true or false, got {value!r}")
 
 
 @attrs.frozen

@@ -1,4 +1,4 @@
-"""Token counts for compaction decisions: pi's estimates, provider-reported usage, the threshold.
+"""Token counts for compaction decisions: pi's estimates and provider-reported usage.
 
 Two tokenizers, chosen by name:
 
@@ -20,11 +20,10 @@ import importlib.util
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 import attrs
 
-from pi_lsp.compaction.settings import CompactionSettings
 from pi_lsp.session.js_json import dumps, utf16_length
 from pi_lsp.session.js_values import UNDEFINED, is_truthy
 
@@ -155,7 +154,7 @@ def _tiktoken_encoding() -> Any:
     spec = importlib.util.find_spec("litellm")
     if spec is not None and spec.submodule_search_locations:
         bundled = os.path.join(
-            list(spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers"
+            next(iter(spec.submodule_search_locations)), "litellm_core_utils", "tokenizers"
         )
         os.environ["TIKTOKEN_CACHE_DIR"] = bundled
     import tiktoken
@@ -182,7 +181,7 @@ def calculate_context_tokens(usage: Mapping[str, Any]) -> int | float:
     return sum(parts)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -243,10 +242,28 @@ def estimate_context_tokens(
     return ContextTokenEstimate(estimated, 0, estimated, None)
 
 
-def should_compact(
-    context_tokens: float, context_window: float, settings: CompactionSettings
-) -> bool:
-    """Compact when enabled and the context has grown into the reserve at the top of the window."""
-    if not settings.enabled:
-        return False
-    return context_tokens > context_window - settings.reserve_tokens
+def estimate_tokens_after_edits(
+    path_entries: Sequence[Mapping[str, Any]],
+    messages: Sequence[Message],
+    counter: TokenCounter = CHARS4,
+    distrusted_types: tuple[str, ...] = ("context_edit",),
+) -> int | float:
+    """``estimate_context_tokens(messages)``, unless one of ``distrusted_types`` (by default a
+    pi 1.6 context edit) lies on the path after the newest answer that reported usage: that usage
+    then measured a context that no longer exists, and every message is estimated instead."""
+    if usage_predates(path_entries, distrusted_types):
+        return sum(counter.estimate_message_tokens(message) for message in messages)
+    return estimate_context_tokens(messages, counter).tokens
+
+
+def usage_predates(path_entries: Sequence[Mapping[str, Any]], entry_types: tuple[str, ...]) -> bool:
+    """Whether an entry of one of ``entry_types`` follows the newest answer with usable usage."""
+    for entry in reversed(path_entries):
+        entry_type = entry.get("type")
+        if entry_type in entry_types:
+            return True
+        if entry_type == "message":
+            message = entry.get("message")
+            if isinstance(message, Mapping) and get_assistant_usage(message) is not None:
+                return False
+    return False

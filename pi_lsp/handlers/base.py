@@ -1,7 +1,8 @@
 """The adapter every ``pi/*`` handler goes through: validate params, call, map errors.
 
 A handler function takes ``(services, params)`` with params already validated against the
-method's type in ``protocol.py`` and returns JSON-ready data. ``PiError``s become JSON-RPC errors
+method's type in ``protocol.py`` and returns the method's result type from there, which goes on
+the wire through ``protocol.to_json``. ``PiError``s become JSON-RPC errors
 with their own code and message; anything unexpected is logged with its traceback and reported as
 an internal error, and the server keeps serving. The same function also serves the method's
 ``workspace/executeCommand`` form (``pi.prompt`` for ``pi/prompt``).
@@ -47,7 +48,7 @@ async def dispatch(server: Any, method: str, raw_params: Any) -> Any:
         result = HANDLERS[method](services, params)
         if inspect.isawaitable(result):
             result = await result
-        return result
+        return protocol.to_json(result)
     except PiError as error:
         raise JsonRpcException(code=error.code, message=error.message) from None
     except JsonRpcException:

@@ -1,16 +1,16 @@
-"""Handler of ``pi/compact``: manual compaction, with ``$/progress`` when the client offers a token."""
+"""Handler of ``pi/compact``: manual compaction, with
+``$/progress`` when the client offers a token."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pi_lsp import protocol
+from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.services import Services
 
 
 @pi_request(protocol.COMPACT)
-async def on_compact(services: Services, params: protocol.CompactParams) -> dict[str, Any]:
+async def on_compact(services: Services, params: protocol.CompactParams) -> protocol.CompactResult:
     runtime = services.sessions.get(params.session_id)
     progress = services.progress(params.work_done_token, "Compacting the session")
     try:
@@ -19,4 +19,4 @@ async def on_compact(services: Services, params: protocol.CompactParams) -> dict
         )
     finally:
         progress.end()
-    return result
+    return shapes.compact_result(runtime.id, result)

@@ -39,7 +39,8 @@ async def pull(ls) -> None:
             types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
         )
         apply(ls, to_plain(answer[0]) if answer else None)
-    except Exception as error:  # a client that fails to answer keeps the start options in force
+    # A client that fails to answer, however it fails, keeps the start options in force.
+    except Exception as error:  # noqa: BLE001
         logger.warning("workspace/configuration for %r failed: %s", SECTION, error)
     finally:
         services.client_configuration_ready.set()
@@ -76,7 +77,8 @@ def apply(ls, section: Any) -> None:
 
 
 async def wait_for_first_answer(services) -> None:
-    """Let the first turn use the client's settings, without hanging on a client that never answers."""
+    """Let the first turn use the client's settings,
+    without hanging on a client that never answers."""
     try:
         await asyncio.wait_for(
             services.client_configuration_ready.wait(), FIRST_ANSWER_TIMEOUT_SECONDS

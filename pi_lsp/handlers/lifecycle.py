@@ -15,8 +15,6 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from pi_lsp import protocol
-from pi_lsp.agent.agent import Agent
-from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.resources import ResourceService
 from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
@@ -46,15 +44,11 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
     trusted = load_config(root, options).settings.trusted
     resources = ResourceService(root, agent_dir(), trusted=trusted, on_change=publisher.publish)
     config = load_config(root, options, pi_settings=resources.snapshot.settings.settings.merged)
-    sessions = SessionRegistry(
-        config.session_dir, str(root), lambda event: ls.protocol.notify(protocol.EVENT, event)
-    )
-    agent = Agent(config, sessions, editor=ls.editor_bridge(), resources=resources)
-    sessions.default_thinking_level = lambda: agent.current.thinking_level()
-    ls.services = Services(
-        config=config,
-        sessions=sessions,
-        agent=agent,
+    ls.services = Services.create(
+        config,
+        resources,
+        lambda notification: ls.protocol.notify(protocol.EVENT, protocol.to_json(notification)),
+        editor=ls.editor_bridge(),
         progress=lambda token, title: Progress(ls, token, title),
         initialization_options=options,
     )
@@ -75,15 +69,15 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
             )
         )
     configuration.start_pulling(ls)
-    ls.services.agent.preload_in_background()
-    resources = ls.services.agent.resources
+    ls.services.agent.client.preload()
+    resources = ls.services.resources
     resources.publish_current()  # the first diagnostics, now that the client is listening
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
 
 
 def on_shutdown(ls, params: None) -> None:
     if ls.services is not None:
-        ls.services.agent.resources.stop()
+        ls.services.resources.stop()
         ls.services.agent.abort_all()
         ls.services.sessions.close_all()
 
@@ -91,21 +85,24 @@ def on_shutdown(ls, params: None) -> None:
 def on_did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:
     """Clients that watch files for the server are honoured too: any change reloads resources."""
     if ls.services is not None:
-        ls.services.agent.resources.reload()
+        ls.services.resources.reload()
 
 
 class ResourcePublisher:
-    """Sends ``pi/resourcesChanged`` and publishes resource problems as diagnostics on their files."""
+    """Sends ``pi/resourcesChanged`` and publishes
+    resource problems as diagnostics on their files."""
 
     def __init__(self, server) -> None:
         self._server = server
         self._published: set[str] = set()
 
     def publish(self, changes, snapshot) -> None:
-        from pi_lsp.handlers.resources import changes_document
+        from pi_lsp.handlers.shapes import resources_changed
 
         if not changes.is_empty:
-            self._server.protocol.notify(protocol.RESOURCES_CHANGED, changes_document(changes))
+            self._server.protocol.notify(
+                protocol.RESOURCES_CHANGED, protocol.to_json(resources_changed(changes))
+            )
         by_path: dict[str, list[types.Diagnostic]] = {}
         for problem in snapshot.diagnostics:
             line = max(problem.line - 1, 0)

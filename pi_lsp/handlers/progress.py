@@ -11,7 +11,8 @@ logger = logging.getLogger(__name__)
 
 
 class Progress:
-    """``$/progress`` begin/report/end on one client token; without a token every call is a no-op."""
+    """``$/progress`` begin/report/end on one client
+    token; without a token every call is a no-op."""
 
     def __init__(self, server: Any, token: int | str | None, title: str) -> None:
         self._server = server

@@ -1,65 +1,54 @@
-"""Handlers of the state and model requests: ``pi/state``, ``pi/models``, ``pi/setModel``, ``pi/setThinkingLevel``."""
+"""Handlers of the state and model requests.
+
+``pi/state``, ``pi/models``, ``pi/setModel``, ``pi/setThinkingLevel``.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from pi_lsp import protocol
 from pi_lsp.agent.state import session_state
+from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.services import Services
 
+MODELS_LISTED = 500
+
 
 @pi_request(protocol.STATE)
-async def on_state(services: Services, params: protocol.SessionParams) -> dict[str, Any]:
+async def on_state(services: Services, params: protocol.SessionParams) -> protocol.StateResult:
     runtime = services.sessions.get(params.session_id)
-    # Looking up the context window may import litellm (seconds): keep the event loop free meanwhile.
-    return await asyncio.to_thread(session_state, services.agent, runtime)
+    # Looking up the context window may import litellm (seconds): keep the event loop free.
+    return shapes.state_result(await asyncio.to_thread(session_state, services.live, runtime))
 
 
 @pi_request(protocol.MODELS)
-async def on_models(services: Services, params: protocol.ModelsParams) -> dict[str, Any]:
+async def on_models(services: Services, params: protocol.ModelsParams) -> protocol.ModelsResult:
     from pi_lsp.llm.models import list_known_models
 
     models = await asyncio.to_thread(list_known_models, "")
     wanted = (params.filter or "").lower()
-    return {
-        "models": [
-            {
-                "model": model.model,
-                "provider": model.provider,
-                "contextWindow": model.context_window,
-            }
+    return protocol.ModelsResult(
+        [
+            protocol.ModelInfo(model.model, model.provider, model.context_window)
             for model in models
             if wanted in model.model.lower()
-        ][:500]
-    }
+        ][:MODELS_LISTED]
+    )
 
 
 @pi_request(protocol.SET_MODEL)
-def on_set_model(services: Services, params: protocol.SetModelParams) -> dict[str, Any]:
+def on_set_model(services: Services, params: protocol.SetModelParams) -> protocol.SetModelResult:
     runtime = services.sessions.get(params.session_id)
-    runtime.require_idle("change the model")
-    runtime.model_override = params.model
-    model = services.agent.require_model(runtime)
-    runtime.session.append_model_change(model.provider, model.model_id)
-    runtime.tree_changed()
-    return {
-        "sessionId": runtime.id,
-        "model": model.model,
-        "provider": model.provider,
-        "modelId": model.model_id,
-    }
+    model = services.agent.set_model(runtime, params.model)
+    return protocol.SetModelResult(runtime.id, model.model, model.provider, model.model_id)
 
 
 @pi_request(protocol.SET_THINKING_LEVEL)
 def on_set_thinking_level(
     services: Services, params: protocol.SetThinkingLevelParams
-) -> dict[str, Any]:
+) -> protocol.SetThinkingLevelResult:
     runtime = services.sessions.get(params.session_id)
-    runtime.require_idle("change the thinking level")
-    if services.agent.thinking_level(runtime) != params.level:
-        runtime.session.append_thinking_level_change(params.level)
-        runtime.tree_changed()
-    return {"sessionId": runtime.id, "thinkingLevel": params.level}
+    services.agent.set_thinking_level(runtime, params.level)
+    return protocol.SetThinkingLevelResult(runtime.id, params.level)

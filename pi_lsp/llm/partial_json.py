@@ -8,8 +8,8 @@ characters in strings, which gives what pi's repair gives.
 
 So an aborted tool call keeps the arguments received so far (``{"path": "src/ma`` →
 ``{"path": "src/ma"}``), and anything unusable becomes ``{}``. A trailing key without a value or
-a cut literal (``tru``) is dropped rather than guessed. Arguments are always an object: JSON that parses
-to anything else gives ``{}``.
+a cut literal (``tru``) is dropped rather than guessed. Arguments are always an object: JSON that
+parses to anything else gives ``{}``.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Use ``AssistantStream`` as an async context manager and iterate ``events()``::
 
     async with AssistantStream(request) as stream:
         async for event in stream.events():
-            ...                               # TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta
-    message = stream.message                  # the Completed event's pi assistant message
+            ...  # TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta
+    message = stream.message  # the Completed event's pi assistant message
 
 The last event is always ``Completed(message)``: a complete pi assistant message whose
 ``stopReason`` is ``stop``, ``length``, ``toolUse`` or ``error``. Failures never raise out of
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any, Self
 
 import attrs
@@ -150,12 +150,10 @@ class AssistantStream:
         return self._events
 
     async def _run(self) -> AsyncIterator[StreamEvent]:
-        response = None
+        chunks = self._chunks()
         error_message: str | None = None
         try:
-            litellm = await preload_litellm()
-            response = await litellm.acompletion(**completion_arguments(self.request))
-            async for chunk in response:
+            async for chunk in chunks:
                 for event in self._events_of(chunk):
                     yield event
         except asyncio.CancelledError:
@@ -163,10 +161,21 @@ class AssistantStream:
         except Exception as error:  # noqa: BLE001 — every provider failure becomes an error message
             error_message = describe_error(error)
         finally:
-            if response is not None:
-                await _close_quietly(response)
+            await chunks.aclose()
         self.message = self.partial.to_message(None, error_message)
         yield Completed(self.message)
+
+    async def _chunks(self) -> AsyncGenerator[Any, None]:
+        """The provider's streamed chunks (OpenAI chat-completion chunk objects), from litellm."""
+        response = None
+        try:
+            litellm = await preload_litellm()
+            response = await litellm.acompletion(**completion_arguments(self.request))
+            async for chunk in response:
+                yield chunk
+        finally:
+            if response is not None:
+                await _close_quietly(response)
 
     def _events_of(self, chunk: Any) -> list[StreamEvent]:
         usage = getattr(chunk, "usage", None)

@@ -27,7 +27,8 @@ APPEND_SYSTEM_PROMPT_FILE = "APPEND_SYSTEM.md"
 
 @attrs.frozen
 class ContextFile:
-    """A file whose text goes into the system prompt: a context file, SYSTEM.md or APPEND_SYSTEM.md."""
+    """A file whose text goes into the system prompt: a
+    context file, SYSTEM.md or APPEND_SYSTEM.md."""
 
     path: str
     content: str = attrs.field(repr=False)
@@ -43,9 +44,13 @@ def load_context_files(
     shadowed = _shadowed_context_file(workspace)
     for directory in [agent_dir, *reversed([workspace, *workspace.parents])]:
         context_file = _context_file_in(directory, diagnostics)
-        if context_file is not None and directory != agent_dir and shadowed is not None:
-            if Path(os.path.realpath(context_file.path)) == shadowed:
-                continue
+        if (
+            context_file is not None
+            and directory != agent_dir
+            and shadowed is not None
+            and Path(os.path.realpath(context_file.path)) == shadowed
+        ):
+            continue
         # The agent dir may itself lie on the walk; pi keeps the first occurrence.
         if context_file is not None and context_file.path not in seen:
             seen.add(context_file.path)

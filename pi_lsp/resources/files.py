@@ -12,7 +12,8 @@ Parsed = TypeVar("Parsed")
 
 
 def file_identity(path: str | os.PathLike[str]) -> object:
-    """(device, inode) of ``path``; one stat, much cheaper than ``realpath`` over hundreds of skills."""
+    """(device, inode) of ``path``; one stat, much cheaper
+    than ``realpath`` over hundreds of skills."""
     try:
         status = os.stat(path)
     except OSError:

@@ -57,7 +57,8 @@ def _linked_worktree(directory: Path, marker: Path) -> GitPaths | None:
 
 
 def shadowed_main_checkout(workspace: Path) -> tuple[Path, Path] | None:
-    """(worktree root, main checkout root), real paths, when the workspace is a nested linked worktree."""
+    """(worktree root, main checkout root), real paths,
+    when the workspace is a nested linked worktree."""
     paths = find_git_paths(workspace)
     if paths is None:
         return None

@@ -64,7 +64,8 @@ def patterns_of(entries: Sequence[str], base: Path, *, heed_includes: bool) -> R
 
 
 def _candidates(path: Path, base: Path, *, with_names: bool) -> list[str]:
-    """What a pattern is tried against: relative path, (name,) absolute path; a skill's folder too."""
+    """What a pattern is tried against: relative path,
+    (name,) absolute path; a skill's folder too."""
 
     def forms(target: Path) -> list[str]:
         found = [Path(os.path.relpath(target, base)).as_posix()]

@@ -191,7 +191,10 @@ def _parse_settings(
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as problem:
-        message = f"invalid JSON: {problem.msg} (line {problem.lineno}, column {problem.colno}); keeping the last good settings"
+        message = (
+            f"invalid JSON: {problem.msg} (line {problem.lineno}, "
+            f"column {problem.colno}); keeping the last good settings"
+        )
         diagnostics.append(error(path, problem.lineno, message))
         return None
     if not isinstance(parsed, dict):

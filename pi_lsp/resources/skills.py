@@ -1,11 +1,11 @@
-"""Skills: discovery, Agent Skills validation, the system-prompt index and ``/skill:name`` expansion,
-following pi 0.84.2 (``core/skills.ts`` and ``core/package-manager.ts``).
+"""Skills: discovery, Agent Skills validation, the system-prompt index and ``/skill:name``
+expansion, following pi 0.84.2 (``core/skills.ts`` and ``core/package-manager.ts``).
 
 A directory holding ``SKILL.md`` is a skill root and is not searched further; other directories
 are searched recursively, skipping dot-directories, ``node_modules`` and whatever the
 ``.gitignore``/``.ignore``/``.fdignore`` files met on the way exclude; the ``!``/``+``/``-``
-patterns of the location's settings file may disable single skills (``patterns.py``). ``.pi``-style skill
-directories (and directories named in settings) also take loose ``*.md`` files at their top;
+patterns of the location's settings file may disable single skills (``patterns.py``). ``.pi``-style
+skill directories (and directories named in settings) also take loose ``*.md`` files at their top;
 ``.agents``-style ones take only ``SKILL.md``. Invalid names and over-long descriptions are
 warnings; a missing description or unreadable frontmatter skips the skill; on a name collision
 the first location wins (callers pass project locations before user ones).
@@ -13,6 +13,7 @@ the first location wins (callers pass project locations before user ones).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -61,7 +62,7 @@ class SkillLocation:
     """Named in settings: a missing path is reported, and a single ``.md`` file is accepted."""
     declared_in: str | None = None
     declared_line: int = 1
-    patterns: ResourcePatterns = ResourcePatterns()
+    patterns: ResourcePatterns = attrs.field(factory=ResourcePatterns)
     """The include/exclude patterns of the settings file that governs this location."""
 
 
@@ -126,7 +127,7 @@ def _skills_at(
         if not location.patterns.enables(file):
             continue
         skill, problems = read(
-            file, location.source, lambda: load_skill_file(file, location.source)
+            file, location.source, functools.partial(load_skill_file, file, location.source)
         )
         diagnostics.extend(problems)
         if skill is not None:
@@ -158,9 +159,14 @@ def _scan(directory: Path, mode: ScanMode, ignore: IgnoreRules, *, is_root: bool
         if _is_dir(entry):
             if not ignore.ignores(path, is_directory=True):
                 found.extend(_scan(path, mode, ignore, is_root=False))
-        elif mode == "pi" and is_root and entry.name.endswith(".md") and _is_file(entry):
-            if not ignore.ignores(path, is_directory=False):
-                found.append(path)
+        elif (
+            mode == "pi"
+            and is_root
+            and entry.name.endswith(".md")
+            and _is_file(entry)
+            and not ignore.ignores(path, is_directory=False)
+        ):
+            found.append(path)
     return found
 
 
@@ -277,10 +283,14 @@ def format_skills_for_prompt(skills: Iterable[Skill]) -> str:
         return ""
     lines = [
         "Skills hold detailed instructions for particular kinds of tasks.",
-        "When a task matches a skill's description, read that skill's file with the read tool before you start.",
+        (
+            "When a task matches a skill's description, read that "
+            "skill's file with the read tool before you start."
+        ),
         (
             "Relative paths inside a skill file are relative to the skill's directory "
-            "(the folder of its file); turn them into absolute paths before using them in tool calls."
+            "(the folder of its file); turn them into "
+            "absolute paths before using them in tool calls."
         ),
         "",
         "<available_skills>",
@@ -306,7 +316,8 @@ def escape_xml(text: str) -> str:
 
 
 def expand_skill_command(text: str, skills: Iterable[Skill]) -> str:
-    """``/skill:name args`` → the skill's body in a ``<skill>`` block, then the args; else ``text``."""
+    """``/skill:name args`` → the skill's body in a
+    ``<skill>`` block, then the args; else ``text``."""
     if not text.startswith(SKILL_COMMAND):
         return text
     # pi splits at the first space only (not at tabs or newlines).

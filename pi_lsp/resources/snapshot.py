@@ -62,7 +62,8 @@ def load_resources(
     home: Path | None = None,
     cache: ParsedFileCache | None = None,
 ) -> ResourceSnapshot:
-    """Everything pi would load for ``workspace``; a broken settings file keeps ``previous``'s content.
+    """Everything pi would load for ``workspace``; a broken settings file keeps ``previous``'s
+    content.
 
     With a ``cache`` (kept from one reload to the next), only skill and template files that changed
     are read and parsed again; every folder is still listed, so additions and deletions show.
@@ -84,11 +85,8 @@ def load_resources(
     template_places = template_locations(workspace, agent_dir, settings, trusted=trusted)
     skills = load_skills(skill_places, cache)
     templates = load_templates(template_places, cache)
-    named_paths = tuple(
-        dict.fromkeys(
-            str(place.path) for place in (*skill_places, *template_places) if place.explicit
-        )
-    )
+    places: list[SkillLocation | TemplateLocation] = [*skill_places, *template_places]
+    named_paths = tuple(dict.fromkeys(str(place.path) for place in places if place.explicit))
     if cache is not None:
         cache.sweep()
     trust_problem = None if trusted else untrusted_workspace_diagnostic(workspace, agents_dirs)
@@ -121,7 +119,8 @@ def git_root(start: Path) -> Path | None:
 
 
 def agents_skill_dirs(workspace: Path, home: Path) -> list[Path]:
-    """``.agents/skills`` of the workspace and its ancestors up to the git root (or the filesystem root)."""
+    """``.agents/skills`` of the workspace and its ancestors
+    up to the git root (or the filesystem root)."""
     root = git_root(workspace)
     user_dir = home / ".agents" / "skills"
     directories = []
@@ -244,8 +243,8 @@ def _settings_paths(
     """(entry, resolved path, line) of each plain local path in a settings file's ``key`` array."""
     if file is None:
         return
-    for entry in file.valid.get(key, []):
-        entry = entry.strip()
+    for raw_entry in file.valid.get(key, []):
+        entry = raw_entry.strip()
         if not entry or entry.startswith(NON_PATH_PREFIXES) or is_pattern(entry):
             continue
         path = Path(os.path.expanduser(entry))
@@ -284,7 +283,8 @@ class ResourceChanges:
 
 
 def diff_snapshots(old: ResourceSnapshot | None, new: ResourceSnapshot) -> ResourceChanges:
-    """What was added, changed (same identity, different value) and removed between two snapshots."""
+    """What was added, changed (same identity, different
+    value) and removed between two snapshots."""
     before = _by_identity(old) if old is not None else {}
     after = _by_identity(new)
     return ResourceChanges(

@@ -2,14 +2,15 @@
 pi 0.84.2's ``core/prompt-templates.ts``.
 
 Only files directly in a prompts directory count (no recursion), less what the folder's
-``.gitignore``/``.ignore``/``.fdignore`` exclude and what settings patterns disable. ``/name args`` expands when a
-template ``name`` exists: the arguments are split like a shell would (quotes may open mid-word,
-empty quoted arguments vanish) and substituted in one pass, so an argument that itself looks
-like ``$1`` is never substituted again.
+``.gitignore``/``.ignore``/``.fdignore`` exclude and what settings patterns disable. ``/name args``
+expands when a template ``name`` exists: the arguments are split like a shell would (quotes may open
+mid-word, empty quoted arguments vanish) and substituted in one pass, so an argument that itself
+looks like ``$1`` is never substituted again.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -51,7 +52,7 @@ class TemplateLocation:
     path: Path
     source: Scope
     explicit: bool = False
-    patterns: ResourcePatterns = ResourcePatterns()
+    patterns: ResourcePatterns = attrs.field(factory=ResourcePatterns)
     """The include/exclude patterns of the settings file that governs this location."""
 
 
@@ -82,7 +83,7 @@ def load_templates(
                 continue
             seen_files.add(identity)
             template, problem = read(
-                path, location.source, lambda: load_template_file(path, location.source)
+                path, location.source, functools.partial(load_template_file, path, location.source)
             )
             if problem is not None:
                 diagnostics.append(problem)
@@ -94,7 +95,8 @@ def load_templates(
                     warning(
                         template.file_path,
                         1,
-                        f'prompt template "/{template.name}" collides with {winner.file_path}, which wins',
+                        f'prompt template "/{template.name}" collides '
+                        f"with {winner.file_path}, which wins",
                     )
                 )
                 continue
@@ -190,7 +192,8 @@ def parse_command_args(text: str) -> list[str]:
 
 
 def substitute_args(content: str, args: Sequence[str]) -> str:
-    """Replace ``$1``, ``$@``, ``$ARGUMENTS``, ``${@:N}``, ``${@:N:L}`` and ``${X:-default}`` in one pass."""
+    """Replace ``$1``, ``$@``, ``$ARGUMENTS``, ``${@:N}``,
+    ``${@:N:L}`` and ``${X:-default}`` in one pass."""
     all_args = " ".join(args)
 
     def positional(number: str) -> str | None:

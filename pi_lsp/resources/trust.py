@@ -24,7 +24,8 @@ PROJECT_RESOURCE_PATHS = (
 def untrusted_workspace_diagnostic(
     workspace: Path, agents_skill_dirs: Sequence[Path] = ()
 ) -> ResourceDiagnostic | None:
-    """One warning listing the project resources that exist but were skipped; None if there are none."""
+    """One warning listing the project resources that
+    exist but were skipped; None if there are none."""
     skipped = [relative for relative in PROJECT_RESOURCE_PATHS if (workspace / relative).exists()]
     skipped += [str(directory) for directory in agents_skill_dirs if directory.is_dir()]
     if not skipped:

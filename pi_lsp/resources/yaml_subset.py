@@ -228,7 +228,8 @@ def _fold_plain(parts: list[str]) -> str:
 
 
 def _fold_block(lines: list[str]) -> str:
-    """``>`` folding: a break between two ordinary lines becomes a space; blank lines stay breaks."""
+    """``>`` folding: a break between two ordinary lines
+    becomes a space; blank lines stay breaks."""
     result = ""
     blank_run = 0
     previous: str | None = None

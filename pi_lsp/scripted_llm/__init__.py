@@ -3,7 +3,9 @@
 In-process::
 
     async with ScriptedLLM() as llm:
-        llm.enqueue(replies.text("Hello"), replies.tool_calls([("call_1", "read", {"path": "a.py"})]))
+        llm.enqueue(
+            replies.text("Hello"), replies.tool_calls([("call_1", "read", {"path": "a.py"})])
+        )
         ...  # point litellm at llm.base_url; inspect llm.requests afterwards
 
 As a separate process (for a language server under test that runs as a subprocess)::

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -66,7 +66,7 @@ def text(
     usage: Mapping[str, Any] | None = None,
     chunk_delay: float = 0.0,
 ) -> Reply:
-    """A streamed answer: optional ``reasoning_content`` deltas, then ``text`` in ``chunks`` parts."""
+    """A streamed answer: optional ``reasoning_content`` deltas, then ``text`` in ``chunks``."""
     return Reply(
         deltas=tuple(_text_deltas(text, chunks, reasoning)),
         usage=usage,
@@ -108,7 +108,7 @@ def tool_calls(
     usage: Mapping[str, Any] | None = None,
     chunk_delay: float = 0.0,
 ) -> Reply:
-    """Tool calls ``(id, name, arguments)`` whose JSON arguments arrive split over several chunks."""
+    """Tool calls ``(id, name, arguments)`` whose JSON arguments arrive over several chunks."""
     deltas = _text_deltas(text or "", 2, None)
     for index, call in enumerate(calls):
         deltas += _tool_call_deltas(index, call, argument_chunks)
@@ -175,7 +175,24 @@ def dropped_stream(text: str = "Partial ans") -> Reply:
     )
 
 
-_HELPERS = {
+def usage_for(reply: Reply, messages: Sequence[Any]) -> dict[str, Any]:
+    """The reply's OpenAI usage; missing numbers are estimated at four characters per token."""
+    given = dict(reply.usage or {})
+    answer_chars = sum(len(json.dumps(delta)) for delta in reply.deltas if "role" not in delta)
+    prompt = given.get("prompt_tokens", math.ceil(len(json.dumps(list(messages))) / 4))
+    completion = given.get("completion_tokens", math.ceil(answer_chars / 4))
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": given.get("total_tokens", prompt + completion),
+    }
+    for key in ("prompt_tokens_details", "completion_tokens_details"):
+        if key in given:
+            usage[key] = given[key]
+    return usage
+
+
+_HELPERS: dict[str, Callable[..., Any]] = {
     "text": text,
     "length_stop": length_stop,
     "tool_calls": tool_calls,

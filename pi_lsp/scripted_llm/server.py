@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import math
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -22,14 +21,15 @@ from typing import Any, Self
 
 from aiohttp import web
 
-from pi_lsp.scripted_llm.replies import Reply, error, reply_from_json
+from pi_lsp.scripted_llm.replies import Reply, error, reply_from_json, usage_for
 
 SCRIPTED_MODEL_ID = "scripted"
 _NO_REPLY = error(500, "no scripted reply: the scripted LLM server's queue is empty")
 
 
 class ScriptedLLM:
-    """An OpenAI-compatible server whose answers are queued by the test; an async context manager."""
+    """An OpenAI-compatible server whose answers are
+    queued by the test; an async context manager."""
 
     def __init__(self, replies: tuple[Reply, ...] = (), *, port: int = 0) -> None:
         self._queue: deque[Reply] = deque(replies)
@@ -38,7 +38,8 @@ class ScriptedLLM:
         self._ids = itertools.count(1)
         self.port = 0
         self.requests: list[dict[str, Any]] = []
-        # Streams the client closed before their end: evidence that an abort released the connection.
+        # Streams the client closed before their end:
+        # evidence that an abort released the connection.
         self.disconnects = 0
         self.completed_streams = 0
 
@@ -104,7 +105,7 @@ class ScriptedLLM:
         if reply.is_http_error:
             return web.json_response(dict(reply.error_body or {}), status=reply.status)
         completion_id = f"chatcmpl-scripted-{next(self._ids)}"
-        usage = _usage_for(reply, body)
+        usage = usage_for(reply, body.get("messages", []))
         if not body.get("stream"):
             return web.json_response(_completion_json(completion_id, body, reply, usage))
         try:
@@ -134,7 +135,8 @@ async def _stream(
     if reply.hang_seconds:
         await asyncio.sleep(reply.hang_seconds)
     if reply.drop_connection:
-        # Closing the transport without the terminating chunk is what a dropped connection looks like.
+        # Closing the transport without the terminating
+        # chunk is what a dropped connection looks like.
         if request.transport is not None:
             request.transport.close()
         return response
@@ -164,7 +166,7 @@ async def _send(response: web.StreamResponse, event: Mapping[str, Any]) -> None:
     await response.write(f"data: {json.dumps(event)}\n\n".encode())
 
 
-def _chunk_factory(completion_id: str, model: str):  # type: ignore[no-untyped-def]
+def _chunk_factory(completion_id: str, model: str):
     created = int(time.time())
 
     def chunk(delta: Mapping[str, Any], finish_reason: str | None) -> dict[str, Any]:
@@ -177,23 +179,6 @@ def _chunk_factory(completion_id: str, model: str):  # type: ignore[no-untyped-d
         }
 
     return chunk
-
-
-def _usage_for(reply: Reply, body: Mapping[str, Any]) -> dict[str, Any]:
-    """The reply's usage; missing numbers are estimated at four characters per token."""
-    given = dict(reply.usage or {})
-    answer_chars = sum(len(json.dumps(delta)) for delta in reply.deltas if "role" not in delta)
-    prompt = given.get("prompt_tokens", math.ceil(len(json.dumps(body.get("messages", []))) / 4))
-    completion = given.get("completion_tokens", math.ceil(answer_chars / 4))
-    usage: dict[str, Any] = {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": given.get("total_tokens", prompt + completion),
-    }
-    for key in ("prompt_tokens_details", "completion_tokens_details"):
-        if key in given:
-            usage[key] = given[key]
-    return usage
 
 
 def _completion_json(

@@ -1,1 +1,2 @@
-"""Session files: pi's append-only JSONL tree, its entries, loading, writing and context building."""
+"""Session files: pi's append-only JSONL tree, its
+entries, loading, writing and context building."""

@@ -1,48 +1,67 @@
-"""What the LLM sees of a session: pi 0.84.2's ``buildSessionContext`` and its helpers.
+"""What the LLM sees of a session: pi's ``buildSessionContext`` and its helpers.
 
-The context is the root→leaf path through the entry tree. When that path holds a compaction, the
-newest one stands in for everything before its ``firstKeptEntryId``. Thinking level and model are
-the last ones set on the path (an assistant message counts as setting the model).
+The context is the root→leaf path through the entry tree, projected as pi 1.6 projects it
+(``projection``): the newest compaction stands in for everything before its ``firstKeptEntryId``,
+and context edits leave out or replace the entries they target. Thinking level and model are the
+last ones set on the path (an assistant message counts as setting the model). On files without pi
+1.x entries this is pi 0.84.2's context (but for one fix of pi 1.6: an older compaction inside the
+newest one's kept part gives nothing).
 
-Entries are pi's entry objects (dicts, or any read-only mapping such as the store's lazily
-decoded entries). ``by_id`` is anything with ``.get(entry_id)`` returning an entry or ``None``;
-without it an index of ``entries`` is built. Parent links in a damaged file can form a cycle,
-which pi would walk forever; here every walk stops at the first entry it has already visited.
+The path walks live in ``paths``; their names are re-exported here for the modules that build on
+the context.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import attrs
 
-from pi_lsp.session.js_values import UNDEFINED, is_truthy, strict_equals, without_undefined
-from pi_lsp.session.messages import (
-    create_branch_summary_message,
-    create_compaction_summary_message,
-    create_custom_message,
+from pi_lsp.session.js_values import UNDEFINED, without_undefined
+from pi_lsp.session.paths import (
+    UNSET,
+    EntryLookup,
+    branch_path,
+    entry_ids,
+    entry_role,
+    entry_types,
+    first_index_with_id,
+    index_entries,
+    session_path,
+    walk_to_root,
 )
+from pi_lsp.session.projection import (
+    ProjectedEntry,
+    context_entries,
+    context_messages,
+    entry_messages,
+    project_path,
+)
+
+__all__ = [
+    "UNSET",
+    "EntryLookup",
+    "ProjectedEntry",
+    "SessionContext",
+    "branch_path",
+    "build_context_entries",
+    "build_context_from_path",
+    "build_session_context",
+    "entry_ids",
+    "first_index_with_id",
+    "index_entries",
+    "project_session",
+    "session_entry_to_context_messages",
+    "session_path",
+    "walk_to_root",
+]
 
 Entry = Mapping[str, Any]
 Message = Mapping[str, Any]
 
-
-class _UnsetType:
-    """The type of ``UNSET``: no leaf was given (pi's ``leafId === undefined``)."""
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Any = _UnsetType()
-"""No leaf given: the context ends at the last entry. ``None`` means an explicit null leaf."""
-
-
-class EntryLookup(Protocol):
-    """Finds an entry by id (a dict, or the store's lazy index)."""
-
-    def get(self, entry_id: Any, /) -> Entry | None: ...
+session_entry_to_context_messages = entry_messages
+"""pi's name for ``projection.entry_messages``."""
 
 
 @attrs.frozen
@@ -64,167 +83,11 @@ class SessionContext:
         )
 
 
-def index_entries(entries: Sequence[Entry]) -> dict[Any, Entry]:
-    """Entries by id; a repeated id maps to its last entry, as pi's ``Map`` does."""
-    index: dict[Any, Entry] = {}
-    for entry in entries:
-        entry_id = entry.get("id", UNDEFINED)
-        try:
-            index[entry_id] = entry
-        except TypeError:
-            continue  # An unhashable id (an object) can never be a parentId that finds it.
-    return index
-
-
-def walk_to_root(by_id: EntryLookup, start: Entry | None) -> list[Entry]:
-    """``start`` and its ancestors via ``parentId``, root first, exactly as pi walks them; where pi
-    would loop forever (a parent cycle), the walk stops before the first entry it meets again."""
-    path = _walk_unguarded(by_id, start)
-    if path is None:
-        path = _walk_guarded(by_id, start)
-    path.reverse()
-    return path
-
-
-def _walk_unguarded(by_id: EntryLookup, start: Entry | None) -> list[Entry] | None:
-    """The fast walk: no bookkeeping, so ``None`` once it gets longer than the session (a cycle)."""
-    limit = len(by_id) + 1 if isinstance(by_id, Mapping) else 0
-    if not limit or start is None:
-        return None
-    indexed = _is_indexed(start)
-    path: list[Entry] = []
-    current: Entry | None = start
-    while current is not None:
-        path.append(current)
-        parent_id = current.parentId if indexed else current.get("parentId", UNDEFINED)
-        if type(parent_id) is str and parent_id:
-            if len(path) > limit:
-                return None  # longer than the session: a cycle, which the guarded walk handles
-            current = by_id.get(parent_id)
-        elif parent_id is None or parent_id is UNDEFINED or parent_id == "":
-            break
-        else:
-            return None  # an odd parent id (a number, an object): the guarded walk decides
-    return path
-
-
-def _walk_guarded(by_id: EntryLookup, start: Entry | None) -> list[Entry]:
-    path: list[Entry] = []
-    visited: set[int] = set()
-    current = start
-    while current is not None and id(current) not in visited:
-        visited.add(id(current))
-        path.append(current)
-        parent_id = current.parentId if _is_indexed(current) else current.get("parentId", UNDEFINED)
-        current = _lookup(by_id, parent_id) if is_truthy(parent_id) else None
-    return path
-
-
-def _is_root_path(entries: Sequence[Entry]) -> bool:
-    """Whether ``entries`` is exactly what walking up from its last entry would give: a chain of
-    distinct string ids from a root, each entry the child of the one before."""
-    ids = entry_ids(entries)
-    if not ids or not all(type(entry_id) is str for entry_id in ids) or len(set(ids)) != len(ids):
-        return False
-    parents = _parent_ids(entries)
-    return not is_truthy(parents[0]) and parents[1:] == ids[:-1]
-
-
-def _parent_ids(entries: Sequence[Entry]) -> list[Any]:
-    if entries and _is_indexed(entries[0]):
-        return [entry.parentId for entry in entries]
-    return [entry.get("parentId", UNDEFINED) for entry in entries]
-
-
-def _is_indexed(entry: Any) -> bool:
-    """Whether an entry exposes ``type``, ``id`` and ``parentId`` as attributes (the store's entries
-    do, with ``UNDEFINED`` for an absent field); plain dicts are read by key."""
-    return entry is not None and hasattr(entry, "parentId")
-
-
-def entry_ids(entries: Sequence[Entry]) -> list[Any]:
-    """The ``id`` of every entry (``UNDEFINED`` where absent), read cheaply from indexed entries."""
-    if entries and _is_indexed(entries[0]):
-        return [entry.id for entry in entries]
-    return [entry.get("id", UNDEFINED) for entry in entries]
-
-
-def _types(entries: Sequence[Entry]) -> list[Any]:
-    if entries and _is_indexed(entries[0]):
-        return [entry.type for entry in entries]
-    return [entry.get("type") for entry in entries]
-
-
-def branch_path(by_id: EntryLookup, from_id: Any) -> list[Entry]:
-    """pi's ``SessionManager.getBranch(fromId)``: root→entry path, empty when the id is unknown."""
-    start = _lookup(by_id, from_id) if is_truthy(from_id) else None
-    return walk_to_root(by_id, start)
-
-
-def session_path(
-    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
-) -> list[Entry]:
-    """pi's ``buildSessionPath``: root→leaf; an unknown or missing leaf id means the last entry."""
-    if leaf_id is None:
-        return []
-    if by_id is None and leaf_id is UNSET and _is_root_path(entries):
-        return list(
-            entries
-        )  # already the root→leaf path (a branch handed back in): nothing to walk
-    index = by_id if by_id is not None else index_entries(entries)
-    leaf = _lookup(index, leaf_id) if leaf_id is not UNSET and is_truthy(leaf_id) else None
-    if leaf is None:
-        leaf = entries[-1] if entries else None
-    return walk_to_root(index, leaf)
-
-
 def build_context_entries(
     entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
-) -> list[Entry]:
+) -> Sequence[Entry]:
     """The path with the newest compaction first, then the entries it kept, then those after it."""
-    return _context_entries_of_path(session_path(entries, leaf_id, by_id))
-
-
-def session_entry_to_context_messages(entry: Entry) -> list[Message]:
-    """The messages one entry adds to the context (none for settings, labels, custom state)."""
-    entry_type = entry.get("type", UNDEFINED)
-    if entry_type == "message":
-        message = entry.get("message", UNDEFINED)
-        if not isinstance(message, Mapping):
-            return []  # pi would throw on such a line; leaving it out keeps the session usable.
-        # Old versions, forks and hand edits leave content null or missing; providers need a list.
-        if (
-            message.get("role") in ("user", "assistant", "toolResult")
-            and message.get("content") is None
-        ):
-            return [{**message, "content": []}]
-        return [message]
-    if entry_type == "custom_message":
-        content = entry.get("content")
-        return [
-            create_custom_message(
-                entry.get("customType", UNDEFINED),
-                [] if content is None else content,
-                entry.get("display", UNDEFINED),
-                entry.get("details", UNDEFINED),
-                entry.get("timestamp", UNDEFINED),
-            )
-        ]
-    if entry_type == "branch_summary" and is_truthy(entry.get("summary")):
-        return [
-            create_branch_summary_message(
-                entry["summary"], entry.get("fromId", UNDEFINED), entry.get("timestamp", UNDEFINED)
-            )
-        ]
-    if entry_type == "compaction":
-        return [
-            create_compaction_summary_message(
-                entry.get("summary", UNDEFINED),
-                entry.get("tokensBefore", UNDEFINED),
-                entry.get("timestamp", UNDEFINED),
-            )
-        ]
-    return []
+    return context_entries(session_path(entries, leaf_id, by_id))
 
 
 def build_session_context(
@@ -234,55 +97,22 @@ def build_session_context(
     return build_context_from_path(session_path(entries, leaf_id, by_id))
 
 
-def build_context_from_path(path: list[Entry]) -> SessionContext:
+def project_session(
+    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+) -> list[ProjectedEntry]:
+    """pi 1.6's ``buildSessionProjection`` entries: what each context entry gives at the leaf."""
+    return project_path(session_path(entries, leaf_id, by_id))
+
+
+def build_context_from_path(path: Sequence[Entry]) -> SessionContext:
     """The context of a root→leaf ``path`` already walked (the store keeps its active path)."""
     thinking_level, model = _context_settings(path)
-    messages = [
-        message
-        for entry in _context_entries_of_path(path)
-        for message in session_entry_to_context_messages(entry)
-    ]
-    return SessionContext(messages=messages, thinking_level=thinking_level, model=model)
-
-
-def _context_entries_of_path(path: list[Entry]) -> list[Entry]:
-    types = _types(path)
-    compaction_position = _last_index(types, "compaction")
-    if compaction_position < 0:
-        return path
-    compaction = path[compaction_position]
-    ids = entry_ids(path)
-    compaction_index = first_index_with_id(ids, compaction.get("id", UNDEFINED), len(path))
-    if compaction_index < 0:
-        return path
-    first_kept_index = first_index_with_id(
-        ids, compaction.get("firstKeptEntryId", UNDEFINED), compaction_index
+    return SessionContext(
+        messages=context_messages(path), thinking_level=thinking_level, model=model
     )
-    kept = path[first_kept_index:compaction_index] if first_kept_index >= 0 else []
-    return [compaction, *kept, *path[compaction_index + 1 :]]
 
 
-def _last_index(values: list[Any], wanted: Any) -> int:
-    for index in range(len(values) - 1, -1, -1):
-        if values[index] == wanted:
-            return index
-    return -1
-
-
-def first_index_with_id(ids: list[Any], wanted_id: Any, end: int) -> int:
-    """The first index below ``end`` whose id is ``=== wanted_id``, else -1."""
-    if type(wanted_id) is str:
-        try:
-            return ids.index(wanted_id, 0, end)
-        except ValueError:
-            return -1
-    for index in range(end):
-        if strict_equals(ids[index], wanted_id):
-            return index
-    return -1
-
-
-def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
+def _context_settings(path: Sequence[Entry]) -> tuple[Any, dict[str, Any] | None]:
     """The last thinking level and model set on the path.
 
     pi scans the path forwards and keeps overwriting; scanning backwards and stopping at the first
@@ -291,7 +121,7 @@ def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
     """
     thinking_level: Any = _NOT_FOUND
     model: Any = _NOT_FOUND
-    for entry_type, entry in zip(reversed(_types(path)), reversed(path)):
+    for entry_type, entry in zip(reversed(entry_types(path)), reversed(path), strict=True):
         if entry_type == "thinking_level_change":
             if thinking_level is _NOT_FOUND:
                 thinking_level = entry.get("thinkingLevel", UNDEFINED)
@@ -304,7 +134,7 @@ def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
                     "modelId": entry.get("modelId", UNDEFINED),
                 }
             )
-        elif entry_type == "message" and _role(entry) == "assistant":
+        elif entry_type == "message" and entry_role(entry) == "assistant":
             message = entry["message"]
             model = without_undefined(
                 {
@@ -320,22 +150,4 @@ def _context_settings(path: list[Entry]) -> tuple[Any, dict[str, Any] | None]:
     )
 
 
-def _role(entry: Entry) -> Any:
-    """A message entry's role, read from the store's index when the entry has one."""
-    role = getattr(entry, "role", _NOT_FOUND)
-    if role is _NOT_FOUND:
-        message = entry.get("message")
-        return message.get("role") if isinstance(message, Mapping) else None
-    return role
-
-
 _NOT_FOUND: Any = object()
-
-
-def _lookup(by_id: EntryLookup, entry_id: Any) -> Entry | None:
-    try:
-        return by_id.get(entry_id)
-    except TypeError:
-        return (
-            None  # An object used as an id (a damaged line) finds nothing, as in a JavaScript Map.
-        )

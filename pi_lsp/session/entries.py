@@ -28,7 +28,14 @@ ENTRY_TYPES = (
     "label",
     "session_info",
 )
-"""The entry types of pi's v3 format. Others (``usage``, ``context_edit``, …) are kept unchanged."""
+"""The entry types of pi 0.84.2's v3 format, the ones pi-lsp writes."""
+
+NEWER_ENTRY_TYPES = ("usage", "context_edit")
+"""Entry types pi 1.x adds to the v3 format: read as pi 1.6 reads them, never written by pi-lsp."""
+
+KNOWN_ENTRY_TYPES = frozenset(ENTRY_TYPES + NEWER_ENTRY_TYPES)
+"""Every entry type pi-lsp understands. Lines of other types (from a later pi) stay in the file and
+the tree, byte for byte, and add nothing to the context."""
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
@@ -72,7 +79,8 @@ def header(session_id: str, timestamp: str, cwd: str, parent_session: str | None
 
 
 def message(entry_id: str, parent_id: str | None, timestamp: str, agent_message: dict) -> dict:
-    """A ``message`` entry wrapping one AgentMessage (user, assistant, toolResult, bashExecution, custom)."""
+    """A ``message`` entry wrapping one AgentMessage (user,
+    assistant, toolResult, bashExecution, custom)."""
     return {
         "type": "message",
         "id": entry_id,
@@ -118,7 +126,10 @@ def compaction(
     details: Any = None,
     usage: dict | None = None,
     from_hook: bool | None = None,
+    system_message: dict | None = None,
 ) -> dict:
+    """A compaction; ``system_message`` is pi 1.6's snapshot of the prompt state it hides (pi
+    0.84.2 ignores the field)."""
     entry = {
         "type": "compaction",
         "id": entry_id,
@@ -128,7 +139,9 @@ def compaction(
         "firstKeptEntryId": first_kept_entry_id,
         "tokensBefore": tokens_before,
     }
-    _put_optional(entry, details=details, usage=usage, fromHook=from_hook)
+    _put_optional(
+        entry, details=details, usage=usage, fromHook=from_hook, systemMessage=system_message
+    )
     return entry
 
 

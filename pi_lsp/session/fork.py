@@ -1,4 +1,5 @@
-"""Forking: a new session file holding one root→entry path of another (pi's ``createBranchedSession``).
+"""Forking: a new session file holding one root→entry path of another (pi's
+``createBranchedSession``).
 
 Label entries are dropped from the path, the remaining entries re-chained so no child is orphaned,
 and the labels whose targets are on the path re-created at the end as a chain of fresh label

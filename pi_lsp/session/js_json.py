@@ -1,12 +1,14 @@
 """JSON text exactly as JavaScript's ``JSON.stringify`` writes it.
 
-pi writes every session line with ``JSON.stringify``; pi-lsp must produce the same bytes so that files
-stay byte-compatible and token estimates that measure ``JSON.stringify(...)`` lengths agree. Python's
-``json`` differs in three places, all handled here:
+pi writes every session line with ``JSON.stringify``; pi-lsp must produce the same bytes so that
+files stay byte-compatible and token estimates that measure ``JSON.stringify(...)`` lengths agree.
+Python's ``json`` differs in three places, all handled here:
 
-- numbers: JavaScript prints ``1`` for ``1.0``, ``0.000003`` for ``3e-06`` and ``1e+21`` for ``1e21``;
+- numbers: JavaScript prints ``1`` for ``1.0``, ``0.000003`` for ``3e-06`` and ``1e+21`` for
+  ``1e21``;
 - key order: JavaScript objects enumerate integer-like keys ("0", "42") first, in ascending order;
-- strings: a lone UTF-16 surrogate is written as a ``\\udxxx`` escape (Python would fail to encode it).
+- strings: a lone UTF-16 surrogate is written as a ``\\udxxx`` escape (Python would fail to encode
+  it).
 
 NaN and infinities become ``null``, as in JavaScript.
 """
@@ -21,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-_encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_string = json.encoder.encode_basestring
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _fast_encode = msgspec.json.Encoder().encode
 _SMALLEST_PLAIN = 1e-4  # below this msgspec switches to exponent notation earlier than JavaScript
@@ -30,7 +32,8 @@ _SAFE_INTEGER = 2**53
 
 
 def dumps(value: Any) -> str:
-    """Return ``JSON.stringify(value)`` for a JSON-like Python value (dict, list, str, number, bool, None)."""
+    """Return ``JSON.stringify(value)`` for a JSON-like
+    Python value (dict, list, str, number, bool, None)."""
     return dumps_utf8(value).decode("utf-8")
 
 
@@ -48,7 +51,8 @@ _DIGITS = frozenset("0123456789")
 
 
 def _fast_encoder_matches(value: Any) -> bool:
-    """True when msgspec's encoder writes what JavaScript would, lone surrogates aside (the common case).
+    """True when msgspec's encoder writes what JavaScript would, lone surrogates aside (the common
+    case).
 
     msgspec escapes strings exactly as ``JSON.stringify`` does; it differs only for integral floats
     ("1.0"), floats below 1e-5 (exponent notation), integers beyond 2**53 and integer-like keys.
@@ -90,7 +94,8 @@ def _exact_dumps(value: Any) -> str:
 
 
 def utf16_length(text: str) -> int:
-    """Length of ``text`` in UTF-16 code units, which is what JavaScript's ``String.length`` counts."""
+    """Length of ``text`` in UTF-16 code units, which is
+    what JavaScript's ``String.length`` counts."""
     if text.isascii():
         return len(text)
     return len(text) + sum(1 for character in text if ord(character) > 0xFFFF)

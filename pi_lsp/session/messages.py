@@ -117,7 +117,12 @@ def date_get_time(value: Any) -> int | float | None:
 
 
 def convert_to_llm(messages: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """pi's ``convertToLlm``: provider messages pass through, pi's own roles become user text."""
+    """pi's ``convertToLlm``: provider messages pass through, pi's own roles become user text.
+
+    pi 1.6 also passes its system-role messages (the prompt and tools pi recorded) through; here
+    they are left out, as pi 0.84.2 leaves them out: a pi-lsp turn sends pi-lsp's own system
+    prompt and tools, and summaries never serialize prompt state.
+    """
     converted: list[Mapping[str, Any]] = []
     for message in messages:
         llm_message = _to_llm_message(message)

@@ -1,9 +1,10 @@
 """Migrations of legacy session files to pi's current format (v1 → v2 → v3), as pi 0.84.2 runs them.
 
 v1 files have no entry ids: every entry gets a fresh 8-hex id and the previous entry as parent, and
-a compaction's ``firstKeptEntryIndex`` (an index into the file's lines) becomes ``firstKeptEntryId``.
-v2 files may hold ``hookMessage`` messages, renamed to ``custom`` in v3. Entries are mutated in
-place; new keys land at the end of each object, where JavaScript's assignment puts them.
+a compaction's ``firstKeptEntryIndex`` (an index into the file's lines) becomes
+``firstKeptEntryId``. v2 files may hold ``hookMessage`` messages, renamed to ``custom`` in v3.
+Entries are mutated in place; new keys land at the end of each object, where JavaScript's assignment
+puts them.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self, cast
 
 from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError
 from pi_lsp.session import entries as build
@@ -32,7 +32,8 @@ from pi_lsp.session.store import (
     read_session_bytes,
 )
 from pi_lsp.session.stored_entry import StoredEntry
-from pi_lsp.session.timestamps import file_name_timestamp, now_iso
+from pi_lsp.session.system_messages import current_system_message
+from pi_lsp.session.timestamps import file_name_timestamp, iso_to_epoch_ms, now_iso
 from pi_lsp.session.tree import TreeNode, build_tree
 
 
@@ -60,7 +61,8 @@ class Session:
         self._labels: dict[str, tuple[str, Any]] = {}
         self._leaf_id: str | None = None
         self._active_path: list[StoredEntry] | None = None
-        """The root→leaf path, kept while appends extend it (long sessions walk it on every turn)."""
+        """The root→leaf path, kept while appends extend
+        it (long sessions walk it on every turn)."""
         for entry in lines:
             self._index(entry)
 
@@ -124,7 +126,7 @@ class Session:
         if self._writer:
             self._writer.close()
 
-    def __enter__(self) -> Session:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -172,15 +174,19 @@ class Session:
             raise EntryNotFoundError(f"entry {entry_id} not found in session {self.id}")
         return entry
 
-    def branch(self, from_id: str | None | Any = UNSET) -> list[StoredEntry]:
+    def branch(self, from_id: str | Any | None = UNSET) -> list[StoredEntry]:
         """Root-first path to ``from_id`` (default: the leaf); empty when the id is unknown."""
         if from_id is UNSET or from_id == self._leaf_id:
             if self._active_path is None:
                 with paused_garbage_collection():
-                    self._active_path = branch_path(self._by_id, self._leaf_id)
+                    self._active_path = self._path_to(self._leaf_id)
             return list(self._active_path)
         with paused_garbage_collection():
-            return branch_path(self._by_id, from_id)
+            return self._path_to(from_id)
+
+    def _path_to(self, entry_id: Any) -> list[StoredEntry]:
+        # The path is made of this session's own entries, looked up in ``_by_id``.
+        return cast("list[StoredEntry]", branch_path(self._by_id, entry_id))
 
     def children(self, parent_id: str) -> list[StoredEntry]:
         return [entry for entry in self._by_id.values() if entry.parent_id == parent_id]
@@ -207,7 +213,7 @@ class Session:
         """Root nodes of the whole tree, children oldest first, with labels resolved."""
         return build_tree(self._entries, self._labels)
 
-    def build_context(self, leaf_id: str | None | Any = UNSET) -> SessionContext:
+    def build_context(self, leaf_id: str | Any | None = UNSET) -> SessionContext:
         """What the LLM sees at ``leaf_id`` (default: the leaf), as pi's ``buildSessionContext``."""
         if leaf_id is UNSET or (leaf_id == self._leaf_id and leaf_id is not None):
             with paused_garbage_collection():
@@ -245,6 +251,9 @@ class Session:
         from_hook: bool | None = None,
         usage: dict | None = None,
     ) -> str:
+        """Append a compaction. On a path holding pi 1.6 system messages it carries their replay
+        (``systemMessage``), as pi 1.6's own compactions do, so pi keeps its prompt state."""
+        messages = self.build_context().messages
         return self._append(
             lambda entry_id, parent, at: build.compaction(
                 entry_id,
@@ -256,6 +265,7 @@ class Session:
                 details=details,
                 usage=usage,
                 from_hook=from_hook,
+                system_message=current_system_message(messages, iso_to_epoch_ms(at) or 0),
             )
         )
 
@@ -285,14 +295,16 @@ class Session:
         )
 
     def append_label(self, target_id: str, label: str | None) -> str:
-        """Set (or with an empty label, clear) the label of ``target_id``; the label entry becomes the leaf."""
+        """Set (or with an empty label, clear) the label of
+        ``target_id``; the label entry becomes the leaf."""
         self.require_entry(target_id)
         return self._append(
             lambda entry_id, parent, at: build.label(entry_id, parent, at, target_id, label)
         )
 
     def append_raw(self, body: dict) -> str:
-        """Append an entry built elsewhere (any type), given everything but id, parentId and timestamp."""
+        """Append an entry built elsewhere (any type), given
+        everything but id, parentId and timestamp."""
 
         def with_position(entry_id: str, parent: str | None, at: str) -> dict:
             entry = {"type": body["type"], "id": entry_id, "parentId": parent, "timestamp": at}
@@ -348,7 +360,8 @@ class Session:
             raise
 
     def adopt_entries(self, entries: list[StoredEntry]) -> None:
-        """Fill a new, empty session with prepared entries (a fork) and write them if they hold a conversation."""
+        """Fill a new, empty session with prepared entries (a
+        fork) and write them if they hold a conversation."""
         if self._entries:
             raise ValueError("adopt_entries needs an empty session")
         for entry in entries:
@@ -411,6 +424,9 @@ class Session:
         entry_id = entry.id
         if entry_id in self._by_id:
             self.report.duplicate_ids.append(entry_id)
+        if entry.type not in build.KNOWN_ENTRY_TYPES and isinstance(entry.type, str):
+            unknown = self.report.unknown_entry_types
+            unknown[entry.type] = unknown.get(entry.type, 0) + 1
         self._entries.append(entry)
         self._by_id[entry_id] = entry
         path = self._active_path

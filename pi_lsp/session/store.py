@@ -18,7 +18,7 @@ import errno
 import fcntl
 import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -41,6 +41,8 @@ class LoadReport:
     migrated_from_version: int | None = None
     duplicate_ids: list[str] = attrs.Factory(list)
     """Ids used by more than one entry; as in pi, the later entry wins lookups."""
+    unknown_entry_types: dict[str, int] = attrs.Factory(dict)
+    """Entries per type pi-lsp does not know (from a later pi): kept, shown, not in context."""
 
     def to_json(self) -> dict:
         return {
@@ -49,6 +51,7 @@ class LoadReport:
             "tornLastLine": self.torn_last_line,
             "migratedFromVersion": self.migrated_from_version,
             "duplicateIds": self.duplicate_ids,
+            "unknownEntryTypes": self.unknown_entry_types,
         }
 
 
@@ -105,7 +108,8 @@ def parse_session_bytes(data: bytes, path: Path) -> LoadedFile:
 
 
 def _attach_spans(lines: list[StoredEntry], data: bytes, report: LoadReport) -> bool:
-    """Give each indexed line its offsets in ``data``; ``False`` if lines and entries do not pair up."""
+    """Give each indexed line its offsets in ``data``;
+    ``False`` if lines and entries do not pair up."""
     entries = iter(lines)
     count = 0
     for start, end, _ in _iterate_line_spans(data, report):
@@ -118,7 +122,8 @@ def _attach_spans(lines: list[StoredEntry], data: bytes, report: LoadReport) -> 
 
 
 def _iterate_line_spans(data: bytes, report: LoadReport):
-    """(start, end, 1-based line number) of every non-blank line; counts blank lines and a torn end."""
+    """(start, end, 1-based line number) of every non-blank
+    line; counts blank lines and a torn end."""
     find = data.find
     size = len(data)
     start = 0
@@ -179,7 +184,7 @@ class SessionWriter:
         self._needs_newline = bool(data) and not data.endswith(b"\n")
         return data
 
-    def create(self, first_lines: list[bytes | memoryview]) -> None:
+    def create(self, first_lines: Sequence[bytes | memoryview]) -> None:
         """Create the file (it must not exist) and write the first lines in one write."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(
@@ -189,7 +194,7 @@ class SessionWriter:
         self._descriptor = descriptor
         self.append(first_lines)
 
-    def append(self, lines: list[bytes | memoryview]) -> None:
+    def append(self, lines: Sequence[bytes | memoryview]) -> None:
         """Append complete lines with a single write; repairs a torn last line first."""
         if self._descriptor is None:
             raise SessionWriteError(f"session file is not open for writing: {self.path}")
@@ -199,8 +204,9 @@ class SessionWriter:
         _write_all(self._descriptor, payload)
         self._needs_newline = False
 
-    def replace_contents(self, lines: list[bytes | memoryview]) -> None:
-        """Atomically replace the file with ``lines`` (used only for migrations), keeping the lock."""
+    def replace_contents(self, lines: Sequence[bytes | memoryview]) -> None:
+        """Atomically replace the file with ``lines``
+        (used only for migrations), keeping the lock."""
         temporary = self.path.with_name(f".{self.path.name}.migrating")
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
         try:
@@ -229,7 +235,8 @@ class SessionWriter:
             os.close(descriptor)
             if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise SessionLockedError(
-                    f"another process is writing this session; open it read-only instead: {self.path}"
+                    "another process is writing this session; "
+                    f"open it read-only instead: {self.path}"
                 ) from None
             raise
 
@@ -240,7 +247,7 @@ def read_session_bytes(path: Path) -> bytes:
 
 
 def _read_all(descriptor: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     offset = 0
     while True:
         chunk = os.pread(descriptor, 1 << 22, offset)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -34,16 +34,28 @@ _PRIVATE_FIELDS = {
 }
 
 
-class StoredEntry(msgspec.Struct, gc=False, eq=False, rename=_PRIVATE_FIELDS):
+if TYPE_CHECKING:
+    # For type checkers the bookkeeping fields hold anything, and a StoredEntry is the read-only
+    # Mapping it is registered as below; at run time the fields stay typed ``None`` (see above).
+    _Private = Any
+    _ReadOnlyMapping = Mapping[str, Any]
+else:
+    _Private = None
+
+    class _ReadOnlyMapping:
+        __slots__ = ()
+
+
+class StoredEntry(msgspec.Struct, _ReadOnlyMapping, gc=False, eq=False, rename=_PRIVATE_FIELDS):
     """A session line: ``type``, ``id`` and ``parentId`` up front, the rest decoded on first use."""
 
     type: Any = MISSING
     id: Any = MISSING
     parentId: Any = MISSING
-    source_: None = None  # bytes holding the line: the whole file's bytes, or the line's own
-    start_: None = None
-    end_: None = None
-    body_: None = None  # the decoded entry, once something asked for it
+    source_: _Private = None  # bytes holding the line: the whole file's bytes, or the line's own
+    start_: _Private = None
+    end_: _Private = None
+    body_: _Private = None  # the decoded entry, once something asked for it
 
     @classmethod
     def from_dict(cls, body: dict, raw: bytes | None = None) -> StoredEntry:
@@ -156,7 +168,8 @@ def decode_json_line(raw: bytes | memoryview) -> Any:
 
 
 def index_lines(data: bytes) -> list[StoredEntry] | None:
-    """Index every non-blank line of ``data`` in one call; ``None`` if any line needs a closer look."""
+    """Index every non-blank line of ``data`` in one
+    call; ``None`` if any line needs a closer look."""
     try:
         return _index_decoder.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):

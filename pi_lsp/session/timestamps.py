@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 _ISO = re.compile(
     r"^(?P<year>[+-]\d{6}|\d{4})-(?P<month>\d{2})-(?P<day>\d{2})"
@@ -40,7 +40,8 @@ def file_name_timestamp(iso_timestamp: str) -> str:
 
 
 def iso_to_epoch_ms(text: object) -> int | None:
-    """``new Date(text).getTime()`` for ISO date-time strings; ``None`` where JavaScript gives NaN."""
+    """``new Date(text).getTime()`` for ISO date-time
+    strings; ``None`` where JavaScript gives NaN."""
     if not isinstance(text, str):
         return None
     match = _ISO.match(text)
@@ -67,9 +68,8 @@ def iso_to_epoch_ms(text: object) -> int | None:
         epoch_ms -= sign * (int(zone[1:3]) * 60 + int(zone[4:6])) * 60_000
     elif not zone and parts["hour"] is not None:
         # JavaScript reads a date-time without a zone as local time.
-        epoch_ms -= int(
-            datetime.fromtimestamp(epoch_ms / 1000).astimezone().utcoffset().total_seconds() * 1000
-        )
+        offset = datetime.fromtimestamp(epoch_ms / 1000).astimezone().utcoffset() or timedelta(0)
+        epoch_ms -= int(offset.total_seconds() * 1000)
     return epoch_ms
 
 

@@ -3,36 +3,92 @@
 Unlike the LLM context (``context.py``), nothing is cut at a compaction: the user sees the whole
 path from the root to the leaf, with each compaction and branch summary as an entry of its own
 and custom messages the extension asked to display. Bookkeeping entries (model and thinking-level
-changes, labels, names, the editor's file operations) are left out.
+changes, labels, names, the editor's file operations, pi 1.6's usage records and context edits)
+are left out, and so are pi 1.6's system-role messages (the prompt state pi recorded, not
+conversation).
+
+An entry a pi 1.6 context edit changed carries ``context_edit``: ``"removed"`` (it stays in the
+transcript, marked, but the model no longer sees it) or ``"replaced"`` (its ``message`` or
+``content`` is what the model sees now).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
+from pi_lsp.session.projection import (
+    ContextEditEffect,
+    ProjectedEntry,
+    context_edit_effects,
+    effect_name,
+)
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 
 SUMMARY_TYPES = ("compaction", "branch_summary")
 
 
-def transcript_document(session: Session, limit: int | None = None) -> dict[str, Any]:
-    """``{"leafId", "total", "entries"}``: the visible entries root first, the last ``limit`` of them."""
-    visible = [item for item in map(_transcript_item, session.branch()) if item is not None]
+@attrs.frozen
+class TranscriptItem:
+    """One visible entry: a message, a compaction or branch summary, or a shown custom message."""
+
+    entry_id: str
+    type: str
+    timestamp: str | None
+    message: dict[str, Any] | None = None
+    """pi's AgentMessage, for ``message`` entries."""
+    summary: str | None = None
+    """For ``compaction`` and ``branch_summary`` entries."""
+    custom_type: str | None = None
+    content: Any = None
+    """For ``custom_message`` entries."""
+    context_edit: ContextEditEffect | None = None
+    """``"removed"`` or ``"replaced"``: what a pi 1.6 context edit did to the entry's part of the
+    context (None: nothing)."""
+
+
+@attrs.frozen
+class Transcript:
+    leaf_id: str | None
+    total: int
+    """How many visible entries the whole path has (``items`` may be only the last of them)."""
+    items: list[TranscriptItem]
+
+
+def transcript(session: Session, limit: int | None = None) -> Transcript:
+    """The visible entries of the active path, root first; only the last ``limit`` if given."""
+    path = session.branch()
+    effects = context_edit_effects(path)
+    items = (_transcript_item(entry, effects.get(entry.id)) for entry in path)
+    visible = [item for item in items if item is not None]
     shown = visible[-limit:] if limit else visible
-    return {"leafId": session.leaf_id, "total": len(visible), "entries": shown}
+    return Transcript(session.leaf_id, len(visible), shown)
 
 
-def _transcript_item(entry: StoredEntry) -> dict[str, Any] | None:
-    item: dict[str, Any] = {
-        "entryId": entry.id,
-        "type": entry.type,
-        "timestamp": entry.get("timestamp"),
-    }
-    if entry.type == "message" and isinstance(entry.get("message"), dict):
-        return {**item, "message": entry["message"]}
+def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> TranscriptItem | None:
+    timestamp = entry.get("timestamp")
+    item = TranscriptItem(
+        entry.id,
+        entry.type,
+        timestamp if isinstance(timestamp, str) else None,
+        context_edit=effect_name(effect) if effect is not None else None,
+    )
+    replaced = effect.messages if effect is not None and effect.replaced else None
+    message = entry.get("message")
+    if entry.type == "message" and isinstance(message, dict):
+        if message.get("role") == "system":
+            return None
+        return attrs.evolve(item, message=dict(replaced[0]) if replaced else message)
     if entry.type in SUMMARY_TYPES:
-        return {**item, "summary": entry.get("summary")}
+        summary = entry.get("summary")
+        return attrs.evolve(item, summary=summary if isinstance(summary, str) else None)
     if entry.type == "custom_message" and entry.get("display") is not False:
-        return {**item, "customType": entry.get("customType"), "content": entry.get("content")}
+        custom_type = entry.get("customType")
+        return attrs.evolve(
+            item,
+            custom_type=custom_type if isinstance(custom_type, str) else None,
+            content=replaced[0].get("content") if replaced else entry.get("content"),
+        )
     return None

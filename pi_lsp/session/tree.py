@@ -1,4 +1,5 @@
-"""The session as a tree for display: roots, children oldest first, labels resolved (pi's ``getTree``).
+"""The session as a tree for display: roots, children oldest first, labels resolved (pi's
+``getTree``).
 
 Roots are entries whose parent is null, themselves, or unknown (orphans). Building is iterative, so
 deep trees cannot overflow the stack, and each entry is visited once, so cycles cannot hang it.
@@ -24,7 +25,7 @@ class TreeNode:
 
 
 def build_tree(
-    entries: Sequence[Mapping[str, Any]], labels: Mapping[str, tuple[str, Any]]
+    entries: Sequence[Mapping[str, Any]], labels: Mapping[Any, tuple[str | None, Any]]
 ) -> list[TreeNode]:
     """Root nodes of ``entries``; ``labels`` maps target id to (label, label timestamp)."""
     nodes: dict[Any, TreeNode] = {}

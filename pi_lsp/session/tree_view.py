@@ -1,70 +1,121 @@
 """The session tree for people and editors: one-line previews, the active path, labels.
 
-``tree_document`` is the flat JSON form (entries in file order; clients nest them by ``parentId``);
-``render_tree_text`` draws the indented tree that ``pi-lsp session tree`` prints, like pi's ``/tree``.
+``tree_view`` is the flat form editors list (entries in file order; clients nest them by parent);
+``render_tree_text`` draws the indented tree ``pi-lsp session tree`` prints, like pi's ``/tree``.
+
+Entries pi 1.6 writes preview as what they do: a context edit as "removed from context: <the
+target's preview>" (or "replaced in context: …"), a usage record by its kind and model, a
+system-role message as the prompt state it records. Entries of the active path that a context
+edit left out or replaced carry ``context_edit`` (``"removed"``/``"replaced"``) and are marked in
+the text tree. Kinds pi-lsp does not know are shown by their type.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import attrs
+
 from pi_lsp.session.messages import content_text
+from pi_lsp.session.projection import (
+    ContextEditEffect,
+    context_edit_effects,
+    effect_name,
+    is_replacement,
+)
 from pi_lsp.session.session import Session
 from pi_lsp.session.tree import walk_depth_first
 
 PREVIEW_LENGTH = 80
 
 
-def tree_document(session: Session) -> dict[str, Any]:
-    """``{"leafId", "name", "labels", "activePath", "roots", "children", "entries"}`` for the whole file.
+@attrs.frozen
+class TreeRow:
+    """One entry of the tree as an editor lists it."""
 
-    ``entries`` are in file order; ``roots`` and ``children`` (ids by parent id) give pi's tree
-    order, children oldest first.
-    """
+    id: str
+    parent_id: str | None
+    type: str
+    role: str | None
+    """The message role, for ``message`` entries."""
+    preview: str
+    label: str | None
+    timestamp: str | None
+    context_edit: ContextEditEffect | None = None
+    """``"removed"`` or ``"replaced"``: what a context edit on the active path did to the entry's
+    part of the context (None: nothing)."""
+
+
+@attrs.frozen
+class TreeView:
+    """The whole tree, flat: rows in file order; ``roots`` and ``children`` (ids by parent id)
+    give pi's tree order, children oldest first."""
+
+    leaf_id: str | None
+    name: str | None
+    labels: dict[str, str]
+    active_path: list[str]
+    roots: list[str]
+    children: dict[str, list[str]]
+    rows: list[TreeRow]
+
+
+def tree_view(session: Session) -> TreeView:
+    """The flat tree of the whole file, with previews, labels and the active path."""
     labels = session.labels
-    entries = []
-    for entry in session.entries:
-        item = {
-            "id": entry.id,
-            "parentId": entry.parent_id if isinstance(entry.parent_id, str) else None,
-            "type": entry.type,
-        }
-        if entry.type == "message" and isinstance(entry.role, str):
-            item["role"] = entry.role
-        item["preview"] = preview(entry)
-        if entry.id in labels:
-            item["label"] = labels[entry.id]
-        item["timestamp"] = entry.get("timestamp")
-        entries.append(item)
+    active_path = session.branch()
+    effects = context_edit_effects(active_path)
+    rows = [
+        TreeRow(
+            id=entry.id,
+            parent_id=entry.parent_id if isinstance(entry.parent_id, str) else None,
+            type=entry.type,
+            role=entry.role if entry.type == "message" and isinstance(entry.role, str) else None,
+            preview=preview(entry, session.get_entry),
+            label=labels.get(entry.id),
+            timestamp=_text_or_none(entry.get("timestamp")),
+            context_edit=effect_name(effects[entry.id]) if entry.id in effects else None,
+        )
+        for entry in session.entries
+    ]
     roots = session.tree()
     children = {
         node.entry.get("id"): [child.entry.get("id") for child in node.children]
         for node, _ in walk_depth_first(roots)
         if node.children
     }
-    return {
-        "leafId": session.leaf_id,
-        "name": session.name,
-        "labels": labels,
-        "activePath": [entry.id for entry in session.branch()],
-        "roots": [node.entry.get("id") for node in roots],
-        "children": children,
-        "entries": entries,
-    }
+    return TreeView(
+        leaf_id=session.leaf_id,
+        name=session.name,
+        labels=labels,
+        active_path=[entry.id for entry in active_path],
+        roots=[str(node.entry["id"]) for node in roots],
+        children=children,
+        rows=rows,
+    )
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def render_tree_text(session: Session) -> str:
-    """An indented tree; ``*`` marks the active path, ``@`` the leaf, ``[label]`` shows labels."""
-    active = {entry.id for entry in session.branch()}
+    """An indented tree; ``*`` marks the active path, ``@`` the leaf, ``[label]`` shows labels,
+    ``(removed from context)``/``(replaced in context)`` what a context edit changed."""
+    active_path = session.branch()
+    active = {entry.id for entry in active_path}
+    effects = context_edit_effects(active_path)
     lines = [f"session {session.id}" + (f"  {session.name!r}" if session.name else "")]
     for node, depth in walk_depth_first(session.tree()):
         entry = node.entry
         entry_id = entry.get("id")
         marker = "@" if entry_id == session.leaf_id else ("*" if entry_id in active else " ")
         label = f" [{node.label}]" if node.label else ""
-        lines.append(f"{marker} {'  ' * depth}{entry_id} {_kind(entry)}{label}: {preview(entry)}")
+        effect = f" ({_EFFECT_TEXT[effect_name(effects[entry_id])]})" if entry_id in effects else ""
+        text = preview(entry, session.get_entry)
+        lines.append(f"{marker} {'  ' * depth}{entry_id} {_kind(entry)}{label}{effect}: {text}")
     return "\n".join(lines) + "\n"
 
 
@@ -75,9 +126,16 @@ def _kind(entry: Mapping[str, Any]) -> str:
     return str(entry.get("type"))
 
 
-def preview(entry: Mapping[str, Any]) -> str:
-    """One line of text that says what an entry is."""
+_EFFECT_TEXT = {"removed": "removed from context", "replaced": "replaced in context"}
+
+
+def preview(
+    entry: Mapping[str, Any], lookup: Callable[[Any], Mapping[str, Any] | None] | None = None
+) -> str:
+    """One line of text that says what an entry is; ``lookup`` finds a context edit's target."""
     entry_type = entry.get("type")
+    if entry_type == "context_edit":
+        return _shorten(_context_edit_preview(entry, lookup))
     if entry_type == "message":
         text = _message_preview(entry.get("message"))
     elif entry_type in ("compaction", "branch_summary"):
@@ -94,9 +152,38 @@ def preview(entry: Mapping[str, Any]) -> str:
         text = f"name {entry.get('name')!r}"
     elif entry_type == "custom":
         text = str(entry.get("customType"))
+    elif entry_type == "usage":
+        text = f"usage {entry.get('kind')} {entry.get('provider')}/{entry.get('model')}"
+        text += f" ({entry.get('note')})" if entry.get("note") else ""
     else:
         text = ""
     return _shorten(text)
+
+
+def _context_edit_preview(
+    edit: Mapping[str, Any], lookup: Callable[[Any], Mapping[str, Any] | None] | None
+) -> str:
+    """ "removed from context: <target>" or "replaced in context: <target> → <replacement>"."""
+    target_id = edit.get("targetId")
+    target = _safe_lookup(lookup, target_id)
+    what = preview(target) if target is not None else ""
+    what = what or (f"entry {target_id}" if isinstance(target_id, str) else "an entry")
+    replacement = edit.get("replacement")
+    if not is_replacement(replacement):
+        return f"removed from context: {what}"
+    new_content = replacement.get("content") if isinstance(replacement, Mapping) else None
+    return f"replaced in context: {what} → {content_text(new_content, ' ')}"
+
+
+def _safe_lookup(
+    lookup: Callable[[Any], Mapping[str, Any] | None] | None, entry_id: Any
+) -> Mapping[str, Any] | None:
+    if lookup is None:
+        return None
+    try:
+        return lookup(entry_id)
+    except TypeError:  # an unhashable id in a damaged line
+        return None
 
 
 def _message_preview(message: Any) -> str:
@@ -105,6 +192,8 @@ def _message_preview(message: Any) -> str:
     role = message.get("role")
     if role == "bashExecution":
         return f"$ {message.get('command')}"
+    if role == "system":
+        return _system_preview(message)
     if role == "assistant":
         content = message.get("content")
         text = content_text(content, " ")
@@ -122,13 +211,30 @@ def _message_preview(message: Any) -> str:
     return _skill_command(text) if role == "user" else text
 
 
+def _system_preview(message: Mapping[str, Any]) -> str:
+    """What a pi 1.6 system message records: its prompt text, sections and tool changes."""
+    parts = []
+    text = content_text(message.get("content"), " ").strip()
+    if text:
+        parts.append(text)
+    sections = message.get("sections")
+    if isinstance(sections, Mapping) and sections:
+        parts.append("sections " + ", ".join(str(name) for name in sections))
+    for field, sign in (("toolsAdded", "+"), ("toolsRemoved", "−")):
+        tools = message.get(field)
+        if isinstance(tools, list) and tools:
+            names = [str(tool.get("name")) for tool in tools if isinstance(tool, Mapping)]
+            parts.append(" ".join(sign + name for name in names))
+    return "system prompt" + (": " + "; ".join(parts) if parts else "")
+
+
 SKILL_BLOCK = re.compile(
     r'\A<skill name="([^"]*)" location="[^"]*">.*?</skill>(?:\s+(.*))?\Z', re.DOTALL
 )
 
 
 def _skill_command(text: str) -> str:
-    """An expanded ``/skill:name args`` prompt, shown as the user typed it (not the skill's body)."""
+    """An expanded ``/skill:name args`` prompt, shown as typed (not the skill's body)."""
     match = SKILL_BLOCK.match(text)
     if match is None:
         return text

@@ -1,4 +1,5 @@
-"""The shapes every agent tool shares: results, the execution context, the editor bridge, the base class.
+"""The shapes every agent tool shares: results, the execution context, the editor bridge, the base
+class.
 
 Tools are pure of pygls and litellm. What they know about the editor comes through an
 :class:`EditorBridge`, which the server implements on top of LSP (``textDocument/didOpen`` /
@@ -78,7 +79,8 @@ class EditorBridge(Protocol):
     """
 
     def open_document_text(self, path: Path) -> str | None:
-        """The current (possibly unsaved) text of ``path`` if it is open in the editor, else None."""
+        """The current (possibly unsaved) text of ``path``
+        if it is open in the editor, else None."""
         ...
 
     async def apply_edit(self, path: Path, new_text: str) -> bool:

@@ -17,6 +17,7 @@ server shutdown.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import shutil
@@ -55,10 +56,8 @@ def kill_running_commands() -> None:
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def group_members(pgid: int) -> list[int]:
@@ -97,10 +96,8 @@ async def terminate_process_group(process: asyncio.subprocess.Process, grace: fl
     try:
         _signal_group(pgid, signal.SIGTERM)
         if process.returncode is None:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), timeout=grace)
-            except TimeoutError:
-                pass
         while group_members(pgid) and loop.time() < deadline:
             await asyncio.sleep(0.02)
         finished = not group_members(pgid)
@@ -276,7 +273,7 @@ class BashTool(Tool):
                 transport.close()
         output.finish()
         output.close()
-        if timed_out:
+        if timed_out and timeout is not None:
             return self._finished(
                 output,
                 None,
@@ -320,8 +317,9 @@ class BashTool(Tool):
             start = total - truncation["outputLines"] + 1
             if truncation["lastLinePartial"]:
                 text += (
-                    f"\n\n[Showing the last {format_size(truncation['outputBytes'])} of line {total} "
-                    f"(the line is {format_size(output.last_line_bytes)}). Full output: {path}]"
+                    f"\n\n[Showing the last {format_size(truncation['outputBytes'])} of line "
+                    f"{total} (the line is "
+                    f"{format_size(output.last_line_bytes)}). Full output: {path}]"
                 )
             elif truncation["truncatedBy"] == "lines":
                 text += f"\n\n[Showing lines {start}-{total} of {total}. Full output: {path}]"

@@ -65,7 +65,8 @@ class EditTool(Tool):
     }
 
     def prepare_arguments(self, arguments: Any) -> Any:
-        """Accept ``edits`` sent as a JSON string and the older single ``oldText``/``newText`` form."""
+        """Accept ``edits`` sent as a JSON string and the
+        older single ``oldText``/``newText`` form."""
         if not isinstance(arguments, dict):
             return arguments
         args = dict(arguments)

@@ -231,7 +231,8 @@ def _diff_parts(old: str, new: str) -> list[tuple[str, list[str]]]:
 
 def generate_diff_string(old: str, new: str, context_lines: int = 4) -> tuple[str, int | None]:
     """pi's display diff: ``+12 text`` / ``-12 text`` / `` 12 text`` lines with a few lines of
-    context and `` ...`` for skipped stretches. Returns (diff, first changed line in the new text)."""
+    context and `` ...`` for skipped stretches. Returns (diff, first changed line in the new
+    text)."""
     parts = _diff_parts(old, new)
     width = len(str(max(len(old.split("\n")), len(new.split("\n")))))
     pad = " " * width

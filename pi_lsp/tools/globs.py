@@ -123,16 +123,17 @@ class GitIgnore:
         self._rules[folder_rel] = _read_rules(folder)
 
     def ignored(self, relative: str, is_dir: bool) -> bool:
-        """Whether ``relative`` (to the search root) is ignored by the loaded ``.gitignore`` files."""
+        """Whether ``relative`` (to the search root) is
+        ignored by the loaded ``.gitignore`` files."""
         verdict = False
         parts = relative.split("/")
         name = parts[-1]
         for prefix, rules in self._outer:
             verdict = _apply_rules(rules, f"{prefix}/{relative}", name, is_dir, verdict)
         for depth in range(len(parts)):
-            rules = self._rules.get("/".join(parts[:depth]))
-            if rules:
-                verdict = _apply_rules(rules, "/".join(parts[depth:]), name, is_dir, verdict)
+            nested_rules = self._rules.get("/".join(parts[:depth]))
+            if nested_rules:
+                verdict = _apply_rules(nested_rules, "/".join(parts[depth:]), name, is_dir, verdict)
         return verdict
 
 

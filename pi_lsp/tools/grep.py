@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import re
 import shutil
 import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -61,12 +63,16 @@ class GrepTool(Tool):
             },
             "glob": {
                 "type": "string",
-                "description": "Only search files matching this glob, e.g. '*.py' or 'src/**/*.test.ts'",
+                "description": (
+                    "Only search files matching this glob, e.g. '*.py' or 'src/**/*.test.ts'"
+                ),
             },
             "ignoreCase": {"type": "boolean", "description": "Ignore letter case (default: false)"},
             "literal": {
                 "type": "boolean",
-                "description": "Take pattern as literal text, not a regular expression (default: false)",
+                "description": (
+                    "Take pattern as literal text, not a regular expression (default: false)"
+                ),
             },
             "context": {
                 "type": "number",
@@ -124,7 +130,8 @@ class GrepTool(Tool):
             details["truncation"] = truncation_details(truncation)
         if lines_truncated:
             notices.append(
-                f"Some lines were cut to {GREP_MAX_LINE_LENGTH} characters; use read to see them whole"
+                f"Some lines were cut to {GREP_MAX_LINE_LENGTH} "
+                "characters; use read to see them whole"
             )
             details["linesTruncated"] = True
         if notices:
@@ -268,10 +275,8 @@ async def _search_ripgrep(
         if not at_end and process.returncode is None:
             # os.kill, not process.kill(): Popen.send_signal() polls first and may reap the child
             # behind asyncio's back, which then reports exit code 255
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         await process.wait()
         stderr = (await stderr_task).decode("utf-8", errors="replace").strip()
     if not limit_reached and process.returncode not in (0, 1):
@@ -299,6 +304,7 @@ async def _search_python(
 
     def search() -> tuple[list[Match], bool]:
         found: list[Match] = []
+        candidates: Iterator[Path]
         if is_dir:
             candidates = (
                 path

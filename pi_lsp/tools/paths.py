@@ -1,4 +1,5 @@
-"""Path arguments the way pi reads them: ``~`` expansion, ``@`` prefix, ``file://`` URLs, cwd-relative."""
+"""Path arguments the way pi reads them: ``~`` expansion,
+``@`` prefix, ``file://`` URLs, cwd-relative."""
 
 from __future__ import annotations
 

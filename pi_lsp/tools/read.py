@@ -173,8 +173,8 @@ class ReadTool(Tool):
                 else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
             )
             output = (
-                f"{truncation['content']}\n\n[Showing lines {first_line}-{last_line} of {total}{why}. "
-                f"Use offset={last_line + 1} to continue.]"
+                f"{truncation['content']}\n\n[Showing lines {first_line}-{last_line} of "
+                f"{total}{why}. Use offset={last_line + 1} to continue.]"
             )
             details.update(
                 startLine=first_line, endLine=last_line, truncation=truncation_details(truncation)

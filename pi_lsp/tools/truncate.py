@@ -8,7 +8,7 @@ The result dictionaries use pi's field names, since they are stored in tool-resu
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -34,6 +34,15 @@ def split_lines_for_counting(content: str) -> list[str]:
     if content.endswith("\n"):
         lines.pop()
     return lines
+
+
+class _Totals(TypedDict):
+    """The sizes every result of one truncation shares."""
+
+    total_lines: int
+    total_bytes: int
+    max_lines: int
+    max_bytes: int
 
 
 def _result(
@@ -72,7 +81,7 @@ def truncate_head(
     total_bytes = byte_length(content)
     lines = split_lines_for_counting(content)
     total_lines = len(lines)
-    common = {
+    common: _Totals = {
         "total_lines": total_lines,
         "total_bytes": total_bytes,
         "max_lines": max_lines,
@@ -133,11 +142,12 @@ def _tail_bytes(text: str, max_bytes: int) -> str:
 def truncate_tail(
     content: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> dict[str, Any]:
-    """Keep the last lines that fit both limits; a single over-long last line is cut from its end."""
+    """Keep the last lines that fit both limits; a single
+    over-long last line is cut from its end."""
     total_bytes = byte_length(content)
     lines = split_lines_for_counting(content)
     total_lines = len(lines)
-    common = {
+    common: _Totals = {
         "total_lines": total_lines,
         "total_bytes": total_bytes,
         "max_lines": max_lines,

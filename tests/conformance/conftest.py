@@ -1,4 +1,4 @@
-"""Session fixtures for the pi 0.84.2 conformance tests (see harness.py for the machinery).
+"""Session fixtures for the conformance tests against pi 0.84.2 and pi 1.6 (see harness.py).
 
 They fail, never skip, when Node or the reference cannot be installed: CI installs Node and
 npm, and a conformance suite that silently skips is worse than none.
@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from .harness import (
+    GENERATOR16_SCRIPT,
+    PI16_DIR,
     Corpus,
     OurCli,
     ReferenceAnswers,
@@ -41,8 +43,29 @@ def reference_answers(reference_node: Path, corpus: Corpus) -> ReferenceAnswers:
 
 @pytest.fixture(scope="session")
 def our_cli(corpus: Corpus) -> OurCli:
-    """pi-lsp's answers (in-process by default, PI_LSP_CONFORMANCE_MODE=subprocess for real processes)."""
+    """pi-lsp's answers (in-process by default,
+    PI_LSP_CONFORMANCE_MODE=subprocess for real processes)."""
     mode = os.environ.get("PI_LSP_CONFORMANCE_MODE", "in-process")
     if mode not in ("in-process", "subprocess"):
         pytest.fail(f"PI_LSP_CONFORMANCE_MODE must be 'in-process' or 'subprocess', not {mode!r}")
     return OurCli(corpus, in_process=(mode == "in-process"))
+
+
+@pytest.fixture(scope="session")
+def pi16_corpus(reference_node: Path, tmp_path_factory: pytest.TempPathFactory) -> Corpus:
+    """Session files written by pi 1.6's own SessionManager, with every entry kind pi 1.x added."""
+    return generate_corpus(
+        reference_node, tmp_path_factory.mktemp("pi16-corpus"), GENERATOR16_SCRIPT
+    )
+
+
+@pytest.fixture(scope="session")
+def pi16_answers(reference_node: Path, pi16_corpus: Corpus) -> ReferenceAnswers:
+    """pi 1.6's answer to every query of its corpus."""
+    return ask_reference(reference_node, pi16_corpus, PI16_DIR)
+
+
+@pytest.fixture(scope="session")
+def pi16_cli(pi16_corpus: Corpus) -> OurCli:
+    """pi-lsp's answers on the pi 1.6 corpus (in-process)."""
+    return OurCli(pi16_corpus, in_process=True)

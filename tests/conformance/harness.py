@@ -1,10 +1,11 @@
-"""Support code for the pi 0.84.2 conformance tests: queries, the corpus, both CLIs.
+"""Support code for the conformance tests against pi 0.84.2 and pi 1.6: queries, corpora, both CLIs.
 
 The reference side is pi itself: ``tests/reference/install.sh`` installs the pinned npm
-package (and the Node 22 that runs it) into ``tests/reference/node_modules``;
-``generate_sessions.mjs`` writes a corpus of session files with pi's real SessionManager;
-``pi_reference.mjs batch`` answers every query of the corpus with pi's own functions in one
-Node process (Node start-up and pi's imports cost ~0.7 s per process).
+packages (pi 0.84.2, pi 1.6.0 under the alias ``pi16``, and the Node 22 that runs them) into
+``tests/reference/node_modules``; ``generate_sessions.mjs`` (0.84.2) and
+``generate_sessions_16.mjs`` (1.6) write corpora of session files with pi's real
+SessionManager; ``pi_reference.mjs batch`` answers every query of a corpus with pi's own
+functions in one Node process (Node start-up and pi's imports cost ~0.7 s per process).
 
 Our side is the ``pi-lsp session …`` CLI. By default it is called in-process through
 ``pi_lsp.cli.main`` (same argument parsing and output code as the console script, without
@@ -35,6 +36,9 @@ REFERENCE_NODE = REFERENCE_DIR / "node_modules" / ".bin" / "node"
 INSTALL_SCRIPT = REFERENCE_DIR / "install.sh"
 REFERENCE_SCRIPT = REFERENCE_DIR / "pi_reference.mjs"
 GENERATOR_SCRIPT = REFERENCE_DIR / "generate_sessions.mjs"
+GENERATOR16_SCRIPT = REFERENCE_DIR / "generate_sessions_16.mjs"
+PI16_DIR = REFERENCE_DIR / "node_modules" / "pi16"
+"""pi 1.6.0, installed next to 0.84.2 as the npm alias ``pi16``."""
 
 INSTALL_TIMEOUT_S = 600
 NODE_TIMEOUT_S = 300
@@ -99,7 +103,7 @@ def queries_for_session(session: dict[str, Any]) -> list[Query]:
                 Query(
                     "plan-branch-summary",
                     file,
-                    ("--from", from_id, "--to", to_id) + budget_options(budget),
+                    ("--from", from_id, "--to", to_id, *budget_options(budget)),
                 )
             )
     return queries
@@ -126,13 +130,23 @@ def _run(
 
 
 def run_node_script(
-    node: Path, script: Path, args: list[str], *, stdin: bytes | None = None
+    node: Path,
+    script: Path,
+    args: list[str],
+    *,
+    stdin: bytes | None = None,
+    pi_dir: Path | None = None,
 ) -> bytes:
+    """Run a reference script; ``pi_dir`` picks the pi package it loads (default: 0.84.2)."""
+    environment = None
+    if pi_dir is not None:
+        environment = {**os.environ, "PI_REFERENCE_PI_DIR": f"{pi_dir}{os.sep}"}
     result = _run(
         [str(node), str(script), *args],
         timeout=NODE_TIMEOUT_S,
         what=script.name,
         input=stdin,
+        env=environment,
     )
     if result.returncode != 0:
         pytest.fail(
@@ -289,7 +303,7 @@ def install_reference() -> Path:
     result = _run(["bash", str(INSTALL_SCRIPT)], timeout=INSTALL_TIMEOUT_S, what="install.sh")
     if result.returncode != 0:
         pytest.fail(
-            "installing the pi 0.84.2 reference failed (Node/npm are required for the conformance "
+            "installing the pi references failed (Node/npm are required for the conformance "
             f"tests):\n{result.stdout.decode(errors='replace')}{result.stderr.decode(errors='replace')}"
         )
     if not REFERENCE_NODE.exists():
@@ -298,23 +312,25 @@ def install_reference() -> Path:
 
 
 def corpus_seed_args() -> list[str]:
-    """``--seed N`` from PI_CONFORMANCE_SEED (to explore other corpora), else the generator's default."""
+    """``--seed N`` from PI_CONFORMANCE_SEED (to explore
+    other corpora), else the generator's default."""
     seed = os.environ.get("PI_CONFORMANCE_SEED")
     return ["--seed", seed] if seed else []
 
 
-def generate_corpus(node: Path, directory: Path) -> Corpus:
-    run_node_script(node, GENERATOR_SCRIPT, [str(directory), *corpus_seed_args()])
+def generate_corpus(node: Path, directory: Path, generator: Path = GENERATOR_SCRIPT) -> Corpus:
+    run_node_script(node, generator, [str(directory), *corpus_seed_args()])
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     return Corpus(directory, manifest)
 
 
-def ask_reference(node: Path, corpus: Corpus) -> ReferenceAnswers:
-    """pi's answer to every query of the corpus, from one `pi_reference.mjs batch` run."""
+def ask_reference(node: Path, corpus: Corpus, pi_dir: Path | None = None) -> ReferenceAnswers:
+    """pi's answer to every query of the corpus, from one `pi_reference.mjs batch` run
+    (``pi_dir``: the pi package to ask, default 0.84.2)."""
     queries = corpus.queries()
     digests_before = corpus.file_digests()
     payload = json.dumps([query.reference_argv(corpus.directory) for query in queries]).encode()
-    stdout = run_node_script(node, REFERENCE_SCRIPT, ["batch", "-"], stdin=payload)
+    stdout = run_node_script(node, REFERENCE_SCRIPT, ["batch", "-"], stdin=payload, pi_dir=pi_dir)
     results = json.loads(stdout.decode("utf-8"))
     if len(results) != len(queries):
         pytest.fail("pi_reference batch returned a different number of answers than queries")

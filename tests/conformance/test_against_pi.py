@@ -70,7 +70,7 @@ def first_difference(ours: Any, pis: Any, path: str = "$") -> tuple[str, Any, An
                 return found
         return None
     if isinstance(ours, list) and isinstance(pis, list):
-        for index, (a, b) in enumerate(zip(ours, pis)):
+        for index, (a, b) in enumerate(zip(ours, pis, strict=False)):
             found = first_difference(a, b, f"{path}[{index}]")
             if found:
                 return found
@@ -98,7 +98,10 @@ def describe_mismatch(query: Query, ours: Outcome, pis: Outcome) -> str | None:
     if not pis.ok and not ours.ok:
         return None  # both refuse the input
     if not pis.ok:
-        return f"{query.describe()}\n    pi failed ({pis.error}) but pi-lsp answered {shorten(ours.value)}"
+        return (
+            f"{query.describe()}\n    pi failed ({pis.error}) "
+            f"but pi-lsp answered {shorten(ours.value)}"
+        )
     if not ours.ok:
         return f"{query.describe()}\n    pi-lsp failed: {ours.error}"
     found = first_difference(ours.value, pis.value)
@@ -110,14 +113,14 @@ def describe_mismatch(query: Query, ours: Outcome, pis: Outcome) -> str | None:
     )
 
 
-def report(mismatches: list[str], total: int, what: str) -> None:
+def report(mismatches: list[str], total: int, what: str, against: str = "pi 0.84.2") -> None:
     if not mismatches:
         return
     shown = "\n".join(mismatches[:MAX_REPORTED_MISMATCHES])
     more = len(mismatches) - MAX_REPORTED_MISMATCHES
     tail = f"\n… and {more} more" if more > 0 else ""
     pytest.fail(
-        f"{len(mismatches)} of {total} {what} queries differ from pi 0.84.2:\n{shown}{tail}",
+        f"{len(mismatches)} of {total} {what} queries differ from {against}:\n{shown}{tail}",
         pytrace=False,
     )
 
@@ -307,6 +310,7 @@ def compare_command(
     reference: ReferenceAnswers,
     our_cli: OurCli,
     skip: set[Query] = frozenset(),
+    against: str = "pi 0.84.2",
 ) -> None:
     queries = [q for q in corpus.queries() if q.command == command and q not in skip]
     mismatches = []
@@ -319,7 +323,7 @@ def compare_command(
         problem = describe_mismatch(query, ours, pis)
         if problem:
             mismatches.append(problem)
-    report(mismatches, len(queries), command)
+    report(mismatches, len(queries), command, against)
 
 
 def test_context_matches_pi(
@@ -372,8 +376,9 @@ def test_trailing_tool_results_bug_is_fixed(
             problems.append(f"{query.describe()}\n    pi-lsp planned nothing (pi's bug)")
         elif ours.value.get("firstKeptEntryId") != bug["expectedFirstKeptEntryId"]:
             problems.append(
-                f"{query.describe()}\n    pi-lsp keeps from {ours.value.get('firstKeptEntryId')!r}, "
-                f"expected the last assistant tool call {bug['expectedFirstKeptEntryId']!r}"
+                f"{query.describe()}\n    pi-lsp keeps from "
+                f"{ours.value.get('firstKeptEntryId')!r}, expected the last "
+                f"assistant tool call {bug['expectedFirstKeptEntryId']!r}"
             )
         elif not (ours.value.get("messagesToSummarize") or ours.value.get("turnPrefixMessages")):
             problems.append(f"{query.describe()}\n    pi-lsp plan summarizes nothing")

@@ -130,7 +130,8 @@ SERVER = ClientServerConfig(
 
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, workspace: Path, request):
-    """A server initialized on ``workspace`` with the scripted model (options: ``@pytest.mark.options``)."""
+    """A server initialized on ``workspace`` with the
+    scripted model (options: ``@pytest.mark.options``)."""
     # Started here rather than as a fixture argument: pytest-lsp resolves arguments inside its own
     # running loop, where async fixtures cannot be set up.
     scripted_llm = ScriptedLLM()

@@ -15,11 +15,15 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from pi_lsp.scripted_llm import replies
 from tests.e2e.conftest import request
 
-SUMMARY = "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n## Next Steps\n1. Run the tests"
+SUMMARY = (
+    "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n"
+    "## Next Steps\n1. Run the tests"
+)
 SMALL = {
     "compaction": {"keepRecentTokens": 100, "reserveTokens": 100},
     "contextWindow": 100000,
@@ -101,7 +105,7 @@ async def test_manual_compaction_with_instructions(client, events, scripted_llm,
         and "Fix add() in app.py" in json.dumps(sent[1])
     )
     assert "Question number 0" not in json.dumps(sent)
-    with pytest.raises(Exception, match="Nothing to compact|Already compacted"):
+    with pytest.raises(JsonRpcException, match=r"Nothing to compact|Already compacted"):
         await request(client, "pi/compact", {})
 
 
@@ -131,7 +135,7 @@ async def test_a_failed_summary_leaves_the_session_file_byte_identical(
     await chat(client, scripted_llm, 3)
     before = session_file(workspace).read_bytes()
     scripted_llm.enqueue(failure)
-    with pytest.raises(Exception):
+    with pytest.raises(JsonRpcException):
         await request(client, "pi/compact", {})
     assert session_file(workspace).read_bytes() == before
     end = [event for event in events.events() if event["type"] == "compaction_end"][-1]
@@ -198,24 +202,45 @@ async def test_context_overflow_compacts_and_retries_once(client, events, script
     )  # a second overflow in the same turn is reported, not looped
 
 
+@pytest.mark.filterwarnings("ignore:Unknown progress token")
 @pytest.mark.options(**SMALL)
 async def test_navigation_with_a_branch_summary(client, events, scripted_llm, workspace):
     await chat(client, scripted_llm, 2)
     tree = await request(client, "pi/tree", {})
     old_leaf = tree["leafId"]
-    first_answer = [entry for entry in tree["entries"] if entry.get("role") == "assistant"][0]
+    first_answer = next(entry for entry in tree["entries"] if entry.get("role") == "assistant")
     scripted_llm.enqueue(replies.error(500, "summary failed"))
-    with pytest.raises(Exception):
+    with pytest.raises(JsonRpcException):
         await request(client, "pi/navigate", {"targetId": first_answer["id"], "summarize": True})
     assert (await request(client, "pi/tree", {}))[
         "leafId"
     ] == old_leaf  # a failed summary cancels the move
+    failed_end = [event for event in events.events() if event["type"] == "branch_summary_end"][-1]
+    assert "errorMessage" in failed_end and "entryId" not in failed_end
     scripted_llm.enqueue(replies.text("## Goal\nExplored question number 1"))
     result = await request(
         client,
         "pi/navigate",
-        {"targetId": first_answer["id"], "summarize": True, "instructions": "Mention the question"},
+        {
+            "targetId": first_answer["id"],
+            "summarize": True,
+            "instructions": "Mention the question",
+            "workDoneToken": "summary-1",
+        },
     )
+    reports = client.progress_reports["summary-1"]
+    assert [report.kind for report in reports] == ["begin", "report", "end"]
+    assert "branch being left" in reports[1].message
+    summary_events = [event for event in events.events() if event["type"].startswith("branch_")]
+    assert summary_events[-2:] == [
+        {"type": "branch_summary_start", "targetId": first_answer["id"]},
+        {
+            "type": "branch_summary_end",
+            "targetId": first_answer["id"],
+            "aborted": False,
+            "entryId": result["summaryEntryId"],
+        },
+    ]
     summary = entries(workspace)[-1]
     assert (
         summary["type"] == "branch_summary"
@@ -240,10 +265,10 @@ async def test_abort_during_compaction_cancels_it_cleanly_and_the_tree_is_locked
         Exception, match="cannot navigate the session tree while the agent is working"
     ):
         await request(client, "pi/navigate", {"targetId": tree["entries"][1]["id"]})
-    with pytest.raises(Exception, match="already being compacted"):
+    with pytest.raises(JsonRpcException, match="already being compacted"):
         await request(client, "pi/compact", {})
     assert (await request(client, "pi/abort", {}))["aborted"] is True
-    with pytest.raises(Exception):
+    with pytest.raises(JsonRpcException):
         await asyncio.wait_for(compaction, 15)
     end = [event for event in events.events() if event["type"] == "compaction_end"][-1]
     assert end["aborted"] is True

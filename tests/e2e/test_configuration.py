@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -79,6 +80,20 @@ async def asking_client(lsp_client: LanguageClient, workspace: Path):
 
 
 @pytest_lsp.fixture(config=SERVER)
+async def slow_answering_client(lsp_client: LanguageClient, workspace: Path):
+    """A client that answers ``workspace/configuration`` only after half a second."""
+    answer = lsp_client.protocol.fm.features[types.WORKSPACE_CONFIGURATION]
+
+    async def answer_late(params):
+        await asyncio.sleep(0.5)
+        return answer(params)
+
+    lsp_client.protocol.fm.features[types.WORKSPACE_CONFIGURATION] = answer_late
+    async for _ in serve(lsp_client, workspace, can_answer=True):
+        yield
+
+
+@pytest_lsp.fixture(config=SERVER)
 async def pushing_client(lsp_client: LanguageClient, workspace: Path):
     async for _ in serve(lsp_client, workspace, can_answer=False):
         yield
@@ -141,3 +156,42 @@ async def test_a_client_that_cannot_be_asked_pushes_its_settings(pushing_client)
     result = await request(pushing_client, "pi/prompt", {"text": "hello"})
     assert result["stopReason"] == "stop" and scripted_llm.requests[-1]["model"] == "pushed"
     assert pushing_client.editor_settings.questions == []
+
+
+def write_two_turns(workspace: Path) -> tuple[str, str]:
+    """A session file with two turns, as the server finds it: (first answer id, leaf id)."""
+    from pi_lsp.session.session import Session
+
+    session = Session.create(workspace / ".pi" / "sessions", str(workspace))
+    ids = []
+    for index in range(2):
+        session.append_message({"role": "user", "content": f"Question {index}", "timestamp": 1})
+        ids.append(
+            session.append_message(
+                {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": f"Answer {index}"}],
+                    "stopReason": "stop",
+                    "timestamp": 2,
+                }
+            )
+        )
+    session.close()
+    return ids[0], ids[1]
+
+
+@pytest.fixture
+def two_turns(workspace: Path) -> tuple[str, str]:
+    return write_two_turns(workspace)
+
+
+async def test_a_summarized_navigation_waits_for_the_first_configuration_answer(
+    two_turns, slow_answering_client
+):
+    """The model is only in the client's settings; a summary asked at once must wait for them."""
+    first_answer, _ = two_turns
+    client = slow_answering_client
+    client.scripted_llm.enqueue(replies.text("## Goal\nAnswered question 1"))
+    result = await request(client, "pi/navigate", {"targetId": first_answer, "summarize": True})
+    assert result["summaryEntryId"] and result["leafId"] == result["summaryEntryId"]
+    assert client.scripted_llm.requests[-1]["model"] == "scripted"

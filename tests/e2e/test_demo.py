@@ -1,4 +1,5 @@
-"""``pi-lsp demo`` end to end: the command as a user runs it, the real server, the scripted model."""
+"""``pi-lsp demo`` end to end: the command as a user
+runs it, the real server, the scripted model."""
 
 from __future__ import annotations
 

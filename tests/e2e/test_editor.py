@@ -1,4 +1,5 @@
-"""The editor in the loop: unsaved buffers, undoable edits through workspace/applyEdit, file operations."""
+"""The editor in the loop: unsaved buffers, undoable
+edits through workspace/applyEdit, file operations."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Python extensions through the ``pi_lsp.extensions`` entry point: cancel or supply a compaction."""
+"""Python extensions through the ``pi_lsp.extensions``
+entry point: cancel or supply a compaction."""
 
 from __future__ import annotations
 

@@ -1,1 +1,2 @@
-"""Integration tests: real components (litellm's HTTP client, subprocesses) against local servers."""
+"""Integration tests: real components (litellm's HTTP
+client, subprocesses) against local servers."""

@@ -26,413 +26,25 @@
  * crossed inside trailing tool results: pi 0.84.2 then plans to keep everything (null or an
  * empty plan), while pi-lsp keeps the last assistant tool call (expectedFirstKeptEntryId).
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire, syncBuiltinESMExports } from "node:module";
-import { join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+	BRANCH_TOKEN_BUDGET_QUERIES, clock, codeText, FILE_PATHS, imageBlock, isoAt, jsonLine, KEEP_RECENT_TOKENS_QUERIES,
+	loadPi, MODELS, paragraph, parseArgs, pickSpread, RealDate, reseed, rng, SESSION_CWD, SessionWriter, sentence,
+	usage, words,
+} from "./corpus_support.mjs";
 
 const PI_PACKAGE_DIR =
 	process.env.PI_REFERENCE_PI_DIR ??
 	fileURLToPath(new URL("./node_modules/@earendil-works/pi-coding-agent/", import.meta.url));
+const { sessionEntryToContextMessages, estimateTokens } = await loadPi(PI_PACKAGE_DIR);
 
-const DEFAULT_SEED = 20260502;
-const SESSION_CWD = "/home/user/projects/demo-app";
-const KEEP_RECENT_TOKENS_QUERIES = [null, 2000, 500];
-const BRANCH_TOKEN_BUDGET_QUERIES = [null, 3000, 0]; // 0 = no limit in prepareBranchEntries
-
-// ---------------------------------------------------------------------------------------------
-// Seeded randomness
-// ---------------------------------------------------------------------------------------------
-
-/** mulberry32: small, fast, good enough for test data. */
-function createRng(seed) {
-	let state = seed >>> 0;
-	const next = () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-	return {
-		next,
-		int: (min, max) => min + Math.floor(next() * (max - min + 1)),
-		chance: (p) => next() < p,
-		pick: (items) => items[Math.floor(next() * items.length)],
-		hex: (length) => {
-			let out = "";
-			for (let i = 0; i < length; i++) out += Math.floor(next() * 16).toString(16);
-			return out;
-		},
-	};
-}
-
-let rng = createRng(DEFAULT_SEED);
-
-// ---------------------------------------------------------------------------------------------
-// Fake clock and seeded ids (installed before pi is imported)
-// ---------------------------------------------------------------------------------------------
-
-const RealDate = Date;
-const clock = {
-	nowMs: RealDate.UTC(2026, 4, 2, 9, 14, 3, 127),
-	/** Advance by a random human-ish pause; sometimes 0 so that entries share a millisecond. */
-	tick(minMs = 0, maxMs = 4000) {
-		this.nowMs += rng.chance(0.08) ? 0 : rng.int(minMs, maxMs);
-		return this.nowMs;
-	},
-	set(ms) {
-		this.nowMs = ms;
-	},
-};
-
-class FakeDate extends RealDate {
-	constructor(...args) {
-		if (args.length === 0) super(clock.nowMs);
-		else super(...args);
-	}
-	static now() {
-		return clock.nowMs;
-	}
-}
-globalThis.Date = FakeDate;
-
-function seededUuid() {
-	const h = rng.hex(32);
-	return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-const require = createRequire(import.meta.url);
-require("node:crypto").randomUUID = seededUuid;
-syncBuiltinESMExports(); // pi's `import { randomUUID } from "crypto"` now sees the seeded one
-
-async function importPiModule(relativePath) {
-	return import(pathToFileURL(join(PI_PACKAGE_DIR, relativePath)).href);
-}
-const { SessionManager, sessionEntryToContextMessages } = await importPiModule("dist/core/session-manager.js");
-const { estimateTokens } = await importPiModule("dist/core/compaction/index.js");
-
-// ---------------------------------------------------------------------------------------------
-// Text and content generators
-// ---------------------------------------------------------------------------------------------
-
-const ENGLISH_WORDS = (
-	"the a to of and in for is on that with test file function module error fix refactor parser " +
-	"session tree branch leaf token budget summary compaction context message tool result read write " +
-	"edit bash path config value return import class method async await cache index build run check"
-).split(" ");
-const UNICODE_WORDS = [
-	"café", "naïve", "Straße", "résumé", "日本語", "中文测试", "한국어", "Ελληνικά", "русский", "עברית",
-	"العربية", "😀", "🎉", "👩‍💻", "🚀", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "𠜎𠜱", "e\u0301", "Z\u0351\u0364a\u0358l", "∑∫√", "™",
-];
-// Characters that trip line splitting or escaping if a reader/writer is not careful.
-const TRICKY_SNIPPETS = [
-	"line\u2028separator", "para\u2029separator", "next\u0085line", "tab\there", "vt\u000bff\u000c",
-	"esc\u001b[31mred\u001b[0m", "nul-ish \u0001\u001f", 'quote " and \\ backslash', "</summary> <summary>",
-	"del\u007fchar", "bom\ufeffinside",
-];
-
-function words(count, { unicode = 0, tricky = 0 } = {}) {
-	const out = [];
-	for (let i = 0; i < count; i++) {
-		if (tricky > 0 && rng.chance(tricky)) out.push(rng.pick(TRICKY_SNIPPETS));
-		else if (unicode > 0 && rng.chance(unicode)) out.push(rng.pick(UNICODE_WORDS));
-		else out.push(rng.pick(ENGLISH_WORDS));
-	}
-	return out.join(" ");
-}
-
-function sentence(options) {
-	const text = words(rng.int(4, 14), options);
-	return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-}
-
-function paragraph(sentences, options) {
-	return Array.from({ length: sentences }, () => sentence(options)).join(" ");
-}
-
-/** Code-ish text of about `chars` UTF-16 code units (no lone surrogates: the corpus has none). */
-function codeText(chars, options = {}) {
-	const lines = [];
-	let length = 0;
-	let n = 0;
-	while (length < chars) {
-		n++;
-		const line = rng.chance(0.2)
-			? `    # ${words(rng.int(3, 9), options)}`
-			: `def ${rng.pick(ENGLISH_WORDS)}_${n}(x, y=${rng.int(0, 99)}):  return x * ${rng.int(1, 9)} + y`;
-		lines.push(line);
-		length += line.length + 1;
-	}
-	return sliceWithoutSplittingPairs(lines.join("\n"), chars);
-}
-
-/** text.slice(0, n), one code unit shorter when that would leave half a surrogate pair. */
-function sliceWithoutSplittingPairs(text, n) {
-	const code = text.charCodeAt(n - 1);
-	return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
-}
-
-const FILE_PATHS = [
-	"src/app.py", "src/parser.py", "src/session/tree.py", "tests/test_app.py", "README.md",
-	"/home/user/projects/demo-app/pyproject.toml", "docs/設計.md", "src/ünïcödé.py", "assets/logo 🚀.png",
-	"src/a b/with space.ts", "lib/Zeta.ts", "lib/alpha.ts", "lib/_under.ts", "lib/Ärger.ts",
-];
-
-// A real 1x1 PNG.
-const TINY_PNG_BASE64 =
-	"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
-
-function imageBlock() {
-	return { type: "image", data: TINY_PNG_BASE64, mimeType: "image/png" };
-}
-
-function usage(input, output, { cacheRead = 0, cacheWrite = 0, totalTokens } = {}) {
-	const total = totalTokens ?? input + output + cacheRead + cacheWrite;
-	const cost = {
-		input: input * 0.000003,
-		output: output * 0.000015,
-		cacheRead: cacheRead * 0.0000003,
-		cacheWrite: cacheWrite * 0.00000375,
-	};
-	cost.total = cost.input + cost.output + cost.cacheRead + cost.cacheWrite;
-	return { input, output, cacheRead, cacheWrite, totalTokens: total, cost };
-}
-
-const MODELS = [
-	{ api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5" },
-	{ api: "openai-responses", provider: "openai", model: "gpt-5" },
-	{ api: "google-generative-ai", provider: "google", model: "gemini-2.5-pro" },
-];
-
-// ---------------------------------------------------------------------------------------------
-// SessionWriter: a thin, readable layer over pi's SessionManager
-// ---------------------------------------------------------------------------------------------
-
-class SessionWriter {
-	constructor(name, description, outDir) {
-		this.name = name;
-		this.description = description;
-		this.outDir = outDir;
-		this.scratchDir = join(outDir, `.scratch-${name}`);
-		rmSync(this.scratchDir, { recursive: true, force: true });
-		this.manager = SessionManager.create(SESSION_CWD, this.scratchDir, { id: seededUuid() });
-		this.model = MODELS[0];
-		this.contextTokens = 3000; // grows with the conversation, feeds plausible usage numbers
-		this.toolCallCounter = 0;
-		this.leaves = [];
-		this.branchPairs = [];
-		this.textOptions = {};
-	}
-
-	get leafId() {
-		return this.manager.getLeafId();
-	}
-
-	tick(minMs, maxMs) {
-		clock.tick(minMs, maxMs);
-	}
-
-	message(message) {
-		this.tick();
-		return this.manager.appendMessage({ ...message, timestamp: clock.nowMs });
-	}
-
-	user(content) {
-		this.contextTokens += Math.ceil(JSON.stringify(content).length / 4);
-		return this.message({ role: "user", content });
-	}
-
-	userText(text) {
-		return this.user(rng.chance(0.3) ? text : [{ type: "text", text }]);
-	}
-
-	/**
-	 * Append an assistant message. blocks: array of content blocks (text/thinking/toolCall).
-	 * Returns the entry id; tool calls are available through `lastToolCalls`.
-	 */
-	assistant(blocks, { stopReason, errorMessage, usageOverride, omitUsage = false } = {}) {
-		const output = Math.ceil(JSON.stringify(blocks).length / 4);
-		const message = {
-			role: "assistant",
-			content: blocks,
-			api: this.model.api,
-			provider: this.model.provider,
-			model: this.model.model,
-			usage: usageOverride ?? usage(this.contextTokens, output, { cacheRead: rng.chance(0.5) ? this.contextTokens - 500 : 0 }),
-			stopReason: stopReason ?? (blocks.some((b) => b.type === "toolCall") ? "toolUse" : "stop"),
-			...(errorMessage !== undefined ? { errorMessage } : {}),
-		};
-		if (omitUsage) delete message.usage;
-		this.contextTokens += output;
-		this.lastToolCalls = blocks.filter((b) => b.type === "toolCall");
-		return this.message(message);
-	}
-
-	toolCall(name, args) {
-		this.toolCallCounter++;
-		return { type: "toolCall", id: `toolu_${String(this.toolCallCounter).padStart(4, "0")}_${rng.hex(6)}`, name, arguments: args };
-	}
-
-	toolResult(call, content, { isError = false, details } = {}) {
-		const blocks = typeof content === "string" ? [{ type: "text", text: content }] : content;
-		this.contextTokens += Math.ceil(JSON.stringify(blocks).length / 4);
-		return this.message({
-			role: "toolResult",
-			toolCallId: call.id,
-			toolName: call.name,
-			content: blocks,
-			...(details !== undefined ? { details } : {}),
-			isError,
-		});
-	}
-
-	bash({ command, output, exitCode = 0, cancelled = false, truncated = false, fullOutputPath, excludeFromContext }) {
-		return this.message({
-			role: "bashExecution",
-			command,
-			output,
-			exitCode,
-			cancelled,
-			truncated,
-			...(fullOutputPath !== undefined ? { fullOutputPath } : {}),
-			...(excludeFromContext !== undefined ? { excludeFromContext } : {}),
-		});
-	}
-
-	thinkingLevel(level) {
-		this.tick();
-		return this.manager.appendThinkingLevelChange(level);
-	}
-
-	modelChange(model) {
-		this.tick();
-		this.model = model;
-		return this.manager.appendModelChange(model.provider, model.model);
-	}
-
-	compaction(summary, firstKeptEntryId, tokensBefore, details, fromHook) {
-		this.tick();
-		return this.manager.appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook);
-	}
-
-	customMessage(customType, content, display, details) {
-		this.tick();
-		return this.manager.appendCustomMessageEntry(customType, content, display, details);
-	}
-
-	custom(customType, data) {
-		this.tick();
-		return this.manager.appendCustomEntry(customType, data);
-	}
-
-	label(targetId, label) {
-		this.tick();
-		return this.manager.appendLabelChange(targetId, label);
-	}
-
-	sessionName(name) {
-		this.tick();
-		return this.manager.appendSessionInfo(name);
-	}
-
-	branch(fromId) {
-		this.manager.branch(fromId);
-	}
-
-	branchWithSummary(targetId, summary, details, fromHook) {
-		this.tick();
-		return this.manager.branchWithSummary(targetId, summary, details, fromHook);
-	}
-
-	resetLeaf() {
-		this.manager.resetLeaf();
-	}
-
-	/**
-	 * One agentic turn: a user prompt, `steps` assistant messages with 1-3 tool calls each
-	 * (each followed by its tool results), then a final text answer.
-	 * resultChars picks the size of each tool result.
-	 */
-	toolTurn({ steps, resultChars = () => rng.int(100, 2500), prompt, finalText = true, thinking = 0.5, images = 0 }) {
-		const ids = { user: this.userText(prompt ?? paragraph(rng.int(1, 3), this.textOptions)), steps: [] };
-		for (let step = 0; step < steps; step++) {
-			const blocks = [];
-			if (rng.chance(thinking)) blocks.push({ type: "thinking", thinking: paragraph(rng.int(1, 3), this.textOptions), thinkingSignature: `sig_${rng.hex(16)}` });
-			if (rng.chance(0.4)) blocks.push({ type: "text", text: sentence(this.textOptions) });
-			const callCount = rng.chance(0.25) ? rng.int(2, 3) : 1;
-			for (let c = 0; c < callCount; c++) blocks.push(this.randomToolCall());
-			const assistantId = this.assistant(blocks);
-			const resultIds = [];
-			for (const call of this.lastToolCalls) {
-				const content = [{ type: "text", text: this.toolOutputFor(call, resultChars()) }];
-				if (images > 0 && rng.chance(images)) content.push(imageBlock());
-				resultIds.push(this.toolResult(call, content, { isError: rng.chance(0.07), details: rng.chance(0.3) ? { durationMs: rng.int(1, 900) } : undefined }));
-			}
-			ids.steps.push({ assistant: assistantId, results: resultIds });
-		}
-		if (finalText) {
-			const blocks = [];
-			if (rng.chance(thinking)) blocks.push({ type: "thinking", thinking: paragraph(1, this.textOptions) });
-			blocks.push({ type: "text", text: paragraph(rng.int(1, 4), this.textOptions) });
-			ids.final = this.assistant(blocks);
-		}
-		return ids;
-	}
-
-	randomToolCall() {
-		const path = rng.pick(FILE_PATHS);
-		switch (rng.int(0, 6)) {
-			case 0:
-			case 1:
-				return this.toolCall("read", rng.chance(0.3) ? { path, offset: rng.int(1, 200), limit: 100 } : { path });
-			case 2:
-				return this.toolCall("write", { path, content: codeText(rng.int(40, 400), this.textOptions) });
-			case 3:
-				return this.toolCall("edit", { path, oldText: words(3, this.textOptions), newText: words(4, this.textOptions) });
-			case 4:
-				return this.toolCall("bash", { command: rng.pick(["pytest -q", "ls -la", "git status", "make build", `grep -rn "${rng.pick(ENGLISH_WORDS)}" src`]), timeout: rng.int(10, 120) });
-			case 5:
-				return this.toolCall(rng.pick(["grep", "find", "ls"]), { pattern: rng.pick(ENGLISH_WORDS), path: rng.pick(["src", "tests", "."]) });
-			default:
-				// A path-carrying call with an empty path and one with a non-string path: not file ops.
-				return rng.chance(0.5) ? this.toolCall("read", { path: "" }) : this.toolCall("edit", { path: 42, oldText: "a", newText: "b" });
-		}
-	}
-
-	toolOutputFor(call, chars) {
-		if (call.name === "bash") return `$ ${call.arguments.command}\n${codeText(chars, this.textOptions)}`;
-		if (call.name === "write" || call.name === "edit") return `Successfully wrote ${rng.int(1, 400)} bytes to ${call.arguments.path}`;
-		return codeText(chars, this.textOptions);
-	}
-
-	addLeaf(id) {
-		if (!this.leaves.includes(id)) this.leaves.push(id);
-	}
-
-	addBranchPair(fromId, toId) {
-		this.branchPairs.push([fromId, toId]);
-	}
-
-	/** Move the finished file to OUTDIR/<name>.jsonl and describe it for the manifest. */
-	finish(extra = {}) {
-		const files = readdirSync(this.scratchDir).filter((f) => f.endsWith(".jsonl"));
-		if (files.length !== 1) throw new Error(`${this.name}: expected one session file, found ${files.length}`);
-		const file = `${this.name}.jsonl`;
-		renameSync(join(this.scratchDir, files[0]), join(this.outDir, file));
-		rmSync(this.scratchDir, { recursive: true, force: true });
+/** SessionWriter whose manifest entries also list the queries that hit 0.84.2's cut-point bug. */
+class SessionWriter084 extends SessionWriter {
+	manifestFields() {
 		const bugQueries = findTrailingToolResultBugQueries(this.manager, [null, ...this.leaves], KEEP_RECENT_TOKENS_QUERIES);
-		return {
-			file,
-			description: this.description,
-			leaves: [null, ...this.leaves],
-			branchPairs: this.branchPairs,
-			keepRecentTokens: KEEP_RECENT_TOKENS_QUERIES,
-			branchTokenBudgets: BRANCH_TOKEN_BUDGET_QUERIES,
-			idsAssignedOnLoad: false,
-			trailingToolResultsBug: bugQueries.length > 0,
-			bugQueries,
-			...extra,
-		};
+		return { trailingToolResultsBug: bugQueries.length > 0, bugQueries };
 	}
 }
 
@@ -504,19 +116,12 @@ function leavesWithoutBug(manager, candidates) {
 	return candidates.filter((leaf) => findTrailingToolResultBugQueries(manager, [leaf], KEEP_RECENT_TOKENS_QUERIES).length === 0);
 }
 
-function pickSpread(items, count) {
-	if (items.length <= count) return [...items];
-	const picked = [];
-	for (let i = 0; i < count; i++) picked.push(items[Math.floor(((i + 0.5) * items.length) / count)]);
-	return picked;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Scenarios (each writes one session with pi's SessionManager)
 // ---------------------------------------------------------------------------------------------
 
 function linearChat(outDir) {
-	const s = new SessionWriter("linear-chat", "Plain chat: model/thinking changes, thinking blocks, usage variants, stopReasons stop/length/aborted/error, session name.", outDir);
+	const s = new SessionWriter084("linear-chat", "Plain chat: model/thinking changes, thinking blocks, usage variants, stopReasons stop/length/aborted/error, session name.", outDir);
 	s.modelChange(MODELS[0]);
 	s.thinkingLevel("medium");
 	const firstUser = s.userText("Hello! Can you explain what a session tree is?");
@@ -549,7 +154,7 @@ function linearChat(outDir) {
 }
 
 function toolHeavyLong(outDir) {
-	const s = new SessionWriter("tool-heavy-long", "Hundreds of entries of agentic tool use (read/write/edit/bash/grep), big tool results (>2000 chars, one >20k tokens), images, interleaved settings/label/custom entries; default and small keepRecentTokens give plans, many split turns.", outDir);
+	const s = new SessionWriter084("tool-heavy-long", "Hundreds of entries of agentic tool use (read/write/edit/bash/grep), big tool results (>2000 chars, one >20k tokens), images, interleaved settings/label/custom entries; default and small keepRecentTokens give plans, many split turns.", outDir);
 	s.modelChange(MODELS[0]);
 	s.thinkingLevel("low");
 	const candidates = [];
@@ -576,7 +181,7 @@ function toolHeavyLong(outDir) {
 }
 
 function branching(outDir) {
-	const s = new SessionWriter("branching", "Tree with branch(), branchWithSummary() (details, fromHook, empty summary, to root), resetLeaf() second root, labels set/overwritten/cleared, session names, sibling timestamps out of file order.", outDir);
+	const s = new SessionWriter084("branching", "Tree with branch(), branchWithSummary() (details, fromHook, empty summary, to root), resetLeaf() second root, labels set/overwritten/cleared, session names, sibling timestamps out of file order.", outDir);
 	s.modelChange(MODELS[0]);
 	s.thinkingLevel("medium");
 	const main1 = s.toolTurn({ steps: 3 });
@@ -649,7 +254,7 @@ function branching(outDir) {
 }
 
 function compactions(outDir) {
-	const s = new SessionWriter("compactions", "Several compactions on one path (details with file lists, one fromHook with extension details, one keeping from the first entry, one whose firstKeptEntryId is off the path), a branch from before a compaction, a compaction as leaf.", outDir);
+	const s = new SessionWriter084("compactions", "Several compactions on one path (details with file lists, one fromHook with extension details, one keeping from the first entry, one whose firstKeptEntryId is off the path), a branch from before a compaction, a compaction as leaf.", outDir);
 	s.modelChange(MODELS[0]);
 	s.thinkingLevel("high");
 	const turns = [];
@@ -689,7 +294,7 @@ function compactions(outDir) {
 }
 
 function bashAndCustom(outDir) {
-	const s = new SessionWriter("bash-and-custom", "bashExecution messages (exit codes, cancelled, truncated with/without fullOutputPath, excludeFromContext, empty output, no exit code), custom_message entries (string/array/image content, display false, details), custom entries.", outDir);
+	const s = new SessionWriter084("bash-and-custom", "bashExecution messages (exit codes, cancelled, truncated with/without fullOutputPath, excludeFromContext, empty output, no exit code), custom_message entries (string/array/image content, display false, details), custom entries.", outDir);
 	s.modelChange(MODELS[1]);
 	s.thinkingLevel("minimal");
 	const leaves = [];
@@ -715,7 +320,7 @@ function bashAndCustom(outDir) {
 }
 
 function unicodeAndTruncation(outDir) {
-	const s = new SessionWriter("unicode-and-truncation", "Non-ASCII, CJK, emoji (astral), U+2028/U+2029/NEL/control characters in text, args and paths; tool results around the 2000-code-unit truncation limit, one cut through a surrogate pair; >20k-token CJK result.", outDir);
+	const s = new SessionWriter084("unicode-and-truncation", "Non-ASCII, CJK, emoji (astral), U+2028/U+2029/NEL/control characters in text, args and paths; tool results around the 2000-code-unit truncation limit, one cut through a surrogate pair; >20k-token CJK result.", outDir);
 	s.textOptions = { unicode: 0.3, tricky: 0.05 };
 	s.modelChange(MODELS[2]);
 	s.thinkingLevel("medium");
@@ -747,7 +352,7 @@ function unicodeAndTruncation(outDir) {
 }
 
 function jsonNumbersAndKeys(outDir) {
-	const s = new SessionWriter("json-numbers-and-keys", "Tool-call arguments whose JSON.stringify form is tricky: small/large floats (1.5e-7, 1e21), integer-like keys (ordered first by JS), nested values, unicode keys; usage costs with float noise.", outDir);
+	const s = new SessionWriter084("json-numbers-and-keys", "Tool-call arguments whose JSON.stringify form is tricky: small/large floats (1.5e-7, 1e21), integer-like keys (ordered first by JS), nested values, unicode keys; usage costs with float noise.", outDir);
 	s.modelChange(MODELS[0]);
 	s.thinkingLevel("off");
 	const leaves = [];
@@ -769,7 +374,7 @@ function jsonNumbersAndKeys(outDir) {
 }
 
 function trailingToolResultsBug(outDir) {
-	const s = new SessionWriter("trailing-tool-results-bug", "The keepRecentTokens budget is crossed inside trailing tool results: pi 0.84.2 plans to keep everything; pi-lsp keeps the last assistant tool call with its results.", outDir);
+	const s = new SessionWriter084("trailing-tool-results-bug", "The keepRecentTokens budget is crossed inside trailing tool results: pi 0.84.2 plans to keep everything; pi-lsp keeps the last assistant tool call with its results.", outDir);
 	s.modelChange(MODELS[0]);
 	s.thinkingLevel("medium");
 	for (let turn = 0; turn < 6; turn++) s.toolTurn({ steps: rng.int(1, 3), resultChars: () => rng.int(200, 1500) });
@@ -787,7 +392,7 @@ function trailingToolResultsBug(outDir) {
 }
 
 function longLinearChain(outDir) {
-	const s = new SessionWriter("long-linear-chain", "Thousands of short entries in one chain (deep parent links: no recursion allowed), periodic thinking-level changes and labels.", outDir);
+	const s = new SessionWriter084("long-linear-chain", "Thousands of short entries in one chain (deep parent links: no recursion allowed), periodic thinking-level changes and labels.", outDir);
 	s.modelChange(MODELS[0]);
 	const leaves = [];
 	for (let turn = 0; turn < 1300; turn++) {
@@ -817,14 +422,6 @@ function headerOnlyAndEmpty(outDir) {
 // ---------------------------------------------------------------------------------------------
 // Hand-written files (shapes pi no longer writes)
 // ---------------------------------------------------------------------------------------------
-
-function jsonLine(value) {
-	return `${JSON.stringify(value)}\n`;
-}
-
-function isoAt(ms) {
-	return new RealDate(ms).toISOString();
-}
 
 function legacyV1(outDir) {
 	// v1: no version, no ids; legacy header fields; compaction with firstKeptEntryIndex
@@ -921,9 +518,12 @@ function handmadeEdgeCases(outDir) {
 		{ type: "message", id: "e0000006", parentId: "e0000002", timestamp: "2026-01-10T10:15:00.000Z", message: msg("user", "sibling tied with the previous one") },
 		// Message with null content (pi substitutes [] in the context).
 		{ type: "message", id: "e0000007", parentId: "e0000005", timestamp: "2026-01-10T10:00:07.000Z", message: msg("assistant", null, assistantExtra) },
-		// Unknown entry types from newer pi versions: ignored for context, still tree nodes.
+		// Entry types pi 0.84.2 does not know: ignored for its context, still tree nodes. pi 1.x gives
+		// usage entries no context either; its context_edit leaves e0000003 out of the context, but
+		// e0000003 is on another branch (pi 1.6 applies an edit only to entries on the edit's own
+		// path), so both versions build the same context at every leaf here.
 		{ type: "usage", id: "e0000008", parentId: "e0000004", timestamp: "2026-01-10T10:00:08.000Z", kind: "cache_warm", provider: "anthropic", model: "claude-sonnet-4-5", usage: usage(10, 0) },
-		{ type: "context_edit", id: "e0000009", parentId: "e0000008", timestamp: "2026-01-10T10:00:09.000Z", targetId: "e0000001", replacement: null },
+		{ type: "context_edit", id: "e0000009", parentId: "e0000008", timestamp: "2026-01-10T10:00:09.000Z", targetId: "e0000003", replacement: null },
 		{ type: "custom_message", id: "e0000010", parentId: "e0000009", timestamp: "2026-01-10T11:00:10.500+01:00", customType: "offset-ts", content: "custom message with an offset timestamp", display: true },
 		{ type: "branch_summary", id: "e0000011", parentId: "e0000010", timestamp: "2026-01-10T10:00:11.000Z", fromId: "e0000003", summary: "branch summary in a hand-written file" },
 		{ type: "message", id: "e0000012", parentId: "e0000011", timestamp: "2026-01-10T10:00:12.000Z", message: msg("toolResult", [{ type: "text", text: "orphan-ish tool result with no call" }], { toolCallId: "missing", toolName: "read", isError: false }) },
@@ -934,6 +534,8 @@ function handmadeEdgeCases(outDir) {
 		{ type: "label", id: "e0000016", parentId: "e0000015", timestamp: "2026-01-10T10:00:16.000Z", targetId: "not-an-entry", label: "dangling label" },
 		{ type: "label", id: "e0000017", parentId: "e0000016", timestamp: "2026-01-10T10:00:17.000Z", targetId: "e0000002", label: "answer" },
 		{ type: "session_info", id: "e0000018", parentId: "e0000017", timestamp: "2026-01-10T10:00:18.000Z", name: "  Handmade  " },
+		// A kind no pi version knows (yet): a tree node that adds nothing to the context.
+		{ type: "checkpoint_v9", id: "e0000020", parentId: "e0000012", timestamp: "2026-01-10T10:00:20.000Z", data: { note: "from a later pi" } },
 		{ type: "label", id: "e0000019", parentId: "e0000006", timestamp: "2026-01-10T10:00:19.000Z", targetId: "e0000006", label: "last line is a label" },
 	];
 	// A blank line and a torn line before the header: pi skips both when looking for it.
@@ -948,10 +550,10 @@ function handmadeEdgeCases(outDir) {
 	writeFileSync(join(outDir, "handmade-edge-cases.jsonl"), text);
 	return {
 		file: "handmade-edge-cases.jsonl",
-		description: "Hand-written v3 file: blank and torn lines before the header, CRLF, blank and malformed lines, no final newline, orphan and self-parented roots, sibling timestamps with offsets/without millis/ties, null message content, unknown entry types, dangling label, label as leaf.",
+		description: "Hand-written v3 file: blank and torn lines before the header, CRLF, blank and malformed lines, no final newline, orphan and self-parented roots, sibling timestamps with offsets/without millis/ties, null message content, pi 1.x and unknown entry types, dangling label, label as leaf.",
 		// e0000014 (self-parented) is never used as a leaf: pi 0.84.2's getBranch/buildSessionPath
 		// loop forever on a parent cycle (until "Invalid array length").
-		leaves: [null, "e0000012", "e0000015", "e0000007", "e0000018", "e0000003"],
+		leaves: [null, "e0000012", "e0000015", "e0000007", "e0000018", "e0000003", "e0000020"],
 		branchPairs: [["e0000012", "e0000003"], ["e0000015", "e0000012"], ["e0000012", "e0000007"], ["e0000003", "e0000005"]],
 		keepRecentTokens: KEEP_RECENT_TOKENS_QUERIES,
 		branchTokenBudgets: BRANCH_TOKEN_BUDGET_QUERIES,
@@ -965,26 +567,9 @@ function handmadeEdgeCases(outDir) {
 // Main
 // ---------------------------------------------------------------------------------------------
 
-function parseArgs(argv) {
-	let outDir;
-	let seed = DEFAULT_SEED;
-	for (let i = 0; i < argv.length; i++) {
-		if (argv[i] === "--seed") {
-			seed = Number(argv[++i]);
-			if (!Number.isInteger(seed)) throw new Error("--seed needs an integer");
-		} else if (!outDir) {
-			outDir = argv[i];
-		} else {
-			throw new Error(`unexpected argument: ${argv[i]}`);
-		}
-	}
-	if (!outDir) throw new Error("usage: generate_sessions.mjs OUTDIR [--seed N]");
-	return { outDir: resolve(outDir), seed };
-}
-
 function main() {
-	const { outDir, seed } = parseArgs(process.argv.slice(2));
-	rng = createRng(seed);
+	const { outDir, seed } = parseArgs(process.argv.slice(2), "usage: generate_sessions.mjs OUTDIR [--seed N]");
+	reseed(seed);
 	mkdirSync(outDir, { recursive: true });
 	const scenarios = [
 		linearChat, toolHeavyLong, branching, compactions, bashAndCustom, unicodeAndTruncation, jsonNumbersAndKeys,

@@ -189,3 +189,20 @@ def test_plan_to_json():
     assert json["entryIds"] == ["test-id-3", "test-id-4", "test-id-7"]
     assert json["modifiedFiles"] == ["w.py"]
     assert json["totalTokens"] == 2 + 3 + 5  # "old idea", "old answer", "write" + {"path":"w.py"}
+
+
+def test_context_edits_on_the_abandoned_branch_apply_as_in_pi_16():
+    session = forked_session()
+    session.branch_from("test-id-4")
+    call = session.assistant("editing", tool_call("edit", path="secret.env"), stop_reason="toolUse")
+    session.tool_result("ok")
+    session.context_edit("test-id-3", None)  # the old idea, left out
+    session.context_edit("test-id-4", {"content": "old answer, shortened"})
+    session.context_edit(call["id"], None)
+    leaf = session.user("last words")
+    plan = plan_branch_summary(session.by_id(), leaf["id"], "test-id-6")
+    assert [message.get("content") for message in plan.messages] == [
+        [{"type": "text", "text": "old answer, shortened"}],
+        "last words",
+    ]
+    assert plan.to_json()["modifiedFiles"] == []

@@ -129,13 +129,19 @@ def test_multiple_compactions_only_latest_matters():
     assert texts(context) == ["second", "u3", "a3", "u4"]
 
 
-def test_older_compaction_inside_kept_range_is_emitted_as_its_summary():
-    # buildContextEntries keeps every entry from firstKeptEntryId on, the older compaction included.
+def test_older_compaction_inside_kept_range_gives_nothing():
+    # pi 1.6: the newer summary already holds the older one (pi 0.84.2 repeated "first" here).
     session = simple_conversation()
     session.compaction("first", first_kept_entry_id="test-id-3")  # 5
     session.user("u3")  # 6
     session.compaction("second", first_kept_entry_id="test-id-4")  # 7
-    assert texts(build_session_context(session.entries)) == ["second", "a2", "first", "u3"]
+    assert texts(build_session_context(session.entries)) == ["second", "a2", "u3"]
+    assert [entry["id"] for entry in build_context_entries(session.entries)] == [
+        "test-id-7",
+        "test-id-4",
+        "test-id-5",
+        "test-id-6",
+    ]
 
 
 def test_follows_path_to_given_leaf():

@@ -182,7 +182,7 @@ def test_cut_point_is_never_a_tool_result(kinds, keep_recent_tokens, data):
     assert start <= result.first_kept_entry_index < len(session.entries)
     kept = session.entries[result.first_kept_entry_index]
     has_cut_point = any(
-        entry["type"] in ("custom_message",)
+        entry["type"] == "custom_message"
         or (entry["type"] == "message" and entry["message"]["role"] != "toolResult")
         for entry in session.entries[start:]
     )

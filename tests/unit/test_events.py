@@ -2,39 +2,50 @@
 
 import asyncio
 
+from pi_lsp import protocol
 from pi_lsp.agent.events import EventStream
+from pi_lsp.protocol import (
+    AgentEndEvent,
+    EventNotification,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolCallStartEvent,
+)
 
 
-def make_stream(interval: float = 1 / 30) -> tuple[EventStream, list[dict]]:
-    sent: list[dict] = []
+def make_stream(interval: float = 1 / 30) -> tuple[EventStream, list[EventNotification]]:
+    sent: list[EventNotification] = []
     return EventStream("s1", sent.append, interval=interval), sent
+
+
+def deltas(sent: list[EventNotification]) -> list[tuple[str, str | None]]:
+    return [(item.event.TYPE, getattr(item.event, "delta", None)) for item in sent]
 
 
 async def test_a_burst_of_deltas_becomes_few_notifications_and_loses_nothing():
     stream, sent = make_stream()
     for index in range(1000):
-        stream.emit({"type": "text_delta", "delta": f"{index},"})
+        stream.emit(TextDeltaEvent(f"{index},"))
         if index % 100 == 0:
             await asyncio.sleep(0.01)
-    stream.emit({"type": "agent_end", "stopReason": "stop"})
-    text = "".join(item["event"]["delta"] for item in sent if item["event"]["type"] == "text_delta")
+    stream.emit(AgentEndEvent("stop", None))
+    text = "".join(item.event.delta for item in sent if isinstance(item.event, TextDeltaEvent))
     assert text == "".join(f"{index}," for index in range(1000))
     assert len(sent) < 20
-    assert [item["seq"] for item in sent] == list(range(1, len(sent) + 1))
-    assert sent[-1]["event"]["type"] == "agent_end" and all(
-        item["sessionId"] == "s1" for item in sent
-    )
+    assert [item.seq for item in sent] == list(range(1, len(sent) + 1))
+    assert isinstance(sent[-1].event, AgentEndEvent)
+    assert all(item.session_id == "s1" for item in sent)
 
 
 async def test_other_events_flush_pending_deltas_first_and_keep_their_order():
     stream, sent = make_stream(interval=10)
-    stream.emit({"type": "text_delta", "delta": "a"})
-    stream.emit({"type": "thinking_delta", "delta": "b"})
-    stream.emit({"type": "thinking_delta", "delta": "c"})
-    stream.emit({"type": "toolcall_start", "toolCallId": "1", "name": "read"})
-    stream.emit({"type": "text_delta", "delta": "d"})
+    stream.emit(TextDeltaEvent("a"))
+    stream.emit(ThinkingDeltaEvent("b"))
+    stream.emit(ThinkingDeltaEvent("c"))
+    stream.emit(ToolCallStartEvent("1", "read"))
+    stream.emit(TextDeltaEvent("d"))
     stream.flush()
-    assert [(item["event"]["type"], item["event"].get("delta")) for item in sent] == [
+    assert deltas(sent) == [
         ("text_delta", "a"),
         ("thinking_delta", "bc"),
         ("toolcall_start", None),
@@ -44,10 +55,10 @@ async def test_other_events_flush_pending_deltas_first_and_keep_their_order():
 
 async def test_a_lone_delta_is_sent_within_the_interval():
     stream, sent = make_stream(interval=0.05)
-    stream.emit({"type": "text_delta", "delta": "x"})
-    assert sent == [] or sent[0]["event"]["delta"] == "x"
+    stream.emit(TextDeltaEvent("x"))
+    assert sent == [] or sent[0].event.delta == "x"
     await asyncio.sleep(0.12)
-    assert [item["event"]["delta"] for item in sent] == ["x"]
+    assert deltas(sent) == [("text_delta", "x")]
 
 
 async def test_the_rate_stays_near_thirty_a_second():
@@ -55,7 +66,7 @@ async def test_the_rate_stays_near_thirty_a_second():
     loop = asyncio.get_running_loop()
     start = loop.time()
     while loop.time() - start < 0.5:
-        stream.emit({"type": "text_delta", "delta": "."})
+        stream.emit(TextDeltaEvent("."))
         await asyncio.sleep(0.001)
     stream.flush()
     assert len(sent) <= 0.5 * 30 + 3
@@ -66,5 +77,15 @@ async def test_a_burst_that_never_yields_still_sends_about_thirty_a_second():
     loop = asyncio.get_running_loop()
     start = loop.time()
     while loop.time() - start < 0.3:  # no await: like buffered chunks read without yielding
-        stream.emit({"type": "text_delta", "delta": "."})
+        stream.emit(TextDeltaEvent("."))
     assert 5 <= len(sent) <= 0.3 * 30 + 3
+
+
+def test_a_notification_goes_on_the_wire_camel_cased_with_its_type_first():
+    stream, sent = make_stream()
+    stream.emit(ToolCallStartEvent("call-1", "read"))
+    assert protocol.to_json(sent[0]) == {
+        "sessionId": "s1",
+        "seq": 1,
+        "event": {"type": "toolcall_start", "toolCallId": "call-1", "name": "read"},
+    }

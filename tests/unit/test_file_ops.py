@@ -40,6 +40,29 @@ def test_non_assistant_messages_are_ignored():
     assert file_ops == FileOps()
 
 
+def test_calls_a_tool_result_records_as_nested_count_as_pi_16_counts_them():
+    file_ops = FileOps()
+    result = {
+        "role": "toolResult",
+        "toolCallId": "c1",
+        "toolName": "codemode",
+        "content": [text("done")],
+        "nestedCalls": {
+            "calls": [
+                {"name": "read", "arguments": {"path": "a.py"}},
+                {"name": "edit", "arguments": {"path": "b.py"}},
+                {"name": "bash", "arguments": {"command": "ls"}},
+                {"name": "write"},
+                "not a call",
+            ]
+        },
+        "isError": False,
+    }
+    extract_file_ops_from_message(result, file_ops)
+    extract_file_ops_from_message({"role": "toolResult", "nestedCalls": "odd"}, file_ops)
+    assert file_ops == FileOps(read={"a.py"}, edited={"b.py"})
+
+
 def test_paths_are_taken_verbatim():
     file_ops = FileOps()
     extract_file_ops_from_message(

@@ -47,7 +47,10 @@ OVERFLOW_TEXTS = [
     "prompt token count of 140000 exceeds the limit of 128000",
     "Your request exceeded model token limit: 262144 (requested: 300000)",
     "413 status code (no body)",
-    "400 ContextWindowExceededError: OpenAIException - This model's maximum context length is 8192 tokens.",
+    (
+        "400 ContextWindowExceededError: OpenAIException - "
+        "This model's maximum context length is 8192 tokens."
+    ),
     "litellm.ContextWindowExceededError: something new",
     "error code: context_length_exceeded",
     "prompt too long; exceeded max context length by 100 tokens",

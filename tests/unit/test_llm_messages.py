@@ -1,4 +1,5 @@
-"""pi LLM messages → OpenAI chat messages: roles, content parts, tool calls, thinking, history rules."""
+"""pi LLM messages → OpenAI chat messages: roles,
+content parts, tool calls, thinking, history rules."""
 
 from __future__ import annotations
 

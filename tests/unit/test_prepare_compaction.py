@@ -195,3 +195,79 @@ def test_tiktoken_counter_plans_with_its_own_counts():
     assert chars4.tokens_before == 900
     assert tiktoken.tokens_before < chars4.tokens_before
     assert tiktoken.first_kept_entry_id != chars4.first_kept_entry_id
+
+
+# ------------------------------------------------------------------ sessions written by pi 1.6
+
+
+def session_with_a_pasted_secret(*, left_out: bool, turns_before: int) -> SessionBuilder:
+    session = conversation(turns_before)
+    secret = session.user("my key is sk-live-123 " + words(2000))  # ~2000 tokens
+    call = session.assistant(words(10), tool_call("edit", path="secret.env"), stop_reason="toolUse")
+    result = session.tool_result("ok")
+    if left_out:
+        for target in (secret, call, result):
+            session.context_edit(target["id"], None)
+    for turn in range(4):
+        session.user(f"v{turn}" + words(100))
+        session.assistant(words(100))
+    return session
+
+
+def test_what_a_context_edit_removed_is_neither_summarized_nor_a_file():
+    kept_whole = prepare_compaction(
+        session_with_a_pasted_secret(left_out=False, turns_before=1).entries, keep(300)
+    )
+    assert "sk-live" in kept_whole.serialized
+    assert kept_whole.to_json()["modifiedFiles"] == ["secret.env"]
+    left_out = prepare_compaction(
+        session_with_a_pasted_secret(left_out=True, turns_before=1).entries, keep(300)
+    )
+    assert "sk-live" not in left_out.serialized
+    assert "sk-live" not in str(left_out.turn_prefix_messages)
+    assert left_out.to_json()["modifiedFiles"] == []
+
+
+def test_what_a_context_edit_removed_does_not_count_against_the_kept_budget():
+    session = conversation(2)
+    secret = session.user("my key is sk-live-123 " + words(2000))  # 5: fills the budget alone
+    session.assistant(words(100))  # 6
+    session.user("u2" + words(100))  # 7
+    session.assistant(words(100))  # 8
+    assert prepare_compaction(session.entries, keep(400)).first_kept_entry_id == "test-id-5"
+    session.context_edit(secret["id"], None)
+    # Left out, the secret weighs nothing: the kept part reaches back to a1 (splitting u1's turn).
+    preparation = prepare_compaction(session.entries, keep(400))
+    assert preparation.first_kept_entry_id == "test-id-4"
+    assert ids_of(preparation.messages_to_summarize) == ["u0" + words(100), "assistant"]
+    assert ids_of(preparation.turn_prefix_messages) == ["u1" + words(100)]
+
+
+def test_a_replaced_message_is_summarized_and_counted_with_its_new_content():
+    session = conversation(3)
+    session.context_edit("test-id-1", {"content": "u0, shortened"})
+    session.user("u3" + words(100))
+    session.assistant(words(100))
+    preparation = prepare_compaction(session.entries, keep(300))
+    assert preparation.messages_to_summarize[0]["content"] == "u0, shortened"
+    assert "[User]: u0, shortened" in preparation.serialized
+
+
+def test_system_messages_are_never_summarized():
+    session = SessionBuilder()
+    session.system("You are pi." + words(500), toolsAdded=[{"name": "read"}])
+    for turn in range(4):
+        session.user(f"u{turn}" + words(100))
+        session.assistant(words(100))
+    preparation = prepare_compaction(session.entries, keep(300))
+    summarized = preparation.messages_to_summarize + preparation.turn_prefix_messages
+    assert [message["role"] for message in summarized] == ["user", "assistant"] * 2 + ["user"]
+
+
+def test_usage_reported_before_a_context_edit_is_not_trusted_for_tokens_before():
+    session = conversation(3)
+    session.message(session.entries[-1]["message"] | {"usage": usage(90000, 100)})
+    assert prepare_compaction(session.entries, keep(150)).tokens_before == 90100
+    session.context_edit("test-id-1", None)
+    tokens_before = prepare_compaction(session.entries, keep(150)).tokens_before
+    assert tokens_before < 1000  # every message estimated: about 100 tokens each

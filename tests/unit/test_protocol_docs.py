@@ -1,4 +1,6 @@
-"""docs/protocol.md must describe every method, params field and event of ``pi_lsp/protocol.py``."""
+"""docs/protocol.md must describe every method, params field, result field and event of
+``pi_lsp/protocol.py``.
+"""
 
 import re
 from pathlib import Path
@@ -28,10 +30,26 @@ def test_every_request_is_documented_with_its_params(method):
         )
 
 
-def test_every_event_type_is_documented():
-    text = section(protocol.EVENT)
-    for event_type in protocol.EVENT_TYPES:
-        assert f"| `{event_type}` |" in text
+@pytest.mark.parametrize("method", sorted(protocol.RESULT_BY_METHOD))
+def test_every_result_field_is_documented(method):
+    text = section(method)
+    for field in attrs.fields(protocol.RESULT_BY_METHOD[method]):
+        name = protocol.camel_case(field.name)
+        assert re.search(rf"\b{name}\b", text), f"{method}: result field {name} is not documented"
+
+
+@pytest.mark.parametrize("cls", protocol.EVENT_CLASSES, ids=lambda cls: cls.TYPE)
+def test_every_event_is_documented_with_its_fields(cls):
+    rows = {
+        match.group(1): match.group(2)
+        for match in re.finditer(r"^\| `(\w+)` \|([^|]*)\|", section(protocol.EVENT), re.MULTILINE)
+    }
+    assert cls.TYPE in rows, f"the pi/event table has no row for {cls.TYPE}"
+    documented = set(re.findall(r"`(\w+)\??`", rows[cls.TYPE]))
+    wanted = {protocol.camel_case(field.name) for field in attrs.fields(cls)}
+    assert documented == wanted, (
+        f"{cls.TYPE}: documented {sorted(documented)}, sent {sorted(wanted)}"
+    )
 
 
 def test_every_documented_method_exists():
@@ -50,3 +68,10 @@ def test_every_method_is_registered_as_a_request_and_a_command():
     assert {protocol.command_name(method) for method in protocol.PARAMS_BY_METHOD} <= set(
         server.protocol.fm.commands
     )
+
+
+@pytest.mark.parametrize("method", [protocol.TREE, protocol.MESSAGES])
+def test_the_context_edit_values_are_documented(method):
+    text = section(method)
+    for effect in protocol.CONTEXT_EDIT_EFFECTS:
+        assert f'`"{effect}"`' in text, f"{method}: contextEdit value {effect} is not documented"

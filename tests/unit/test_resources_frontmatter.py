@@ -36,13 +36,20 @@ def test_empty_frontmatter_is_an_empty_mapping():
 
 
 def test_literal_and_folded_block_scalars():
-    content = "---\nliteral: |\n  one\n  two\nfolded: >\n  one\n  two\n\n  three\nstripped: |-\n  x\n---\n"
+    content = (
+        "---\nliteral: |\n  one\n  two\n"
+        "folded: >\n  one\n  two\n\n  three\n"
+        "stripped: |-\n  x\n---\n"
+    )
     mapping = parse_frontmatter(content).mapping
     assert mapping == {"literal": "one\ntwo\n", "folded": "one two\nthree\n", "stripped": "x"}
 
 
 def test_scalars_are_typed_like_yaml():
-    content = '---\na: true\nb: False\nc: 12\nd: 1.5\ne: null\nf: \'12\'\ng: "say \\"hi\\""\nh: it\'s # comment\n---\n'
+    content = (
+        "---\na: true\nb: False\nc: 12\nd: 1.5\ne: null\n"
+        'f: \'12\'\ng: "say \\"hi\\""\nh: it\'s # comment\n---\n'
+    )
     assert parse_frontmatter(content).mapping == {
         "a": True,
         "b": False,

@@ -1,4 +1,5 @@
-"""Settings: pi 0.84.2's deep merge, migrations, broken JSON keeping the last good file, type checks."""
+"""Settings: pi 0.84.2's deep merge, migrations, broken
+JSON keeping the last good file, type checks."""
 
 from __future__ import annotations
 

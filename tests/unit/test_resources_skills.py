@@ -1,4 +1,5 @@
-"""Skill discovery and validation (pi's skills.test fixtures), the prompt index and /skill: expansion."""
+"""Skill discovery and validation (pi's skills.test
+fixtures), the prompt index and /skill: expansion."""
 
 from __future__ import annotations
 
@@ -233,7 +234,10 @@ def test_format_skills_for_prompt():
 
 def test_expand_skill_command():
     skills = [skill("demo")]
-    block = '<skill name="demo" location="/skills/demo/SKILL.md">\nReferences are relative to /skills/demo.\n\nBody text.\n</skill>'
+    block = (
+        '<skill name="demo" location="/skills/demo/SKILL.md">\nReferences '
+        "are relative to /skills/demo.\n\nBody text.\n</skill>"
+    )
     assert expand_skill_command("/skill:demo", skills) == block
     assert expand_skill_command("/skill:demo  fix the bug ", skills) == block + "\n\nfix the bug"
     assert expand_skill_command("/skill:unknown args", skills) == "/skill:unknown args"

@@ -1,4 +1,5 @@
-"""The composed resource snapshot: pi's locations and precedence, trust, settings paths, diffs, speed."""
+"""The composed resource snapshot: pi's locations and
+precedence, trust, settings paths, diffs, speed."""
 
 from __future__ import annotations
 
@@ -72,7 +73,8 @@ def test_skill_precedence_across_locations(layout):
     snapshot = layout.load()
     names = [skill.name for skill in snapshot.skills]
     labels = list(sources)
-    # Within a directory skills come in name order; "shared" is first found in the project settings' path.
+    # Within a directory skills come in name order; "shared"
+    # is first found in the project settings' path.
     assert names == [f"only-{labels[0]}", "shared"] + [f"only-{label}" for label in labels[1:]]
     shared = next(skill for skill in snapshot.skills if skill.name == "shared")
     assert shared.description == "project-settings" and shared.source == "project"
@@ -176,8 +178,9 @@ def test_loading_500_skills_is_fast(layout):
     for number in range(500):
         write(
             skills_dir / f"skill-{number:03d}" / "SKILL.md",
-            f"---\nname: skill-{number:03d}\ndescription: |\n  Skill number {number}.\n  Second line.\n"
-            f"metadata:\n  owner: team\nallowed-tools: [read, bash]\n---\n\n# Skill {number}\n\nSteps...\n",
+            f"---\nname: skill-{number:03d}\ndescription: |\n  Skill number {number}.\n"
+            "  Second line.\nmetadata:\n  owner: team\nallowed-tools: [read, bash]\n---\n\n"
+            f"# Skill {number}\n\nSteps...\n",
         )
     start = time.perf_counter()
     snapshot = layout.load()

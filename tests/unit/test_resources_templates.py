@@ -1,4 +1,5 @@
-"""Prompt templates: loading, argument parsing and substitution (pi 0.84.2's prompt-templates rules)."""
+"""Prompt templates: loading, argument parsing and
+substitution (pi 0.84.2's prompt-templates rules)."""
 
 from __future__ import annotations
 

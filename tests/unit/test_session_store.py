@@ -1,4 +1,5 @@
-"""The session file on disk: format, lazy creation, locking, damaged and foreign files, migrations."""
+"""The session file on disk: format, lazy creation,
+locking, damaged and foreign files, migrations."""
 
 import json
 import os
@@ -65,7 +66,10 @@ def write_lines(path: Path, *lines: str, trailing_newline: bool = True) -> None:
 HEADER = (
     '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}'
 )
-USER_LINE = '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}'
+USER_LINE = (
+    '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+    '"message":{"role":"user","content":"hi","timestamp":1}}'
+)
 
 
 def test_nothing_is_written_until_the_first_user_message(tmp_path):
@@ -210,10 +214,13 @@ def test_the_lock_is_held_against_another_process(tmp_path):
     with Session.create(tmp_path, "/w") as writer:
         writer.append_message(user("mine"))
         script = (
-            "import sys\nfrom pi_lsp.session.session import Session\nfrom pi_lsp.errors import SessionLockedError\n"
-            "try:\n    Session.open(sys.argv[1])\nexcept SessionLockedError:\n    sys.exit(3)\n"
+            "import sys\n"
+            "from pi_lsp.session.session import Session\n"
+            "from pi_lsp.errors import SessionLockedError\n"
+            "try:\n    Session.open(sys.argv[1])\n"
+            "except SessionLockedError:\n    sys.exit(3)\n"
         )
-        result = subprocess.run([os.sys.executable, "-c", script, str(writer.path)])
+        result = subprocess.run([os.sys.executable, "-c", script, str(writer.path)], check=False)
         assert result.returncode == 3
 
 
@@ -222,7 +229,7 @@ def read_only_directory(directory: Path):
     if os.geteuid() == 0:  # root ignores permission bits; the immutable attribute stops root too
         if (
             not shutil.which("chattr")
-            or subprocess.run(["chattr", "+i", str(directory)]).returncode
+            or subprocess.run(["chattr", "+i", str(directory)], check=False).returncode
         ):
             pytest.skip("cannot make a directory read-only for root here")
         try:
@@ -242,9 +249,11 @@ def test_a_read_only_directory_gives_a_clear_error_and_loses_nothing_in_memory(t
     directory.mkdir()
     session = Session.create(directory, "/w")
     session.append_model_change("openai", "gpt-4o")
-    with read_only_directory(directory):
-        with pytest.raises(SessionWriteError, match="could not write session file"):
-            session.append_message(user("hello"))
+    with (
+        read_only_directory(directory),
+        pytest.raises(SessionWriteError, match="could not write session file"),
+    ):
+        session.append_message(user("hello"))
     assert [entry.type for entry in session.entries] == ["model_change"]
     assert not session.is_persisted and list(directory.iterdir()) == []
     session.append_message(user("hello again"))  # once writable, nothing was lost
@@ -283,8 +292,14 @@ def test_parent_cycles_and_dangling_parents_never_hang_a_walk(tmp_path):
 
 def test_unknown_and_newer_entry_types_are_kept_byte_for_byte(tmp_path):
     path = tmp_path / "s.jsonl"
-    usage = '{"type":"usage","id":"u1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","kind":"cache_warm","usage":{"cost":{"total":1.0}}}'
-    edit = '{"type":"context_edit","id":"e1","parentId":"u1","timestamp":"2026-01-01T00:00:03.000Z","targetId":"a1","replacement":null,"1":"x"}'
+    usage = (
+        '{"type":"usage","id":"u1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z",'
+        '"kind":"cache_warm","usage":{"cost":{"total":1.0}}}'
+    )
+    edit = (
+        '{"type":"context_edit","id":"e1","parentId":"u1","timestamp":"2026-01-01T00:00:03.000Z",'
+        '"targetId":"a1","replacement":null,"1":"x"}'
+    )
     write_lines(path, HEADER, USER_LINE, usage, edit)
     with Session.open(path) as session:
         assert [entry.type for entry in session.entries] == ["message", "usage", "context_edit"]
@@ -377,11 +392,7 @@ def test_a_v2_session_only_renames_hook_messages(tmp_path):
     with Session.open(path):
         pass
     lines = path.read_text().splitlines()
-    assert (
-        lines[0]
-        == '{"type":"session","version":3,"id":"v2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}'
-    )
-    assert (
-        lines[1]
-        == '{"type":"message","id":"h1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"custom","customType":"x","content":"hook","display":true,"timestamp":3}}'
-    )
+    assert lines == [
+        '{"type":"session","version":3,"id":"v2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}',
+        '{"type":"message","id":"h1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"custom","customType":"x","content":"hook","display":true,"timestamp":3}}',
+    ]

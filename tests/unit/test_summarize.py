@@ -1,4 +1,5 @@
-"""Compaction summaries with a scripted model: the requests it is sent and the summaries assembled."""
+"""Compaction summaries with a scripted model: the
+requests it is sent and the summaries assembled."""
 
 from __future__ import annotations
 
@@ -316,7 +317,7 @@ async def test_length_failure_names_the_limit():
 
 async def test_a_failed_turn_prefix_summary_fails_the_split_turn():
     model = ScriptedModel(answer("history"), answer("cut", stop_reason="length"))
-    with pytest.raises(SummaryError, match="^Split-turn summary failed: the summary was cut off"):
+    with pytest.raises(SummaryError, match=r"^Split-turn summary failed: the summary was cut off"):
         await summarize_compaction(plan(split_turn_session(), 450), model)
 
 

@@ -1,4 +1,4 @@
-"""Token estimates (chars4 = pi's estimateTokens, tiktoken), provider usage, the threshold."""
+"""Token estimates (chars4 = pi's estimateTokens, tiktoken) and provider usage."""
 
 from __future__ import annotations
 
@@ -19,16 +19,15 @@ from builders import (
     user_message,
 )
 
-from pi_lsp.compaction.settings import CompactionSettings
 from pi_lsp.compaction.tokens import (
     CHARS4,
     TIKTOKEN,
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_tokens,
+    estimate_tokens_after_edits,
     get_last_assistant_usage,
     get_token_counter,
-    should_compact,
 )
 
 # --- provider usage -------------------------------------------------------------------------
@@ -67,19 +66,6 @@ def test_last_assistant_usage_is_none_without_assistants():
     session.user("u")
     assert get_last_assistant_usage(session.entries) is None
     assert get_last_assistant_usage([]) is None
-
-
-def test_should_compact_thresholds():
-    settings = CompactionSettings(enabled=True, reserve_tokens=10000, keep_recent_tokens=20000)
-    assert should_compact(95000, 100000, settings) is True
-    assert should_compact(89000, 100000, settings) is False
-    assert (
-        should_compact(90000, 100000, settings) is False
-    )  # strictly greater than window - reserve
-    assert (
-        should_compact(95000, 100000, CompactionSettings(enabled=False, reserve_tokens=10000))
-        is False
-    )
 
 
 # --- chars4 (pi's estimateTokens) -----------------------------------------------------------
@@ -208,3 +194,16 @@ def test_tiktoken_counts_the_same_pieces_as_chars4():
     assert TIKTOKEN.estimate_message_tokens(message) > 0
     assert TIKTOKEN.estimate_message_tokens({"role": "unknown", "content": "lots of text"}) == 0
     assert TIKTOKEN.estimate_message_tokens(bash_execution("", "")) == 0
+
+
+def test_usage_older_than_a_context_edit_is_not_trusted():
+    session = SessionBuilder()
+    session.user("abcd" * 10)
+    session.assistant("abcd" * 10, usage_=usage(5000, 50))
+    messages = [entry["message"] for entry in session.entries]
+    assert estimate_tokens_after_edits(session.entries, messages) == 5050
+    session.context_edit("test-id-1", None)
+    assert estimate_tokens_after_edits(session.entries, messages[1:]) == 10
+    session.assistant("abcd", usage_=usage(300, 1))  # a new answer measured the edited context
+    newest = [messages[1], session.entries[-1]["message"]]
+    assert estimate_tokens_after_edits(session.entries, newest) == 301

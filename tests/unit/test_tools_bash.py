@@ -4,6 +4,7 @@ all — cancellation that leaves no process of the command behind."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import signal
@@ -55,10 +56,8 @@ async def wait_for_lines(path: Path, count: int, timeout: float = 5.0) -> list[i
 
 def kill_quietly(pids: list[int]) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 async def test_output_and_exit_status(bash, ctx, tmp_path: Path):

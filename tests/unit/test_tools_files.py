@@ -378,8 +378,8 @@ def test_display_diff_elides_long_unchanged_stretches():
 def test_unified_patch_marks_missing_final_newline():
     patch = generate_unified_patch("f", "a\nb", "a\nc")
     assert (
-        patch
-        == "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
+        patch == "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline "
+        "at end of file\n+c\n\\ No newline at end of file\n"
     )
 
 

@@ -149,8 +149,8 @@ async def test_find_smart_case_limit_and_errors(tree: Path):
     ).text == "No files found matching the pattern"
     result = await find.execute({"pattern": "*", "limit": 2}, ctx)
     assert (
-        result.text
-        == ".gitignore\n.hidden.py\n\n[Stopped at the limit of 2 results. Use limit=4 for more, or narrow the pattern]"
+        result.text == ".gitignore\n.hidden.py\n\n[Stopped at the limit of 2 "
+        "results. Use limit=4 for more, or narrow the pattern]"
     )
     assert result.details == {"resultLimitReached": 2}
     assert (await find.execute({"pattern": "*", "path": "missing"}, ctx)).text.startswith(

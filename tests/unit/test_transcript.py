@@ -1,7 +1,8 @@
-"""The transcript of the active path: every visible entry, summaries included, bookkeeping left out."""
+"""The transcript of the active path: every visible
+entry, summaries included, bookkeeping left out."""
 
 from pi_lsp.session.session import Session
-from pi_lsp.session.transcript import transcript_document
+from pi_lsp.session.transcript import transcript
 
 
 def test_compactions_stay_visible_and_bookkeeping_is_left_out(tmp_path):
@@ -13,15 +14,36 @@ def test_compactions_stay_visible_and_bookkeeping_is_left_out(tmp_path):
     )
     session.append_compaction("## Goal\nGreet", first, 100)
     session.append_message({"role": "user", "content": "again", "timestamp": 3})
-    document = transcript_document(session)
-    assert [entry["type"] for entry in document["entries"]] == [
-        "message",
-        "message",
-        "compaction",
-        "message",
+    shown = transcript(session)
+    assert [item.type for item in shown.items] == ["message", "message", "compaction", "message"]
+    assert shown.items[2].summary == "## Goal\nGreet"
+    assert shown.total == 4 and shown.leaf_id == session.leaf_id
+    assert [item.message["content"] for item in transcript(session, 1).items] == ["again"]
+
+
+def test_context_edits_mark_entries_and_system_messages_stay_out(tmp_path):
+    session = Session.create(tmp_path, str(tmp_path))
+    session.append_raw(
+        {"type": "message", "message": {"role": "system", "content": "You are pi.", "timestamp": 0}}
+    )
+    secret = session.append_message({"role": "user", "content": "key sk-1", "timestamp": 1})
+    answer = session.append_message(
+        {"role": "assistant", "content": [{"type": "text", "text": "long"}], "timestamp": 2}
+    )
+    note = session.append_custom_message("note", "remember", True)
+    session.append_raw({"type": "context_edit", "targetId": secret, "replacement": None})
+    session.append_raw(
+        {"type": "context_edit", "targetId": answer, "replacement": {"content": "short"}}
+    )
+    session.append_raw(
+        {"type": "context_edit", "targetId": note, "replacement": {"content": "forget it"}}
+    )
+    items = transcript(session).items
+    assert [(item.entry_id, item.context_edit) for item in items] == [
+        (secret, "removed"),
+        (answer, "replaced"),
+        (note, "replaced"),
     ]
-    assert document["entries"][2]["summary"] == "## Goal\nGreet"
-    assert document["total"] == 4 and document["leafId"] == session.leaf_id
-    assert [
-        entry["message"]["content"] for entry in transcript_document(session, 1)["entries"]
-    ] == ["again"]
+    assert items[0].message["content"] == "key sk-1"  # still shown, marked
+    assert items[1].message["content"] == [{"type": "text", "text": "short"}]
+    assert items[2].content == "forget it"

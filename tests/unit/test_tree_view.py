@@ -11,7 +11,10 @@ def user(text: str) -> dict:
 
 
 def test_an_expanded_skill_prompt_previews_as_the_command_the_user_typed():
-    expanded = '<skill name="review" location="/home/me/.pi/skills/review/SKILL.md">\nReferences are relative to /x.\n\nList bugs.\n</skill>'
+    expanded = (
+        '<skill name="review" location="/home/me/.pi/skills/review/SKILL.md">\nReferences '
+        "are relative to /x.\n\nList bugs.\n</skill>"
+    )
     assert preview(user(expanded + "\n\napp.py and tests")) == "/skill:review app.py and tests"
     assert preview(user(expanded)) == "/skill:review"
     assert preview(user("Fix the <skill> parser")) == "Fix the <skill> parser"
@@ -32,3 +35,62 @@ def test_summaries_preview_their_goal_not_their_preamble():
     assert (
         preview({"type": "compaction", "summary": "Free-form summary\nmore"}) == "Free-form summary"
     )
+
+
+def test_pi16_entries_preview_as_what_they_do(tmp_path):
+    from pi_lsp.session.session import Session
+    from pi_lsp.session.tree_view import render_tree_text, tree_view
+
+    session = Session.create(tmp_path, str(tmp_path))
+    session.append_raw(
+        {
+            "type": "message",
+            "message": {
+                "role": "system",
+                "content": "You are pi.",
+                "sections": {"rules": "<rules/>"},
+                "toolsAdded": [{"name": "read"}],
+                "timestamp": 0,
+            },
+        }
+    )
+    secret = session.append_message({"role": "user", "content": "my key is sk-1", "timestamp": 1})
+    question = session.append_message({"role": "user", "content": "long question", "timestamp": 2})
+    session.append_raw({"type": "context_edit", "targetId": secret, "replacement": None})
+    session.append_raw(
+        {"type": "context_edit", "targetId": question, "replacement": {"content": "short"}}
+    )
+    session.append_raw(
+        {
+            "type": "usage",
+            "kind": "cache_warm",
+            "provider": "anthropic",
+            "model": "claude",
+            "usage": {},
+            "note": "warm-up",
+        }
+    )
+    rows = tree_view(session).rows
+    by_type = {}
+    for row in rows:
+        by_type.setdefault(row.role or row.type, []).append(row)
+    assert by_type["system"][0].preview == "system prompt: You are pi.; sections rules; +read"
+    assert [row.preview for row in by_type["context_edit"]] == [
+        "removed from context: my key is sk-1",
+        "replaced in context: long question → short",
+    ]
+    assert by_type["usage"][0].preview == "usage cache_warm anthropic/claude (warm-up)"
+    marks = {row.id: row.context_edit for row in rows}
+    assert marks[secret] == "removed" and marks[question] == "replaced"
+    assert list(marks.values()).count(None) == len(marks) - 2
+    text = render_tree_text(session)
+    assert f"{secret} user (removed from context): my key is sk-1" in text
+    assert f"{question} user (replaced in context): long question" in text
+    # The marks follow the active path: from the question, the edits are not on it.
+    session.move_leaf(question)
+    assert all(row.context_edit is None for row in tree_view(session).rows)
+
+
+def test_a_context_edit_of_an_unknown_entry_previews_its_id():
+    edit = {"type": "context_edit", "targetId": "gone1234", "replacement": None}
+    assert preview(edit, lambda entry_id: None) == "removed from context: entry gone1234"

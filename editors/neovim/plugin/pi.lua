@@ -30,10 +30,19 @@ end
 
 define("PiNavigate", function(command)
   require("pi.actions").navigate(command.fargs[1], { summarize = command.bang })
-end, { nargs = 1, bang = true, complete = entry_ids, desc = "pi: move the leaf to {id} (! summarizes the branch left)" })
+end, {
+  nargs = 1,
+  bang = true,
+  complete = entry_ids,
+  desc = "pi: move the leaf to {id} (! summarizes the branch left)",
+})
 define("PiSessions", action("sessions"), { nargs = 0, desc = "pi: open another session" })
 define("PiNew", action("new_session"), { nargs = "?", desc = "pi: start a new session [name]" })
-define("PiFork", action("fork"), { nargs = "?", complete = entry_ids, desc = "pi: fork a new session at [id] or the leaf" })
+define("PiFork", action("fork"), {
+  nargs = "?",
+  complete = entry_ids,
+  desc = "pi: fork a new session at [id] or the leaf",
+})
 define("PiModel", action("model"), { nargs = "?", desc = "pi: set the model [litellm model]" })
 define("PiInstall", function(command)
   require("pi.install").command(command.bang)

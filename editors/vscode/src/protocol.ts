@@ -1,6 +1,8 @@
 // The pi-lsp wire protocol as the extension sees it: every `pi/*` request with its params and
-// result types, and every `pi/event` type. It mirrors pi_lsp/protocol.py and docs/protocol.md;
-// tests/unit/test_protocol_vscode.py fails when the two drift apart.
+// result types, and every `pi/event` type with its fields. It mirrors pi_lsp/protocol.py and
+// docs/protocol.md; tests/unit/test_protocol_vscode.py fails when they drift apart: a missing or
+// extra field, `x?:` for a field the server may leave out, `| null` for one it may send as null.
+// Interface names are the Python class names.
 
 export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
@@ -39,13 +41,20 @@ export interface PromptResult {
   errorMessage: string | null;
   usage: Usage | null;
   contextTokens: number | null;
-  contextWindow: number | null;
+  contextWindow: number;
 }
 
 export interface AbortResult {
   sessionId: string;
   aborted: boolean;
 }
+
+/**
+ * `contextEdit` on tree and transcript entries: what a context edit (pi 1.6) on the active path
+ * did to the entry's part of the model's context.
+ */
+export const CONTEXT_EDIT_EFFECTS = ['removed', 'replaced'] as const;
+export type ContextEditEffect = (typeof CONTEXT_EDIT_EFFECTS)[number];
 
 export interface TreeEntry {
   id: string;
@@ -54,7 +63,8 @@ export interface TreeEntry {
   role?: string;
   preview: string;
   label?: string;
-  timestamp: string;
+  contextEdit?: ContextEditEffect;
+  timestamp: string | null;
 }
 
 export interface TreeResult {
@@ -78,6 +88,7 @@ export interface TranscriptEntry {
   entryId: string;
   type: string;
   timestamp: string | null;
+  contextEdit?: ContextEditEffect;
   message?: AgentMessage;
   summary?: string;
   customType?: string;
@@ -96,6 +107,7 @@ export interface NavigateParams {
   sessionId?: string;
   summarize?: boolean;
   instructions?: string;
+  workDoneToken?: string | number;
 }
 
 export interface NavigateResult {
@@ -110,14 +122,14 @@ export interface SessionInfo {
   cwd: string;
   name: string | null;
   parentSessionPath: string | null;
-  created: string;
+  created: string | null;
   modified: string;
   messageCount: number;
   firstMessage: string;
 }
 
 export interface SessionsResult {
-  currentSessionId: string | null;
+  currentSessionId: string;
   sessions: SessionInfo[];
 }
 
@@ -127,7 +139,8 @@ export interface NewSessionParams {
 
 export interface NewSessionResult {
   sessionId: string;
-  path: string;
+  /** Null for a session kept in memory. */
+  path: string | null;
 }
 
 export interface OpenSessionParams {
@@ -137,7 +150,7 @@ export interface OpenSessionParams {
 
 export interface OpenSessionResult {
   sessionId: string;
-  path: string;
+  path: string | null;
   leafId: string | null;
   readOnly: boolean;
 }
@@ -149,7 +162,7 @@ export interface ForkParams {
 
 export interface ForkResult {
   sessionId: string;
-  path: string;
+  path: string | null;
   leafId: string | null;
   parentSessionId: string;
 }
@@ -172,7 +185,8 @@ export interface NameParams {
 
 export interface NameResult {
   entryId: string;
-  name: string;
+  /** Null when the new name is blank (which clears it). */
+  name: string | null;
 }
 
 export interface ModelRef {
@@ -189,7 +203,7 @@ export interface ContextUsage {
 
 export interface StateResult {
   sessionId: string;
-  path: string;
+  path: string | null;
   name: string | null;
   leafId: string | null;
   model: ModelRef | null;
@@ -205,8 +219,14 @@ export interface ModelsParams {
   filter?: string;
 }
 
+export interface ModelInfo {
+  model: string;
+  provider: string;
+  contextWindow: number | null;
+}
+
 export interface ModelsResult {
-  models: { model: string; provider: string; contextWindow: number | null }[];
+  models: ModelInfo[];
 }
 
 export interface SetModelParams {
@@ -214,8 +234,11 @@ export interface SetModelParams {
   sessionId?: string;
 }
 
-export interface SetModelResult extends ModelRef {
+export interface SetModelResult {
   sessionId: string;
+  model: string;
+  provider: string;
+  modelId: string;
 }
 
 export interface SetThinkingLevelParams {
@@ -262,13 +285,20 @@ export interface Template {
   source: string;
 }
 
+export interface ResourceDiagnostic {
+  path: string;
+  line: number;
+  message: string;
+  severity: string;
+}
+
 export interface ResourcesResult {
   contextFiles: string[];
   systemPrompt: string | null;
   appendSystemPrompt: string | null;
   skills: Skill[];
   templates: Template[];
-  diagnostics: { path: string; line: number; message: string; severity: string }[];
+  diagnostics: ResourceDiagnostic[];
 }
 
 export interface ResourceChange {
@@ -352,26 +382,28 @@ export interface Events {
   text_delta: { delta: string };
   thinking_delta: { delta: string };
   toolcall_start: { toolCallId: string; name: string };
-  tool_execution_start: { toolCallId: string; name: string; arguments: unknown };
+  tool_execution_start: { toolCallId: string; name: string; arguments: Record<string, unknown> };
   tool_execution_end: {
     toolCallId: string;
     name: string;
     isError: boolean;
-    content: unknown;
-    details: unknown;
-    entryId: string | null;
+    content: unknown[];
+    details: Record<string, unknown> | null;
+    entryId: string;
   };
-  message_end: { entryId: string | null; message: AgentMessage };
+  message_end: { entryId: string; message: AgentMessage };
   retry: { attempt: number; maxAttempts: number; delayMs: number; errorMessage: string };
   compaction_start: { reason: CompactionReason };
   compaction_end: {
     reason: CompactionReason;
     aborted: boolean;
     willRetry: boolean;
-    entryId?: string | null;
-    tokensBefore?: number | null;
-    errorMessage?: string | null;
+    entryId?: string;
+    tokensBefore?: number;
+    errorMessage?: string;
   };
+  branch_summary_start: { targetId: string };
+  branch_summary_end: { targetId: string; aborted: boolean; entryId?: string; errorMessage?: string };
   tree_changed: { leafId: string | null };
   agent_end: { stopReason: StopReason; leafId: string | null };
   error: { message: string };
@@ -392,6 +424,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'retry',
   'compaction_start',
   'compaction_end',
+  'branch_summary_start',
+  'branch_summary_end',
   'tree_changed',
   'agent_end',
   'error',

@@ -16,10 +16,42 @@ import {
 import { noServerMessage, type ServerChoice } from './interpreter';
 import { locateServer } from './locateServer';
 import { initializationOptions, SettingsError } from './settings';
+import { connect, readToken, type TcpServer, tcpServer } from './tcp';
 
 function settingsGetter(): (key: string) => unknown {
   const configuration = vscode.workspace.getConfiguration('pi');
   return (key) => configuration.get(key);
+}
+
+/** How one start reaches the server: a process it starts, or a TCP connection (pi.server.tcp). */
+interface Connection {
+  serverOptions: ServerOptions;
+  /** The output channel's line before the start. */
+  starting: string;
+  /** Where the server came from, for the "is running" line. */
+  origin: string;
+  /** The notification when the start fails. */
+  failed: (error: string) => string;
+}
+
+function tcpConnection(server: TcpServer): Connection {
+  const address = `${server.host}:${server.port}`;
+  return {
+    serverOptions: () => connect(server),
+    starting: `Connecting to pi-lsp at ${address} (pi.server.tcp)`,
+    origin: `pi.server.tcp: ${address}`,
+    failed: (error) => `pi-lsp at ${address} (pi.server.tcp) refused or failed: ${error}`,
+  };
+}
+
+function processConnection(choice: ServerChoice, serverOptions: ServerOptions): Connection {
+  const commandLine = [choice.command, ...choice.args].join(' ');
+  return {
+    serverOptions,
+    starting: `Starting ${commandLine} (${choice.label}: ${choice.detail})`,
+    origin: `${choice.label}: ${choice.detail}`,
+    failed: (error) => `pi-lsp failed to start (${choice.label}: ${commandLine}): ${error}. Set pi.server.path to a working pi-lsp, or see the output.`,
+  };
 }
 
 export class PiServer implements vscode.Disposable {
@@ -67,20 +99,27 @@ export class PiServer implements vscode.Disposable {
   }
 
   private async startClient(): Promise<void> {
-    let choice: ServerChoice;
+    let connection: Connection;
     let options: ReturnType<typeof initializationOptions>;
+    let token: string | undefined;
     this.problem = undefined;
     try {
       const get = settingsGetter();
       options = initializationOptions(get, vscode.workspace.isTrusted);
-      const selection = await locateServer(get, this.extensionPath);
-      this.output.appendLine(`Choosing the pi-lsp server:\n${selection.report.map((line) => `  ${line}`).join('\n')}`);
-      if (!selection.choice) {
-        this.fail(noServerMessage(selection), 'Open Setting', () =>
-          vscode.commands.executeCommand('workbench.action.openSettings', 'pi.server.path'));
-        return;
+      const tcp = tcpServer(get, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+      token = tcp && readToken(tcp.tokenFile);
+      if (tcp) {
+        connection = tcpConnection(tcp);
+      } else {
+        const selection = await locateServer(get, this.extensionPath);
+        this.output.appendLine(`Choosing the pi-lsp server:\n${selection.report.map((line) => `  ${line}`).join('\n')}`);
+        if (!selection.choice) {
+          this.fail(noServerMessage(selection), 'Open Setting', () =>
+            vscode.commands.executeCommand('workbench.action.openSettings', 'pi.server.path'));
+          return;
+        }
+        connection = processConnection(selection.choice, this.serverOptions(selection.choice));
       }
-      choice = selection.choice;
     } catch (error) {
       if (error instanceof SettingsError) {
         this.fail(`pi-lsp was not started: ${error.message}`, 'Open Settings', () =>
@@ -89,8 +128,9 @@ export class PiServer implements vscode.Disposable {
       }
       throw error;
     }
-    this.output.appendLine(`Starting ${[choice.command, ...choice.args].join(' ')} (${choice.label}: ${choice.detail})`);
-    const client = new LanguageClient('pi-lsp', 'pi-lsp', this.serverOptions(choice), this.clientOptions(options));
+    this.output.appendLine(connection.starting);
+    // Over TCP the token proves this client may drive the server; only the start options carry it.
+    const client = new LanguageClient('pi-lsp', 'pi-lsp', connection.serverOptions, this.clientOptions(token ? { ...options, token } : options));
     client.onNotification(EVENT_NOTIFICATION, (params: EventNotification) => this.events.fire(params));
     client.onNotification(RESOURCES_CHANGED_NOTIFICATION, (params: ResourcesChanged) => this.resources.fire(params));
     // The client restarts a crashed server by itself: every start and stop is told from here.
@@ -105,16 +145,11 @@ export class PiServer implements vscode.Disposable {
     } catch (error) {
       if (this.client === client) this.client = undefined;
       this.output.appendLine(`pi-lsp failed to start: ${describeError(error)}`);
-      this.fail(
-        `pi-lsp failed to start (${choice.label}: ${[choice.command, ...choice.args].join(' ')}): ${describeError(error)}. ` +
-          'Set pi.server.path to a working pi-lsp, or see the output.',
-        'Show Output',
-        () => this.output.show(),
-      );
+      this.fail(connection.failed(describeError(error)), 'Show Output', () => this.output.show());
       return;
     }
     const info = client.initializeResult?.serverInfo;
-    this.output.appendLine(`${info?.name ?? 'pi-lsp'} ${info?.version ?? '(version unknown)'} is running (${choice.label}: ${choice.detail})`);
+    this.output.appendLine(`${info?.name ?? 'pi-lsp'} ${info?.version ?? '(version unknown)'} is running (${connection.origin})`);
   }
 
   /** Tells the user, once, why the server is not running; requests repeat it. */

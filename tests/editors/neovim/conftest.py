@@ -34,7 +34,7 @@ SMALL_BUDGETS = {
 def _nvim_version(executable: str) -> tuple[int, int] | None:
     try:
         first = subprocess.run(
-            [executable, "--version"], capture_output=True, text=True, timeout=10
+            [executable, "--version"], capture_output=True, text=True, timeout=10, check=False
         ).stdout.split("\n")[0]
     except (OSError, subprocess.SubprocessError):
         return None
@@ -80,7 +80,8 @@ class ScriptedModel:
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
 
     def enqueue(self, *entries: dict) -> int:
-        """Queues replies (script entries such as ``{"kind": "text", "text": "Hi"}``); returns how many wait."""
+        """Queues replies (script entries such as ``{"kind": "text", "text": "Hi"}``); returns
+        how many wait."""
         body = json.dumps(list(entries)).encode()
         request = urllib.request.Request(
             f"http://127.0.0.1:{self.port}/__enqueue",
@@ -153,7 +154,8 @@ class Editor:
     def keys(self, keys: str) -> None:
         """Types ``keys`` (with <CR>-style notation) as the user would, mappings included."""
         self.lua(
-            "vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(..., true, false, true), 'x', false)",
+            "vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(..., "
+            "true, false, true), 'x', false)",
             keys,
         )
 
@@ -255,12 +257,11 @@ def running_editor(base: Path, environment: dict[str, str] | None = None):
     finally:
         # Stopped first so the server exits with Neovim, not later on a closed pipe.
         nvim.exec_lua(
-            "require('pi.client').stop(); vim.wait(3000, function() return require('pi.client').get() == nil end, 20)"
+            "require('pi.client').stop(); vim.wait(3000, function() "
+            "return require('pi.client').get() == nil end, 20)"
         )
-        try:
+        with contextlib.suppress(EOFError):  # Neovim exited, as asked
             nvim.quit()
-        except EOFError:
-            pass  # Neovim exited, as asked
         nvim.close()
 
 
@@ -281,7 +282,8 @@ def scripted_model(tmp_path_factory):
 
 @pytest.fixture(scope="package")
 def shared_editor(tmp_path_factory, scripted_model):
-    """One Neovim and one server for these tests (torn down after them): the model client starts once."""
+    """One Neovim and one server for these tests (torn
+    down after them): the model client starts once."""
     with running_editor(tmp_path_factory.mktemp("nvim")) as editor:
         editor.setup(scripted_model, **SMALL_BUDGETS)
         yield editor
@@ -289,10 +291,12 @@ def shared_editor(tmp_path_factory, scripted_model):
 
 @pytest.fixture
 def pi(shared_editor: Editor, scripted_model: ScriptedModel) -> Editor:
-    """The shared Neovim on a new session with an empty chat, and the model's queue checked empty."""
+    """The shared Neovim on a new session with an empty
+    chat, and the model's queue checked empty."""
     shared_editor.request("pi/newSession")
     shared_editor.lua(
-        "vim.cmd('silent! only | messages clear'); require('pi.chat').clear(); _G.pi_test.events = {}; _G.pi_test.notes = {}"
+        "vim.cmd('silent! only | messages clear'); require('pi.chat').clear(); "
+        "_G.pi_test.events = {}; _G.pi_test.notes = {}"
     )
     yield shared_editor
     left = scripted_model.enqueue()

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 
-SUMMARY = "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n## Next Steps\n1. Run the tests"
+SUMMARY = (
+    "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n"
+    "## Next Steps\n1. Run the tests"
+)
 
 
 def chat_window_lua(code: str) -> str:
@@ -125,7 +128,8 @@ def test_statusline_shows_the_context_usage_after_a_turn(pi, scripted_model):
     assert re.fullmatch(r"pi \d+(\.\d)?k?/100k \(\d+%%\)", status), status
     window = pi.lua("return vim.fn.win_findbuf(require('pi.chat').chat_buffer())[1]")
     shown = pi.lua(
-        "local w = ...; return vim.api.nvim_eval_statusline(vim.wo[w].statusline, { winid = w }).str",
+        "local w = ...; return "
+        "vim.api.nvim_eval_statusline(vim.wo[w].statusline, { winid = w }).str",
         window,
     )
     assert "pi-chat" in shown and status.replace("%%", "%") in shown, shown

@@ -12,8 +12,8 @@ def state(pi) -> dict:
 def wait_for_state(pi, key: str, condition: str) -> None:
     """Waits until pi/state's ``key`` satisfies the Lua ``condition`` on ``value``."""
     pi.wait_until(
-        "(function() local r = vim.lsp.get_clients({ name = 'pi' })[1]:request_sync('pi/state', vim.empty_dict(), 5000)"
-        f" local value = r and r.result.{key} return {condition} end)()"
+        "(function() local r = vim.lsp.get_clients({ name = 'pi' })[1]:request_sync('pi/state', "
+        f"vim.empty_dict(), 5000) local value = r and r.result.{key} return {condition} end)()"
     )
 
 
@@ -49,9 +49,9 @@ def test_pi_fork_without_an_id_forks_at_the_leaf(pi, scripted_model):
 def test_pi_navigate_with_bang_summarizes_the_branch(pi, scripted_model):
     two_turns(pi, scripted_model)
     tree = pi.request("pi/tree")
-    first_answer = [
+    first_answer = next(
         e for e in tree["entries"] if e["type"] == "message" and e["preview"] == "Answer 1"
-    ][0]
+    )
     scripted_model.enqueue({"kind": "text", "text": BRANCH_SUMMARY})
     pi.command(f"PiNavigate! {first_answer['id']}")
     pi.chat_lines(containing="» branch summarized into entry")
@@ -83,8 +83,8 @@ def test_pi_sessions_opens_the_picked_session_with_its_conversation(pi, scripted
     wait_for_state(pi, "sessionId", f"value ~= '{wanted}'")
     pi.lua(
         "local wanted = ...; vim.ui.select = function(items, opts, on_choice)"
-        " for _, item in ipairs(items) do if item.id == wanted then _G.pi_test.shown = opts.format_item(item) return on_choice(item) end end"
-        " end",
+        " for _, item in ipairs(items) do if item.id == wanted then _G.pi_test.shown = "
+        "opts.format_item(item) return on_choice(item) end end end",
         wanted,
     )
     pi.command("PiSessions")

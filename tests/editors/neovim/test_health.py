@@ -26,7 +26,8 @@ def test_health_reports_a_working_setup(editor, scripted_model):
 
 
 def test_health_warns_without_a_model(editor):
-    # Nothing but the command: the default (empty) settings must still reach the server as an object.
+    # Nothing but the command: the default (empty)
+    # settings must still reach the server as an object.
     assert editor.lua("return require('pi').setup({ cmd = ... })", server_command())
     report = health_report(editor)
     assert "OK server started" in report
@@ -58,7 +59,8 @@ def test_setup_again_hands_new_settings_to_the_running_server(editor, scripted_m
     assert editor.request("pi/state")["model"] is None
     editor.setup(scripted_model)
     editor.wait_until(
-        "(function() local r = require('pi.client').get():request_sync('pi/state', vim.empty_dict(), 5000)"
-        " return r and type(r.result.model) == 'table' and r.result.model.model == 'openai/scripted' end)()"
+        "(function() local r = require('pi.client').get():request_sync('pi/state', "
+        "vim.empty_dict(), 5000) return r and type(r.result.model) == "
+        "'table' and r.result.model.model == 'openai/scripted' end)()"
     )
     assert "OK model configured: openai/scripted" in health_report(editor)

@@ -31,7 +31,8 @@ def notifications(editor) -> list[dict]:
 def test_loading_the_plugin_defines_the_commands_and_starts_nothing(editor):
     assert all(editor.lua("return vim.fn.exists(':' .. ...)", name) == 2 for name in COMMANDS)
     loaded = editor.lua(
-        "return vim.tbl_filter(function(name) return name:match('^pi') ~= nil end, vim.tbl_keys(package.loaded))"
+        "return vim.tbl_filter(function(name) return "
+        "name:match('^pi') ~= nil end, vim.tbl_keys(package.loaded))"
     )
     assert loaded == [], f"modules loaded before any command ran: {loaded}"
     assert editor.lua("return #vim.lsp.get_clients()") == 0
@@ -75,7 +76,8 @@ def test_setup_rejects_bad_options_with_a_clear_error(editor, options, message):
 
 def test_setup_is_idempotent(editor):
     assert editor.lua(
-        "return require('pi').setup({ window = { size = 50 }, keymaps = { tree = { fork = false } } })"
+        "return require('pi').setup({ window = { size = "
+        "50 }, keymaps = { tree = { fork = false } } })"
     )
     assert editor.lua("return require('pi.config').options.window.size") == 50
     assert editor.lua("return require('pi').setup({ cmd = { 'my-pi-lsp', '--verbose' } })")
@@ -105,7 +107,8 @@ def test_the_chat_opens_in_the_configured_layout(editor, layout, windows, tabs):
 
 
 def test_the_help_file_has_tags_for_every_command(editor, tmp_path):
-    # A copy: :helptags writes a tags file next to the help file, which must not land in the repository.
+    # A copy: :helptags writes a tags file next to the
+    # help file, which must not land in the repository.
     shutil.copytree(PLUGIN_DIR / "doc", tmp_path / "doc")
     editor.lua("vim.opt.runtimepath:prepend(...)", str(tmp_path))
     editor.command(f"helptags {tmp_path / 'doc'}")

@@ -4,9 +4,15 @@ navigate, navigate with a summary (and instructions), fork, label."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+from pi_lsp.session.session import Session
 
 BRANCH_SUMMARY = "## Goal\nTry the second approach\n\n## Progress\n### Done\n- [x] Asked twice"
-ENTRY_LINE = re.compile(r"^\s*([◉●○]) ([0-9a-f]{8}) (\S+): (.*?)(?:  \[(.*)\])?$")
+ENTRY_LINE = re.compile(
+    r"^\s*([◉●○]) ([0-9a-f]{8}) (\S+)(?: \((removed from context|replaced in context)\))?: (.*?)"
+    r"(?:  \[(.*)\])?$"
+)
 
 
 def two_turns(pi, scripted_model) -> None:
@@ -21,7 +27,8 @@ def open_tree(pi) -> list[dict]:
     leaf = pi.request("pi/state")["leafId"]
     pi.command("PiTree")
     pi.wait_until(
-        f"table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n'):find('◉ {leaf}', 1, true) ~= nil"
+        "table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, "
+        f"false), '\\n'):find('◉ {leaf}', 1, true) ~= nil"
     )
     return tree_rows(pi)
 
@@ -33,13 +40,14 @@ def tree_rows(pi) -> list[dict]:
     ):
         match = ENTRY_LINE.match(line)
         if match:
-            mark, entry_id, kind, preview, label = match.groups()
+            mark, entry_id, kind, edited, preview, label = match.groups()
             rows.append(
                 {
                     "lnum": lnum,
                     "mark": mark,
                     "id": entry_id,
                     "kind": kind,
+                    "edited": edited,
                     "preview": preview,
                     "label": label,
                 }
@@ -59,7 +67,8 @@ def press_on(pi, entry: dict, keys: str) -> None:
 
 def wait_for_leaf(pi, leaf_id: str) -> None:
     pi.wait_until(
-        f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', vim.empty_dict(), 5000) return r and r.result.leafId == '{leaf_id}' end)()"
+        f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', "
+        f"vim.empty_dict(), 5000) return r and r.result.leafId == '{leaf_id}' end)()"
     )
 
 
@@ -83,7 +92,8 @@ def test_the_tree_marks_the_active_path_and_the_leaf(pi, scripted_model):
 def stub_input(pi, answer: str) -> None:
     """vim.ui.input answers ``answer`` (and records its prompt), as a user typing it would."""
     pi.lua(
-        "_G.pi_test.answer = ...; vim.ui.input = function(opts, on_confirm) _G.pi_test.asked = opts.prompt; on_confirm(_G.pi_test.answer) end",
+        "_G.pi_test.answer = ...; vim.ui.input = function(opts, on_confirm) "
+        "_G.pi_test.asked = opts.prompt; on_confirm(_G.pi_test.answer) end",
         answer,
     )
 
@@ -115,12 +125,16 @@ def test_s_navigates_with_a_summary_and_puts_the_user_message_into_the_prompt(pi
     )
     assert pi.lua("return vim.bo.filetype") == "pi-tree", "the tree lost the focus"
     pi.wait_until(
-        "#vim.tbl_filter(function(l) return l:find('branch_summary', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
+        "#vim.tbl_filter(function(l) return l:find('branch_summary', 1, "
+        "true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
     )
     rows = tree_rows(pi)
     [summary] = [r for r in rows if r["kind"] == "branch_summary"]
     assert summary["mark"] == "◉" and pi.request("pi/state")["leafId"] == summary["id"]
     assert row(rows, "assistant", "Answer 1")["mark"] == "●"
+    pi.wait_until("_G.pi_test.count('branch_summary_end') == 1")
+    assert pi.chat_lines("summarizing the branch being left")
+    assert pi.chat_lines("summarized the branch left behind, entry " + summary["id"])
     assert {
         row(rows, "user", "Second question")["mark"],
         row(rows, "assistant", "Answer 2")["mark"],
@@ -139,7 +153,8 @@ def test_capital_s_asks_for_instructions_for_the_summary(pi, scripted_model):
     scripted_model.enqueue({"kind": "text", "text": BRANCH_SUMMARY})
     press_on(pi, row(rows, "assistant", "Answer 1"), "S")
     pi.wait_until(
-        "#vim.tbl_filter(function(l) return l:find('branch_summary', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
+        "#vim.tbl_filter(function(l) return l:find('branch_summary', 1, "
+        "true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
     )
     assert pi.lua("return _G.pi_test.asked") == "Summary instructions: "
     assert "Focus on the second approach" in str(scripted_model.requests()[-1]["messages"])
@@ -151,7 +166,8 @@ def test_f_forks_a_new_session_file_at_the_entry(pi, scripted_model):
     rows = open_tree(pi)
     press_on(pi, row(rows, "assistant", "Answer 1"), "f")
     pi.wait_until(
-        f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', vim.empty_dict(), 5000) return r and r.result.sessionId ~= '{before_session}' end)()"
+        f"(function() local r = vim.lsp.get_clients({{ name = 'pi' }})[1]:request_sync('pi/state', "
+        f"vim.empty_dict(), 5000) return r and r.result.sessionId ~= '{before_session}' end)()"
     )
     [new_file] = set(pi.session_files()) - set(before_files)
     forked = [line for line in new_file.read_text().splitlines() if '"type":"message"' in line]
@@ -160,7 +176,8 @@ def test_f_forks_a_new_session_file_at_the_entry(pi, scripted_model):
         line.startswith("» forked into ") for line in pi.chat_lines(containing="» forked into")
     )
     pi.wait_until(
-        "#vim.tbl_filter(function(l) return l:find('Second question', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 0"
+        "#vim.tbl_filter(function(l) return l:find('Second question', 1, "
+        "true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 0"
     )
 
 
@@ -170,7 +187,44 @@ def test_l_labels_the_entry(pi, scripted_model):
     stub_input(pi, "checkpoint")
     press_on(pi, row(rows, "user", "First question"), "l")
     pi.wait_until(
-        "#vim.tbl_filter(function(l) return l:find('[checkpoint]', 1, true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
+        "#vim.tbl_filter(function(l) return l:find('[checkpoint]', 1, "
+        "true) end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) == 1"
     )
     assert row(tree_rows(pi), "user", "First question")["label"] == "checkpoint"
     assert pi.lua("return _G.pi_test.asked") == "Label (empty clears): "
+
+
+def test_a_session_with_context_edits_shows_what_they_did_in_the_tree_and_the_chat(pi):
+    """A session pi 1.6 edited: the secret the user left out is marked in the tree and the chat."""
+    session_dir = Path(pi.request("pi/state")["path"]).parent
+    with Session.create(session_dir, str(pi.workspace)) as written:
+        secret = written.append_message(
+            {"role": "user", "content": "My key is sk-live-1", "timestamp": 1}
+        )
+        written.append_message(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Noted"}],
+                "provider": "openai",
+                "model": "scripted",
+                "stopReason": "stop",
+                "timestamp": 2,
+            }
+        )
+        written.append_raw({"type": "context_edit", "targetId": secret, "replacement": None})
+        written.append_message({"role": "user", "content": "Carry on", "timestamp": 3})
+        wanted = written.id
+    pi.lua(
+        "local wanted = ...; vim.ui.select = function(items, opts, on_choice)"
+        " for _, item in ipairs(items) do if item.id == wanted then return on_choice(item) end end"
+        " end",
+        wanted,
+    )
+    pi.command("PiSessions")
+    lines = pi.chat_lines(containing="Carry on")
+    note = "» removed from the context: the model no longer sees the message above"
+    assert lines[lines.index("My key is sk-live-1") + 2] == note, lines
+    rows = open_tree(pi)
+    assert row(rows, "user", "My key is sk-live-1")["edited"] == "removed from context"
+    assert row(rows, "context_edit", "removed from context: My key is sk-live-1")["edited"] is None
+    assert [r["edited"] for r in rows if r["preview"] in ("Noted", "Carry on")] == [None, None]

@@ -74,3 +74,26 @@ def test_an_empty_session_says_so(editor):
     }
     lines = editor.lua("return (require('pi.tree_lines').layout(...))", tree)
     assert lines[-1] == "(the session is empty)"
+
+
+def test_entries_a_context_edit_changed_say_so(editor):
+    removed = entry("0000000a", None, role="user", preview="my key is sk-1")
+    removed["contextEdit"] = "removed"
+    replaced = entry("0000000b", "0000000a", role="assistant", preview="short")
+    replaced["contextEdit"] = "replaced"
+    edit = entry("0000000c", "0000000b", "context_edit", preview="removed from context: my key…")
+    tree = {
+        "sessionId": "s1",
+        "name": None,
+        "leafId": "0000000c",
+        "activePath": ["0000000a", "0000000b", "0000000c"],
+        "roots": ["0000000a"],
+        "children": {"0000000a": ["0000000b"], "0000000b": ["0000000c"]},
+        "entries": [removed, replaced, edit],
+    }
+    lines, _ids, _leaf = editor.lua("return { require('pi.tree_lines').layout(...) }", tree)
+    assert lines[2:] == [
+        "● 0000000a user (removed from context): my key is sk-1",
+        "● 0000000b assistant (replaced in context): short",
+        "◉ 0000000c context_edit: removed from context: my key…",
+    ]

@@ -48,6 +48,7 @@ SCENARIOS = [
     "new_and_resume",
     "restart_server",
     "navigate_from_palette",
+    "context_edit_marks",
 ]
 SCREENSHOTS = [
     "activation.png",
@@ -78,7 +79,13 @@ def _require_installed() -> None:
 
 def _run(command: list[str], timeout: float, **options) -> subprocess.CompletedProcess:
     return subprocess.run(
-        command, cwd=EXTENSION, capture_output=True, text=True, timeout=timeout, **options
+        command,
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **options,
     )
 
 
@@ -98,7 +105,8 @@ def test_vitest_unit_suite_passes():
 
 @pytest.fixture(scope="module")
 def vsix(tmp_path_factory) -> Path:
-    """The packaged extension (`npm run package`): what users install, and what the e2e run installs."""
+    """The packaged extension (`npm run package`): what
+    users install, and what the e2e run installs."""
     _require_installed()
     path = tmp_path_factory.mktemp("vsix") / "pi-lsp-linux-x64.vsix"
     result = _run(
@@ -198,7 +206,8 @@ def _workspace(root: Path) -> Path:
     skill = workspace / ".pi" / "skills" / "review"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(
-        "---\nname: review\ndescription: Review a file for bugs\n---\nRead the file and list every bug you find.\n"
+        "---\nname: review\ndescription: Review a file for bugs\n---\n"
+        "Read the file and list every bug you find.\n"
     )
     prompts = workspace / ".pi" / "prompts"
     prompts.mkdir()
@@ -284,6 +293,7 @@ def _install_extension(
             "--install-extension",
             str(vsix),
         ],
+        check=False,
         capture_output=True,
         text=True,
         timeout=60,
@@ -350,6 +360,7 @@ def e2e_results(tmp_path_factory, vsix) -> dict[str, dict]:
             "PI_E2E_URL": url,
             "PI_E2E_LLM": llm,
             "PI_E2E_ARTIFACTS": str(ARTIFACTS),
+            "PI_E2E_WORKSPACE": str(workspace),
         }
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=240, env=driver_environment)
         (ARTIFACTS / "driver.log").write_text(driver.stdout + driver.stderr)
@@ -425,6 +436,7 @@ def bundled_run(tmp_path_factory, vsix) -> dict:
             "PI_E2E_URL": url,
             "PI_E2E_LLM": llm,
             "PI_E2E_ARTIFACTS": str(artifacts),
+            "PI_E2E_WORKSPACE": str(workspace),
             "PI_E2E_SUITE": "bundled",
         }
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=300, env=driver_environment)

@@ -80,9 +80,6 @@ function M.navigate(id, options)
       chat.set_prompt_text(result.editorText)
       chat.show()
     end
-    if util.present(result.summaryEntryId) then
-      chat.notice("branch summarized into entry " .. result.summaryEntryId)
-    end
     chat.notice("now at entry " .. tostring(result.leafId))
     refresh_views()
   end))
@@ -104,7 +101,7 @@ end
 function M.fork(id)
   local function fork_at(entry_id)
     api.fork({ entryId = entry_id }, api.report_error("pi/fork", function(result)
-      switched("forked into " .. tostring(result.path), result)
+      switched("forked into " .. (result.path or "a new session"), result)
     end))
   end
   if id and id ~= "" then
@@ -126,8 +123,10 @@ function M.new_session(name)
 end
 
 local function session_label(session)
-  local title = util.present(session.name) and session.name or (util.present(session.firstMessage) and session.firstMessage or "(empty)")
-  return ("%s  %s  (%s messages)"):format(tostring(session.modified), title:gsub("%s+", " "), tostring(session.messageCount))
+  local title = util.present(session.name) and session.name
+    or (util.present(session.firstMessage) and session.firstMessage or "(empty)")
+  local one_line = title:gsub("%s+", " ")
+  return ("%s  %s  (%s messages)"):format(tostring(session.modified), one_line, tostring(session.messageCount))
 end
 
 -- How much of an opened session's conversation the chat shows; the tree has the rest.

@@ -5,8 +5,9 @@ local M = {}
 local subscribed = false
 local last_seq = {}
 
-local ACTIVITY = { agent_start = "running", compaction_start = "compacting" }
-local REFRESHES = { agent_end = true, compaction_end = true, tree_changed = true }
+local ACTIVITY = { agent_start = "running", compaction_start = "compacting", branch_summary_start = "summarizing" }
+local ENDS = { agent_end = true, compaction_end = true, branch_summary_end = true }
+local REFRESHES = { agent_end = true, compaction_end = true, branch_summary_end = true, tree_changed = true }
 
 -- seq rises by one per session; a gap means notifications were lost, so the chat may be incomplete.
 local function check_seq(params)
@@ -21,7 +22,7 @@ local function update_views(event)
   local status = require("pi.status")
   if ACTIVITY[event.type] then
     status.set_activity(ACTIVITY[event.type])
-  elseif event.type == "agent_end" or event.type == "compaction_end" then
+  elseif ENDS[event.type] then
     status.set_activity(nil)
   end
   if REFRESHES[event.type] then

@@ -1,6 +1,7 @@
 -- What each pi/event shows in the chat: `## You` and `## pi` sections, streamed text and
 -- thinking (folded), a line per tool call updated in place as it runs, its result (folded), and
--- `»` notices for compaction, retries, aborts and errors.
+-- `»` notices for compaction, branch summaries, retries, aborts and errors.
+local context_edit = require("pi.api").context_edit
 local transcript = require("pi.transcript")
 local util = require("pi.util")
 
@@ -180,21 +181,36 @@ local function history_message(buffer, message)
   elseif message.role == "assistant" then
     history_assistant(buffer, message)
   elseif message.role == "toolResult" then
-    tool_result(buffer, { toolCallId = message.toolCallId, name = message.toolName, isError = message.isError, content = message.content })
+    tool_result(buffer, {
+      toolCallId = message.toolCallId,
+      name = message.toolName,
+      isError = message.isError,
+      content = message.content,
+    })
   elseif message.role == "bashExecution" then
     M.notice(buffer, ("! %s (exit %s)"):format(tostring(message.command), tostring(message.exitCode)))
   end
 end
 
 --- The conversation of an opened session, from a pi/messages result, drawn as it was streamed.
+-- Under a message a context edit (pi 1.6) changed: what the model sees of it now.
+local CONTEXT_EDIT_NOTES = {
+  [context_edit.removed] = "removed from the context: the model no longer sees the message above",
+  [context_edit.replaced] = "replaced in the context: the model sees the text above instead of the original",
+}
+
 function M.history(buffer, messages)
   local entries = messages.entries or {}
   if (messages.total or #entries) > #entries then
-    M.notice(buffer, ("%d earlier entries are not shown; :PiTree shows the whole tree"):format(messages.total - #entries))
+    local hidden = messages.total - #entries
+    M.notice(buffer, ("%d earlier entries are not shown; :PiTree shows the whole tree"):format(hidden))
   end
   for _, entry in ipairs(entries) do
     if entry.type == "message" and type(entry.message) == "table" then
       history_message(buffer, entry.message)
+      if CONTEXT_EDIT_NOTES[entry.contextEdit] then
+        M.notice(buffer, CONTEXT_EDIT_NOTES[entry.contextEdit])
+      end
     elseif entry.type == "compaction" or entry.type == "branch_summary" then
       history_summary(buffer, entry)
     elseif entry.type == "custom_message" then
@@ -243,7 +259,10 @@ on.tool_execution_end = tool_result
 
 function on.retry(buffer, event)
   local delay = (event.delayMs or 0) / 1000
-  M.notice(buffer, ("retry %s/%s in %.1fs: %s"):format(event.attempt, event.maxAttempts, delay, tostring(event.errorMessage)))
+  M.notice(
+    buffer,
+    ("retry %s/%s in %.1fs: %s"):format(event.attempt, event.maxAttempts, delay, tostring(event.errorMessage))
+  )
 end
 
 function on.compaction_start(buffer, event)
@@ -256,8 +275,26 @@ function on.compaction_end(buffer, event)
   elseif util.present(event.errorMessage) then
     M.notice(buffer, "compaction failed: " .. event.errorMessage)
   else
-    local before = util.present(event.tokensBefore) and (" (" .. util.short_number(event.tokensBefore) .. " tokens summarized)") or ""
+    local before = util.present(event.tokensBefore)
+        and (" (" .. util.short_number(event.tokensBefore) .. " tokens summarized)")
+      or ""
     M.notice(buffer, ("compacted%s, entry %s"):format(before, tostring(event.entryId)))
+  end
+end
+
+function on.branch_summary_start(buffer, _)
+  M.notice(buffer, "summarizing the branch being left…")
+end
+
+function on.branch_summary_end(buffer, event)
+  if event.aborted then
+    M.notice(buffer, "branch summary cancelled; the leaf did not move")
+  elseif util.present(event.errorMessage) then
+    M.notice(buffer, "branch summary failed: " .. event.errorMessage)
+  elseif util.present(event.entryId) then
+    M.notice(buffer, "summarized the branch left behind, entry " .. event.entryId)
+  else
+    M.notice(buffer, "nothing was left behind to summarize")
   end
 end
 

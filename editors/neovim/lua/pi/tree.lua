@@ -71,7 +71,9 @@ local function keymaps()
     end
   end
   map(keys.navigate, with_entry(function(id) actions().navigate(id, {}) end), "navigate to the entry")
-  map(keys.summarize, with_entry(function(id) actions().navigate(id, { summarize = true }) end), "navigate, summarizing the branch left")
+  map(keys.summarize, with_entry(function(id)
+    actions().navigate(id, { summarize = true })
+  end), "navigate, summarizing the branch left")
   map(keys.summarize_with_instructions, with_entry(ask_instructions), "navigate with a summary and instructions")
   map(keys.fork, with_entry(function(id) actions().fork(id) end), "fork a new session at the entry")
   map(keys.label, with_entry(ask_label), "label the entry")
@@ -103,7 +105,9 @@ end
 -- browsing the tree while a turn runs.
 local function follow_leaf(previous, leaf_lnum)
   local shown = window()
-  local moved = previous == nil or previous.leafId ~= current_tree.leafId or previous.sessionId ~= current_tree.sessionId
+  local moved = previous == nil
+    or previous.leafId ~= current_tree.leafId
+    or previous.sessionId ~= current_tree.sessionId
   if shown and leaf_lnum and moved then
     vim.api.nvim_win_set_cursor(shown, { leaf_lnum, 0 })
   end

@@ -1,6 +1,8 @@
 -- Lays out a pi/tree result as text lines: one line per entry, indented only where the tree
 -- branches (as pi's /tree does), the active path and the leaf marked, labels shown. Label
 -- entries are bookkeeping, not conversation, so they are hidden and their children take their place.
+-- An entry a context edit (pi 1.6) left out of the model's context, or replaced there, says so.
+local context_edit = require("pi.api").context_edit
 local util = require("pi.util")
 
 local M = {}
@@ -9,6 +11,10 @@ M.MARKS = { leaf = "◉", active = "●", other = "○" }
 
 local HIDDEN = { label = true }
 local PREVIEW_LENGTH = 80
+local EDITED = {
+  [context_edit.removed] = "removed from context",
+  [context_edit.replaced] = "replaced in context",
+}
 
 local function what(entry)
   if entry.type == "message" then
@@ -60,7 +66,8 @@ end
 
 local function line(entry, depth, marks)
   local label = (util.present(entry.label) and entry.label ~= "") and ("  [" .. entry.label .. "]") or ""
-  return ("%s%s %s %s: %s%s"):format(("  "):rep(depth), marks, entry.id, what(entry), preview(entry), label)
+  local edited = EDITED[entry.contextEdit] and (" (" .. EDITED[entry.contextEdit] .. ")") or ""
+  return ("%s%s %s %s%s: %s%s"):format(("  "):rep(depth), marks, entry.id, what(entry), edited, preview(entry), label)
 end
 
 --- Returns the lines, the id of each line's entry (nil for header lines), and the leaf's line.

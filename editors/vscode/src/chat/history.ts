@@ -21,7 +21,23 @@ export function historyItems(sessionId: string | null, transcript: MessagesResul
   );
 }
 
-function entryEvents(entry: TranscriptEntry): (PiEvent | { type: 'local_notice'; level: 'info'; text: string })[] {
+type HistoryEvent = PiEvent | { type: 'local_notice'; level: 'info'; text: string };
+
+/** A note under an entry that a context edit (pi 1.6) removed from the model's context or replaced there. */
+export const CONTEXT_EDIT_NOTES = {
+  removed: 'Removed from the context: the model no longer sees the entry above.',
+  replaced: 'Replaced in the context: the model sees the text above instead of the original.',
+} as const;
+
+function entryEvents(entry: TranscriptEntry): HistoryEvent[] {
+  const events = conversationEvents(entry);
+  if (entry.contextEdit && events.length > 0) {
+    events.push({ type: 'local_notice', level: 'info', text: CONTEXT_EDIT_NOTES[entry.contextEdit] });
+  }
+  return events;
+}
+
+function conversationEvents(entry: TranscriptEntry): HistoryEvent[] {
   if (entry.type === 'message' && entry.message) {
     const message: AgentMessage = entry.message;
     if (message.role === 'assistant') {

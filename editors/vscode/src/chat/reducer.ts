@@ -57,6 +57,8 @@ export interface ChatState {
   items: ChatItem[];
   running: boolean;
   compacting: boolean;
+  /** The model is summarizing the branch being left (a navigation with a summary). */
+  summarizingBranch: boolean;
   lastSeq: number | null;
   context: ContextUsage | null;
   nextId: number;
@@ -72,7 +74,7 @@ export type LocalAction =
 export type ChatAction = PiEvent | LocalAction;
 
 export function emptyChat(sessionId: string | null = null): ChatState {
-  return { sessionId, items: [], running: false, compacting: false, lastSeq: null, context: null, nextId: 1 };
+  return { sessionId, items: [], running: false, compacting: false, summarizingBranch: false, lastSeq: null, context: null, nextId: 1 };
 }
 
 /** Applies one `pi/event` notification; events of another session leave the state as it is. */
@@ -126,6 +128,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return notice({ ...state, compacting: true }, 'info', `Compacting the session (${action.reason})…`, 'compaction');
     case 'compaction_end':
       return notice({ ...state, compacting: false }, ...compactionOutcome(action), 'compaction');
+    case 'branch_summary_start':
+      return notice({ ...state, summarizingBranch: true }, 'info', 'Summarizing the branch being left…', 'branch-summary');
+    case 'branch_summary_end':
+      return notice({ ...state, summarizingBranch: false }, ...branchSummaryOutcome(action), 'branch-summary');
     case 'tree_changed':
       return state;
     case 'agent_end':
@@ -261,6 +267,12 @@ function compactionOutcome(event: Extract<PiEvent, { type: 'compaction_end' }>):
   const before = event.tokensBefore ? ` (${event.tokensBefore.toLocaleString('en-US')} tokens before)` : '';
   const retry = event.willRetry ? '; retrying the answer' : '';
   return ['info', `Compacted the session${before}${retry}.`];
+}
+
+function branchSummaryOutcome(event: Extract<PiEvent, { type: 'branch_summary_end' }>): [NoticeLevel, string] {
+  if (event.aborted) return ['warning', 'Branch summary cancelled; the leaf did not move.'];
+  if (event.errorMessage) return ['error', `Branch summary failed: ${event.errorMessage}`];
+  return ['info', event.entryId ? 'Summarized the branch left behind.' : 'Nothing was left behind to summarize.'];
 }
 
 function notice(state: ChatState, level: NoticeLevel, text: string, topic?: string): ChatState {

@@ -103,6 +103,9 @@ const KIND_TITLES: Record<string, string> = {
   label: 'Label',
   session_info: 'Name',
   custom_message: 'Message',
+  system: 'System prompt',
+  context_edit: 'Context edit',
+  usage: 'Usage',
 };
 
 /** The short kind an entry is shown with ("You", "Pi", "Compaction", …). */
@@ -125,6 +128,21 @@ export function entryIcon(entry: TreeEntry): string {
     thinking_level_change: 'lightbulb',
     label: 'tag',
     session_info: 'edit',
+    system: 'gear',
+    context_edit: 'eye-closed',
+    usage: 'graph',
   };
   return icons[key] ?? 'circle-small';
+}
+
+/** What a context edit (pi 1.6) on the active path did to the entry, in words; undefined if nothing. */
+export function contextEditText(entry: TreeEntry): string | undefined {
+  switch (entry.contextEdit) {
+    case 'removed':
+      return 'removed from context';
+    case 'replaced':
+      return 'replaced in context';
+    default:
+      return undefined;
+  }
 }

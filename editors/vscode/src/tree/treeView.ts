@@ -4,7 +4,16 @@ import * as vscode from 'vscode';
 import { describeError, type PiServer } from '../server';
 import type { SessionController } from '../session';
 import { skillPreview } from '../chat/messageText';
-import { buildTreeModel, containsActive, displayParents, entryIcon, entryKind, type TreeModel, type TreeNode } from './treeModel';
+import {
+  buildTreeModel,
+  containsActive,
+  contextEditText,
+  displayParents,
+  entryIcon,
+  entryKind,
+  type TreeModel,
+  type TreeNode,
+} from './treeModel';
 
 export const TREE_VIEW_ID = 'pi.tree';
 const REFRESH_DELAY_MS = 100;
@@ -77,17 +86,18 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     const item = new vscode.TreeItem(node.label ? `[${node.label}] ${preview}` : preview, state);
     // A node that turns into a branch point gets a new id, so VS Code does not keep it collapsed.
     item.id = `${this.model?.sessionId}:${entry.id}:${node.children.length > 0 ? 'branch' : 'entry'}`;
-    item.description = [entryKind(entry), node.isLeaf ? 'leaf' : undefined].filter(Boolean).join(' · ');
+    const edited = contextEditText(entry);
+    item.description = [entryKind(entry), edited, node.isLeaf ? 'leaf' : undefined].filter(Boolean).join(' · ');
     item.iconPath = new vscode.ThemeIcon(
-      node.isLeaf ? 'debug-stackframe' : entryIcon(entry),
-      node.active ? new vscode.ThemeColor('charts.green') : undefined,
+      node.isLeaf ? 'debug-stackframe' : entry.contextEdit === 'removed' ? 'circle-slash' : entryIcon(entry),
+      node.active && entry.contextEdit !== 'removed' ? new vscode.ThemeColor('charts.green') : undefined,
     );
     item.contextValue = node.active ? 'entry.active' : 'entry';
     item.tooltip = new vscode.MarkdownString(
-      `**${entryKind(entry)}** \`${entry.id}\`${node.active ? ' — on the active path' : ''}\n\n${entry.timestamp ?? ''}\n\n${escapeMarkdown(entry.preview)}`,
+      `**${entryKind(entry)}** \`${entry.id}\`${node.active ? ' — on the active path' : ''}${edited ? ` — ${edited} (a context edit)` : ''}\n\n${entry.timestamp ?? ''}\n\n${escapeMarkdown(entry.preview)}`,
     );
     item.accessibilityInformation = {
-      label: `${entryKind(entry)}: ${entry.preview}${node.active ? ', active path' : ''}${node.isLeaf ? ', leaf' : ''}`,
+      label: `${entryKind(entry)}: ${entry.preview}${edited ? `, ${edited}` : ''}${node.active ? ', active path' : ''}${node.isLeaf ? ', leaf' : ''}`,
     };
     item.command = { command: 'pi.tree.open', title: 'Navigate Here…', arguments: [node] };
     return item;

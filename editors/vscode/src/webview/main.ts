@@ -55,7 +55,13 @@ function render(): void {
   send.title = chat.running ? 'Deliver to the running turn after its current tool (Enter)' : 'Send (Enter)';
   followUp.hidden = !chat.running;
   stop.hidden = !chat.running;
-  status.textContent = chat.compacting ? 'Compacting…' : chat.running ? 'Working…' : '';
+  status.textContent = chat.compacting
+    ? 'Compacting…'
+    : chat.summarizingBranch
+      ? 'Summarizing the branch…'
+      : chat.running
+        ? 'Working…'
+        : '';
   renderModel();
   renderMeter();
   save();

@@ -1,6 +1,9 @@
 // The end-to-end scenarios, run in order against one code-server window (each builds on the
 // session the previous ones left): activation, a streamed answer with a tool call, stopping a
-// turn, compaction, navigating the tree with a summary, and forking.
+// turn, compaction, navigating the tree with a summary, and forking; last, a session written by
+// pi 1.6 with a context edit, resumed.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import {
   answerInputBox,
   chatFrame,
@@ -288,6 +291,43 @@ async function navigateFromPalette(context) {
   await until('the leaf marked in the tree', async () => (await treeRow(page, 'Let me read the file').innerText()).includes('leaf'));
 }
 
+const SECRET_PROMPT = 'Use this key for the fixtures: sk-live-e2e';
+
+/** A session as pi 1.6 writes it, where the user left a pasted key out of the context. */
+function writePi16Session(workspace) {
+  const at = (second) => `2026-11-20T10:00:${String(second).padStart(2, '0')}.000Z`;
+  const message = (id, parentId, second, body) => ({ type: 'message', id, parentId, timestamp: at(second), message: { ...body, timestamp: 1795168800000 + second } });
+  const lines = [
+    { type: 'session', version: 3, id: '0197f0e2-0000-7000-8000-00000000e2e1', timestamp: at(0), cwd: workspace },
+    message('e2e00001', null, 1, { role: 'user', content: [{ type: 'text', text: SECRET_PROMPT }] }),
+    message('e2e00002', 'e2e00001', 2, { role: 'assistant', content: [{ type: 'text', text: 'Stored. Please remove the key from the conversation.' }], api: 'openai-completions', provider: 'openai', model: 'scripted', stopReason: 'stop' }),
+    { type: 'context_edit', id: 'e2e00003', parentId: 'e2e00002', timestamp: at(3), targetId: 'e2e00001', replacement: null },
+    message('e2e00004', 'e2e00003', 4, { role: 'user', content: [{ type: 'text', text: 'Which fixtures need it?' }] }),
+  ];
+  const file = path.join(workspace, '.pi', 'sessions', '2026-11-20T10-00-00-000Z_0197f0e2-0000-7000-8000-00000000e2e1.jsonl');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+}
+
+async function contextEditMarks(context) {
+  const { page } = context;
+  writePi16Session(context.workspace);
+  await runCommand(page, 'Pi: Resume Session…');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Use this key' }).first();
+  await row.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await row.click();
+  const frame = await chatFrame(page);
+  await until('the note under the message left out of the context', async () =>
+    (await text(frame, '[data-testid="notice"]')).includes('Removed from the context: the model no longer sees the entry above.'));
+  await until('the mark on the entry and the context edit shown as what it did', async () => {
+    const rows = await treeRows(page).allInnerTexts();
+    return rows.some((row) => row.startsWith(SECRET_PROMPT) && row.includes('removed from context'))
+      && rows.some((row) => row.startsWith(`removed from context: ${SECRET_PROMPT}`))
+      && rows.some((row) => row.startsWith('Which fixtures need it?') && !row.includes('removed from context'));
+  });
+  return screenshot(context, 'context-edit.png');
+}
+
 export const scenarios = [
   { name: 'activation', run: activation },
   { name: 'prompt_stream_tool_call', run: promptWithToolCall },
@@ -304,4 +344,5 @@ export const scenarios = [
   { name: 'new_and_resume', run: newAndResume },
   { name: 'restart_server', run: restartServer },
   { name: 'navigate_from_palette', run: navigateFromPalette },
+  { name: 'context_edit_marks', run: contextEditMarks },
 ];

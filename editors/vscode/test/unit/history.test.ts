@@ -1,6 +1,6 @@
 // Session history from pi/messages, and skill prompts read back as typed.
 import { describe, expect, it } from 'vitest';
-import { historyItems } from '../../src/chat/history';
+import { CONTEXT_EDIT_NOTES, historyItems } from '../../src/chat/history';
 import { skillInvocation, skillPreview } from '../../src/chat/messageText';
 import type { MessagesResult, TranscriptEntry } from '../../src/protocol';
 
@@ -24,6 +24,18 @@ describe('session history', () => {
   it('marks a call whose result is not on the path as unfinished', () => {
     const cut = historyItems('s1', transcript(entries.slice(0, 2)));
     expect(cut.find((item) => item.kind === 'tool')).toMatchObject({ status: 'unfinished' });
+  });
+
+  it('notes under an entry that a context edit removed it from the context or replaced it there', () => {
+    const edited: TranscriptEntry[] = [
+      { entryId: 'u1', type: 'message', timestamp: null, contextEdit: 'removed', message: { role: 'user', content: 'my key sk-1' } },
+      { entryId: 'a1', type: 'message', timestamp: null, contextEdit: 'replaced', message: { role: 'assistant', content: [{ type: 'text', text: 'short' }], stopReason: 'stop' } },
+      { entryId: 'u2', type: 'message', timestamp: null, message: { role: 'user', content: 'next' } },
+    ];
+    const items = historyItems('s1', transcript(edited));
+    expect(items.map((item) => item.kind)).toEqual(['user', 'notice', 'assistant', 'notice', 'user']);
+    expect(items[1]).toMatchObject({ text: CONTEXT_EDIT_NOTES.removed });
+    expect(items[3]).toMatchObject({ text: CONTEXT_EDIT_NOTES.replaced });
   });
 
   it('says how many earlier entries are left out', () => {

@@ -116,6 +116,19 @@ describe('the chat reducer', () => {
     expect(cancelled.items[0]).toMatchObject({ level: 'warning' });
   });
 
+  it('shows a branch summary while the model writes it, and how it ended', () => {
+    const started = run([{ type: 'branch_summary_start', targetId: 'e1' }]);
+    expect(started.summarizingBranch).toBe(true);
+    expect(started.items).toEqual([expect.objectContaining({ level: 'info', text: 'Summarizing the branch being left…' })]);
+    const done = run([{ type: 'branch_summary_end', targetId: 'e1', aborted: false, entryId: 's1' }], started);
+    expect(done.summarizingBranch).toBe(false);
+    expect(done.items).toEqual([expect.objectContaining({ level: 'info', text: 'Summarized the branch left behind.' })]);
+    const failed = run([{ type: 'branch_summary_end', targetId: 'e1', aborted: false, errorMessage: 'provider down' }], started);
+    expect(failed.items).toEqual([expect.objectContaining({ level: 'error', text: 'Branch summary failed: provider down' })]);
+    const cancelled = run([{ type: 'branch_summary_end', targetId: 'e1', aborted: true }], started);
+    expect(cancelled.items[0]).toMatchObject({ level: 'warning' });
+  });
+
   it('replaces a queued steering message when the agent takes it', () => {
     let state = reduce(emptyChat('s1'), { type: 'agent_start' });
     state = reduce(state, { type: 'local_queued', text: 'use tabs', behavior: 'steer' });

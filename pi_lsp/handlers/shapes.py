@@ -1,0 +1,175 @@
+"""Domain objects → the typed wire shapes of ``protocol.py``: how each reply is built.
+
+The services return domain objects (snake_case attrs classes, pi's own records); these functions
+shape them into the protocol's result types, which ``protocol.to_json`` puts on the wire. Free of
+pygls, so the ``pi-lsp session`` command line prints the same shapes as the server answers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pi_lsp import protocol
+
+if TYPE_CHECKING:
+    from pi_lsp.agent.agent import TurnResult
+    from pi_lsp.agent.compactor import CompactionResult
+    from pi_lsp.agent.navigation import NavigationResult
+    from pi_lsp.agent.state import SessionState
+    from pi_lsp.resources.snapshot import ResourceChanges, ResourceSnapshot
+    from pi_lsp.session.listing import SessionInfo
+    from pi_lsp.session.transcript import Transcript
+    from pi_lsp.session.tree_view import TreeView
+
+
+def prompt_result(result: TurnResult) -> protocol.PromptResult:
+    return protocol.PromptResult(
+        session_id=result.session_id,
+        leaf_id=result.leaf_id,
+        stop_reason=result.stop_reason,  # type: ignore[arg-type]
+        error_message=result.error_message,
+        usage=result.usage,
+        context_tokens=result.context_tokens,
+        context_window=result.context_window,
+    )
+
+
+def tree_result(session_id: str, view: TreeView) -> protocol.TreeResult:
+    return protocol.TreeResult(
+        session_id=session_id,
+        leaf_id=view.leaf_id,
+        name=view.name,
+        labels=view.labels,
+        active_path=view.active_path,
+        roots=view.roots,
+        children=view.children,
+        entries=[
+            protocol.TreeEntry(
+                id=row.id,
+                parent_id=row.parent_id,
+                type=row.type,
+                preview=row.preview,
+                timestamp=row.timestamp,
+                role=row.role,
+                label=row.label,
+                context_edit=row.context_edit,
+            )
+            for row in view.rows
+        ],
+    )
+
+
+def messages_result(session_id: str, transcript: Transcript) -> protocol.MessagesResult:
+    return protocol.MessagesResult(
+        session_id=session_id,
+        leaf_id=transcript.leaf_id,
+        total=transcript.total,
+        entries=[
+            protocol.TranscriptEntry(
+                entry_id=item.entry_id,
+                type=item.type,
+                timestamp=item.timestamp,
+                message=item.message,
+                summary=item.summary,
+                custom_type=item.custom_type,
+                content=item.content,
+                context_edit=item.context_edit,
+            )
+            for item in transcript.items
+        ],
+    )
+
+
+def navigate_result(result: NavigationResult) -> protocol.NavigateResult:
+    return protocol.NavigateResult(result.leaf_id, result.summary_entry_id, result.editor_text)
+
+
+def session_info(info: SessionInfo) -> protocol.SessionInfo:
+    return protocol.SessionInfo(
+        path=info.path,
+        id=info.id,
+        cwd=info.cwd,
+        name=info.name,
+        parent_session_path=info.parent_session_path,
+        created=info.created,
+        modified=info.modified,
+        message_count=info.message_count,
+        first_message=info.first_message,
+    )
+
+
+def compact_result(session_id: str, result: CompactionResult) -> protocol.CompactResult:
+    return protocol.CompactResult(
+        session_id=session_id,
+        entry_id=result.entry_id,
+        summary=result.summary,
+        first_kept_entry_id=result.first_kept_entry_id,
+        tokens_before=result.tokens_before,
+        read_files=result.read_files,
+        modified_files=result.modified_files,
+        reason=result.reason,  # type: ignore[arg-type]
+    )
+
+
+def state_result(state: SessionState) -> protocol.StateResult:
+    model = state.model
+    usage = state.context_usage
+    return protocol.StateResult(
+        session_id=state.session_id,
+        path=state.path,
+        name=state.name,
+        leaf_id=state.leaf_id,
+        model=None
+        if model is None
+        else protocol.ModelRef(model.model, model.provider, model.model_id),
+        thinking_level=state.thinking_level,
+        context_usage=None
+        if usage is None
+        else protocol.ContextUsage(usage.tokens, usage.context_window, usage.percent),
+        message_count=state.message_count,
+        is_streaming=state.is_streaming,
+        is_compacting=state.is_compacting,
+        read_only=state.read_only,
+    )
+
+
+def resources_result(snapshot: ResourceSnapshot) -> protocol.ResourcesResult:
+    return protocol.ResourcesResult(
+        context_files=[item.path for item in snapshot.context_files],
+        system_prompt=snapshot.system_prompt.path if snapshot.system_prompt else None,
+        append_system_prompt=snapshot.append_system_prompt.path
+        if snapshot.append_system_prompt
+        else None,
+        skills=[
+            protocol.Skill(
+                name=skill.name,
+                description=skill.description,
+                path=skill.file_path,
+                source=skill.source,
+                disable_model_invocation=skill.disable_model_invocation,
+            )
+            for skill in snapshot.skills
+        ],
+        templates=[
+            protocol.Template(
+                name=template.name,
+                description=template.description,
+                path=template.file_path,
+                source=template.source,
+            )
+            for template in snapshot.templates
+        ],
+        diagnostics=[
+            protocol.ResourceDiagnostic(item.path, item.line, item.message, item.severity)
+            for item in snapshot.diagnostics
+        ],
+    )
+
+
+def resources_changed(changes: ResourceChanges) -> protocol.ResourcesChanged:
+    def refs(items) -> list[protocol.ResourceChange]:
+        return [protocol.ResourceChange(ref.kind, ref.name, ref.path) for ref in items]
+
+    return protocol.ResourcesChanged(
+        added=refs(changes.added), changed=refs(changes.changed), removed=refs(changes.removed)
+    )
