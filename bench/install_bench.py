@@ -99,7 +99,8 @@ def fresh_install(registry: bool) -> None:
         print(f"(a) fresh install of {wheel.name} from {source}, Python {sys.version.split()[0]}")
         print(f"    pip install: {seconds:.1f} s")
         print(
-            f"    virtualenv: {megabytes(venv):.0f} MB, site-packages {megabytes(site_packages):.0f} MB"
+            f"    virtualenv: {megabytes(venv):.0f} MB, "
+            f"site-packages {megabytes(site_packages):.0f} MB"
         )
         print(f"    packages: {len(packages)} (pi-lsp and {len(packages) - 1} dependencies)")
         print("(b) the biggest distributions (MB installed):")

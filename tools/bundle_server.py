@@ -6,7 +6,8 @@ For one VS Code target (``linux-x64`` by default) and CPython 3.11, 3.12 and 3.1
   wheelhouse (``tools/wheelhouse.py``, which downloads them once with pip's ``--platform``,
   ``--python-version`` and ``--only-binary``);
 - installs with ``pip install --target`` every wheel that all three ABIs share (pure Python and
-  ``abi3``) into ``libs/common`` and the rest, the compiled packages, into ``libs/cp311`` … ``cp313``;
+  ``abi3``) into ``libs/common`` and the rest, the compiled packages, into ``libs/cp311`` …
+  ``cp313``;
 - leaves out what ``tools/bundle/prune.txt`` names (parts of litellm and botocore pi-lsp never
   loads, measured by ``tools/import_trace.py``), strips the extensions' debug symbols, checks that
   every module and data file the trace saw is still there and that each compiled extension fits
@@ -28,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import wheelhouse  # noqa: E402
+import wheelhouse
 
 ROOT = wheelhouse.ROOT
 DEFAULT_OUTPUT = ROOT / "editors" / "vscode" / "bundled" / "libs"
@@ -172,7 +173,7 @@ def strip_extensions(libs: Path, target: str) -> int:
         before = library.stat().st_size
         if (
             subprocess.run(
-                [strip, "--strip-unneeded", str(library)], capture_output=True
+                [strip, "--strip-unneeded", str(library)], capture_output=True, check=False
             ).returncode
             == 0
         ):

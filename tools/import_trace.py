@@ -1,7 +1,7 @@
 """What pi-lsp loads, measured over the whole test suite, for the VS Code bundle's pruning rules.
 
-    python tools/import_trace.py run [DIR] [-- pytest arguments]   # the suite, every process traced
-    python tools/import_trace.py report DIR [--write]              # sum up; --write updates the list
+    python tools/import_trace.py run [DIR] [-- pytest arguments]  # the suite, every process traced
+    python tools/import_trace.py report DIR [--write]  # sum up; --write updates the list
 
 ``run`` puts ``tools/import_trace/`` (a ``sitecustomize``) on ``PYTHONPATH`` with
 ``PI_IMPORT_TRACE=DIR``, so pytest and every server, scripted model and demo a test starts
@@ -40,7 +40,7 @@ def run(directory: Path, pytest_arguments: list[str]) -> int:
     )
     environment["PI_IMPORT_TRACE"] = str(directory)
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_arguments]
-    return subprocess.run(command, cwd=ROOT, env=environment).returncode
+    return subprocess.run(command, cwd=ROOT, env=environment, check=False).returncode
 
 
 def runtime_distributions(root: str = "pi-lsp") -> dict[str, importlib.metadata.Distribution]:
@@ -124,11 +124,13 @@ def report(directory: Path, write: bool) -> None:
             key = "/".join(relative.split("/")[:2]) if top in ("litellm", "botocore") else top
             installed[key] += path.stat().st_size
             module = relative.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-            if relative in files or (relative.endswith(".py") and module in modules):
-                loaded[key] += path.stat().st_size
-            elif (
-                relative.endswith((".so", ".pyd"))
-                and relative.split(".")[0].replace("/", ".") in modules
+            if (
+                relative in files
+                or (relative.endswith(".py") and module in modules)
+                or (
+                    relative.endswith((".so", ".pyd"))
+                    and relative.split(".")[0].replace("/", ".") in modules
+                )
             ):
                 loaded[key] += path.stat().st_size
     print(f"{len(list(directory.glob('*.trace')))} processes traced, {len(modules)} modules")
@@ -141,7 +143,8 @@ def report(directory: Path, write: bool) -> None:
         entries = traced_entries(directory)
         header = (
             "# Every module and data file of pi-lsp's run-time dependencies that a process of the\n"
-            "# test suite loaded (tools/import_trace.py): pruning the VS Code bundle keeps them all.\n"
+            "# test suite loaded (tools/import_trace.py): pruning the VS Code bundle keeps them"
+            " all.\n"
         )
         TRACED.write_text(header + "\n".join(entries) + "\n")
         print(f"wrote {len(entries)} entries to {TRACED.relative_to(ROOT)}")

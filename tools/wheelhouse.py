@@ -104,7 +104,7 @@ def _stamp(target: str, abi: str, requirements: list[str]) -> str:
 
 def pip(*arguments: str) -> None:
     command = [sys.executable, "-m", "pip", *arguments, "--quiet", "--progress-bar", "off"]
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, check=False, text=True)
     if result.returncode != 0:
         tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
         raise WheelhouseError(f"pip {arguments[0]} failed ({' '.join(command[3:8])} …):\n{tail}")
@@ -120,7 +120,8 @@ def _abi_specific(wheel: Path, abi: str) -> re.Match | None:
 
 
 def _share(source: Path, directory: Path, abi: str) -> list[str]:
-    """Links the ABI-independent wheels of ``source`` into ``directory``; returns the pins of the others."""
+    """Links the ABI-independent wheels of ``source`` into ``directory``; returns the pins of the
+    others."""
     pins = []
     for wheel in sorted(source.glob("*.whl")):
         specific = _abi_specific(wheel, source.name)
@@ -165,7 +166,8 @@ def ensure(
 
 
 def resolve(directory: Path, target: str, abi: str, requirements: list[str]) -> list[Path]:
-    """The wheels of ``directory`` that ``requirements`` need on ``target``/``abi``, resolved offline.
+    """The wheels of ``directory`` that ``requirements`` need on ``target``/``abi``, resolved
+    offline.
 
     When the folder lacks a wheel (the ABI's dependencies differ from the first one's), it is
     resolved again against the registry and the offline resolve repeated.

@@ -42,11 +42,13 @@ def wheelhouse() -> Path:
 
 @pytest.fixture(scope="module")
 def distributions(tmp_path_factory, wheelhouse) -> dict[str, Path]:
-    """``python -m build``'s sdist and wheel (the wheel is built from the sdist, as PyPI users get it)."""
+    """``python -m build``'s sdist and wheel (the wheel is built from the sdist, as PyPI users
+    get it)."""
     output = tmp_path_factory.mktemp("dist")
     completed = subprocess.run(
         [sys.executable, "-m", "build", "--outdir", str(output), str(ROOT)],
         capture_output=True,
+        check=False,
         text=True,
         timeout=300,
         env=offline_pip_environment(wheelhouse),  # the isolated build env's setuptools, offline
@@ -61,6 +63,7 @@ def test_twine_check_accepts_the_sdist_and_the_wheel(distributions):
     completed = subprocess.run(
         [sys.executable, "-m", "twine", "check", "--strict", *map(str, distributions.values())],
         capture_output=True,
+        check=False,
         text=True,
         timeout=120,
     )
@@ -164,6 +167,7 @@ def installed(tmp_path_factory, distributions, wheelhouse) -> dict:
             str(distributions["wheel"]),
         ],
         capture_output=True,
+        check=False,
         text=True,
         timeout=600,
         # Bytecode for every module is a user's install; the test compiles only what it imports.
@@ -187,6 +191,7 @@ def run_installed(
     return subprocess.run(
         [str(installed["bin"] / command[0]), *command[1:]],
         capture_output=True,
+        check=False,
         text=True,
         timeout=timeout,
         cwd=installed["home"],

@@ -49,7 +49,7 @@ launch = load("pi_lsp_bundled_launch", ROOT / "editors" / "vscode" / "bundled" /
     ],
 )
 def test_prune_rules_match_like_gitignore(path, rule):
-    rules = bundle_server.prune_rules() + ["!botocore/data/sts"]
+    rules = [*bundle_server.prune_rules(), "!botocore/data/sts"]
     assert bundle_server.dropped_by(rules)(path) == rule
 
 

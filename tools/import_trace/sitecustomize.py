@@ -15,6 +15,7 @@ when one is installed.
 
 import atexit
 import builtins
+import contextlib
 import io
 import os
 import sys
@@ -46,10 +47,9 @@ def _install(folder: str) -> None:
             )
 
     def modules() -> None:
-        try:
+        # Tracing must never change what the traced process does.
+        with contextlib.suppress(Exception):
             write([f"m {name}" for name in list(sys.modules)])
-        except Exception:
-            pass  # tracing must never change what the traced process does
 
     def poll() -> None:
         event = threading.Event()
@@ -60,10 +60,8 @@ def _install(folder: str) -> None:
 
     def traced_open(file, *arguments, **keywords):
         if isinstance(file, (str, os.PathLike)):
-            try:
+            with contextlib.suppress(Exception):
                 write([f"f {os.path.abspath(os.fspath(file))}"])
-            except Exception:
-                pass
         return original_open(file, *arguments, **keywords)
 
     builtins.open = traced_open

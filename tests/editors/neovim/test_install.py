@@ -1,8 +1,9 @@
 """:PiInstall, as a new user runs it: on a PATH without pi-lsp, it installs the server of this
 repository into a virtualenv under stdpath("data")/pi-lsp, setup()'s default cmd then uses it,
-and ``:Pi hello`` streams the scripted answer. Again it does nothing; ``:PiInstall!`` starts over (and a
-failing pip is reported); without Python 3.11 or without venv it says what is missing. pip installs from the wheelhouse of
-this CI run (``tests/wheelhouse.py``), offline, so the test is quick.
+and ``:Pi hello`` streams the scripted answer. Again it does nothing; ``:PiInstall!`` starts
+over (and a failing pip is reported); without Python 3.11 or without venv it says what is
+missing. pip installs from the wheelhouse of this CI run (``tests/wheelhouse.py``), offline,
+so the test is quick.
 """
 
 from __future__ import annotations

@@ -69,9 +69,7 @@ def test_setup_rejects_bad_options_with_a_clear_error(editor, options, message):
     assert note["message"].startswith("pi: setup(): ") and message in note["message"], note[
         "message"
     ]
-    assert editor.lua("return require('pi.config').options.cmd") is None, (
-        "bad options were applied"
-    )
+    assert editor.lua("return require('pi.config').options.cmd") is None, "bad options were applied"
 
 
 def test_setup_is_idempotent(editor):

@@ -33,7 +33,10 @@ local function check_command()
   if path == "" then
     local advice = source == "setup({ cmd })"
         and { "Fix cmd in require('pi').setup({ cmd = { '/path/to/pi-lsp' } })", "Or remove cmd and run :PiInstall" }
-      or { "Run :PiInstall (installs the server into " .. require("pi.install").paths().venv .. ")", "Or put pi-lsp on PATH: pipx install pi-lsp" }
+      or {
+        "Run :PiInstall (installs the server into " .. require("pi.install").paths().venv .. ")",
+        "Or put pi-lsp on PATH: pipx install pi-lsp",
+      }
     vim.health.error(("server command %q not found (%s)"):format(cmd[1], source), advice)
     return false
   end
@@ -55,7 +58,8 @@ local function check_version()
   end
   local plugin = require("pi.install").plugin_version()
   if plugin == nil then
-    vim.health.ok(("version: pi-lsp %s (the plugin's version is unknown: it is not inside a pi-lsp repository)"):format(version))
+    local unknown = "version: pi-lsp %s (the plugin's version is unknown: it is not inside a pi-lsp repository)"
+    vim.health.ok(unknown:format(version))
   elseif plugin == version then
     vim.health.ok(("version: pi-lsp %s, the plugin's version"):format(version))
   else

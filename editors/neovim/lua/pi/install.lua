@@ -36,7 +36,10 @@ function M.repository()
   local source = debug.getinfo(1, "S").source:gsub("^@", "")
   local plugin = vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(vim.fn.fnamemodify(source, ":p"))))
   local root = vim.fs.dirname(vim.fs.dirname(plugin))
-  if vim.fn.filereadable(join(root, "pyproject.toml")) == 1 and vim.fn.filereadable(join(root, "pi_lsp", "__init__.py")) == 1 then
+  local readable = function(...)
+    return vim.fn.filereadable(join(root, ...)) == 1
+  end
+  if readable("pyproject.toml") and readable("pi_lsp", "__init__.py") then
     return root
   end
   return nil, ("the plugin folder %s is not editors/neovim of a pi-lsp repository"):format(plugin)
@@ -85,7 +88,8 @@ end
 
 local function version_of(python)
   local ok, done = pcall(function()
-    return vim.system({ python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])" }, { text = true }):wait(10000)
+    local command = { python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])" }
+    return vim.system(command, { text = true }):wait(10000)
   end)
   if not ok or done.code ~= 0 then
     return nil
@@ -112,7 +116,8 @@ function M.find_python()
       table.insert(seen, ("%s is %s"):format(path, version and table.concat(version, ".") or "not runnable"))
     end
   end
-  local found = #seen > 0 and ("found: " .. table.concat(seen, ", ")) or ("none of " .. table.concat(names, ", ") .. " is on PATH")
+  local found = #seen > 0 and ("found: " .. table.concat(seen, ", "))
+    or ("none of " .. table.concat(names, ", ") .. " is on PATH")
   return nil, found
 end
 
@@ -129,7 +134,7 @@ end
 local Install = {}
 Install.__index = Install
 
-function Install:progress(step, message)
+function Install.progress(_, step, message)
   vim.notify(("pi: :PiInstall [%d/%d] %s"):format(step, STEPS, message), vim.log.levels.INFO)
 end
 
@@ -161,7 +166,8 @@ function Install:run(command, on_success)
       if done.code == 0 then
         on_success()
       else
-        self:finish(false, (":PiInstall failed: %s exited with %d:\n%s"):format(table.concat(command, " "), done.code, tail(self.errors, 12)))
+        local failed = ":PiInstall failed: %s exited with %d:\n%s"
+        self:finish(false, failed:format(table.concat(command, " "), done.code, tail(self.errors, 12)))
       end
     end)
   end)
@@ -181,7 +187,8 @@ function Install:start()
     end
     local stamp = { version = version, fingerprint = self.fingerprint, repository = root, python = python }
     vim.fn.writefile({ vim.json.encode(stamp) }, paths.stamp)
-    self:finish(true, ("pi-lsp %s installed in %s (%s); setup()'s default cmd uses it"):format(version, paths.venv, seconds()))
+    local installed = "pi-lsp %s installed in %s (%s); setup()'s default cmd uses it"
+    self:finish(true, installed:format(version, paths.venv, seconds()))
   end
   local function install()
     self:progress(2, ("installing pi-lsp and its dependencies from %s"):format(root))
@@ -194,7 +201,8 @@ function Install:start()
   vim.fn.delete(paths.stamp)
   if self.force or vim.fn.executable(paths.python) ~= 1 then
     vim.fn.delete(paths.venv, "rf")
-    self:progress(1, ("creating a virtualenv with %s (Python %s) in %s"):format(python, self.python_version, paths.venv))
+    local creating = "creating a virtualenv with %s (Python %s) in %s"
+    self:progress(1, creating:format(python, self.python_version, paths.venv))
     self:run({ python, "-m", "venv", paths.venv }, install)
   else
     self:progress(1, "the virtualenv exists: " .. paths.venv)
@@ -216,16 +224,21 @@ function M.install(opts)
   local stamp = read_stamp(self.paths.stamp)
   local current = stamp and stamp.fingerprint == self.fingerprint and vim.fn.executable(self.paths.server) == 1
   if current and not self.force then
-    self:finish(true, ("pi-lsp %s is already installed in %s (:PiInstall! reinstalls it)"):format(stamp.version, self.paths.venv))
+    local already = "pi-lsp %s is already installed in %s (:PiInstall! reinstalls it)"
+    self:finish(true, already:format(stamp.version, self.paths.venv))
     return self
   end
   local python, found = M.find_python()
   if not python then
-    self:finish(false, (":PiInstall needs Python 3.11 or newer (%s). Install one (python.org, or your system's package manager) or name it with vim.g.pi_python"):format(found))
+    local needs = ":PiInstall needs Python 3.11 or newer (%s). Install one (python.org, or your system's "
+      .. "package manager) or name it with vim.g.pi_python"
+    self:finish(false, needs:format(found))
     return self
   end
   if not can_make_venvs(python) then
-    self:finish(false, (":PiInstall: %s cannot create a virtualenv (its venv or ensurepip module is missing). On Debian or Ubuntu: sudo apt install python3-venv"):format(python))
+    local no_venv = ":PiInstall: %s cannot create a virtualenv (its venv or ensurepip module is missing). "
+      .. "On Debian or Ubuntu: sudo apt install python3-venv"
+    self:finish(false, no_venv:format(python))
     return self
   end
   self.python, self.python_version = python, table.concat(version_of(python), ".")
