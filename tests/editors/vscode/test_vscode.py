@@ -154,6 +154,33 @@ def test_the_vsix_stays_within_the_size_the_readme_states(vsix):
     assert f"at most {VSIX_BUDGET_MB} MB" in readme
 
 
+# A Debian or Ubuntu python3 without python3-venv has neither venv nor ensurepip (nor pip): the
+# launcher must not need them. Blocking the modules in sys.modules makes every import of them fail.
+_WITHOUT_VENV = (
+    "import runpy, sys\n"
+    "for name in ('venv', 'ensurepip', 'pip'): sys.modules[name] = None\n"
+    "sys.argv = [sys.argv[1], '--version']\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+)
+
+
+def test_the_packaged_server_runs_on_a_python_without_venv_ensurepip_or_pip(vsix, tmp_path):
+    with zipfile.ZipFile(vsix) as archive:
+        archive.extractall(tmp_path)
+    launcher = tmp_path / "extension" / "bundled" / "launch.py"
+    completed = subprocess.run(
+        [str(SYSTEM_PYTHON), "-I", "-c", _WITHOUT_VENV, str(launcher)],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert completed.stdout.strip() == f"pi-lsp {__version__}"
+
+
 # --------------------------------------------------------------------------- end to end
 
 
