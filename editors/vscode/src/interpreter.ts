@@ -2,8 +2,8 @@
 // (a copy installed on purpose wins over the bundled one); the Python extension's interpreter;
 // `python3`, then `python`, on PATH. A pi-lsp executable must answer `--version`; an interpreter
 // must run `bundled/launch.py --probe` and be a CPython 3.11+ whose ABI the extension carries
-// libraries for (else one that has pi_lsp installed itself). The first that passes is chosen;
-// the report says why each one before it was not. Pure logic over injected probes.
+// libraries for (else one that has pi_lsp installed itself). The first that passes is chosen, and
+// those after it are not even looked for; the report says why each one before it was not. Pure logic over injected probes.
 
 /** What `bundled/launch.py --probe` prints about the interpreter that ran it. */
 export interface PythonProbe {
@@ -92,6 +92,11 @@ export async function chooseServer(candidates: Candidate[], probes: Probes, laun
     selection.refused.push({ label, reason });
   };
   for (const candidate of candidates) {
+    // Not even located: finding the Python extension's interpreter activates that extension.
+    if (selection.choice) {
+      selection.report.push(`${candidate.label}: not tried`);
+      continue;
+    }
     const located = await candidate.locate();
     if ('absent' in located) {
       refuse(candidate.label, '', located.absent);
@@ -99,10 +104,6 @@ export async function chooseServer(candidates: Candidate[], probes: Probes, laun
     }
     const { command } = located;
     const where = ` (${command})`;
-    if (selection.choice) {
-      selection.report.push(`${candidate.label}${where}: not tried`);
-      continue;
-    }
     const earlier = seen.get(command);
     if (earlier) {
       refuse(candidate.label, where, `the same as ${earlier}`);

@@ -19,11 +19,14 @@ function python(overrides: Partial<PythonProbe>): PythonProbe {
 }
 
 /** The five candidates of the extension, each at `commands[label]` (absent when missing). */
-function candidates(commands: Record<string, string | undefined>): Candidate[] {
+function candidates(commands: Record<string, string | undefined>, located: string[] = []): Candidate[] {
   const make = (label: string, kind: 'server' | 'python'): Candidate => ({
     label,
     kind,
-    locate: async () => (commands[label] ? { command: commands[label]! } : { absent: 'not found' }),
+    locate: async () => {
+      located.push(label);
+      return commands[label] ? { command: commands[label]! } : { absent: 'not found' };
+    },
   });
   return [
     make('pi.server.path', 'server'),
@@ -49,19 +52,22 @@ function probes(servers: Record<string, string | Error>, pythons: Record<string,
 describe('chooseServer', () => {
   it('prefers pi.server.path and tries nothing after the chosen one', async () => {
     const found = probes({ '/opt/pi-lsp': 'pi-lsp 0.2.0' }, { '/usr/bin/python3': python({}) });
+    const located: string[] = [];
     const selection = await chooseServer(
-      candidates({ 'pi.server.path': '/opt/pi-lsp', 'python3 on PATH': '/usr/bin/python3' }),
+      candidates({ 'pi.server.path': '/opt/pi-lsp', 'python3 on PATH': '/usr/bin/python3' }, located),
       found,
       LAUNCHER,
     );
     expect(selection.choice).toEqual({ command: '/opt/pi-lsp', args: [], label: 'pi.server.path', detail: 'pi-lsp 0.2.0' });
     expect(found.asked).toEqual(['/opt/pi-lsp']);
+    // The Python extension is not activated to look for an interpreter that is not needed.
+    expect(located).toEqual(['pi.server.path']);
     expect(selection.report).toEqual([
       'pi.server.path (/opt/pi-lsp): chosen, pi-lsp 0.2.0',
-      'pi-lsp on PATH: not found',
-      "the Python extension's interpreter: not found",
-      'python3 on PATH (/usr/bin/python3): not tried',
-      'python on PATH: not found',
+      'pi-lsp on PATH: not tried',
+      "the Python extension's interpreter: not tried",
+      'python3 on PATH: not tried',
+      'python on PATH: not tried',
     ]);
   });
 
