@@ -164,7 +164,7 @@ _WITHOUT_VENV = (
 )
 
 
-def test_the_packaged_server_runs_on_a_python_without_venv_ensurepip_or_pip(vsix, tmp_path):
+def test_the_vsix_server_runs_on_a_python_without_venv_ensurepip_or_pip(vsix, tmp_path):
     with zipfile.ZipFile(vsix) as archive:
         archive.extractall(tmp_path)
     launcher = tmp_path / "extension" / "bundled" / "launch.py"
