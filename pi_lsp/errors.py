@@ -92,12 +92,6 @@ class ModelNotConfiguredError(PiError):
     code = -32020
 
 
-class LlmError(PiError):
-    """The model provider failed in a way retrying did not fix."""
-
-    code = -32021
-
-
 class UnauthorizedConnectionError(PiError):
     """A TCP connection did not open with ``initialize`` carrying the token; it is closed."""
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import attrs
 from lsprotocol import types
-from pytest_lsp import LanguageClient, make_test_lsp_client
+from pytest_lsp import LanguageClient
 
-from tests.e2e.conftest import keep_pi_messages_raw, server_environment
+from tests.e2e.conftest import make_client, server_environment
 
 LISTENING = re.compile(r"^pi-lsp: listening on (?P<host>.+):(?P<port>\d+)$")
 TOKEN_FILE = re.compile(r"^pi-lsp: token file: (?P<path>.+)$")
@@ -94,8 +94,7 @@ async def connect_client(
     server: TcpServer, workspace: Path, options: dict[str, Any], token: str | None
 ) -> LanguageClient:
     """A pytest-lsp client on the server's port, initialized with ``token`` (when given)."""
-    client = make_test_lsp_client()
-    keep_pi_messages_raw(client)
+    client = make_client()
     await client.start_tcp(server.host, server.port)
     initialization_options = dict(options)
     if token is not None:
