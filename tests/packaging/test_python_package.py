@@ -26,10 +26,10 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from packaging.requirements import Requirement
-from pytest_lsp import make_test_lsp_client
 
 from pi_lsp import __version__
-from tests.e2e.conftest import EventLog, keep_pi_messages_raw, plain, server_environment
+from pi_lsp.client import EventLog
+from tests.e2e.conftest import make_client, request, server_environment
 from tests.wheelhouse import offline_pip_environment, wheelhouse_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -271,12 +271,11 @@ async def test_a_prompt_against_the_installed_server(installed, installed_model)
     model = installed_model
     workspace = installed["home"] / "project"
     workspace.mkdir(exist_ok=True)
-    client = make_test_lsp_client()
+    client = make_client()
     await client.start_io(
         str(installed["bin"] / "pi-lsp"), env=installed["environment"], cwd=str(installed["home"])
     )
     try:
-        keep_pi_messages_raw(client)
         log = EventLog()
         client.feature("pi/event")(lambda params: log.add(params))
         result = await client.initialize_session(
@@ -291,9 +290,7 @@ async def test_a_prompt_against_the_installed_server(installed, installed_model)
         )
         assert result.server_info.version == __version__
         model.enqueue({"kind": "text", "text": "Installed and it works.", "chunks": 3})
-        answer = plain(
-            await client.protocol.send_request_async("pi/prompt", {"text": "Does it work?"})
-        )
+        answer = await request(client, "pi/prompt", {"text": "Does it work?"})
         assert answer["stopReason"] == "stop"
         deltas = [event["delta"] for event in log.events() if event["type"] == "text_delta"]
         assert "".join(deltas) == "Installed and it works."
