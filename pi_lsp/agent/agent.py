@@ -24,6 +24,7 @@ import attrs
 
 from pi_lsp.agent.compactor import CompactionResult, Compactor
 from pi_lsp.agent.live_config import LiveConfig
+from pi_lsp.agent.nested_context import NestedContextFiles
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.agent.system_prompt import build_system_prompt
@@ -75,6 +76,7 @@ class Agent:
         self.editor = editor or NoEditor()
         self.tools = tools or default_tools
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
+        self.nested_context = NestedContextFiles(live.config.workspace_root)
 
     # ------------------------------------------------------------------ prompts
 
@@ -156,6 +158,7 @@ class Agent:
             editor=self.editor,
             retry=current.retry_settings(),
             context_window=self.live.context_window(model),
+            context_files=self.nested_context if current.settings.nested_context_files else None,
         )
 
     def _result(
