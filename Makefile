@@ -9,8 +9,8 @@ PY := $(VENV)/bin/python
 VSCODE := editors/vscode
 LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 
-.PHONY: test test-fast lint install install-python install-reference install-vscode \
-	install-luacheck bench clean
+.PHONY: test test-fast lint install install-python install-wheelhouse install-reference \
+	install-vscode install-luacheck bench clean
 
 test: install lint
 	$(PY) -m pytest
@@ -26,7 +26,7 @@ lint: install-python install-luacheck $(VSCODE)/node_modules/.package-lock.json
 	cd $(VSCODE) && npm run --silent typecheck
 	luacheck --quiet --formatter plain $(LUA_SOURCES)
 
-install: install-python install-reference install-vscode install-luacheck
+install: install-python install-wheelhouse install-reference install-vscode install-luacheck
 
 install-python: $(VENV)/.installed
 
@@ -34,6 +34,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
 	touch $@
+
+# The wheels of pi-lsp's dependencies for CPython 3.11-3.13, downloaded once per run and reused by
+# the VS Code bundle, the installed-wheel smoke test and the :PiInstall test (tools/wheelhouse.py).
+install-wheelhouse: install-python
+	$(PY) tools/wheelhouse.py
 
 # luacheck comes from Debian's lua-check package (the machine is Debian; CI runs as root).
 install-luacheck:
@@ -57,4 +62,5 @@ bench: install
 	$(PY) bench/cache_bench.py
 
 clean:
-	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data .ruff_cache .mypy_cache
+	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data .ruff_cache .mypy_cache \
+		build editors/vscode/bundled/libs

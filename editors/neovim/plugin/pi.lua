@@ -44,6 +44,9 @@ define("PiFork", action("fork"), {
   desc = "pi: fork a new session at [id] or the leaf",
 })
 define("PiModel", action("model"), { nargs = "?", desc = "pi: set the model [litellm model]" })
+define("PiInstall", function(command)
+  require("pi.install").command(command.bang)
+end, { nargs = 0, bang = true, desc = "pi: install the server into a private virtualenv (! reinstalls)" })
 
 local function providers(lead)
   return vim.tbl_filter(function(name)

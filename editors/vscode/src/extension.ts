@@ -15,7 +15,7 @@ let server: PiServer | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const keys = new ApiKeyStore(context.secrets);
-  server = new PiServer(() => keys.all());
+  server = new PiServer(context.extensionPath, () => keys.all());
   const session = new SessionController(server);
   const chat = new ChatController(server, session);
   const chatView = new ChatViewProvider(context.extensionUri, chat);

@@ -1,7 +1,7 @@
-// The pi-lsp server process and its language client: start (with the command and options from
-// the `pi.*` settings), restart, typed `pi/*` requests, and the `pi/event` stream. Errors are
-// logged to the "pi-lsp" output channel; callers decide which ones the user must see.
-import * as fs from 'node:fs';
+// The pi-lsp server process and its language client: start (with the server `locateServer`
+// chooses and the options from the `pi.*` settings), restart, typed `pi/*` requests, and the
+// `pi/event` stream. Errors are logged to the "pi-lsp" output channel; callers decide which ones
+// the user must see.
 import * as vscode from 'vscode';
 import { LanguageClient, type LanguageClientOptions, ResponseError, type ServerOptions, State } from 'vscode-languageclient/node';
 import {
@@ -15,7 +15,9 @@ import {
   SET_CREDENTIALS_NOTIFICATION,
   type SetCredentialsParams,
 } from './protocol';
-import { findOnPath, initializationOptions, type ServerCommand, serverCommand, SettingsError } from './settings';
+import { noServerMessage, type ServerChoice } from './interpreter';
+import { locateServer } from './locateServer';
+import { initializationOptions, SettingsError } from './settings';
 import { connect, readToken, type TcpServer, tcpServer } from './tcp';
 
 function settingsGetter(): (key: string) => unknown {
@@ -23,31 +25,35 @@ function settingsGetter(): (key: string) => unknown {
   return (key) => configuration.get(key);
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
+/** How one start reaches the server: a process it starts, or a TCP connection (pi.server.tcp). */
+interface Connection {
+  serverOptions: ServerOptions;
+  /** The output channel's line before the start. */
+  starting: string;
+  /** Where the server came from, for the "is running" line. */
+  origin: string;
+  /** The notification when the start fails. */
+  failed: (error: string) => string;
 }
 
-interface PythonExtensionApi {
-  environments?: { getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined };
+function tcpConnection(server: TcpServer): Connection {
+  const address = `${server.host}:${server.port}`;
+  return {
+    serverOptions: () => connect(server),
+    starting: `Connecting to pi-lsp at ${address} (pi.server.tcp)`,
+    origin: `pi.server.tcp: ${address}`,
+    failed: (error) => `pi-lsp at ${address} (pi.server.tcp) refused or failed: ${error}`,
+  };
 }
 
-/** The interpreter selected in the Python extension, else python.defaultInterpreterPath. */
-async function selectedPython(): Promise<string | undefined> {
-  const extension = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
-  try {
-    const api = extension ? await extension.activate() : undefined;
-    const active = api?.environments?.getActiveEnvironmentPath(vscode.workspace.workspaceFolders?.[0]?.uri)?.path;
-    if (active) return active;
-  } catch {
-    // An older or broken Python extension: the setting below still names an interpreter.
-  }
-  const configured = vscode.workspace.getConfiguration('python').get<string>('defaultInterpreterPath');
-  return configured && configured !== 'python' ? configured : undefined;
+function processConnection(choice: ServerChoice, serverOptions: ServerOptions): Connection {
+  const commandLine = [choice.command, ...choice.args].join(' ');
+  return {
+    serverOptions,
+    starting: `Starting ${commandLine} (${choice.label}: ${choice.detail})`,
+    origin: `${choice.label}: ${choice.detail}`,
+    failed: (error) => `pi-lsp failed to start (${choice.label}: ${commandLine}): ${error}. Set pi.server.path to a working pi-lsp, or see the output.`,
+  };
 }
 
 /** The keys the user stored in VS Code for pi (see apiKeys.ts). */
@@ -58,6 +64,8 @@ export class PiServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
   private generation = 0;
+  /** Why the server is not running, when its last start failed; requests repeat it. */
+  private problem: string | undefined;
   private readonly events = new vscode.EventEmitter<EventNotification>();
   private readonly resources = new vscode.EventEmitter<ResourcesChanged>();
   private readonly started = new vscode.EventEmitter<number>();
@@ -69,7 +77,6 @@ export class PiServer implements vscode.Disposable {
   readonly onDidStart = this.started.event;
   readonly onDidStop = this.stopped.event;
 
-  constructor(private readonly credentials: CredentialsSource = async () => ({})) {}
 
   get isRunning(): boolean {
     return this.client?.state === State.Running;
@@ -79,6 +86,17 @@ export class PiServer implements vscode.Disposable {
   get isStopped(): boolean {
     return this.client === undefined && this.starting === undefined;
   }
+
+  /** Why the server is not running, when its last start failed. */
+  get lastProblem(): string | undefined {
+    return this.problem;
+  }
+
+  /** `extensionPath` holds `bundled/launch.py` and the server's libraries. */
+  constructor(
+    private readonly extensionPath: string,
+    private readonly credentials: CredentialsSource = async () => ({}),
+  ) {}
 
   /** Starts the server; requests sent meanwhile wait for it. */
   start(): Promise<void> {
@@ -90,40 +108,38 @@ export class PiServer implements vscode.Disposable {
   }
 
   private async startClient(): Promise<void> {
-    let command: ServerCommand;
+    let connection: Connection;
     let options: ReturnType<typeof initializationOptions>;
-    let tcp: TcpServer | undefined;
     let token: string | undefined;
+    this.problem = undefined;
     try {
       const get = settingsGetter();
       options = initializationOptions(get, vscode.workspace.isTrusted);
-      tcp = tcpServer(get, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+      const tcp = tcpServer(get, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
       token = tcp && readToken(tcp.tokenFile);
-      const onPath = (name: string) => findOnPath(name, process.env.PATH, isExecutable);
-      // Only asked for when neither pi.server.tcp, pi.server.path nor PATH has the server (activating the Python extension takes time).
-      const python = tcp || get('server.path') || onPath('pi-lsp') ? undefined : await selectedPython();
-      command = serverCommand(get, {
-        onPath,
-        python: () => python,
-        workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      });
+      if (tcp) {
+        connection = tcpConnection(tcp);
+      } else {
+        const selection = await locateServer(get, this.extensionPath);
+        this.output.appendLine(`Choosing the pi-lsp server:\n${selection.report.map((line) => `  ${line}`).join('\n')}`);
+        if (!selection.choice) {
+          this.fail(noServerMessage(selection), 'Open Setting', () =>
+            vscode.commands.executeCommand('workbench.action.openSettings', 'pi.server.path'));
+          return;
+        }
+        connection = processConnection(selection.choice, this.serverOptions(selection.choice));
+      }
     } catch (error) {
       if (error instanceof SettingsError) {
-        this.stopped.fire();
-        void vscode.window.showErrorMessage(`pi-lsp was not started: ${error.message}`, 'Open Settings').then((choice) => {
-          if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'pi.');
-        });
+        this.fail(`pi-lsp was not started: ${error.message}`, 'Open Settings', () =>
+          vscode.commands.executeCommand('workbench.action.openSettings', 'pi.'));
         return;
       }
       throw error;
     }
-    const server = tcp;
-    this.output.appendLine(
-      server ? `Connecting to pi-lsp at ${server.host}:${server.port} (pi.server.tcp)` : `Starting ${command.command} ${command.args.join(' ')} (from ${command.source})`,
-    );
+    this.output.appendLine(connection.starting);
     // Over TCP the token proves this client may drive the server; only the start options carry it.
-    const serverOptions: ServerOptions = server ? () => connect(server) : this.serverOptions(command);
-    const client = new LanguageClient('pi-lsp', 'pi-lsp', serverOptions, this.clientOptions(token ? { ...options, token } : options));
+    const client = new LanguageClient('pi-lsp', 'pi-lsp', connection.serverOptions, this.clientOptions(token ? { ...options, token } : options));
     client.onNotification(EVENT_NOTIFICATION, (params: EventNotification) => this.events.fire(params));
     client.onNotification(RESOURCES_CHANGED_NOTIFICATION, (params: ResourcesChanged) => this.resources.fire(params));
     // The client restarts a crashed server by itself: every start and stop is told from here.
@@ -142,15 +158,21 @@ export class PiServer implements vscode.Disposable {
     } catch (error) {
       if (this.client === client) this.client = undefined;
       this.output.appendLine(`pi-lsp failed to start: ${describeError(error)}`);
-      this.stopped.fire();
-      void vscode.window.showErrorMessage(
-        server
-          ? `pi-lsp at ${server.host}:${server.port} (pi.server.tcp) refused or failed: ${describeError(error)}`
-          : `pi-lsp failed to start (${command.command}). Set pi.server.path or install pi-lsp.`,
-        'Show Output',
-      ).then((choice) => choice && this.output.show());
+      this.fail(connection.failed(describeError(error)), 'Show Output', () => this.output.show());
       return;
     }
+    const info = client.initializeResult?.serverInfo;
+    this.output.appendLine(`${info?.name ?? 'pi-lsp'} ${info?.version ?? '(version unknown)'} is running (${connection.origin})`);
+  }
+
+  /** Tells the user, once, why the server is not running; requests repeat it. */
+  private fail(message: string, action: string, run: () => unknown): void {
+    this.problem = message;
+    this.output.appendLine(message);
+    this.stopped.fire();
+    void vscode.window.showErrorMessage(message, action).then((choice) => {
+      if (choice) void run();
+    });
   }
 
   /** Hands the server every key stored in VS Code (never logged: only the providers are). */
@@ -183,8 +205,9 @@ export class PiServer implements vscode.Disposable {
     await this.starting;
     const client = this.client;
     if (!client || !this.isRunning) {
+      const reason = this.problem ?? 'run "Pi: Restart Server"';
       this.output.appendLine(`${method} not sent: pi-lsp is not running`);
-      throw new Error('pi-lsp is not running (run "Pi: Restart Server")');
+      throw new Error(`pi-lsp is not running: ${reason}`);
     }
     try {
       // vscode-jsonrpc sends every extra argument as a param: pass the token only when there is one.
@@ -205,8 +228,8 @@ export class PiServer implements vscode.Disposable {
     this.output.dispose();
   }
 
-  private serverOptions(command: ServerCommand): ServerOptions {
-    return { command: command.command, args: command.args, options: { env: process.env } };
+  private serverOptions(choice: ServerChoice): ServerOptions {
+    return { command: choice.command, args: choice.args, options: { env: process.env } };
   }
 
   private clientOptions(options: object): LanguageClientOptions {

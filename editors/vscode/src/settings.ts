@@ -121,34 +121,15 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
   return withoutUndefined(options) as InitializationOptions;
 }
 
-export interface ServerCommand {
-  command: string;
-  args: string[];
-  /** Where the command came from, for the output channel. */
-  source: 'pi.server.path' | 'PATH' | 'python';
-}
-
-export interface CommandLookup {
-  /** An executable `name` found on PATH, if any. */
-  onPath: (name: string) => string | undefined;
-  /** The Python interpreter the user selected (Python extension or python.defaultInterpreterPath). */
-  python: () => string | undefined;
-  /** The workspace folder, against which a relative `pi.server.path` is resolved. */
-  workspaceFolder?: string;
-}
-
-/** `pi.server.path`, else `pi-lsp` on PATH, else the selected Python with `-m pi_lsp`. */
-export function serverCommand(get: SettingsGetter, lookup: CommandLookup): ServerCommand {
+/**
+ * `pi.server.path`, resolved: a relative path against the workspace folder, a bare name ("pi-lsp")
+ * left for the system to find on PATH. Undefined when the setting is empty.
+ */
+export function configuredServerPath(get: SettingsGetter, workspaceFolder?: string): string | undefined {
   const configured = text(get, 'server.path');
-  if (configured) {
-    // A bare name ("pi-lsp") is looked up on PATH by the system; only a relative path is resolved here.
-    const relative = !path.isAbsolute(configured) && configured.includes('/');
-    const command = relative && lookup.workspaceFolder ? path.resolve(lookup.workspaceFolder, configured) : configured;
-    return { command, args: [], source: 'pi.server.path' };
-  }
-  const found = lookup.onPath('pi-lsp');
-  if (found) return { command: found, args: [], source: 'PATH' };
-  return { command: lookup.python() ?? 'python3', args: ['-m', 'pi_lsp'], source: 'python' };
+  if (!configured) return undefined;
+  const relative = !path.isAbsolute(configured) && /[\\/]/.test(configured);
+  return relative && workspaceFolder ? path.resolve(workspaceFolder, configured) : configured;
 }
 
 /** The first executable `name` in a PATH-like list of directories. */

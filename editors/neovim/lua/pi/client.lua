@@ -93,7 +93,7 @@ end
 -- (initializationOptions only: workspace/configuration answers never carry it).
 local function transport(options, settings)
   if not options.tcp then
-    return options.cmd, settings
+    return (config.server_cmd()), settings
   end
   local host, port = config.parse_address(options.tcp.address)
   local init_options = vim.tbl_extend("force", {}, settings, { token = M.read_token(options.tcp.token_file) })
@@ -131,13 +131,11 @@ end
 
 local function start()
   require("pi.events").subscribe()
-  if not config.options.tcp and vim.fn.executable(config.options.cmd[1]) ~= 1 then
-    vim.notify(
-      ("pi: the server command %q is not executable; set it with require('pi').setup({ cmd = { ... } })"):format(
-        config.options.cmd[1]
-      ),
-      vim.log.levels.ERROR
-    )
+  local cmd, source = config.server_cmd()
+  if not config.options.tcp and vim.fn.executable(cmd[1]) ~= 1 then
+    local hint = source == "setup({ cmd })" and "fix cmd in require('pi').setup()"
+      or "run :PiInstall, or put pi-lsp on PATH, or set cmd in require('pi').setup()"
+    vim.notify(("pi: the server command %q is not executable: %s"):format(cmd[1], hint), vim.log.levels.ERROR)
     return nil
   end
   local ok, id = pcall(function()

@@ -5,8 +5,9 @@ local compat = require("pi.compat")
 local M = {}
 
 M.defaults = {
-  -- The server command; a list, as for `vim.lsp.start`.
-  cmd = { "pi-lsp" },
+  -- The server command; a list, as for `vim.lsp.start`. nil: the pi-lsp of :PiInstall's
+  -- virtualenv when it exists, else pi-lsp on PATH (see `server_cmd()`).
+  cmd = nil,
   -- Extra environment for the server process.
   cmd_env = nil,
   -- Connect to a pi-lsp already serving TCP (`pi-lsp --tcp 127.0.0.1:7777`) instead of starting
@@ -153,7 +154,9 @@ local function validate_tcp(tcp)
 end
 
 local function validate(options)
-  validate_cmd(options.cmd)
+  if options.cmd ~= nil then
+    validate_cmd(options.cmd)
+  end
   compat.validate("cmd_env", options.cmd_env, "table", true)
   validate_tcp(options.tcp)
   compat.validate("root_markers", options.root_markers, "table")
@@ -166,10 +169,23 @@ end
 
 local function check_known_keys(opts)
   for key in pairs(opts) do
-    if M.defaults[key] == nil and key ~= "cmd_env" and key ~= "tcp" then
+    if M.defaults[key] == nil and key ~= "cmd" and key ~= "cmd_env" and key ~= "tcp" then
       error(("%s: unknown option"):format(key), 0)
     end
   end
+end
+
+--- The server command and where it comes from: setup()'s `cmd`, else the pi-lsp that
+--- :PiInstall put in its virtualenv, else pi-lsp on PATH.
+function M.server_cmd()
+  if M.options.cmd then
+    return M.options.cmd, "setup({ cmd })"
+  end
+  local installed = require("pi.install").paths().server
+  if vim.fn.executable(installed) == 1 then
+    return { installed }, ":PiInstall's virtualenv"
+  end
+  return { "pi-lsp" }, "pi-lsp on PATH"
 end
 
 --- Merges `opts` over the defaults (never over earlier options, so setup() is idempotent).

@@ -1,5 +1,6 @@
--- :checkhealth pi — is the server installed and does it start, which version, is a model
--- configured, can sessions be written. It may block (health checks are synchronous by nature).
+-- :checkhealth pi — which server command runs (setup's cmd, :PiInstall's virtualenv or PATH),
+-- its version and whether it is the plugin's, does it start, is a model configured, can sessions
+-- be written. It may block (health checks are synchronous by nature).
 local compat = require("pi.compat")
 local config = require("pi.config")
 local util = require("pi.util")
@@ -27,29 +28,44 @@ local function check_command()
   if tcp then
     return check_tcp(tcp)
   end
-  local cmd = config.options.cmd
+  local cmd, source = config.server_cmd()
   local path = vim.fn.exepath(cmd[1])
   if path == "" then
-    vim.health.error(("server command %q not found"):format(cmd[1]), {
-      "Install the server: pip install . in a clone of the pi-lsp repository",
-      "Or point the plugin at it: require('pi').setup({ cmd = { '/path/to/pi-lsp' } })",
-    })
+    local advice = source == "setup({ cmd })"
+        and { "Fix cmd in require('pi').setup({ cmd = { '/path/to/pi-lsp' } })", "Or remove cmd and run :PiInstall" }
+      or {
+        "Run :PiInstall (installs the server into " .. require("pi.install").paths().venv .. ")",
+        "Or put pi-lsp on PATH: pipx install pi-lsp",
+      }
+    vim.health.error(("server command %q not found (%s)"):format(cmd[1], source), advice)
     return false
   end
-  vim.health.ok("server command found: " .. path)
+  vim.health.ok(("server command found: %s (%s)"):format(path, source))
   return true
 end
 
 -- `pi-lsp --version` only works when cmd is the pi-lsp executable itself, not a wrapper.
 local function check_version()
-  local cmd = vim.list_extend(vim.deepcopy(config.options.cmd), { "--version" })
+  local cmd, source = config.server_cmd()
+  cmd = vim.list_extend(vim.deepcopy(cmd), { "--version" })
   local ok, done = pcall(function()
     return vim.system(cmd, { text = true, env = config.options.cmd_env }):wait(REQUEST_TIMEOUT_MS)
   end)
-  if ok and done.code == 0 and vim.trim(done.stdout or "") ~= "" then
-    vim.health.ok("version: " .. vim.trim(done.stdout))
-  else
+  local version = ok and done.code == 0 and vim.trim(done.stdout or ""):match("^pi%-lsp (%S+)")
+  if not version then
     vim.health.info("`" .. table.concat(cmd, " ") .. "` gave no version; the server's own answer follows")
+    return
+  end
+  local plugin = require("pi.install").plugin_version()
+  if plugin == nil then
+    local unknown = "version: pi-lsp %s (the plugin's version is unknown: it is not inside a pi-lsp repository)"
+    vim.health.ok(unknown:format(version))
+  elseif plugin == version then
+    vim.health.ok(("version: pi-lsp %s, the plugin's version"):format(version))
+  else
+    local advice = source == ":PiInstall's virtualenv" and "Run :PiInstall to install the plugin's version"
+      or "Upgrade the server to the plugin's version (pipx upgrade pi-lsp), or remove it and run :PiInstall"
+    vim.health.warn(("version: pi-lsp %s, but the plugin is %s"):format(version, plugin), { advice })
   end
 end
 

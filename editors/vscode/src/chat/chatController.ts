@@ -40,7 +40,7 @@ export class ChatController implements vscode.Disposable {
         this.setServerStatus({ state: 'running', generation });
         void this.loadCompletions();
       }),
-      server.onDidStop(() => this.setServerStatus({ ...this.serverStatus, state: 'stopped' })),
+      server.onDidStop(() => this.setServerStatus({ ...this.serverStatus, state: 'stopped', problem: server.lastProblem })),
     ];
   }
 

@@ -23,6 +23,8 @@ export interface ModelInfo {
 export interface ServerStatus {
   state: 'starting' | 'running' | 'stopped';
   generation: number;
+  /** Why the server is stopped, when its start failed (no Python found, a broken pi.server.path). */
+  problem?: string;
 }
 
 export type ToWebview =

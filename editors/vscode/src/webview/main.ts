@@ -235,6 +235,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       document.body.dataset.server = message.status.state;
       document.body.dataset.serverGeneration = String(message.status.generation);
       byId('server-status').hidden = message.status.state !== 'stopped';
+      if (message.status.problem) byId('server-status').textContent = `pi-lsp is not running: ${message.status.problem}`;
       break;
     case 'editorText':
       input.value = message.text;

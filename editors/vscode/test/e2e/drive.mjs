@@ -4,16 +4,19 @@
 // scenario from stdout: {"scenario", "ok", "error"?, "screenshot"?, "seconds"}.
 //
 // Environment: PI_E2E_URL (code-server, with ?folder=), PI_E2E_LLM (the scripted model server's
-// base URL, without /v1), PI_E2E_ARTIFACTS (where screenshots go), PI_E2E_CHROMIUM (optional).
+// base URL, without /v1), PI_E2E_ARTIFACTS (where screenshots go), PI_E2E_WORKSPACE (the opened
+// folder), PI_E2E_CHROMIUM (optional), PI_E2E_SUITE (optional: "bundled" runs the scenario of bundled.mjs instead of scenarios.mjs).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
-import { scenarios } from './scenarios.mjs';
+import { bundledScenarios } from './bundled.mjs';
+import { scenarios as allScenarios } from './scenarios.mjs';
 
 const url = required('PI_E2E_URL');
 const llm = required('PI_E2E_LLM');
 const artifacts = required('PI_E2E_ARTIFACTS');
 const workspace = required('PI_E2E_WORKSPACE');
+const scenarios = process.env.PI_E2E_SUITE === 'bundled' ? bundledScenarios : allScenarios;
 
 function required(name) {
   const value = process.env[name];

@@ -1,6 +1,6 @@
 // Settings parsing: initializationOptions, their validation, and finding the server.
 import { describe, expect, it } from 'vitest';
-import { findOnPath, initializationOptions, serverCommand, SettingsError } from '../../src/settings';
+import { configuredServerPath, findOnPath, initializationOptions, SettingsError } from '../../src/settings';
 
 const settings = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -69,29 +69,24 @@ describe('initializationOptions', () => {
   });
 });
 
-describe('serverCommand', () => {
-  const lookup = { onPath: () => undefined, python: () => undefined };
-
-  it('prefers pi.server.path, resolving a relative path against the workspace', () => {
-    expect(serverCommand(settings({ 'server.path': '/opt/pi/bin/pi-lsp' }), lookup)).toEqual({
-      command: '/opt/pi/bin/pi-lsp',
-      args: [],
-      source: 'pi.server.path',
-    });
-    expect(serverCommand(settings({ 'server.path': '.venv/bin/pi-lsp' }), { ...lookup, workspaceFolder: '/ws' }).command).toBe('/ws/.venv/bin/pi-lsp');
-    expect(serverCommand(settings({ 'server.path': 'pi-lsp' }), { ...lookup, workspaceFolder: '/ws' }).command).toBe('pi-lsp');
+describe('configuredServerPath', () => {
+  it('is undefined when pi.server.path is empty', () => {
+    expect(configuredServerPath(settings({}), '/ws')).toBeUndefined();
+    expect(configuredServerPath(settings({ 'server.path': '  ' }), '/ws')).toBeUndefined();
   });
 
-  it('falls back to pi-lsp on PATH, then the selected Python', () => {
-    expect(serverCommand(settings({}), { ...lookup, onPath: () => '/usr/bin/pi-lsp' })).toMatchObject({ command: '/usr/bin/pi-lsp', source: 'PATH' });
-    expect(serverCommand(settings({}), { ...lookup, python: () => '/ws/.venv/bin/python' })).toEqual({
-      command: '/ws/.venv/bin/python',
-      args: ['-m', 'pi_lsp'],
-      source: 'python',
-    });
-    expect(serverCommand(settings({}), lookup).command).toBe('python3');
+  it('resolves a relative path against the workspace and leaves a bare name to PATH', () => {
+    expect(configuredServerPath(settings({ 'server.path': '/opt/pi/bin/pi-lsp' }), '/ws')).toBe('/opt/pi/bin/pi-lsp');
+    expect(configuredServerPath(settings({ 'server.path': '.venv/bin/pi-lsp' }), '/ws')).toBe('/ws/.venv/bin/pi-lsp');
+    expect(configuredServerPath(settings({ 'server.path': 'pi-lsp' }), '/ws')).toBe('pi-lsp');
   });
 
+  it('refuses a value that is not a string', () => {
+    expect(() => configuredServerPath(settings({ 'server.path': 42 }))).toThrow(/pi.server.path must be a string/);
+  });
+});
+
+describe('findOnPath', () => {
   it('finds the first executable on a PATH', () => {
     const executables = new Set(['/b/pi-lsp', '/c/pi-lsp']);
     expect(findOnPath('pi-lsp', '/a::/b:/c', (file) => executables.has(file))).toBe('/b/pi-lsp');

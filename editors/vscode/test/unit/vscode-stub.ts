@@ -22,8 +22,29 @@ export const window = {
     createdStatusBarItems.push(item);
     return item;
   }),
-  showErrorMessage: vi.fn(async () => undefined),
+  showErrorMessage: vi.fn(async (..._args: unknown[]): Promise<string | undefined> => undefined),
   showInformationMessage: vi.fn(async () => undefined),
+  createOutputChannel: vi.fn(() => ({ lines: [] as string[], appendLine(line: string) { this.lines.push(line); }, show: vi.fn(), dispose: vi.fn() })),
 };
 
 export const commands = { registerCommand: vi.fn(), executeCommand: vi.fn() };
+
+export const workspace = {
+  isTrusted: true,
+  workspaceFolders: undefined,
+  getConfiguration: vi.fn(() => ({ get: () => undefined })),
+};
+
+export class EventEmitter<T> {
+  private listeners: ((value: T) => void)[] = [];
+  event = (listener: (value: T) => void) => {
+    this.listeners.push(listener);
+    return { dispose: () => undefined };
+  };
+  fire(value: T): void {
+    for (const listener of this.listeners) listener(value);
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
