@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from pi_lsp.agent.compactor import CompactionResult, Compactor
+from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
@@ -100,6 +101,7 @@ class Agent:
                 waiting_for = None
                 # A prompt never lands in the middle of a compaction.
                 await runtime.summary_finished.wait()
+                await start_session(runtime, self.live.resources.extensions)
                 await self.compactor.compact_if_needed(
                     runtime, Moment.BEFORE_PROMPT, self.live.context_window(model)
                 )
@@ -120,6 +122,9 @@ class Agent:
         self, runtime: SessionRuntime, model: ModelConfig, user_message: dict[str, Any]
     ) -> TurnResult:
         setup = self._setup(runtime, model)
+        setup.system_prompt = await turn_system_prompt(
+            runtime, self.live.resources.extensions, setup.system_prompt, user_message
+        )
         outcome = await run_turn(runtime, user_message, setup, self.client, self.compactor)
         if outcome.stop_reason not in ("aborted", "error"):
             await self.compactor.compact_if_needed(runtime, Moment.AFTER_TURN, setup.context_window)
@@ -156,6 +161,7 @@ class Agent:
             editor=self.editor,
             retry=current.retry_settings(),
             context_window=self.live.context_window(model),
+            extensions=self.live.resources.extensions,
         )
 
     def _result(

@@ -54,6 +54,8 @@ class SessionRuntime:
         """The task writing that summary, so an abort can cancel it."""
         self.summary_finished = asyncio.Event()
         self.summary_finished.set()
+        self.started_extensions: set[Any] = set()
+        """The extensions whose ``session_start`` has run for this session."""
         self._activity = ""
 
     @property
