@@ -7,8 +7,10 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
 from agent_harness import AgentHarness
 
+from pi_lsp.errors import CompactionCancelledError
 from pi_lsp.llm.double import replies
 
 MEMORY = """
@@ -236,3 +238,36 @@ def test_settings_paths_load_in_order_and_a_missing_one_is_a_diagnostic(tmp_path
     [missing] = [item for item in snapshot.diagnostics if "does not exist" in item.message]
     assert missing.path.endswith("settings.json")
     assert str(package) in snapshot.named_paths
+
+
+TREE = """
+def before_tree(event):
+    global seen
+    seen = event
+    if event.instructions == "stay":
+        return {"cancel": True}
+    if event.user_wants_summary:
+        return {"summary": {"summary": "The extension's summary", "details": {"notes": 1}}}
+    return None
+"""
+
+
+async def test_before_tree_cancels_a_navigation_or_supplies_its_summary(agent):
+    install(agent, "tree.py", TREE)
+    agent.model.script(replies.text("One."), replies.text("Two."))
+    await agent.prompt("first")
+    first_answer = agent.runtime.session.leaf_id
+    await agent.prompt("second")
+    leaf = agent.runtime.session.leaf_id
+    navigator, runtime = agent.services.navigator, agent.runtime
+    with pytest.raises(CompactionCancelledError, match="cancelled by the extension tree"):
+        await navigator.navigate(runtime, first_answer, summarize=True, instructions="stay")
+    assert runtime.session.leaf_id == leaf
+    requests = len(agent.model.requests)
+    result = await navigator.navigate(runtime, first_answer, summarize=True)
+    hook = extension(agent, "tree")
+    assert hook.seen.old_leaf_id == leaf and hook.seen.target_id == first_answer
+    assert [entry["type"] for entry in hook.seen.entries_to_summarize] == ["message", "message"]
+    entry = runtime.session.by_id[result.summary_entry_id]
+    assert entry["summary"] == "The extension's summary" and entry["fromHook"] is True
+    assert entry["details"] == {"notes": 1} and len(agent.model.requests) == requests
