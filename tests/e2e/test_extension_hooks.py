@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -72,3 +73,37 @@ async def test_an_untrusted_workspace_does_not_load_the_project_extensions(works
         resources = await request(client, "pi/resources", {})
     assert TEAM_RULE not in json.dumps(llm.requests) and MEMORY_NOTE not in json.dumps(llm.requests)
     assert any(".pi/extensions" in item["message"] for item in resources["diagnostics"])
+
+
+async def test_extension_files_reload_as_they_change_and_a_broken_one_is_a_diagnostic(
+    client, scripted_llm, workspace
+):
+    changes: list = []
+    client.feature("pi/resourcesChanged")(lambda params: changes.append(params))
+    folder = workspace / ".pi" / "extensions"
+    folder.mkdir(parents=True)
+    path = folder / "team.py"
+    path.write_text(TEAM)  # the server is running: the watcher finds it
+    await wait_for(lambda: any(ref["kind"] == "extension" for c in changes for ref in c["added"]))
+    scripted_llm.enqueue(replies.text("One."), replies.text("Two."))
+    await request(client, "pi/prompt", {"text": "one"})
+    assert TEAM_RULE in scripted_llm.requests[-1]["messages"][0]["content"]
+    path.write_text(TEAM.replace(TEAM_RULE, "Team rule: answer in limericks."))
+    await wait_for(lambda: any(ref["kind"] == "extension" for c in changes for ref in c["changed"]))
+    await request(client, "pi/prompt", {"text": "two"})
+    assert "answer in limericks" in scripted_llm.requests[-1]["messages"][0]["content"]
+    broken = folder / "broken.py"
+    broken.write_text("import json\n\njson.loads('{')\n")
+    await wait_for(lambda: bool(client.diagnostics.get(broken.as_uri())))
+    [diagnostic] = client.diagnostics[broken.as_uri()]
+    assert diagnostic.range.start.line == 2 and "JSONDecodeError" in diagnostic.message
+    broken.unlink()
+    await wait_for(lambda: len(client.diagnostics[broken.as_uri()]) == 0)  # cleared
+
+
+async def wait_for(condition, timeout: float = 10.0) -> None:
+    async def poll():
+        while not condition():
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(poll(), timeout)
