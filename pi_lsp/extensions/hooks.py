@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -149,39 +149,44 @@ async def run_tool_result(
 async def run_before_compact(
     extensions: Sequence[Extension], event: BeforeCompactEvent, timings: HookTimings | None = None
 ) -> HookDecision:
-    decision = HookDecision()
-    for extension in extensions:
-        result = await call_hook(extension, "before_compact", event, timings)
-        if not isinstance(result, dict):
-            continue
-        if result.get("cancel") is True:
-            return HookDecision(cancelled_by=extension.name)
-        compaction = result.get("compaction")
-        if _is_valid_compaction(compaction):
-            decision = HookDecision(compaction=compaction, supplied_by=extension.name)
-        elif compaction is not None:
-            logger.warning(
-                "extension %s returned an invalid compaction; ignoring it", extension.name
-            )
-    return decision
+    cancelled_by, compaction, supplied_by = await _cancel_or_supply(
+        extensions, "before_compact", "compaction", _is_valid_compaction, event, timings
+    )
+    return HookDecision(cancelled_by, compaction, supplied_by)
 
 
 async def run_before_tree(
     extensions: Sequence[Extension], event: BeforeTreeEvent, timings: HookTimings | None = None
 ) -> TreeDecision:
-    decision = TreeDecision()
+    cancelled_by, summary, supplied_by = await _cancel_or_supply(
+        extensions, "before_tree", "summary", _is_valid_summary, event, timings
+    )
+    return TreeDecision(cancelled_by, summary, supplied_by)
+
+
+async def _cancel_or_supply(
+    extensions: Sequence[Extension],
+    hook_name: str,
+    key: str,
+    is_valid: Callable[[Any], bool],
+    event: Any,
+    timings: HookTimings | None,
+) -> tuple[str | None, dict | None, str | None]:
+    """pi's ``session_before_*`` rule: a cancel stops at once, else the last valid ``key`` wins.
+    (who cancelled, what was supplied, by whom)"""
+    supplied: tuple[str | None, dict | None, str | None] = (None, None, None)
     for extension in extensions:
-        result = await call_hook(extension, "before_tree", event, timings)
+        result = await call_hook(extension, hook_name, event, timings)
         if not isinstance(result, dict):
             continue
         if result.get("cancel") is True:
-            return TreeDecision(cancelled_by=extension.name)
-        summary = result.get("summary")
-        if isinstance(summary, dict) and _non_empty_text(summary.get("summary")):
-            decision = TreeDecision(summary=summary, supplied_by=extension.name)
-        elif summary is not None:
-            logger.warning("extension %s returned an invalid summary; ignoring it", extension.name)
-    return decision
+            return extension.name, None, None
+        value = result.get(key)
+        if is_valid(value):
+            supplied = (None, value, extension.name)
+        elif value is not None:
+            logger.warning("extension %s returned an invalid %s; ignoring it", extension.name, key)
+    return supplied
 
 
 def _warn_if_unusable(extension: Extension, hook_name: str, result: Any) -> None:
@@ -204,6 +209,10 @@ def _is_block(block: Any) -> bool:
 
 def _non_empty_text(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
+
+
+def _is_valid_summary(summary: Any) -> bool:
+    return isinstance(summary, dict) and _non_empty_text(summary.get("summary"))
 
 
 def _is_valid_compaction(compaction: Any) -> bool:
