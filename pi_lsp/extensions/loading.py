@@ -90,6 +90,9 @@ class ExtensionHost:
             if previous is not None:
                 logger.info("extension %s changed: reloaded %s", file.name, file.path)
             loaded[file.path] = _Loaded(file.version, extension, problem)
+        for path, previous in self._files.items():
+            if loaded.get(path) is not previous and previous.extension is not None:
+                sys.modules.pop(previous.extension.handler.__name__, None)  # the replaced module
         self._files = loaded
         self.extensions = [
             item.extension for item in loaded.values() if item.extension is not None
