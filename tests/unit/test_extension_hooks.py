@@ -195,7 +195,7 @@ async def test_an_edited_extension_is_reloaded_and_a_removed_one_dropped(agent):
     agent.model.script(replies.text("Ok."))
     await agent.prompt("hi")
     assert texts(agent.model.requests[0].messages)[0] == "NOTE: spaces, not tabs"
-    assert first.handler.__name__ not in sys.modules  # the old module is let go
+    assert first.__name__ not in sys.modules  # the old module is let go
     path.unlink()
     assert [ref.kind for ref in agent.services.resources.reload().removed] == ["extension"]
     assert agent.services.resources.extensions.extensions == []
