@@ -22,7 +22,7 @@ import attrs
 
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
 
-Scope = Literal["user", "project"]
+ExtensionScope = Literal["user", "project"]
 
 EXTENSIONS_FOLDER = "extensions"
 PACKAGE_FILE = "__init__.py"
@@ -35,7 +35,7 @@ class ExtensionFile:
     name: str
     """The file's stem, or the package folder's name."""
     path: str
-    scope: Scope
+    scope: ExtensionScope
     version: tuple[tuple[int, int], ...]
     """Modification time and size of each of the extension's ``.py`` files: a reload that finds
     another version imports the extension again."""
@@ -46,7 +46,7 @@ class NamedExtensionPath:
     """A path a settings file lists under ``extensions``, and where it was listed."""
 
     path: Path
-    scope: Scope
+    scope: ExtensionScope
     declared_in: str
     line: int
 
@@ -63,7 +63,7 @@ def discover_extension_files(
     found: list[ExtensionFile] = []
     problems: list[ResourceDiagnostic] = []
     named = [place for place in named if trusted or place.scope == "user"]
-    places: list[tuple[Path, Scope, NamedExtensionPath | None]] = [
+    places: list[tuple[Path, ExtensionScope, NamedExtensionPath | None]] = [
         *((place.path, place.scope, place) for place in named if place.scope == "project"),
     ]
     if trusted:
@@ -88,7 +88,7 @@ def discover_extension_files(
     return tuple(found), tuple(problems)
 
 
-def _extensions_at(path: Path, scope: Scope, *, explicit: bool) -> list[ExtensionFile]:
+def _extensions_at(path: Path, scope: ExtensionScope, *, explicit: bool) -> list[ExtensionFile]:
     if path.is_file():
         return [_module(path, scope)] if explicit or _is_candidate(path) else []
     if not path.is_dir():
@@ -110,12 +110,12 @@ def _is_candidate(path: Path) -> bool:
     return path.suffix == ".py" and not path.name.startswith(("_", "."))
 
 
-def _module(path: Path, scope: Scope) -> ExtensionFile:
+def _module(path: Path, scope: ExtensionScope) -> ExtensionFile:
     absolute = Path(os.path.abspath(path))
     return ExtensionFile(absolute.stem, str(absolute), scope, _version([absolute]))
 
 
-def _package(folder: Path, scope: Scope) -> ExtensionFile:
+def _package(folder: Path, scope: ExtensionScope) -> ExtensionFile:
     absolute = Path(os.path.abspath(folder))
     sources = sorted(path for path in absolute.rglob("*.py") if "__pycache__" not in path.parts)
     return ExtensionFile(absolute.name, str(absolute / PACKAGE_FILE), scope, _version(sources))

@@ -29,6 +29,7 @@ from pi_lsp.resources.context_files import (
 from pi_lsp.resources.diagnostics import ResourceDiagnostic
 from pi_lsp.resources.extension_files import (
     ExtensionFile,
+    ExtensionScope,
     NamedExtensionPath,
     discover_extension_files,
 )
@@ -141,14 +142,16 @@ def extension_paths(
 ) -> list[NamedExtensionPath]:
     """The local paths the settings files list under ``extensions`` (project paths are relative
     to ``.pi/``, user paths to the agent directory)."""
-    named = []
-    for file, base, scope in (
+    scopes: tuple[tuple[SettingsFile | None, Path, ExtensionScope], ...] = (
         (settings.project_file, workspace / PROJECT_CONFIG_DIR, "project"),
         (settings.global_file, agent_dir, "user"),
-    ):
-        for _entry, path, line in _settings_paths(file, "extensions", base):
-            named.append(NamedExtensionPath(path, scope, file.path if file else "", line))  # type: ignore[arg-type]
-    return named
+    )
+    return [
+        NamedExtensionPath(path, scope, file.path, line)
+        for file, base, scope in scopes
+        if file is not None
+        for _entry, path, line in _settings_paths(file, "extensions", base)
+    ]
 
 
 def git_root(start: Path) -> Path | None:
