@@ -93,6 +93,9 @@ async def measure_turns(server: WarmServer, turns: int) -> dict[str, Any]:
     start = time.perf_counter()
     await server.client.request("pi/openSession", {"path": str(path)})
     open_seconds = time.perf_counter() - start
+    # The generated session picked Anthropic models (model_change entries), which a resumed
+    # session keeps: point it back at the scripted model.
+    await server.client.request("pi/setModel", {"model": "openai/scripted"})
     big, big_cpu = await short_turns(server, turns)
     install_team_memory(server.workspace)
     await server.client.request("pi/reload", {})
