@@ -5,7 +5,7 @@ request its ``context`` hook scores each note by how many keywords of the last u
 has (a keyword in the note's title counts three times), takes the best ``MAX_NOTES`` notes that
 score at all, and puts them, within ``MAX_CHARS`` characters, in one message just before that
 user message. Nothing it adds is written to the session: the notes are chosen afresh for every
-request, so an edited note is used at once.
+request, so an edited note is used at once (a note is parsed again only when it changes).
 
 The notes folder is ``.pi/memory`` beside the ``.pi/extensions`` folder this file is in, or
 ``$PI_TEAM_MEMORY_DIR``.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 MAX_NOTES = 3
@@ -48,36 +49,60 @@ def keywords(text: str) -> set[str]:
     return {word for word in words if len(word) >= MIN_WORD_LENGTH and word not in STOP_WORDS}
 
 
-def read_notes(folder: Path) -> list[tuple[str, str]]:
-    """(title, text) of every note; the title is the first heading, else the file name."""
+@dataclass(frozen=True)
+class Note:
+    title: str
+    text: str
+    title_words: frozenset[str]
+    words: frozenset[str]
+
+
+_parsed: dict[Path, tuple[tuple[int, int], Note]] = {}
+"""Notes already read, by path, with the modification time and size they were read at."""
+
+
+def read_notes(folder: Path) -> list[Note]:
+    """Every note, in file-name order; only new or changed files are read and parsed again."""
     notes = []
     for path in sorted(folder.glob("*.md")):
         try:
-            text = path.read_text(encoding="utf-8").strip()
+            status = path.stat()
+            stamp = (status.st_mtime_ns, status.st_size)
+            cached = _parsed.get(path)
+            if cached is None or cached[0] != stamp:
+                cached = (stamp, parse_note(path, path.read_text(encoding="utf-8")))
+                _parsed[path] = cached
         except (OSError, UnicodeDecodeError):
             continue
-        heading = re.match(r"#+\s*(.+)", text)
-        notes.append((heading.group(1).strip() if heading else path.stem, text))
+        notes.append(cached[1])
     return notes
 
 
-def score(wanted: set[str], title: str, text: str) -> int:
+def parse_note(path: Path, text: str) -> Note:
+    """The title is the first heading, else the file name."""
+    text = text.strip()
+    heading = re.match(r"#+\s*(.+)", text)
+    title = heading.group(1).strip() if heading else path.stem
+    return Note(title, text, frozenset(keywords(title)), frozenset(keywords(text)))
+
+
+def score(wanted: set[str], note: Note) -> int:
     """How many of the question's keywords the note has (a title word counts three times)."""
-    return TITLE_WEIGHT * len(wanted & keywords(title)) + len(wanted & keywords(text))
+    return TITLE_WEIGHT * len(wanted & note.title_words) + len(wanted & note.words)
 
 
-def relevant_notes(question: str, notes: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def relevant_notes(question: str, notes: list[Note]) -> list[Note]:
     wanted = keywords(question)
-    scored = [(score(wanted, title, text), index) for index, (title, text) in enumerate(notes)]
+    scored = [(score(wanted, note), index) for index, note in enumerate(notes)]
     best = sorted((item for item in scored if item[0] > 0), key=lambda item: (-item[0], item[1]))
     return [notes[index] for _, index in best[:MAX_NOTES]]
 
 
-def memory_text(notes: list[tuple[str, str]]) -> str:
+def memory_text(notes: list[Note]) -> str:
     """The notes under one heading, cut to ``MAX_CHARS`` in all (a cut note says so)."""
     text = HEADING
-    for _title, note in notes:
-        section = (SEPARATOR if text != HEADING else "") + note
+    for note in notes:
+        section = (SEPARATOR if text != HEADING else "") + note.text
         room = MAX_CHARS - len(text)
         if len(section) > room:
             if room > len(SEPARATOR) + len(TRUNCATED) + 40:
