@@ -25,6 +25,7 @@ import attrs
 from pi_lsp.agent.compactor import CompactionResult, Compactor
 from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
+from pi_lsp.agent.nested_context import NestedContextFiles
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.agent.system_prompt import build_system_prompt
@@ -76,6 +77,7 @@ class Agent:
         self.editor = editor or NoEditor()
         self.tools = tools or default_tools
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
+        self.nested_context = NestedContextFiles(live.config.workspace_root)
 
     # ------------------------------------------------------------------ prompts
 
@@ -162,6 +164,7 @@ class Agent:
             retry=current.retry_settings(),
             context_window=self.live.context_window(model),
             extensions=self.live.resources.extensions,
+            context_files=self.nested_context if current.settings.nested_context_files else None,
         )
 
     def _result(
