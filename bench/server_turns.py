@@ -3,7 +3,10 @@
 A warm server (``server_common.WarmServer``) answers prompts whose scripted reply is one short
 text: the median turn time minus the scripted model's own time, and the server's CPU per turn;
 then the same request sent by litellm alone from this process, to tell pi-lsp's share from its
-LLM client's. Asserts nothing. ``--quick`` runs fewer repetitions.
+LLM client's. Then the same short turns on a new session with the example extension
+``examples/extensions/team_memory.py`` installed over ``MEMORY_NOTES`` notes: a hook's time counts
+in the turn, and the hook alone is timed in this process on the same input. Asserts nothing.
+``--quick`` runs fewer repetitions.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from server_common import (
@@ -33,6 +37,39 @@ from server_common import (
 )
 
 SESSION_ENTRIES = 10_000
+MEMORY_NOTES = 200
+TEAM_MEMORY = ROOT / "examples" / "extensions" / "team_memory.py"
+
+
+def install_team_memory(workspace: Path) -> None:
+    """The example extension and ``MEMORY_NOTES`` notes of about 1 KB, a few matching each turn."""
+    pi = workspace / ".pi"
+    (pi / "extensions").mkdir(parents=True, exist_ok=True)
+    (pi / "memory").mkdir(exist_ok=True)
+    (pi / "extensions" / "team_memory.py").write_text(TEAM_MEMORY.read_text())
+    for index in range(MEMORY_NOTES):
+        topic = "question" if index % 50 == 0 else f"topic{index}"
+        body = f"Something the team learned about {topic} number {index}. " * 16
+        (pi / "memory" / f"note{index:03}.md").write_text(f"# Note on {topic}\n{body}\n")
+
+
+def time_context_hook(workspace: Path, calls: int) -> float:
+    """Seconds per call of team_memory's ``context`` hook alone, on a short-turn context."""
+    from pi_lsp.extensions import load_file
+    from pi_lsp.resources.extension_files import discover_extension_files
+
+    [file], _ = discover_extension_files(workspace, workspace / "none", [], trusted=True)
+    extension, problem = load_file(file)
+    assert extension is not None, problem
+    event = SimpleNamespace(
+        messages=[
+            {"role": "user", "content": [{"type": "text", "text": "short question 1"}]},
+        ]
+    )
+    start = time.perf_counter()
+    for _ in range(calls):
+        extension.handler.context(event)
+    return (time.perf_counter() - start) / calls
 
 
 def generate_big_session(workspace: Path, entries: int) -> Path:
@@ -56,11 +93,20 @@ async def measure_turns(server: WarmServer, turns: int) -> dict[str, Any]:
     start = time.perf_counter()
     await server.client.request("pi/openSession", {"path": str(path)})
     open_seconds = time.perf_counter() - start
+    # The generated session picked Anthropic models (model_change entries), which a resumed
+    # session keeps: point it back at the scripted model.
+    await server.client.request("pi/setModel", {"model": "openai/scripted"})
     big, big_cpu = await short_turns(server, turns)
+    install_team_memory(server.workspace)
+    await server.client.request("pi/reload", {})
+    await server.client.request("pi/newSession", {})
+    hooked, hooked_cpu = await short_turns(server, turns)
     return {
         "small": small,
         "big": big,
-        "cpuPerTurn": {"small": small_cpu, "big": big_cpu},
+        "hooked": hooked,
+        "hookAlone": time_context_hook(server.workspace, 20),
+        "cpuPerTurn": {"small": small_cpu, "big": big_cpu, "hooked": hooked_cpu},
         "openSeconds": open_seconds,
         "sizeMb": path.stat().st_size / 1e6,
         "requests": {"small": small_request, "big": llm.requests[-1]},
@@ -153,6 +199,30 @@ def print_turns(figures: dict[str, Any], alone: dict[str, Any]) -> None:
     print("  (litellm alone: this process sends the very request the server sent through")
     print("   litellm.acompletion to a scripted model on another thread and reads the reply;")
     print("   its CPU is the process's minus the model's.)")
+    print_hooked(figures)
+
+
+def print_hooked(figures: dict[str, Any]) -> None:
+    small, hooked = figures["small"], figures["hooked"]
+    without = statistics.median(run["wall"] - run["model"] for run in small)
+    with_hook = statistics.median(run["wall"] - run["model"] for run in hooked)
+    cpu = figures["cpuPerTurn"]
+    print(
+        f"\n(d) the same short turns on a new session with examples/extensions/team_memory.py "
+        f"over {MEMORY_NOTES} notes (median of {len(hooked)})"
+    )
+    print(f"  {'':50} {'no extension':>12} {'team_memory':>12}")
+    row("turn minus the model (ms)", without * 1000, with_hook * 1000)
+    row("server CPU per turn, mean (ms)", cpu["small"] * 1000, cpu["hooked"] * 1000)
+    row(
+        "request sent to the model (KB)",
+        median_of(small, "requestBytes") / 1000,
+        median_of(hooked, "requestBytes") / 1000,
+    )
+    print(
+        f"  the context hook alone, in this process: {figures['hookAlone'] * 1000:.2f} ms per call "
+        "(one call per model request)"
+    )
 
 
 def row(label: str, small: float, big: float) -> None:

@@ -60,7 +60,6 @@ class Services:
         from pi_lsp.agent.navigation import Navigator
         from pi_lsp.agent.registry import SessionRegistry
         from pi_lsp.agent.summary_model import SummaryModel
-        from pi_lsp.extensions import load_extensions
         from pi_lsp.llm.client import LitellmClient
 
         live = LiveConfig(config, resources)
@@ -73,7 +72,7 @@ class Services:
             default_thinking_level=lambda: live.current.thinking_level(),
             allowed_session_dirs=config.allowed_session_dirs,
         )
-        compactor = Compactor(live, summaries, load_extensions())
+        compactor = Compactor(live, summaries, resources.extensions)
         agent = Agent(live, sessions, compactor, client, editor=editor, tools=tools)
         return cls(
             live=live,

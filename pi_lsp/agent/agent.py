@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from pi_lsp.agent.compactor import CompactionResult, Compactor
+from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.nested_context import NestedContextFiles
 from pi_lsp.agent.registry import SessionRegistry
@@ -102,6 +103,7 @@ class Agent:
                 waiting_for = None
                 # A prompt never lands in the middle of a compaction.
                 await runtime.summary_finished.wait()
+                await start_session(runtime, self.live.resources.extensions)
                 await self.compactor.compact_if_needed(
                     runtime, Moment.BEFORE_PROMPT, self.live.context_window(model)
                 )
@@ -122,6 +124,9 @@ class Agent:
         self, runtime: SessionRuntime, model: ModelConfig, user_message: dict[str, Any]
     ) -> TurnResult:
         setup = self._setup(runtime, model)
+        setup.system_prompt = await turn_system_prompt(
+            runtime, self.live.resources.extensions, setup.system_prompt, user_message
+        )
         outcome = await run_turn(runtime, user_message, setup, self.client, self.compactor)
         if outcome.stop_reason not in ("aborted", "error"):
             await self.compactor.compact_if_needed(runtime, Moment.AFTER_TURN, setup.context_window)
@@ -159,6 +164,7 @@ class Agent:
             retry=current.retry_settings(),
             context_window=self.live.context_window(model),
             cache_retention=self.live.cache_retention(),
+            extensions=self.live.resources.extensions,
             context_files=self.nested_context if current.settings.nested_context_files else None,
         )
 

@@ -29,7 +29,7 @@ from pi_lsp.errors import (
     PiError,
     TurnInProgressError,
 )
-from pi_lsp.extensions import BeforeCompactEvent, Extension, run_before_compact
+from pi_lsp.extensions import BeforeCompactEvent, ExtensionHost, run_before_compact
 from pi_lsp.protocol import CompactionEndEvent, CompactionStartEvent
 
 logger = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ class Compactor:
     """Compacts sessions: when asked, and when the policy says the context needs it."""
 
     def __init__(
-        self, live: LiveConfig, summaries: SummaryModel, extensions: list[Extension]
+        self, live: LiveConfig, summaries: SummaryModel, extensions: ExtensionHost
     ) -> None:
         self.live = live
         self.summaries = summaries
@@ -160,7 +160,7 @@ class Compactor:
             raise NothingToCompactError("Nothing to compact: the session is too small")
         leaf_before = session.leaf_id
         decision = await run_before_compact(
-            self.extensions,
+            self.extensions.with_hook("before_compact"),
             BeforeCompactEvent(
                 preparation,
                 [dict(entry) for entry in path],
@@ -168,6 +168,7 @@ class Compactor:
                 reason,
                 reason == "overflow",
             ),
+            self.extensions.timings,
         )
         if decision.cancelled_by:
             raise CompactionCancelledError(

@@ -8,6 +8,10 @@ nothing until the next message is appended there. With ``summarize`` the model f
 summary of the branch being left, between ``branch_summary_start`` and ``branch_summary_end``
 events; the session is busy meanwhile, so no prompt, navigation or compaction can move the leaf,
 and a failed or aborted summary leaves the leaf where it was.
+
+Extensions' ``before_tree`` hooks (pi's ``session_before_tree``) run before the leaf moves: one
+may cancel the navigation, or supply the branch summary, which is then stored with
+``fromHook: true`` and no model call is made.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.agent.summary_model import SummaryModel
 from pi_lsp.compaction.branch import plan_branch_summary
 from pi_lsp.compaction.branch_summary import BranchSummary, summarize_branch
-from pi_lsp.errors import PiError
+from pi_lsp.errors import CompactionCancelledError, PiError
+from pi_lsp.extensions import BeforeTreeEvent, TreeDecision, run_before_tree
 from pi_lsp.protocol import BranchSummaryEndEvent, BranchSummaryStartEvent
 from pi_lsp.session.messages import content_text
 
@@ -61,12 +66,23 @@ class Navigator:
         runtime.require_idle("navigate the session tree")
         session = runtime.session
         session.require_entry(target_id)
-        if not summarize or target_id == session.leaf_id:
+        if target_id == session.leaf_id:
+            return move_leaf(runtime, target_id)
+        decision = await self._before_tree(runtime, target_id, summarize, instructions)
+        if decision.cancelled_by:
+            raise CompactionCancelledError(
+                f"Navigation cancelled by the extension {decision.cancelled_by}"
+            )
+        if not summarize:
             return move_leaf(runtime, target_id)
         with runtime.summarizing("writing a branch summary"):
             runtime.events.emit(BranchSummaryStartEvent(target_id))
             try:
-                summary = await self._summarize_branch(runtime, target_id, instructions, progress)
+                summary = (
+                    _extension_summary(decision.summary)
+                    if decision.summary is not None
+                    else await self._summarize_branch(runtime, target_id, instructions, progress)
+                )
             except asyncio.CancelledError:
                 runtime.events.emit(_failed(target_id, "The branch summary was cancelled.", True))
                 raise
@@ -82,6 +98,28 @@ class Navigator:
         )
         runtime.tree_changed()
         return result
+
+    async def _before_tree(
+        self, runtime: SessionRuntime, target_id: str, summarize: bool, instructions: str | None
+    ) -> TreeDecision:
+        extensions = self.live.resources.extensions
+        hooked = extensions.with_hook("before_tree")
+        if not hooked:
+            return TreeDecision()
+        session = runtime.session
+        plan = plan_branch_summary(
+            session.by_id, session.leaf_id, target_id, 0, self.live.token_counter()
+        )
+        event = BeforeTreeEvent(
+            session_id=runtime.id,
+            target_id=target_id,
+            old_leaf_id=session.leaf_id,
+            common_ancestor_id=plan.common_ancestor_id,
+            entries_to_summarize=[dict(entry) for entry in plan.entries],
+            user_wants_summary=summarize,
+            instructions=instructions,
+        )
+        return await run_before_tree(hooked, event, extensions.timings)
 
     async def _summarize_branch(
         self,
@@ -157,7 +195,11 @@ def move_leaf(
     summary_entry_id = None
     if summary is not None:
         summary_entry_id = session.branch_with_summary(
-            new_leaf, summary.summary, summary.details, usage=summary.usage
+            new_leaf,
+            summary.summary,
+            summary.details,
+            from_hook=True if summary.from_hook else None,
+            usage=summary.usage,
         )
     elif new_leaf is None:
         session.reset_leaf()
@@ -166,6 +208,13 @@ def move_leaf(
     if announce:
         runtime.tree_changed()
     return NavigationResult(session.leaf_id, summary_entry_id, editor_text)
+
+
+def _extension_summary(supplied: dict) -> BranchSummary:
+    details = supplied.get("details")
+    return BranchSummary(
+        summary=supplied["summary"], details=details, usage=supplied.get("usage"), from_hook=True
+    )
 
 
 def _failed(target_id: str, message: str, aborted: bool) -> BranchSummaryEndEvent:

@@ -9,6 +9,10 @@ watchfiles over the places resources live and reloads, debounced, whenever somet
 changes; a new folder triggers a full rescan, so a SKILL.md written right after its folder is
 created is not missed. Ancestor directories are watched without recursing into them; skill and
 template paths named in settings are watched too, and the watch is rebuilt when that list changes.
+
+Python extensions are resources too: each reload hands the extension files found to the
+``ExtensionHost``, which imports what is new or changed (so an edited extension is live at the
+next turn); their load problems join the snapshot's diagnostics.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
+
+from pi_lsp.extensions import ExtensionHost
 from pi_lsp.resources.files import ParsedFileCache
 from pi_lsp.resources.snapshot import (
     ResourceChanges,
@@ -45,8 +52,11 @@ class ResourceService:
         *,
         trusted: bool,
         on_change: ChangeListener | None = None,
+        extensions: ExtensionHost | None = None,
     ) -> None:
         self.workspace = workspace
+        self.extensions = extensions or ExtensionHost()
+        """The extensions in force, kept in step with the extension files at every reload."""
         self.agent_dir = agent_dir
         self.trusted = trusted
         self._on_change = on_change
@@ -78,6 +88,11 @@ class ResourceService:
         except Exception:  # a loader bug must not take prompts down: keep the last good snapshot
             logger.exception("loading resources failed; keeping the previous ones")
             return diff_snapshots(previous, previous) if previous else ResourceChanges((), (), ())
+        extension_problems = self.extensions.sync(snapshot.extension_files)
+        if extension_problems:
+            snapshot = attrs.evolve(
+                snapshot, diagnostics=(*snapshot.diagnostics, *extension_problems)
+            )
         changes = diff_snapshots(previous, snapshot)
         self._snapshot = snapshot
         if self._watching is not None and self.watched_places() != self._watching:

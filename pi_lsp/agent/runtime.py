@@ -73,6 +73,8 @@ class SessionRuntime:
         self.cache_anchor: CacheAnchor | None = None
         self.usage = UsageTally()
         """What the session's model calls cost, kept up to date as entries are appended."""
+        self.started_extensions: set[Any] = set()
+        """The extensions whose ``session_start`` has run for this session."""
         self._activity = ""
 
     @property

@@ -28,9 +28,12 @@ from typing import Any
 import attrs
 
 from pi_lsp.agent.compactor import Compactor
+from pi_lsp.agent.context_pipeline import model_messages
+from pi_lsp.agent.hooks import changed_tool_result
 from pi_lsp.agent.nested_context import NestedContextFiles, injection_message
 from pi_lsp.agent.runtime import CacheAnchor, QueuedPrompt, SessionRuntime
 from pi_lsp.compaction.policy import Moment
+from pi_lsp.extensions import ExtensionHost
 from pi_lsp.llm.client import ModelClient, ModelStream
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.errors import (
@@ -61,7 +64,6 @@ from pi_lsp.protocol import (
 )
 from pi_lsp.resources.nested_context_files import NESTED_CONTEXT_FILE_TYPE
 from pi_lsp.resources.settings import RetrySettings
-from pi_lsp.session.messages import convert_to_llm
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, Tool, ToolContext, ToolResult
 
@@ -84,6 +86,8 @@ class TurnSetup:
     retry: RetrySettings
     context_window: int
     cache_retention: str = "short"
+    extensions: ExtensionHost | None = None
+    """Whose ``context`` and ``tool_result`` hooks run during the turn."""
     context_files: NestedContextFiles | None = None
     """Brings nested AGENTS.md files in; None when the ``nestedContextFiles`` setting is off."""
 
@@ -227,11 +231,10 @@ class _Turn:
         return is_retryable_error(message, self.setup.context_window)
 
     async def _answer(self) -> dict[str, Any]:
-        context = self.runtime.session.build_context()
         request = CompletionRequest(
             model=self.setup.model,
             system_prompt=self.setup.system_prompt,
-            messages=convert_to_llm(context.messages),
+            messages=await model_messages(self.runtime, self.setup.extensions),
             tools=[
                 ToolSpec(tool.name, tool.description, tool.parameters) for tool in self.setup.tools
             ],
@@ -294,6 +297,7 @@ class _Turn:
                     on_update=functools.partial(self._tool_update, call),
                 )
                 result = await tool.execute(call.get("arguments") or {}, context)
+            result = await changed_tool_result(self.runtime, self.setup.extensions, call, result)
             self._open_tool_calls.pop(0)
             self._last_update = None
             self._record_tool_result(call, result)

@@ -53,8 +53,10 @@ class BranchSummary:
     """The fields of the ``branch_summary`` entry to append, plus the usage of the call."""
 
     summary: str  # preamble + the model's text + the <read-files>/<modified-files> blocks
-    details: dict[str, list[str]]  # {"readFiles": [...], "modifiedFiles": [...]}
+    details: Any  # {"readFiles": [...], "modifiedFiles": [...]}; an extension's own, or None
     usage: dict[str, Any] | None
+    from_hook: bool = False
+    """Supplied by an extension's ``before_tree`` hook (stored with ``fromHook: true``)."""
 
 
 async def summarize_branch(

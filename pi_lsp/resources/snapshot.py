@@ -31,6 +31,12 @@ from pi_lsp.resources.context_files import (
     load_context_files,
 )
 from pi_lsp.resources.diagnostics import ResourceDiagnostic
+from pi_lsp.resources.extension_files import (
+    ExtensionFile,
+    ExtensionScope,
+    NamedExtensionPath,
+    discover_extension_files,
+)
 from pi_lsp.resources.files import ParsedFileCache
 from pi_lsp.resources.models_file import MODELS_FILE, ModelsFile, load_models_file
 from pi_lsp.resources.patterns import ResourcePatterns, is_pattern, patterns_of
@@ -55,11 +61,14 @@ class ResourceSnapshot:
     settings: SettingsLoad
     diagnostics: tuple[ResourceDiagnostic, ...]
     named_paths: tuple[str, ...] = ()
-    """The skill and template paths the settings files name (watched like the usual folders)."""
+    """The skill, template and extension paths the settings files name (watched like the usual
+    folders)."""
     models: ModelsFile | None = None
     """``<agentDir>/models.json``: pi's custom providers and models."""
     auth: AuthFile | None = None
     """``<agentDir>/auth.json``: pi's stored credentials (secrets: never shown)."""
+    extension_files: tuple[ExtensionFile, ...] = ()
+    """Python extensions to load, in load order (``pi_lsp/extensions`` imports them)."""
 
 
 def load_resources(
@@ -102,7 +111,22 @@ def load_resources(
     skills = load_skills(skill_places, cache)
     templates = load_templates(template_places, cache)
     places: list[SkillLocation | TemplateLocation] = [*skill_places, *template_places]
-    named_paths = tuple(dict.fromkeys(str(place.path) for place in places if place.explicit))
+    named_extensions = extension_paths(workspace, agent_dir, settings)
+    extension_files, extension_problems = discover_extension_files(
+        workspace, agent_dir, named_extensions, trusted=trusted
+    )
+    named_paths = tuple(
+        dict.fromkeys(
+            [
+                *(str(place.path) for place in places if place.explicit),
+                *(
+                    str(place.path)
+                    for place in named_extensions
+                    if trusted or place.scope == "user"
+                ),
+            ]
+        )
+    )
     if cache is not None:
         cache.sweep()
     trust_problem = None if trusted else untrusted_workspace_diagnostic(workspace, agents_dirs)
@@ -114,6 +138,7 @@ def load_resources(
         *append_problems,
         *skills.diagnostics,
         *templates.diagnostics,
+        *extension_problems,
         *([trust_problem] if trust_problem else []),
     )
     return ResourceSnapshot(
@@ -127,7 +152,25 @@ def load_resources(
         named_paths,
         models,
         auth,
+        extension_files,
     )
+
+
+def extension_paths(
+    workspace: Path, agent_dir: Path, settings: SettingsLoad
+) -> list[NamedExtensionPath]:
+    """The local paths the settings files list under ``extensions`` (project paths are relative
+    to ``.pi/``, user paths to the agent directory)."""
+    scopes: tuple[tuple[SettingsFile | None, Path, ExtensionScope], ...] = (
+        (settings.project_file, workspace / PROJECT_CONFIG_DIR, "project"),
+        (settings.global_file, agent_dir, "user"),
+    )
+    return [
+        NamedExtensionPath(path, scope, file.path, line)
+        for file, base, scope in scopes
+        if file is not None
+        for _entry, path, line in _settings_paths(file, "extensions", base)
+    ]
 
 
 def git_root(start: Path) -> Path | None:
@@ -333,6 +376,8 @@ def _identified(snapshot: ResourceSnapshot) -> Iterable[tuple[ResourceRef, Any]]
         yield ResourceRef("skill", skill.name, skill.file_path), skill
     for template in snapshot.templates:
         yield ResourceRef("promptTemplate", template.name, template.file_path), template
+    for extension in snapshot.extension_files:
+        yield ResourceRef("extension", extension.path, extension.path), extension.version
     for settings_file in (snapshot.settings.global_file, snapshot.settings.project_file):
         if settings_file is not None and settings_file.raw:
             yield ResourceRef("settings", settings_file.path, settings_file.path), settings_file.raw

@@ -1,8 +1,8 @@
 """What an untrusted workspace does not load, and the diagnostic that says so.
 
-Project settings, skills, templates and SYSTEM.md can run or steer the agent, so they load only
-for trusted workspaces (pi 0.84.2's project trust); context files still load. The user should
-see what was left out rather than wonder why a skill is missing.
+Project settings, skills, templates, extensions and SYSTEM.md can run or steer the agent, so they
+load only for trusted workspaces (pi 0.84.2's project trust); context files still load. The user
+should see what was left out rather than wonder why a skill is missing.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ PROJECT_RESOURCE_PATHS = (
     ".pi/prompts",
     ".pi/SYSTEM.md",
     ".pi/APPEND_SYSTEM.md",
+    ".pi/extensions",
 )
 
 

@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "llm": {"errors", "scripted_llm.replies", "resources.models_file", "resources.auth_file"},
     "protocol": {"errors"},
     "config": {"compaction", "resources", "protocol", "errors"},
-    "extensions": {"compaction", "errors"},
+    "extensions": {"resources", "errors"},
     "agent": {
         "session",
         "compaction",
