@@ -40,6 +40,20 @@ class RetryOptions:
 
 
 @attrs.frozen
+class CheckpointOptions:
+    """The client's ``checkpoints`` option: recording the agent's file changes for restores."""
+
+    enabled: bool = True
+    """Record the contents of the files the agent's ``write`` and ``edit`` change."""
+    max_file_size_mb: float = 5
+    """Files larger than this (in MB, 10^6 bytes) are recorded as not restorable."""
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_size_mb * 1_000_000)
+
+
+@attrs.frozen
 class ServerSettings:
     """Everything a client may configure; each key is camelCase in ``initializationOptions``."""
 
@@ -62,6 +76,7 @@ class ServerSettings:
     trusted: bool = True
     """Whether the workspace is trusted (the VS Code extension passes workspace trust)."""
     retry: RetryOptions = attrs.Factory(RetryOptions)
+    checkpoints: CheckpointOptions = attrs.Factory(CheckpointOptions)
 
 
 @attrs.frozen
@@ -265,6 +280,11 @@ def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
             "not be negative; using pi's retry settings"
         )
         settings = attrs.evolve(settings, retry=RetryOptions())
+    if settings.checkpoints.max_file_size_mb <= 0:
+        problems.append("setting checkpoints.maxFileSizeMb must be above 0; using 5")
+        settings = attrs.evolve(
+            settings, checkpoints=attrs.evolve(settings.checkpoints, max_file_size_mb=5)
+        )
     if settings.tokenizer not in ("tiktoken", "chars4"):
         problems.append("setting tokenizer must be tiktoken or chars4; using tiktoken")
         settings = attrs.evolve(settings, tokenizer="tiktoken")

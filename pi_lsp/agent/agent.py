@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.agent.checkpoints import Checkpoints
 from pi_lsp.agent.compactor import CompactionResult, Compactor
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.registry import SessionRegistry
@@ -66,6 +67,7 @@ class Agent:
         *,
         editor: EditorBridge | None = None,
         tools: Callable[[], list[Tool]] | None = None,
+        checkpoints: Checkpoints | None = None,
     ) -> None:
         self.live = live
         self.sessions = sessions
@@ -73,6 +75,8 @@ class Agent:
         self.client = client
         self.editor = editor or NoEditor()
         self.tools = tools or default_tools
+        self.checkpoints = checkpoints
+        """Where the tools' file changes are recorded (None: not recorded)."""
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
 
     # ------------------------------------------------------------------ prompts
@@ -155,6 +159,8 @@ class Agent:
             editor=self.editor,
             retry=current.retry_settings(),
             context_window=self.live.context_window(model),
+            checkpoints=self.checkpoints,
+            checkpoint_options=current.settings.checkpoints,
         )
 
     def _result(

@@ -23,9 +23,11 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.agent.checkpoints import Checkpoints
 from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.compaction.policy import Moment
+from pi_lsp.config import CheckpointOptions
 from pi_lsp.llm.client import ModelClient, ModelStream
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.errors import is_context_overflow, is_retryable_error, retry_delay_ms
@@ -48,7 +50,14 @@ from pi_lsp.protocol import (
 from pi_lsp.resources.settings import RetrySettings
 from pi_lsp.session.messages import convert_to_llm
 from pi_lsp.session.timestamps import now_ms
-from pi_lsp.tools.base import EditorBridge, Tool, ToolContext, ToolResult
+from pi_lsp.tools.base import (
+    EditorBridge,
+    FileChangeRecorder,
+    NoRecorder,
+    Tool,
+    ToolContext,
+    ToolResult,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +77,9 @@ class TurnSetup:
     editor: EditorBridge
     retry: RetrySettings
     context_window: int
+    checkpoints: Checkpoints | None = None
+    """Where the files' contents before and after the tools' changes are recorded."""
+    checkpoint_options: CheckpointOptions = attrs.Factory(CheckpointOptions)
 
 
 @attrs.define
@@ -120,6 +132,8 @@ class _Turn:
         self.steered: list[QueuedPrompt] = []
         self._stream: ModelStream | None = None
         self._open_tool_calls: list[dict[str, Any]] = []
+        self._recorder: FileChangeRecorder = NoRecorder()
+        """The file changes of the running tool call."""
 
     async def loop(self) -> TurnOutcome:
         overflow_recovered = False
@@ -207,7 +221,6 @@ class _Turn:
     async def _run_tools(self, calls: list[dict[str, Any]]) -> None:
         by_name = {tool.name: tool for tool in self.setup.tools}
         self._open_tool_calls = list(calls)
-        context = ToolContext(cwd=self.setup.cwd, editor=self.setup.editor)
         while self._open_tool_calls:
             call = self._open_tool_calls[0]
             self.runtime.events.emit(
@@ -220,11 +233,30 @@ class _Turn:
                     is_error=True,
                 )
             else:
+                self._recorder = self._new_recorder()
+                context = ToolContext(
+                    cwd=self.setup.cwd, editor=self.setup.editor, changes=self._recorder
+                )
                 result = await tool.execute(call.get("arguments") or {}, context)
             self._open_tool_calls.pop(0)
             self._record_tool_result(call, result)
 
+    def _new_recorder(self) -> FileChangeRecorder:
+        if self.setup.checkpoints is None:
+            return NoRecorder()
+        options = self.setup.checkpoint_options
+        return self.setup.checkpoints.recorder(
+            self.runtime, enabled=options.enabled, max_bytes=options.max_file_bytes
+        )
+
     def _record_tool_result(self, call: dict[str, Any], result: ToolResult) -> None:
+        # The checkpoint goes right before the result: on every path through the result, so
+        # navigating there (or past it) means "after this change", and before it "before".
+        recorder, self._recorder = self._recorder, NoRecorder()
+        if self.setup.checkpoints is not None:
+            self.setup.checkpoints.record(
+                self.runtime, str(call.get("id")), str(call.get("name")), recorder
+            )
         message = {
             "role": "toolResult",
             "toolCallId": call.get("id"),
