@@ -369,6 +369,8 @@ def _read_current(
     path: str, open_text: str | None, max_bytes: int
 ) -> tuple[Current, bytes | None, _Access]:
     """(the file's content as a ``Current``, its bytes, what this process may do to it)."""
+    if open_text == "" and not os.path.exists(path):
+        open_text = None  # an empty buffer of a missing file holds nothing: the file is absent
     if open_text is not None:
         data: bytes | None = open_text.encode("utf-8")
     else:

@@ -129,7 +129,14 @@ class LspEditorBridge:
         return changes
 
     def _end_of(self, text: str) -> types.Position:
-        """The position right after the last character of ``text``, in the client's units."""
+        """The position right after the last character of ``text``, in the client's units.
+
+        An empty document still has one (empty) line in most editors, and Neovim adds a line
+        break to a whole-buffer replacement unless its range goes past the last line: its end
+        is the start of the line after (clients clamp positions beyond the end).
+        """
+        if not text:
+            return types.Position(line=1, character=0)
         breaks = list(_LINE_BREAK.finditer(text))
         last_line = text[breaks[-1].end() :] if breaks else text
         units = self._server.workspace.position_codec.client_num_units(last_line)

@@ -370,3 +370,18 @@ async def test_an_editor_without_resource_operations_leaves_it_to_the_disk(make_
     ids = await two_turns(agent)
     await navigate(agent, ids["before_one"])
     assert files_of(agent.workspace) == {"a.txt": "one\n"}
+
+
+async def test_an_empty_buffer_of_a_deleted_file_counts_as_absent(make_agent):
+    """Neovim keeps an empty buffer for a file a workspace edit created, then deleted; going
+    forward again creates the file instead of calling the empty buffer someone's change."""
+    editor = Editor()
+    agent = make_agent(editor=editor)
+    ids = await two_turns(agent)
+    new_txt = agent.workspace / "sub" / "new.txt"
+    await navigate(agent, ids["before_two"])
+    assert not new_txt.exists()
+    editor.documents[new_txt] = ""
+    forward = await navigate(agent, ids["leaf"])
+    assert actions(forward)["new.txt"] == ("created", None)
+    assert editor.documents[new_txt] == "new\n"

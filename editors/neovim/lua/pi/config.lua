@@ -16,7 +16,7 @@ M.defaults = {
   attach_buffers = true,
   -- Sent as initializationOptions and answered to workspace/configuration (section "pi").
   -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, sessionDir, trusted, retry,
-  -- compaction (see docs/protocol.md, "Configuration").
+  -- compaction, checkpoints (see docs/protocol.md, "Configuration").
   settings = {},
   window = {
     -- "vsplit", "split", "tab" or "current".
@@ -38,6 +38,7 @@ M.defaults = {
       navigate = "<CR>",
       summarize = "s",
       summarize_with_instructions = "S",
+      restore = "r",
       fork = "f",
       label = "l",
       refresh = "R",
@@ -58,6 +59,7 @@ local SETTING_TYPES = {
   trusted = "boolean",
   retry = "table",
   compaction = "table",
+  checkpoints = "table",
 }
 
 local LAYOUTS = { vsplit = true, split = true, tab = true, current = true }
