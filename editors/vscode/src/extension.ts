@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { ChatController } from './chat/chatController';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chatView';
 import { registerCommands } from './commands';
+import { PreviewDocuments } from './files/restoreFiles';
 import { PiServer } from './server';
 import { SessionController } from './session';
 import { ContextStatusBar } from './statusBar';
@@ -21,6 +22,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const treeView = vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   tree.attachView(treeView);
   const statusBar = new ContextStatusBar();
+  const previews = new PreviewDocuments();
 
   context.subscriptions.push(
     server,
@@ -29,11 +31,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     tree,
     treeView,
     statusBar,
+    previews,
     session.onDidChangeState((state) => statusBar.update(state)),
     session.onDidChangeState((state) => (treeView.description = state.name ?? state.sessionId.slice(0, 8))),
     treeView.onDidChangeVisibility(({ visible }) => visible && void tree.refresh()),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView),
-    ...registerCommands({ server, session, chat, chatView, tree }),
+    ...registerCommands({ server, session, chat, chatView, tree, previews }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('pi.server.path')) void server?.restart();
       // A server refused over an invalid setting starts once the settings change.

@@ -43,6 +43,7 @@ SCENARIOS = [
     "new_and_resume",
     "restart_server",
     "navigate_from_palette",
+    "restore_files",
     "context_edit_marks",
 ]
 SCREENSHOTS = [
@@ -56,6 +57,7 @@ SCREENSHOTS = [
     "tree-sidebar.png",
     "branches.png",
     "fork.png",
+    "restore-preview.png",
 ]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 INSTALL_HINT = "run `make install-vscode` (editors/vscode/test/install.sh) first"
