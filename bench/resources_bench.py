@@ -1,6 +1,6 @@
 """Resource benchmarks: file write → ``pi/resourcesChanged`` latency, and loading 500 skills.
 
-The latency runs the real server (``python -m pi_lsp``) over stdio with pygls's client, edits
+The latency runs the real server (``python -m pi_lsp``) over stdio with pi-lsp's own client, edits
 AGENTS.md and adds skills, and measures the time from the write to the notification (median of
 20; goal under 250 ms). The load time builds 500 skill folders and times ``load_resources``
 (median of 5; goal under 200 ms), then a reload of the same 500 skills through the server's
@@ -13,14 +13,11 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
-
+from pi_lsp.client import PiClient
 from pi_lsp.resources.snapshot import load_resources
 
 SKILL = (
@@ -31,18 +28,11 @@ SKILL = (
 
 async def write_to_notification_latency(workspace: Path, home: Path, runs: int = 20) -> list[float]:
     arrived: asyncio.Queue[float] = asyncio.Queue()
-    client = LanguageClient("resources-bench", "1")
-
-    @client.feature("pi/resourcesChanged")
-    def on_resources_changed(params) -> None:
-        arrived.put_nowait(time.perf_counter())
-
+    client = PiClient("resources-bench")
+    client.feature("pi/resourcesChanged")(lambda params: arrived.put_nowait(time.perf_counter()))
     environment = {**os.environ, "HOME": str(home), "PI_CODING_AGENT_DIR": str(home / "agent")}
-    await client.start_io(sys.executable, "-m", "pi_lsp", env=environment)
-    await client.initialize_async(
-        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=workspace.as_uri())
-    )
-    client.initialized(types.InitializedParams())
+    await client.start_server(env=environment)
+    await client.initialize_workspace(workspace)
     await asyncio.sleep(1.0)  # let the watcher start
     latencies = []
     try:
@@ -60,9 +50,7 @@ async def write_to_notification_latency(workspace: Path, home: Path, runs: int =
             latencies.append((received - written) * 1000)
             await asyncio.sleep(0.2)
     finally:
-        await client.shutdown_async(None)
-        client.exit(None)
-        await client.stop()
+        await client.close()
     return latencies
 
 

@@ -1,6 +1,7 @@
 """The ``pi-lsp`` command: argument parsing and dispatch.
 
-``pi-lsp`` alone serves the language server over stdio (``--tcp HOST:PORT`` for TCP);
+``pi-lsp`` alone serves the language server over stdio (``--tcp HOST:PORT`` for TCP on loopback,
+with a token; see ``tcp``);
 ``pi-lsp session …`` inspects and plans on session files (see ``session_cli``); ``pi-lsp demo`` runs
 a complete story through the real server (see ``demo``). Every command prints
 its result on stdout and, for bad input, exits non-zero with a one-line error on stderr.
@@ -23,7 +24,23 @@ def build_parser() -> argparse.ArgumentParser:
         description="pi's session tree, compaction and branch summaries for LSP editors.",
     )
     parser.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="serve LSP over TCP instead of stdio")
+    parser.add_argument(
+        "--tcp",
+        metavar="HOST:PORT",
+        help="serve LSP over TCP on a loopback address instead of stdio; clients must send the "
+        "token (see --token-file) as initializationOptions.token",
+    )
+    parser.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="with --tcp: where to write the connection token (default: tcp-PORT.token in the "
+        "user runtime directory; the path is printed on stderr)",
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="with --tcp: allow a host that is not loopback (the token is still required)",
+    )
     parser.add_argument(
         "--log-file",
         metavar="PATH",
@@ -42,13 +59,19 @@ def run_server(arguments: argparse.Namespace) -> int:
     from pi_lsp.logs import configure_logging
     from pi_lsp.server import build_server
 
+    if not arguments.tcp and (arguments.token_file or arguments.allow_remote):
+        raise InvalidParamsError("--token-file and --allow-remote apply only with --tcp")
     configure_logging(arguments.log_file, verbose=arguments.verbose)
     server = build_server()
     if arguments.tcp:
-        host, _, port = arguments.tcp.rpartition(":")
-        if not host or not port.isdigit():
-            raise InvalidParamsError(f"--tcp expects HOST:PORT, got {arguments.tcp!r}")
-        server.start_tcp(host, int(port))
+        from pi_lsp import tcp
+
+        tcp.run(
+            server,
+            arguments.tcp,
+            allow_remote=arguments.allow_remote,
+            token_file=arguments.token_file,
+        )
     else:
         # stdout carries the LSP stream and nothing else: anything written through sys.stdout
         # (litellm logs INFO records there, libraries print) goes to stderr instead.

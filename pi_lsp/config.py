@@ -76,6 +76,9 @@ class ServerSettings:
     trusted: bool = True
     """Whether the workspace is trusted (the VS Code extension passes workspace trust)."""
     retry: RetryOptions = attrs.Factory(RetryOptions)
+    allowed_session_dirs: tuple[str, ...] = ()
+    """Directories besides ``sessionDir`` whose session files ``pi/openSession`` may open (for
+    example pi's own ``~/.pi/agent/sessions``); a session file elsewhere is refused."""
     checkpoints: CheckpointOptions = attrs.Factory(CheckpointOptions)
 
 
@@ -92,6 +95,8 @@ class ServerConfig:
     merged with ``workspace/configuration``)."""
     problems: tuple[str, ...] = ()
     """What was wrong with the given configuration (already replaced by defaults)."""
+    allowed_session_dirs: tuple[Path, ...] = ()
+    """``allowedSessionDirs`` as absolute paths (relative ones start at the workspace root)."""
 
     @property
     def client_compaction(self) -> dict[str, Any]:
@@ -211,21 +216,30 @@ def load_config(
         )
     )
     directory = (
-        Path(os.path.expanduser(session_dir))
+        _directory(session_dir, workspace_root)
         if session_dir
         else workspace_root / ".pi" / "sessions"
     )
-    if not directory.is_absolute():
-        directory = workspace_root / directory
     options = dict(initialization_options) if isinstance(initialization_options, Mapping) else {}
     config = ServerConfig(
-        workspace_root, directory, settings, pi_settings, options, tuple(problems)
+        workspace_root,
+        directory,
+        settings,
+        pi_settings,
+        options,
+        tuple(problems),
+        tuple(_directory(allowed, workspace_root) for allowed in settings.allowed_session_dirs),
     )
     merged = {**_object(pi_settings.get("compaction")), **config.client_compaction}
     if _compaction_settings(merged) == CompactionSettings() and _has_compaction_values(merged):
         problems.append("compaction settings are invalid; using pi's defaults")
         config = attrs.evolve(config, problems=tuple(problems))
     return config
+
+
+def _directory(configured: str, workspace_root: Path) -> Path:
+    directory = Path(os.path.expanduser(configured))
+    return directory if directory.is_absolute() else workspace_root / directory
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -267,6 +281,12 @@ def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
             problems.append(f"setting {wire_name}: {_first_message(error)}; using the default")
             continue
         valid[wire_name] = raw[wire_name]
+    if "allowedSessionDirs" in valid and not _is_list_of_paths(valid["allowedSessionDirs"]):
+        problems.append(
+            "setting allowedSessionDirs must be a list of directory paths; "
+            "sessions open from sessionDir only"
+        )
+        del valid["allowedSessionDirs"]
     settings = converter.structure(valid, ServerSettings)
     if settings.thinking_level is not None and settings.thinking_level not in THINKING_LEVELS:
         problems.append(
@@ -289,6 +309,11 @@ def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
         problems.append("setting tokenizer must be tiktoken or chars4; using tiktoken")
         settings = attrs.evolve(settings, tokenizer="tiktoken")
     return settings, problems
+
+
+def _is_list_of_paths(value: Any) -> bool:
+    # A lone string would pass as a sequence of one-letter paths.
+    return isinstance(value, list) and all(isinstance(item, str) and item.strip() for item in value)
 
 
 def _first_message(error: Exception) -> str:

@@ -1,11 +1,12 @@
 """``pi-lsp demo``: a complete pi-lsp story through the real server, printed as a transcript.
 
 Responsible for the whole demo: writing a small project with a bug, starting ``python -m pi_lsp``
-over stdio with pygls's own language client, choosing the model (a scripted OpenAI-compatible
-server on 127.0.0.1 playing the story, unless ``PI_LSP_MODEL`` or ``--model`` names a real one),
-and running the story an editor would run: a prompt the model answers with ``read`` and ``edit``
-tool calls, a second prompt, the session tree, a navigation back to the first answer and a fork
-there. It prints what happens and, at the end, where the workspace and the session file are.
+over stdio with pi-lsp's own client (``pi_lsp.client``), choosing the model (a scripted
+OpenAI-compatible server on 127.0.0.1 playing the story, unless ``PI_LSP_MODEL`` or ``--model``
+names a real one), and running the story an editor would run: a prompt the model answers with
+``read`` and ``edit`` tool calls, a second prompt, the session tree, a navigation back to the first
+answer and a fork there. It prints what happens and, at the end, where the workspace and the
+session file are.
 
 Only the argument parser is built at import time: every ``pi-lsp`` command imports this module to
 build its command line, and must not pay for asyncio, the client, aiohttp or the scripted server.
@@ -25,7 +26,7 @@ import attrs
 from pi_lsp.errors import PiError
 
 if TYPE_CHECKING:
-    from pygls.lsp.client import LanguageClient
+    from pi_lsp.client import PiClient
 
 DEFAULT_DIRECTORY_NAME = "pi-lsp-demo"
 SESSION_NAME = "pi-lsp demo"
@@ -349,86 +350,64 @@ def _story_replies() -> tuple:
 
 
 class DemoClient:
-    """pygls's language client on ``python -m pi_lsp``,
-    printing each turn's events as they arrive."""
+    """pi-lsp's own client (``pi_lsp.client``) on ``python -m pi_lsp``, printing each turn's events
+    as they arrive."""
 
     def __init__(self, workspace: Path, backend: Backend) -> None:
         self._workspace = workspace
         self._backend = backend
-        self._client: LanguageClient | None = None
+        self._client: PiClient | None = None
         self._printer = TurnPrinter()
 
     @property
-    def _started(self) -> LanguageClient:
+    def _started(self) -> PiClient:
         if self._client is None:
             raise DemoError("the language client has not been started")
         return self._client
 
     async def __aenter__(self) -> Self:
-        self._client = _language_client(self._printer)
-        await self._client.start_io(
-            sys.executable, "-m", "pi_lsp", env=_server_environment(self._backend)
-        )
-        await self._initialize()
-        return self
-
-    async def __aexit__(self, exc_type, exc, traceback) -> None:
-        # Asked before stopping: only a server that ended on its own explains the failure.
-        reason = await self._exit_reason() if exc is not None else None
-        await _stop(self._client)
-        if reason:
-            raise DemoError(reason) from None
-
-    async def _exit_reason(self) -> str | None:
-        """Why the server process ended on its own, with the last line it wrote to stderr."""
-        process = getattr(self._client, "_server", None)  # pygls keeps the process private
-        if process is None or process.returncode in (None, 0):
-            return None
-        tail = (await process.stderr.read()).decode(errors="replace").strip().splitlines()
-        return f"the server exited with code {process.returncode}" + (
-            f": {tail[-1]}" if tail else ""
-        )
-
-    async def _initialize(self) -> None:
-        import asyncio
+        import logging
 
         from lsprotocol import types
 
-        params = types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            root_uri=self._workspace.as_uri(),
-            workspace_folders=[
-                types.WorkspaceFolder(uri=self._workspace.as_uri(), name=self._workspace.name)
-            ],
-            initialization_options=self._backend.options,
+        from pi_lsp.client import PiClient
+
+        # pygls warns on stderr about things the demo does not care about.
+        logging.getLogger("pygls").setLevel(logging.ERROR)
+        self._client = client = PiClient("pi-lsp-demo", timeout=self._backend.timeout)
+        client.events.listen(self._printer.on_event)
+        client.feature(types.WINDOW_SHOW_MESSAGE)(
+            lambda params: print(f"[server] {params.message}")
         )
-        result = await asyncio.wait_for(
-            self._started.initialize_async(params), self._backend.timeout
-        )
+        await client.start_server(env=_server_environment(self._backend))
+        try:
+            result = await client.initialize_workspace(self._workspace, self._backend.options)
+        except BaseException:
+            await self.__aexit__(*sys.exc_info())
+            raise
         info = result.server_info
         print(
             f"server: {sys.executable} -m pi_lsp over stdio ({info.name} {info.version})"
             if info
             else "server: started"
         )
-        self._started.initialized(types.InitializedParams())
+        return self
+
+    async def __aexit__(self, exc_type, exc, traceback) -> None:
+        # Asked before stopping: only a server that ended on its own explains the failure.
+        reason = await self._started.exit_reason() if exc is not None else None
+        await self._started.close()
+        if reason:
+            raise DemoError(reason) from None
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send a ``pi/*`` request; its JSON result, or ``DemoError`` naming the method."""
-        import asyncio
-
-        from pygls.exceptions import JsonRpcException
+        from pi_lsp.client import PiRequestError
 
         try:
-            future = self._started.protocol.send_request_async(method, params)
-            response = await asyncio.wait_for(future, self._backend.timeout)
-        except JsonRpcException as error:
-            raise DemoError(f"{method} failed: {error.message}") from None
-        except TimeoutError:
-            raise DemoError(
-                f"{method}: no answer from the server within {self._backend.timeout:.0f} s"
-            ) from None
-        return response
+            return await self._started.request(method, params)
+        except (PiRequestError, TimeoutError) as error:
+            raise DemoError(str(error)) from None
 
     async def prompt(self, text: str) -> dict[str, Any]:
         """Run a prompt, printing the streamed answer and the
@@ -449,58 +428,6 @@ class DemoClient:
         return result
 
 
-def _language_client(printer: TurnPrinter):
-    import logging
-
-    from pygls.lsp.client import LanguageClient
-
-    # pygls warns on stderr about things the demo does not care about (e.g. unhandled log messages).
-    logging.getLogger("pygls").setLevel(logging.ERROR)
-    client = LanguageClient("pi-lsp-demo", _version(), protocol_cls=_plain_pi_protocol())
-    client.feature("pi/event")(lambda params: printer.on_event(params))
-    client.feature("window/logMessage")(lambda params: None)
-    client.feature("window/showMessage")(lambda params: print(f"[server] {params.message}"))
-    return client
-
-
-def _plain_pi_protocol() -> type:
-    from pygls.protocol import LanguageServerProtocol
-
-    @attrs.define
-    class PlainResponse:
-        id: int | str
-        result: Any
-        jsonrpc: str
-
-    @attrs.define
-    class PlainNotification:
-        method: str
-        params: Any
-        jsonrpc: str
-
-    class PlainPiProtocol(LanguageServerProtocol):
-        """Keeps ``pi/*`` results and events as plain JSON.
-
-        pygls would turn untyped JSON into namedtuples, renaming keys that are not identifiers
-        (entry ids such as ``4143ed1a`` in ``children``).
-        """
-
-        # pygls wraps the base methods in functools.lru_cache; plain methods override them fine.
-        def get_result_type(self, method: str) -> type | None:  # type: ignore[override]
-            return PlainResponse if method.startswith("pi/") else super().get_result_type(method)
-
-        def get_message_type(self, method: str) -> type | None:  # type: ignore[override]
-            return PlainNotification if method == "pi/event" else super().get_message_type(method)
-
-    return PlainPiProtocol
-
-
-def _version() -> str:
-    from pi_lsp import __version__
-
-    return __version__
-
-
 def _server_environment(backend: Backend) -> dict[str, str]:
     environment = dict(os.environ)
     # The demo's sessions belong in its workspace, wherever the user keeps their own.
@@ -511,23 +438,6 @@ def _server_environment(backend: Backend) -> dict[str, str]:
         else:
             environment[key] = value
     return environment
-
-
-async def _stop(client) -> None:
-    """Shut the server down politely; kill it if it does not go within a few seconds."""
-    import asyncio
-
-    if client is None or client.stopped:
-        return
-    try:
-        await asyncio.wait_for(client.shutdown_async(None), 5)
-        client.exit(None)
-        await asyncio.wait_for(client.stop(), 5)
-    except Exception:  # noqa: BLE001
-        # pygls keeps the process private; a server that ignores shutdown must still not outlive us.
-        process = getattr(client, "_server", None)
-        if process is not None and process.returncode is None:
-            process.kill()
 
 
 # ------------------------------------------------------------------------------ the turn transcript

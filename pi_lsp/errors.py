@@ -104,7 +104,13 @@ class ModelNotConfiguredError(PiError):
     code = -32020
 
 
-class LlmError(PiError):
-    """The model provider failed in a way retrying did not fix."""
+class UnauthorizedConnectionError(PiError):
+    """A TCP connection did not open with ``initialize`` carrying the token; it is closed."""
 
-    code = -32021
+    code = -32030
+
+
+class AlreadyServingError(PiError):
+    """A TCP server already serves a client; another one must start its own server."""
+
+    code = -32031

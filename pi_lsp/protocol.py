@@ -611,6 +611,19 @@ class ToolExecutionStartEvent:
 
 
 @attrs.frozen
+class ToolExecutionUpdateEvent:
+    """A running tool's output so far (``bash`` streams its output tail): ``content`` and
+    ``details`` as its result will have them; each update replaces the previous one, and bursts
+    are merged like text deltas."""
+
+    TYPE: ClassVar[str] = "tool_execution_update"
+    tool_call_id: str
+    name: str
+    content: list[JsonObject]
+    details: JsonObject | None
+
+
+@attrs.frozen
 class ToolExecutionEndEvent:
     """A tool finished; its result was saved as ``entry_id``."""
 
@@ -710,6 +723,7 @@ Event = (
     | ThinkingDeltaEvent
     | ToolCallStartEvent
     | ToolExecutionStartEvent
+    | ToolExecutionUpdateEvent
     | ToolExecutionEndEvent
     | MessageEndEvent
     | RetryEvent

@@ -82,6 +82,7 @@ class Services:
             str(config.workspace_root),
             send_event,
             default_thinking_level=lambda: live.current.thinking_level(),
+            allowed_session_dirs=config.allowed_session_dirs,
         )
         compactor = Compactor(live, summaries, load_extensions())
         agent = Agent(
@@ -122,6 +123,7 @@ class Services:
         )
         self.live.config = config
         self.sessions.session_dir = config.session_dir
+        self.sessions.allowed_session_dirs = config.allowed_session_dirs
         return tuple(problem for problem in config.problems if problem not in previous.problems)
 
 

@@ -36,6 +36,7 @@ from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, NoEditor, Tool
+from pi_lsp.tools.bash import kill_running_commands
 from pi_lsp.tools.registry import default_tools
 
 logger = logging.getLogger(__name__)
@@ -236,6 +237,13 @@ class Agent:
         for runtime in self.sessions.open_runtimes:
             self.abort(runtime)
 
+    def shutdown(self) -> None:
+        """Stop everything now: abort every turn, and kill every command still running with its
+        process group at once (an aborted turn ends its command too, but only once the event loop
+        runs it, which a server that is exiting may never do)."""
+        self.abort_all()
+        kill_running_commands()
+
     # ------------------------------------------------------------------ editor file operations
 
     def note_editor_file_op(self, path: Path, operation: str) -> None:
@@ -272,7 +280,7 @@ def _settle(future: asyncio.Future, task: asyncio.Task) -> None:
         return
     if task.cancelled():
         future.cancel()
-    elif task.exception() is not None:
-        future.set_exception(task.exception())
+    elif (error := task.exception()) is not None:
+        future.set_exception(error)
     else:
         future.set_result(task.result())

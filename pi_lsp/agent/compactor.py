@@ -204,7 +204,7 @@ class Compactor:
             entry_id=entry_id,
             summary=summary.summary,
             first_kept_entry_id=summary.first_kept_entry_id,
-            tokens_before=summary.tokens_before,
+            tokens_before=int(summary.tokens_before),
             read_files=_file_list(summary.details, "readFiles"),
             modified_files=_file_list(summary.details, "modifiedFiles"),
             reason=reason,

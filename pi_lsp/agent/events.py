@@ -2,8 +2,9 @@
 
 Streaming models produce hundreds of tiny deltas a second; an editor only needs about 30 updates a
 second. Consecutive ``text_delta`` (or ``thinking_delta``) events are merged into one and sent at
-most every ``interval`` seconds; any other event first flushes what is pending, so nothing is lost
-or reordered and ``seq`` rises by exactly one per notification.
+most every ``interval`` seconds; consecutive ``tool_execution_update`` events of one tool call
+replace each other (each carries the whole output so far). Any other event first flushes what is
+pending, so nothing is lost or reordered and ``seq`` rises by exactly one per notification.
 
 Events are the typed payloads of ``protocol.py``; the stream hands each one, numbered, to its
 sender as a ``protocol.EventNotification``, and the adapter puts it on the wire.
@@ -16,7 +17,13 @@ from collections.abc import Callable
 
 import attrs
 
-from pi_lsp.protocol import Event, EventNotification, TextDeltaEvent, ThinkingDeltaEvent
+from pi_lsp.protocol import (
+    Event,
+    EventNotification,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolExecutionUpdateEvent,
+)
 
 DEFAULT_INTERVAL = 1 / 30
 
@@ -44,16 +51,14 @@ class EventStream:
 
     def emit(self, event: Event) -> None:
         """Queue ``event``; deltas may merge with the next ones, everything else goes out now."""
-        if not _is_mergeable(event):
+        if isinstance(event, ToolExecutionUpdateEvent):
+            self._replace_update(event)
+        elif isinstance(event, (TextDeltaEvent, ThinkingDeltaEvent)):
+            self._add_delta(event)
+        else:
             self.flush()
             self._deliver(event)
             return
-        if self._pending is not None and type(self._pending) is type(event):
-            self._pending_deltas.append(event.delta)  # type: ignore[union-attr]
-        else:
-            self.flush()
-            self._pending = event
-            self._pending_deltas = [event.delta]  # type: ignore[union-attr]
         loop = _running_loop()
         if loop is not None and loop.time() - self._last_sent >= self._interval:
             # A burst of buffered chunks may not yield to the event loop, so the timer alone could
@@ -70,10 +75,30 @@ class EventStream:
         pending, self._pending = self._pending, None
         if pending is None:
             return
-        if len(self._pending_deltas) > 1:
+        merged = len(self._pending_deltas) > 1
+        if merged and isinstance(pending, (TextDeltaEvent, ThinkingDeltaEvent)):
             pending = attrs.evolve(pending, delta="".join(self._pending_deltas))
         self._pending_deltas = []
         self._deliver(pending)
+
+    def _add_delta(self, event: TextDeltaEvent | ThinkingDeltaEvent) -> None:
+        if self._pending is not None and type(self._pending) is type(event):
+            self._pending_deltas.append(event.delta)
+            return
+        self.flush()
+        self._pending = event
+        self._pending_deltas = [event.delta]
+
+    def _replace_update(self, event: ToolExecutionUpdateEvent) -> None:
+        pending = self._pending
+        same_call = (
+            isinstance(pending, ToolExecutionUpdateEvent)
+            and pending.tool_call_id == event.tool_call_id
+        )
+        if not same_call:
+            self.flush()
+        self._pending = event
+        self._pending_deltas = []
 
     def _schedule_flush(self) -> None:
         if self._flush_handle is not None:
@@ -95,10 +120,6 @@ class EventStream:
         if loop is not None:
             self._last_sent = loop.time()
         self._send(EventNotification(self.session_id, self._seq, event))
-
-
-def _is_mergeable(event: Event) -> bool:
-    return isinstance(event, (TextDeltaEvent, ThinkingDeltaEvent))
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

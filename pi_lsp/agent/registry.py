@@ -3,7 +3,8 @@
 Requests name a session by id; without one they act on the workspace's current session (the one
 last opened or created here, else the most recently modified file in the session directory, else
 a new one). A session file already being written by another process is opened read-only: it can
-be viewed and navigated locally, but not prompted.
+be viewed and navigated locally, but not prompted. Only files that resolve inside the session
+directory or an allowed directory are opened or listed (see ``session/confinement.py``).
 
 Entries of kinds pi-lsp does not know (a later pi's) never stop a session from opening or being
 continued: they stay in the file and the tree and add nothing to the context. The log gets one
@@ -21,6 +22,7 @@ from pi_lsp.agent.events import EventStream, Sender
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import SessionLockedError, SessionNotFoundError
 from pi_lsp.llm.config import litellm_model_string
+from pi_lsp.session.confinement import is_inside, require_inside
 from pi_lsp.session.fork import fork_session
 from pi_lsp.session.listing import SessionInfo, list_sessions, read_session_info
 from pi_lsp.session.session import Session
@@ -51,8 +53,11 @@ class SessionRegistry:
         send_event: Sender,
         *,
         default_thinking_level: Callable[[], str] = lambda: "medium",
+        allowed_session_dirs: tuple[Path, ...] = (),
     ) -> None:
         self.session_dir = session_dir
+        self.allowed_session_dirs = allowed_session_dirs
+        """Directories besides ``session_dir`` whose session files may be opened by path."""
         self.cwd = cwd
         self._send_event = send_event
         self.default_thinking_level = default_thinking_level
@@ -103,8 +108,13 @@ class SessionRegistry:
         return self._adopt(session)
 
     def open_path(self, path: Path, *, make_current: bool = True) -> SessionRuntime:
-        """Open a session file (pi's own files too); read-only if another process writes it."""
+        """Open a session file (pi's own files too); read-only if another process writes it.
+
+        Refused (InvalidParams) when the file resolves outside the session directory and the
+        allowed directories, symlinks followed.
+        """
         resolved = Path(os.path.abspath(path))
+        require_inside(resolved, self.session_dir, self.allowed_session_dirs)
         for runtime in self._runtimes.values():
             if runtime.session.path == resolved:
                 if make_current:
@@ -124,9 +134,12 @@ class SessionRegistry:
         return self._adopt(fork_session(source.session, entry_id))
 
     def list(self) -> list[SessionInfo]:
-        """The sessions written to the session directory,
-        newest first (as pi's ``/resume`` lists them)."""
-        return list_sessions(self.session_dir)
+        """The sessions written to the session directory, newest first (as pi's ``/resume``
+        lists them). A symlink there that points out of the directory is left out: its file is
+        not the server's to read."""
+        return [
+            info for info in list_sessions(self.session_dir) if self._is_openable(Path(info.path))
+        ]
 
     def close_all(self) -> None:
         for runtime in self._runtimes.values():
@@ -169,7 +182,11 @@ class SessionRegistry:
         if not self.session_dir.is_dir():
             return None
         candidates = sorted(
-            (path for path in self.session_dir.glob("*.jsonl") if path.is_file()),
+            (
+                path
+                for path in self.session_dir.glob("*.jsonl")
+                if path.is_file() and self._is_openable(path)
+            ),
             key=lambda path: path.stat().st_mtime,
             reverse=True,
         )
@@ -180,6 +197,9 @@ class SessionRegistry:
             ):
                 return path
         return None
+
+    def _is_openable(self, path: Path) -> bool:
+        return is_inside(path, (self.session_dir, *self.allowed_session_dirs))
 
     def _is_default_dir(self) -> bool:
         return self.session_dir == Path(self.cwd) / ".pi" / "sessions"

@@ -17,6 +17,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pi_lsp.resources.files import ParsedFileCache
 from pi_lsp.resources.snapshot import (
@@ -141,7 +142,7 @@ class ResourceService:
                 # awatch sets the stop event it is given when it is cancelled: each round gets its
                 # own, so rebuilding the watch does not stop watching altogether.
                 self._round_stop = asyncio.Event()
-                watchers = [
+                watchers: list[asyncio.Future[Any]] = [
                     asyncio.ensure_future(
                         self._watch_group(awatch, paths, recursive, self._round_stop)
                     )

@@ -17,6 +17,7 @@ Transient provider errors (429, 5xx, connection drops) are retried with pi's bac
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from pi_lsp.protocol import (
     ToolCallStartEvent,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
 )
 from pi_lsp.resources.settings import RetrySettings
 from pi_lsp.session.messages import convert_to_llm
@@ -134,6 +136,7 @@ class _Turn:
         self._open_tool_calls: list[dict[str, Any]] = []
         self._recorder: FileChangeRecorder = NoRecorder()
         """The file changes of the running tool call."""
+        self._last_update: ToolResult | None = None
 
     async def loop(self) -> TurnOutcome:
         overflow_recovered = False
@@ -226,7 +229,7 @@ class _Turn:
             self.runtime.events.emit(
                 ToolExecutionStartEvent(call["id"], call["name"], call.get("arguments") or {})
             )
-            tool = by_name.get(call.get("name"))
+            tool = by_name.get(call["name"])
             if tool is None:
                 result = ToolResult(
                     content=[{"type": "text", "text": f"Tool {call.get('name')} not found"}],
@@ -235,10 +238,14 @@ class _Turn:
             else:
                 self._recorder = self._new_recorder()
                 context = ToolContext(
-                    cwd=self.setup.cwd, editor=self.setup.editor, changes=self._recorder
+                    cwd=self.setup.cwd,
+                    editor=self.setup.editor,
+                    on_update=functools.partial(self._tool_update, call),
+                    changes=self._recorder,
                 )
                 result = await tool.execute(call.get("arguments") or {}, context)
             self._open_tool_calls.pop(0)
+            self._last_update = None
             self._record_tool_result(call, result)
 
     def _new_recorder(self) -> FileChangeRecorder:
@@ -247,6 +254,13 @@ class _Turn:
         options = self.setup.checkpoint_options
         return self.setup.checkpoints.recorder(
             self.runtime, enabled=options.enabled, max_bytes=options.max_file_bytes
+        )
+
+    def _tool_update(self, call: dict[str, Any], partial: ToolResult) -> None:
+        """A running tool's output so far; the last one is its result if the turn is aborted."""
+        self._last_update = partial
+        self.runtime.events.emit(
+            ToolExecutionUpdateEvent(call["id"], call["name"], partial.content, partial.details)
         )
 
     def _record_tool_result(self, call: dict[str, Any], result: ToolResult) -> None:
@@ -282,12 +296,18 @@ class _Turn:
             self._stream = None
             _append(self.runtime, message)
             self.last_assistant = message
-        for call in self._open_tool_calls:
+        for position, call in enumerate(self._open_tool_calls):
+            # The running tool's last update says what it did before the abort (a command's
+            # output and "Command aborted"); the calls after it never started.
+            interrupted = self._last_update if position == 0 else None
             aborted = ToolResult(
                 content=[{"type": "text", "text": ABORTED_TOOL_TEXT}], is_error=True
             )
+            if interrupted is not None:
+                aborted = attrs.evolve(interrupted, is_error=True)
             self._record_tool_result(call, aborted)
         self._open_tool_calls = []
+        self._last_update = None
         return TurnOutcome("aborted", self.last_assistant)
 
 

@@ -42,10 +42,6 @@ class FileLists:
     modified_files: list[str]
 
 
-def create_file_ops() -> FileOps:
-    return FileOps()
-
-
 def extract_file_ops_from_message(message: Mapping[str, Any], file_ops: FileOps) -> None:
     """Add the paths of an assistant message's read/write/edit tool calls to ``file_ops``, and, as
     pi 1.6 does, those of the calls a tool result records in ``nestedCalls`` (calls made by a

@@ -80,7 +80,7 @@ class CompactionSummary:
     summary: str  # the model's text followed by the <read-files>/<modified-files> blocks
     first_kept_entry_id: str
     tokens_before: int | float
-    details: dict[str, list[str]]  # {"readFiles": [...], "modifiedFiles": [...]}
+    details: dict[str, list[str]] | None  # {"readFiles": [...], "modifiedFiles": [...]}
     usage: dict[str, Any] | None  # the calls' usage added up; None when no call reported any
 
 

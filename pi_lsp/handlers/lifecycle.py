@@ -78,7 +78,7 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
 def on_shutdown(ls, params: None) -> None:
     if ls.services is not None:
         ls.services.resources.stop()
-        ls.services.agent.abort_all()
+        ls.services.agent.shutdown()
         ls.services.sessions.close_all()
 
 

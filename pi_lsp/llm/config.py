@@ -27,8 +27,6 @@ from typing import Any
 
 import attrs
 
-from pi_lsp.errors import ModelNotConfiguredError
-
 # pi's provider name → litellm's prefix, where they differ. The reverse map names what pi records.
 _PI_TO_LITELLM_PROVIDER = {
     "google": "gemini",
@@ -102,17 +100,6 @@ def resolve_model(settings: Mapping[str, Any], environ: Mapping[str, str]) -> Mo
         max_output_tokens=_positive_int(settings.get("maxOutputTokens")),
         reasoning=settings.get("reasoning") is True,
     )
-
-
-def require_model(settings: Mapping[str, Any], environ: Mapping[str, str]) -> ModelConfig:
-    """The configured model; ``ModelNotConfiguredError`` (a JSON-RPC error) when there is none."""
-    model = resolve_model(settings, environ)
-    if model is None:
-        raise ModelNotConfiguredError(
-            "No model is configured: set PI_LSP_MODEL, the `model` setting (a litellm model "
-            "string such as openai/gpt-4o) or pi's defaultProvider and defaultModel settings"
-        )
-    return model
 
 
 def _model_string(settings: Mapping[str, Any], environ: Mapping[str, str]) -> str | None:

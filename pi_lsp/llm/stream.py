@@ -17,12 +17,12 @@ OpenAIException - Rate limit reached"``), which is what ``errors.is_context_over
 
 Cancellation is the exception: when the consuming task is cancelled, the HTTP stream is closed
 (the connection is released, not leaked) and ``CancelledError`` propagates. The caller then
-persists ``stream.partial_message("aborted")`` (or ``aborted_message(stream.partial)``), which
-keeps the text, thinking and tool calls received so far. Leaving the ``async with`` block closes
-the stream too, whoever stops iterating early.
+persists ``stream.partial_message("aborted")``, which keeps the text, thinking and tool calls
+received so far. Leaving the ``async with`` block closes the stream too, whoever stops
+iterating early.
 
-``stream_completion(request)`` is the same event sequence for callers that do not need the
-partial message.
+Where the chunks come from is ``_chunks`` (litellm here; the model double feeds scripted ones), so
+every stream turns chunks into events and messages the same way.
 """
 
 from __future__ import annotations
@@ -222,16 +222,6 @@ class AssistantStream:
             self.partial.add_tool_arguments(index, arguments)
             events.append(ToolCallDelta(index, arguments))
         return events
-
-
-def stream_completion(request: CompletionRequest) -> AsyncIterator[StreamEvent]:
-    """The events of one completion (``AssistantStream(request).events()``)."""
-    return AssistantStream(request).events()
-
-
-def aborted_message(partial: PartialAssistant) -> dict[str, Any]:
-    """pi's ``aborted`` assistant message for what a cancelled stream had received."""
-    return partial.to_message("aborted")
 
 
 def _get(value: Any, key: str) -> Any:

@@ -1,9 +1,10 @@
 """Frontmatter of skill and prompt-template files: the YAML block between a leading ``---`` and the
-next ``\\n---``, split off the way pi 0.84.2's ``utils/frontmatter.ts`` does.
+next ``\\n---``, split off the way pi 0.84.2's ``utils/frontmatter.ts`` does, and read the way its
+``yaml`` package reads it (``yaml_reader.py``, imported only when a file has a block).
 
-PyYAML is not a dependency, so the block is read by ``yaml_subset``, which understands what
-frontmatter uses (scalars, quoted strings, ``|``/``>`` block scalars, lists, nested mappings).
-A block it cannot read becomes one diagnostic on its line instead of an exception.
+A block that does not parse becomes one diagnostic on the line the YAML parser reports instead of
+an exception; a block that is not a mapping (a lone scalar or a list) gives no keys, as pi reads no
+field from it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any
 import attrs
 
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, error
-from pi_lsp.resources.yaml_subset import YamlSubsetError, parse_yaml_mapping
 
 FENCE = "---"
 FIRST_YAML_LINE = 2
@@ -48,16 +48,14 @@ def parse_frontmatter(content: str, path: str = "") -> ParsedFrontmatter:
     yaml_text = normalized[len(FENCE) + 1 : end]
     # pi trims the body only when a frontmatter block was split off.
     body = normalized[end + len(FENCE) + 1 :].strip()
-    if not yaml_text.strip():
-        return ParsedFrontmatter({}, body)
+    from pi_lsp.resources.yaml_reader import YamlProblem, read_yaml_mapping
+
     try:
-        mapping, key_lines = parse_yaml_mapping(yaml_text, first_line=FIRST_YAML_LINE)
-    except YamlSubsetError as problem:
-        return ParsedFrontmatter(
-            None, body, error(path, problem.line, f"invalid frontmatter: {problem.message}")
-        )
-    return ParsedFrontmatter(mapping, body, None, key_lines)
-
-
-def strip_frontmatter(content: str) -> str:
-    return parse_frontmatter(content).body
+        mapping, key_lines = read_yaml_mapping(yaml_text)
+    except YamlProblem as problem:
+        # A problem found at the end of the block is reported on its last line.
+        line = FIRST_YAML_LINE + min(problem.line, yaml_text.count("\n"))
+        diagnostic = error(path, line, f"invalid frontmatter: {problem.message}")
+        return ParsedFrontmatter(None, body, diagnostic)
+    lines = {key: FIRST_YAML_LINE + line for key, line in key_lines.items()}
+    return ParsedFrontmatter(mapping, body, None, lines)

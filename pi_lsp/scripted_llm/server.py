@@ -52,10 +52,6 @@ class ScriptedLLM:
         """Queue replies; each chat-completion request takes the oldest."""
         self._queue.extend(replies)
 
-    @property
-    def pending_replies(self) -> int:
-        return len(self._queue)
-
     async def start(self) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._chat_completions)

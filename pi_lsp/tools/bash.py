@@ -9,9 +9,10 @@ On timeout, and when the awaiting task is cancelled, the whole group gets SIGTER
 after a short grace, and the shell is reaped, so no process of the command outlives the call
 (a descendant that moved itself to another session with ``setsid`` is beyond reach, as in pi).
 Cancellation is re-raised after a last ``on_update`` carrying the output so far and
-"Command aborted". A command that exits normally may leave background jobs running
-(``server &``), as in pi; :func:`kill_running_commands` ends every command still running, for
-server shutdown.
+"Command aborted". While the command runs, ``on_update`` receives the output tail at most every
+100 ms (the agent streams it to the editors). A command that exits normally may leave background
+jobs running (``server &``), as in pi; :func:`kill_running_commands` ends every command still
+running, at server shutdown.
 """
 
 from __future__ import annotations

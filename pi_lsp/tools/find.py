@@ -15,9 +15,9 @@ from pi_lsp.tools.base import (
     require_directory,
     text_result,
 )
-from pi_lsp.tools.globs import GlobMatcher, walk
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head, truncation_details
+from pi_lsp.tools.walk import GlobMatcher, walk
 
 DEFAULT_LIMIT = 1000
 

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pi_lsp.tools.base import Tool, ToolContext, ToolError, ToolResult, text_result
-from pi_lsp.tools.globs import GlobMatcher, walk
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -33,6 +32,7 @@ from pi_lsp.tools.truncate import (
     truncate_line,
     truncation_details,
 )
+from pi_lsp.tools.walk import GlobMatcher, walk
 
 DEFAULT_LIMIT = 100
 _BINARY_SNIFF = 8192

@@ -126,8 +126,10 @@ def sent_text(llm: ScriptedLLM) -> str:
 
 async def test_pi16_and_the_pi_lsp_server_take_turns_on_one_session(reference_node, tmp_path):
     workspace = tmp_path / "project"
-    workspace.mkdir()
-    file = tmp_path / "shared.jsonl"
+    sessions = workspace / ".pi" / "sessions"
+    sessions.mkdir(parents=True)
+    # Inside the session directory: pi-lsp opens only files there (TCP safety).
+    file = sessions / "shared.jsonl"
     pi16_takes_a_turn(reference_node, file, pi16_opening())
     assert_both_agree(reference_node, file)
 

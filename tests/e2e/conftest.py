@@ -6,65 +6,22 @@ real litellm client inside the server process), and a client that records every 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
-import attrs
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, make_test_lsp_client
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import LanguageClientProtocol, register_lsp_features
 
+from pi_lsp.client import EventLog, PlainPiMessages, isolated_environment, pi_request
 from pi_lsp.scripted_llm.server import ScriptedLLM
 
 SCRIPTED_MODEL = "openai/scripted"
-
-
-class EventLog:
-    """The ``pi/event`` notifications a client received, in arrival order."""
-
-    def __init__(self) -> None:
-        self.notifications: list[dict] = []
-        self._changed = asyncio.Event()
-
-    def add(self, params) -> None:
-        self.notifications.append(_plain(params))
-        self._changed.set()
-
-    def events(self, session_id: str | None = None) -> list[dict]:
-        return [n["event"] for n in self.notifications if session_id in (None, n["sessionId"])]
-
-    def types(self, session_id: str | None = None) -> list[str]:
-        return [event["type"] for event in self.events(session_id)]
-
-    async def wait_for(self, event_type: str, timeout: float = 15.0) -> dict:
-        async def find() -> dict:
-            while True:
-                for event in self.events():
-                    if event["type"] == event_type:
-                        return event
-                self._changed.clear()
-                await self._changed.wait()
-
-        return await asyncio.wait_for(find(), timeout)
-
-
-def _plain(value):
-    if hasattr(value, "_asdict"):
-        return {key: _plain(item) for key, item in value._asdict().items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
-
-
-def plain(value):
-    """A result of ``send_request_async`` (namedtuples) as dicts and lists."""
-    return _plain(value)
 
 
 HOME = Path(tempfile.mkdtemp(prefix="pi-lsp-e2e-home-"))
@@ -72,46 +29,19 @@ HOME = Path(tempfile.mkdtemp(prefix="pi-lsp-e2e-home-"))
 
 
 def server_environment() -> dict[str, str]:
-    environment = dict(os.environ)
-    environment.update(
-        HOME=str(HOME),
-        XDG_STATE_HOME=str(HOME / "state"),
-        XDG_CACHE_HOME=str(HOME / "cache"),
-        PI_CODING_AGENT_DIR=str(HOME / "agent"),
-        LITELLM_LOCAL_MODEL_COST_MAP="True",
-    )
-    environment.pop("PI_LSP_MODEL", None)
-    environment.pop("PI_CODING_AGENT_SESSION_DIR", None)
-    return environment
+    return isolated_environment(HOME)
 
 
-@attrs.define
-class RawResponse:
-    id: int | str
-    result: Any
-    jsonrpc: str
+class PiTestProtocol(PlainPiMessages, LanguageClientProtocol):
+    """pytest-lsp's client protocol, with ``pi/*`` results and notifications as plain JSON, as a
+    real editor sees them (pi-lsp's own client helper does the same, ``pi_lsp.client``)."""
 
 
-@attrs.define
-class RawNotification:
-    method: str
-    params: Any
-    jsonrpc: str
-
-
-def keep_pi_messages_raw(client: LanguageClient) -> None:
-    """Let ``pi/*`` results and events arrive as plain JSON, as a real editor sees them.
-
-    pygls would turn them into namedtuples, which rename keys that are not identifiers (entry ids
-    such as "4143ed1a" become "_0").
-    """
-    result_type, message_type = client.protocol.get_result_type, client.protocol.get_message_type
-    client.protocol.get_result_type = lambda method: (
-        RawResponse if method.startswith("pi/") else result_type(method)
-    )
-    client.protocol.get_message_type = lambda method: (
-        RawNotification if method == "pi/event" else message_type(method)
-    )
+def make_client() -> LanguageClient:
+    """pytest-lsp's test client, speaking pi-lsp's messages as plain JSON."""
+    client = LanguageClient(protocol_cls=PiTestProtocol, converter_factory=default_converter)
+    register_lsp_features(client)
+    return client
 
 
 @pytest.fixture
@@ -124,7 +54,9 @@ def workspace(tmp_path: Path) -> Path:
 
 
 SERVER = ClientServerConfig(
-    server_command=[sys.executable, "-m", "pi_lsp"], server_env=server_environment()
+    server_command=[sys.executable, "-m", "pi_lsp"],
+    server_env=server_environment(),
+    client_factory=make_client,
 )
 
 
@@ -146,7 +78,6 @@ async def client(lsp_client: LanguageClient, workspace: Path, request):
     if marker:
         options.update(marker.kwargs)
         options = {key: value for key, value in options.items() if value is not None}
-    keep_pi_messages_raw(lsp_client)
     log = EventLog()
     lsp_client.feature("pi/event")(lambda params: log.add(params))
     lsp_client.pi_events = log
@@ -185,11 +116,10 @@ async def another_server(
 ):
     """A second server process on ``workspace`` with its own client (pi/* results as plain JSON);
     ``setup(client)`` runs before ``initialize`` (to register the client's own handlers)."""
-    other = make_test_lsp_client()
+    other = make_client()
     if setup is not None:
         setup(other)
     await other.start_io(*SERVER.server_command, env=environment or SERVER.server_env)
-    keep_pi_messages_raw(other)
     try:
         await other.initialize_session(
             types.InitializeParams(
@@ -205,5 +135,5 @@ async def another_server(
 
 
 async def request(client: LanguageClient, method: str, params: dict) -> dict:
-    """Send a ``pi/*`` request and return its result as plain dicts."""
-    return plain(await client.protocol.send_request_async(method, params))
+    """Send a ``pi/*`` request; its result as plain JSON (``PiRequestError`` for an error)."""
+    return await pi_request(client, method, params)

@@ -14,7 +14,7 @@ from pytest_lsp import LanguageClient
 
 from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
-from tests.e2e.conftest import SERVER, keep_pi_messages_raw, request
+from tests.e2e.conftest import SERVER, request
 
 
 class EditorSettings:
@@ -51,7 +51,6 @@ async def start(
     lsp_client.get_configuration = (
         settings.answer
     )  # pytest-lsp answers workspace/configuration with it
-    keep_pi_messages_raw(lsp_client)
     await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(

@@ -9,7 +9,7 @@ import pytest
 from pygls.exceptions import JsonRpcException
 
 from pi_lsp.scripted_llm import replies
-from tests.e2e.conftest import RawNotification, request  # noqa: F401 - RawNotification keeps events raw
+from tests.e2e.conftest import request
 
 SKILL = """---
 name: release-notes
@@ -32,16 +32,8 @@ async def wait_for_change(notifications: list, predicate, timeout: float = 10.0)
 
 def record_resource_changes(client) -> list:
     changes: list = []
-    client.feature("pi/resourcesChanged")(lambda params: changes.append(_plain(params)))
+    client.feature("pi/resourcesChanged")(lambda params: changes.append(params))  # plain JSON
     return changes
-
-
-def _plain(value):
-    if hasattr(value, "_asdict"):
-        return {key: _plain(item) for key, item in value._asdict().items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
 
 
 def system_prompt(scripted_llm) -> str:

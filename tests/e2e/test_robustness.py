@@ -13,7 +13,9 @@ from pygls.exceptions import JsonRpcException
 
 from pi_lsp import protocol
 from pi_lsp.scripted_llm import replies
-from tests.e2e.conftest import another_server, request
+from pi_lsp.scripted_llm.server import ScriptedLLM
+from tests.e2e.conftest import SCRIPTED_MODEL, another_server, request
+from tests.e2e.tcp_support import RawConnection, connect_client, tcp_server
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
@@ -73,7 +75,26 @@ def draw_requests(count: int) -> list[tuple[str, object]]:
     return drawn
 
 
-async def test_malformed_requests_get_errors_and_the_server_keeps_serving(client, scripted_llm):
+@pytest.fixture
+async def tcp_client(tmp_path, workspace):
+    """A client of ``pi-lsp --tcp`` that presented the token, with the scripted model."""
+    async with ScriptedLLM() as scripted_llm, tcp_server(tmp_path) as server:
+        options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url}
+        client = await connect_client(server, workspace, options, server.token)
+        client.scripted_llm = scripted_llm
+        yield client
+        await client.shutdown_session()
+        await client.stop()
+
+
+@pytest.fixture(params=["stdio", "tcp"])
+def fuzzed_client(request):
+    """The same server over both transports: TCP adds a gate in front of the same protocol."""
+    return request.getfixturevalue("client" if request.param == "stdio" else "tcp_client")
+
+
+async def test_malformed_requests_get_errors_and_the_server_keeps_serving(fuzzed_client):
+    client, scripted_llm = fuzzed_client, fuzzed_client.scripted_llm
     answered = 0
     for method, raw in draw_requests(150):
         try:
@@ -95,6 +116,54 @@ async def test_malformed_requests_get_errors_and_the_server_keeps_serving(client
             assert error.code == -32602 and "pi/prompt" in error.message
     scripted_llm.enqueue(replies.text("Still here."))
     assert (await request(client, "pi/prompt", {"text": "are you alive?"}))["stopReason"] == "stop"
+
+
+def draw_first_messages(count: int) -> list[bytes]:
+    """What a stranger might open a TCP connection with: fuzzed requests, tokens and raw bytes."""
+    drawn: list[bytes] = []
+    messages = st.fixed_dictionaries(
+        {
+            "jsonrpc": st.just("2.0"),
+            "id": st.integers(0, 99),
+            "method": st.sampled_from(["initialize", *FUZZED_METHODS]),
+            "params": st.fixed_dictionaries(
+                {"initializationOptions": st.dictionaries(st.just("token"), json_values)}
+            )
+            | params,
+        }
+    )
+    framed = (
+        messages.map(json.dumps)
+        .map(str.encode)
+        .map(lambda body: b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    )
+
+    @settings(
+        max_examples=count, database=None, suppress_health_check=list(HealthCheck), deadline=None
+    )
+    @given(framed | st.binary(max_size=64))
+    def collect(data):
+        drawn.append(data)
+
+    collect()
+    return drawn
+
+
+async def test_fuzzed_first_messages_over_tcp_are_refused_and_the_right_client_is_served(
+    tmp_path, workspace
+):
+    async with tcp_server(tmp_path) as server:
+        for data in draw_first_messages(60):
+            stranger = await RawConnection.open(server)
+            stranger.writer.write(data)
+            stranger.writer.write_eof()  # a stranger that hangs up after its first bytes
+            answer = await asyncio.wait_for(stranger.reader.read(), 15)
+            assert b'"result"' not in answer, (data, answer)
+            stranger.close()
+        client = await connect_client(server, workspace, {}, server.token)
+        assert (await request(client, "pi/state", {}))["sessionId"]
+        await client.shutdown_session()
+        await client.stop()
 
 
 async def test_a_second_server_on_the_same_workspace_reads_but_cannot_write(

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import uuid
+from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from pi_lsp.scripted_llm import replies
 from tests.e2e.conftest import request
@@ -89,6 +92,7 @@ async def test_labels_names_and_forks(client, scripted_llm, workspace):
     assert {info["id"] for info in listing["sessions"]} >= {tree["sessionId"], fork["sessionId"]}
 
 
+@pytest.mark.options(allowedSessionDirs=["../pi-sessions"])
 async def test_new_and_open_sessions_including_pis_own_files(
     client, scripted_llm, workspace, tmp_path
 ):
@@ -98,7 +102,8 @@ async def test_new_and_open_sessions_including_pis_own_files(
     scripted_llm.enqueue(replies.text("Hi from the second session."))
     result = await request(client, "pi/prompt", {"text": "hello"})
     assert result["sessionId"] == second["sessionId"]  # a new session becomes the current one
-    pi_file = tmp_path / "pi-session.jsonl"
+    pi_file = tmp_path / "pi-sessions" / "pi-session.jsonl"  # a directory allowedSessionDirs names
+    pi_file.parent.mkdir()
     shutil.copy(second["path"], pi_file)
     opened = await request(client, "pi/openSession", {"path": str(pi_file)})
     assert opened["leafId"] is not None and opened["readOnly"] is False
@@ -106,6 +111,49 @@ async def test_new_and_open_sessions_including_pis_own_files(
         await request(client, "pi/openSession", {"sessionId": "does-not-exist"})
     with pytest.raises(Exception, match="exactly one of sessionId and path"):
         await request(client, "pi/openSession", {})
+
+
+def session_copy_with_a_new_id(source: str, target: Path) -> str:
+    """A valid session file at ``target``: ``source`` under a new session id; returns the id."""
+    lines = Path(source).read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["id"] = str(uuid.uuid4())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    return header["id"]
+
+
+async def test_session_files_outside_the_session_directory_are_refused(
+    client, scripted_llm, workspace, tmp_path
+):
+    scripted_llm.enqueue(replies.text("Private answer."))
+    inside = await request(client, "pi/prompt", {"text": "hello"})
+    inside_path = (await request(client, "pi/state", {}))["path"]
+    outside = tmp_path / "elsewhere" / "secret.jsonl"
+    outside_id = session_copy_with_a_new_id(inside_path, outside)
+    before = outside.read_bytes()
+    session_dir = workspace / ".pi" / "sessions"
+    (session_dir / "link.jsonl").symlink_to(outside)
+    for path in (
+        "../elsewhere/secret.jsonl",
+        ".pi/sessions/../../../elsewhere/secret.jsonl",
+        str(outside),
+        str(session_dir / "link.jsonl"),
+        ".pi/sessions/link.jsonl",
+    ):
+        with pytest.raises(JsonRpcException) as raised:
+            await request(client, "pi/openSession", {"path": path})
+        assert raised.value.code == -32602, path
+        assert "outside the session directory" in raised.value.message
+        assert "allowedSessionDirs" in raised.value.message
+    for method in ("pi/openSession", "pi/tree", "pi/messages", "pi/state"):
+        with pytest.raises(JsonRpcException) as raised:
+            await request(client, method, {"sessionId": outside_id})
+        assert raised.value.code == -32602, method
+    listing = await request(client, "pi/sessions", {})
+    assert [info["id"] for info in listing["sessions"]] == [inside["sessionId"]]
+    assert (await request(client, "pi/state", {}))["sessionId"] == inside["sessionId"]
+    assert outside.read_bytes() == before
 
 
 async def test_state_reports_model_thinking_level_and_context_usage(client, scripted_llm):

@@ -77,6 +77,45 @@ async def test_abort_kills_a_running_command_and_its_children(
     assert tool_result["role"] == "toolResult" and tool_result["isError"] is True
 
 
+async def wait_for_pids(pid_file: Path) -> list[int]:
+    for _ in range(100):
+        if pid_file.exists() and len(pid_file.read_text().split()) == 2:
+            break
+        await asyncio.sleep(0.05)
+    return [int(pid) for pid in pid_file.read_text().split()]
+
+
+async def test_shutdown_kills_the_commands_still_running(client, events, scripted_llm, workspace):
+    pid_file = workspace / "pids"
+    command = f"sleep 60 & echo $! > {pid_file}; echo $$ >> {pid_file}; wait"
+    scripted_llm.enqueue(replies.tool_calls([("call_1", "bash", {"command": command})]))
+    prompt = asyncio.ensure_future(request(client, "pi/prompt", {"text": "run it"}))
+    await events.wait_for("tool_execution_start")
+    pids = await wait_for_pids(pid_file)
+    await client.shutdown_session()  # shutdown, then exit: no pi/abort first
+    prompt.cancel()
+    for _ in range(50):
+        if not any(_alive(pid) for pid in pids):
+            break
+        await asyncio.sleep(0.1)
+    assert not any(_alive(pid) for pid in pids), "a command outlived the server"
+
+
+async def test_a_running_command_streams_its_output(client, events, scripted_llm, workspace):
+    command = "echo first; sleep 1; echo second"
+    scripted_llm.enqueue(
+        replies.tool_calls([("call_1", "bash", {"command": command})]), replies.text("Ran it.")
+    )
+    result = await request(client, "pi/prompt", {"text": "run it"})
+    assert result["stopReason"] == "stop"
+    kinds = events.types()
+    updates = [event for event in events.events() if event["type"] == "tool_execution_update"]
+    assert updates and updates[0]["content"][0]["text"].startswith("first")
+    assert "second" not in updates[0]["content"][0]["text"]
+    assert kinds.index("tool_execution_start") < kinds.index("tool_execution_update")
+    assert kinds.index("tool_execution_update") < kinds.index("tool_execution_end")
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

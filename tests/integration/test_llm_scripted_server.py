@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 
 from pi_lsp.llm.config import resolve_model
-from pi_lsp.llm.stream import CompletionRequest, stream_completion
+from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import ScriptedLLM, replies, reply_from_json
 from tests import scripted_llm_fixtures as fixtures
 
@@ -96,13 +96,13 @@ async def test_standalone_process_serves_script_then_runtime_replies(scripted_pr
     assert model is not None and model.api_key == "no-key"
     messages = [{"role": "user", "content": "hello", "timestamp": 1}]
     request = CompletionRequest(model=model, system_prompt="", messages=messages, timeout=10)
-    first = [event async for event in stream_completion(request)][-1].message
+    first = [event async for event in AssistantStream(request).events()][-1].message
     assert first["content"] == [{"type": "text", "text": "From the script"}]
     async with aiohttp.ClientSession() as session:
         entry = {"kind": "error", "status": 503, "message": "overloaded"}
         async with session.post(f"{scripted_process}/__enqueue", json=[entry]) as answer:
             assert (await answer.json())["queued"] == 1
-        second = [event async for event in stream_completion(request)][-1].message
+        second = [event async for event in AssistantStream(request).events()][-1].message
         async with session.get(f"{scripted_process}/__requests") as answer:
             recorded = await answer.json()
     assert second["errorMessage"].startswith("503 ")

@@ -404,3 +404,49 @@ async def test_queued_and_steered_prompts_are_expanded_like_any_other(agent):
     assert users[1].startswith('<skill name="review"') and "Review it carefully." in users[1]
     assert users[1].endswith("app.py")
     assert users[2] == "Fix the bug in app.py"
+
+
+# ------------------------------------------------------------------------------------ tool output
+
+
+def bash_call(command: str, call_id: str = "call-1"):
+    return replies.tool_calls([(call_id, "bash", {"command": command})])
+
+
+async def test_a_running_command_streams_its_output_before_it_ends(agent):
+    command = "for i in 1 2 3; do echo line$i; sleep 0.25; done"
+    agent.model.script(bash_call(command), replies.text("It printed three lines."))
+    result = await agent.prompt("run it")
+    assert result.stop_reason == "stop"
+    types = agent.event_types()
+    start, end = types.index("tool_execution_start"), types.index("tool_execution_end")
+    updates = agent.events("tool_execution_update")
+    assert updates and all(start < types.index("tool_execution_update") < end for _ in updates)
+    texts = [text_of({"content": update.content}) for update in updates]
+    assert any(text.startswith("line1") and "line3" not in text for text in texts)
+    assert all(update.tool_call_id == "call-1" and update.name == "bash" for update in updates)
+    assert text_of(agent.messages()[2]).startswith("line1\nline2\nline3")
+
+
+async def test_an_aborted_command_keeps_the_output_it_printed(agent):
+    command = "echo started; sleep 30"
+    agent.model.script(bash_call(command))
+    prompt = agent.start_prompt("run it")
+    first = await agent.wait_for("tool_execution_update")
+    assert text_of({"content": first.content}).startswith("started")
+    agent.agent.abort(agent.runtime)
+    result = await asyncio.wait_for(prompt, 10)
+    assert result.stop_reason == "aborted"
+    tool_result = agent.messages()[-1]
+    assert tool_result["role"] == "toolResult" and tool_result["isError"]
+    assert text_of(tool_result).startswith("started") and "Command aborted" in text_of(tool_result)
+    assert tool_result["details"]["cancelled"] is True
+
+
+async def test_without_a_model_a_prompt_says_how_to_configure_one(make_agent):
+    from pi_lsp.errors import ModelNotConfiguredError
+
+    agent = make_agent(options={"model": None})
+    with pytest.raises(ModelNotConfiguredError, match=r"pi\.model") as raised:
+        await agent.prompt("hi")
+    assert raised.value.code == -32020 and agent.entry_types() == ["thinking_level_change"]

@@ -118,3 +118,18 @@ def test_invalid_workspace_configuration_values_are_problems_not_failures(tmp_pa
     )
     assert config.settings.context_window is None and config.thinking_level() == "medium"
     assert len(config.problems) == 2
+
+
+def test_allowed_session_dirs_are_absolute_and_validated(tmp_path):
+    environ: dict[str, str] = {}
+    config = load_config(tmp_path, {"allowedSessionDirs": ["pi", "/abs", "~/x"]}, environ)
+    assert config.allowed_session_dirs == (
+        tmp_path / "pi",
+        Path("/abs"),
+        Path("~/x").expanduser(),
+    )
+    assert config.problems == ()
+    for bad in ("/a/string", [""], [1], {"dir": "/x"}):
+        invalid = load_config(tmp_path, {"allowedSessionDirs": bad}, environ)
+        assert invalid.allowed_session_dirs == ()
+        assert len(invalid.problems) == 1 and "allowedSessionDirs" in invalid.problems[0]

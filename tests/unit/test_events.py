@@ -89,3 +89,28 @@ def test_a_notification_goes_on_the_wire_camel_cased_with_its_type_first():
         "seq": 1,
         "event": {"type": "toolcall_start", "toolCallId": "call-1", "name": "read"},
     }
+
+
+def update(call_id: str, text: str) -> protocol.ToolExecutionUpdateEvent:
+    return protocol.ToolExecutionUpdateEvent(
+        call_id, "bash", [{"type": "text", "text": text}], None
+    )
+
+
+async def test_updates_of_one_tool_call_replace_each_other_and_others_flush_them():
+    stream, sent = make_stream(interval=10)
+    stream.emit(AgentEndEvent("stop", None))  # sent at once: the interval starts now
+    stream.emit(update("c1", "a"))
+    stream.emit(update("c1", "a\nb"))
+    stream.emit(update("c2", "x"))
+    stream.emit(TextDeltaEvent("t"))
+    stream.emit(update("c2", "x\ny"))
+    stream.flush()
+    assert [(item.event.TYPE, getattr(item.event, "tool_call_id", None)) for item in sent[1:]] == [
+        ("tool_execution_update", "c1"),
+        ("tool_execution_update", "c2"),
+        ("text_delta", None),
+        ("tool_execution_update", "c2"),
+    ]
+    assert sent[1].event.content[0]["text"] == "a\nb"
+    assert sent[-1].event.content[0]["text"] == "x\ny"

@@ -52,6 +52,7 @@ ALLOWED: dict[str, set[str]] = {
         "errors",
     },
     "scripted_llm": set(),
+    "client": {"protocol", "__version__"},
 }
 """pi-lsp's own packages each package may import (itself always)."""
 

@@ -141,6 +141,10 @@ def test_usage_of_unknown_models_costs_nothing_and_reads_anthropic_cache_fields(
         ('{"a": "line\nbreak"}', {"a": "line\nbreak"}),
         ('{"pattern": "\\d+"}', {"pattern": "\\d+"}),
         ('{"a": "q\\"', {"a": 'q"'}),
+        ('{"a": 12', {"a": 12}),
+        ('{"a": 1.', {}),  # a cut number drops what it belonged to, as in pi
+        ('{"a": "line\nbreak', {"a": "line\nbreak"}),
+        ('{"a": "caf\\u00', {"a": "caf"}),
         ("[1, 2]", {}),
         ("", {}),
         ("not json", {}),

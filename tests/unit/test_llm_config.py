@@ -97,13 +97,3 @@ def test_local_openai_compatible_server_gets_a_placeholder_key() -> None:
     assert resolve_model({"model": "openai/gpt-4o"}, {}).api_key is None
     anthropic = {"model": "anthropic/claude", "apiBase": "http://proxy/v1"}
     assert resolve_model(anthropic, {}).api_key is None
-
-
-def test_require_model_raises_a_typed_error() -> None:
-    from pi_lsp.errors import ModelNotConfiguredError
-    from pi_lsp.llm.config import require_model
-
-    with pytest.raises(ModelNotConfiguredError, match="PI_LSP_MODEL") as raised:
-        require_model({}, {})
-    assert raised.value.code == -32020
-    assert require_model({"model": "openai/gpt-4o"}, {}).model_id == "gpt-4o"

@@ -1,10 +1,12 @@
-"""Frontmatter splitting and the YAML subset (pi's frontmatter.test cases plus line numbers)."""
+"""Frontmatter splitting and YAML 1.2 as pi's ``yaml`` package reads it (pi's frontmatter.test
+cases, the YAML a hand-written subset once refused, and line numbers)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pi_lsp.resources.frontmatter import parse_frontmatter, strip_frontmatter
+from pi_lsp.resources.frontmatter import parse_frontmatter
+from pi_lsp.resources.yaml_reader import CParser, YamlProblem, read_yaml_mapping
 
 
 def test_keys_and_body_are_split():
@@ -97,5 +99,74 @@ def test_invalid_yaml_is_a_diagnostic_on_its_line(content, line):
     )
 
 
+def test_full_yaml_escapes_multiline_quotes_anchors_flow_collections_and_tags():
+    content = (
+        "---\ndescription: \"caf\\u00e9\n  continued\"\nquote: 'it''s'\n"
+        "shared: &text Shared\nalias: *text\nflow: {tags: [a, [b, c]]}\n"
+        "tagged: !!str 123\ncustom: !thing value\n---\n"
+    )
+    assert parse_frontmatter(content).mapping == {
+        "description": "café continued",
+        "quote": "it's",
+        "shared": "Shared",
+        "alias": "Shared",
+        "flow": {"tags": ["a", ["b", "c"]]},
+        "tagged": "123",
+        "custom": "value",
+    }
+
+
+def test_the_core_schema_leaves_yes_dates_and_merge_keys_alone():
+    content = "---\na: yes\nb: 2024-01-15\nc: 1_000\nbase: &b {x: 1}\nd:\n  <<: *b\n1: one\n---\n"
+    assert parse_frontmatter(content).mapping == {
+        "a": "yes",
+        "b": "2024-01-15",
+        "c": "1_000",
+        "base": {"x": 1},
+        "d": {"<<": {"x": 1}},
+        "1": "one",
+    }
+
+
+def test_a_frontmatter_that_is_not_a_mapping_has_no_keys():
+    assert parse_frontmatter("---\njust a line\n---\nbody").mapping == {}
+    assert parse_frontmatter("---\n- a\n---\nbody").mapping == {}
+
+
 def test_strip_frontmatter():
-    assert strip_frontmatter("---\na: 1\n---\n  body  \n") == "body"
+    assert parse_frontmatter("---\na: 1\n---\n  body  \n").body == "body"
+
+
+TRICKY = [
+    'description: "caf\\u00e9 \\U0001F600 \\x41 tab\\there"',
+    'description: "first line\n  second line\n\n  third"',
+    "description: 'it''s\n  folded over lines'",
+    "shared: &text Shared\ndescription: *text",
+    "metadata: {tags: [a, [b, c]], owner: {name: me, n: 1}}",
+    "a: !!str 123\nb: !thing value\nc: !thing [1]",
+    "a: yes\nb: 2024-01-15\nc: 1_000\nd: 0x1A\ne: 0o17\nf: 1e3\ng: ~\nh: TRUE",
+    "base: &b {x: 1}\nmeta:\n  <<: *b\n  y: 2",
+    "a: |\n  one\n  two\nb: |+\n  kept\n\nc: >-\n  folded\n  text\nd: |2\n    indented",
+    "1: one\n2.5: two\ntrue: three",
+]
+BROKEN = [
+    "a: 1\na: 2",
+    "a: has: colon",
+    "a: ok\n\tb: tab",
+    "a: [unclosed",
+    'a: "open',
+    "a: *nowhere",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_the_c_and_the_python_parser_read_the_same(text):
+    assert CParser is not None, "ruamel.yaml.clib (libyaml) is a dependency"
+    assert read_yaml_mapping(text) == read_yaml_mapping(text, pure=True)
+
+
+@pytest.mark.parametrize("text", BROKEN)
+def test_the_c_and_the_python_parser_refuse_the_same(text):
+    for pure in (False, True):
+        with pytest.raises(YamlProblem):
+            read_yaml_mapping(text, pure=pure)

@@ -59,15 +59,17 @@ def test_tcp_serves_the_protocol(tmp_path):
             f"127.0.0.1:{port}",
             "--log-file",
             str(tmp_path / "log"),
+            "--token-file",
+            str(tmp_path / "token"),
         ]
     )
     try:
-        for _ in range(100):
-            try:
-                connection = socket.create_connection(("127.0.0.1", port))
+        for _ in range(300):  # the token file appears once the server listens
+            if (tmp_path / "token").exists():
                 break
-            except OSError:
-                time.sleep(0.1)
+            time.sleep(0.1)
+        token = (tmp_path / "token").read_text().strip()
+        connection = socket.create_connection(("127.0.0.1", port))
         with connection:
             connection.sendall(
                 frame(
@@ -75,7 +77,11 @@ def test_tcp_serves_the_protocol(tmp_path):
                         "jsonrpc": "2.0",
                         "id": 1,
                         "method": "initialize",
-                        "params": {"capabilities": {}, "rootUri": tmp_path.as_uri()},
+                        "params": {
+                            "capabilities": {},
+                            "rootUri": tmp_path.as_uri(),
+                            "initializationOptions": {"token": token},
+                        },
                     }
                 )
             )

@@ -11,9 +11,9 @@ import pytest
 
 from pi_lsp.tools import ToolContext
 from pi_lsp.tools.find import FindTool
-from pi_lsp.tools.globs import GitIgnore, GlobMatcher
 from pi_lsp.tools.grep import GrepTool
 from pi_lsp.tools.ls import LsTool
+from pi_lsp.tools.walk import GitIgnore, GlobMatcher
 
 HAVE_RG = shutil.which("rg") is not None
 
@@ -204,6 +204,19 @@ def test_gitignore_rules(tmp_path: Path):
     assert ignore.ignored("top.txt", False) and not ignore.ignored("a/top.txt", False)
     assert ignore.ignored("x/dist", True) and not ignore.ignored("x/dist", False)
     assert ignore.ignored("sub/gen", True) and not ignore.ignored("other/sub/gen", True)
+
+
+def test_a_deeper_gitignore_wins_and_unanchored_patterns_apply_at_any_depth_below(tmp_path: Path):
+    (tmp_path / ".gitignore").write_text("*.log\n")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / ".gitignore").write_text("!keep.log\n*.tmp\n")
+    ignore = GitIgnore(tmp_path)
+    ignore.load("", tmp_path)
+    ignore.load("sub", sub)
+    assert ignore.ignored("a.log", False) and ignore.ignored("sub/x/a.log", False)
+    assert not ignore.ignored("sub/keep.log", False)
+    assert ignore.ignored("sub/deep/er/x.tmp", False) and not ignore.ignored("x.tmp", False)
 
 
 # ---------------------------------------------------------------------------- ls

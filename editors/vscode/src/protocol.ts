@@ -432,6 +432,12 @@ export interface Events {
   thinking_delta: { delta: string };
   toolcall_start: { toolCallId: string; name: string };
   tool_execution_start: { toolCallId: string; name: string; arguments: Record<string, unknown> };
+  tool_execution_update: {
+    toolCallId: string;
+    name: string;
+    content: unknown[];
+    details: Record<string, unknown> | null;
+  };
   tool_execution_end: {
     toolCallId: string;
     name: string;
@@ -468,6 +474,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'thinking_delta',
   'toolcall_start',
   'tool_execution_start',
+  'tool_execution_update',
   'tool_execution_end',
   'message_end',
   'retry',

@@ -14,6 +14,7 @@ import {
   type ResultOf,
 } from './protocol';
 import { findOnPath, initializationOptions, type ServerCommand, serverCommand, SettingsError } from './settings';
+import { connect, readToken, type TcpServer, tcpServer } from './tcp';
 
 function settingsGetter(): (key: string) => unknown {
   const configuration = vscode.workspace.getConfiguration('pi');
@@ -84,12 +85,16 @@ export class PiServer implements vscode.Disposable {
   private async startClient(): Promise<void> {
     let command: ServerCommand;
     let options: ReturnType<typeof initializationOptions>;
+    let tcp: TcpServer | undefined;
+    let token: string | undefined;
     try {
       const get = settingsGetter();
       options = initializationOptions(get, vscode.workspace.isTrusted);
+      tcp = tcpServer(get, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+      token = tcp && readToken(tcp.tokenFile);
       const onPath = (name: string) => findOnPath(name, process.env.PATH, isExecutable);
-      // Only asked for when neither pi.server.path nor PATH has the server (activating the Python extension takes time).
-      const python = get('server.path') || onPath('pi-lsp') ? undefined : await selectedPython();
+      // Only asked for when neither pi.server.tcp, pi.server.path nor PATH has the server (activating the Python extension takes time).
+      const python = tcp || get('server.path') || onPath('pi-lsp') ? undefined : await selectedPython();
       command = serverCommand(get, {
         onPath,
         python: () => python,
@@ -105,8 +110,13 @@ export class PiServer implements vscode.Disposable {
       }
       throw error;
     }
-    this.output.appendLine(`Starting ${command.command} ${command.args.join(' ')} (from ${command.source})`);
-    const client = new LanguageClient('pi-lsp', 'pi-lsp', this.serverOptions(command), this.clientOptions(options));
+    const server = tcp;
+    this.output.appendLine(
+      server ? `Connecting to pi-lsp at ${server.host}:${server.port} (pi.server.tcp)` : `Starting ${command.command} ${command.args.join(' ')} (from ${command.source})`,
+    );
+    // Over TCP the token proves this client may drive the server; only the start options carry it.
+    const serverOptions: ServerOptions = server ? () => connect(server) : this.serverOptions(command);
+    const client = new LanguageClient('pi-lsp', 'pi-lsp', serverOptions, this.clientOptions(token ? { ...options, token } : options));
     client.onNotification(EVENT_NOTIFICATION, (params: EventNotification) => this.events.fire(params));
     client.onNotification(RESOURCES_CHANGED_NOTIFICATION, (params: ResourcesChanged) => this.resources.fire(params));
     // The client restarts a crashed server by itself: every start and stop is told from here.
@@ -123,7 +133,9 @@ export class PiServer implements vscode.Disposable {
       this.output.appendLine(`pi-lsp failed to start: ${describeError(error)}`);
       this.stopped.fire();
       void vscode.window.showErrorMessage(
-        `pi-lsp failed to start (${command.command}). Set pi.server.path or install pi-lsp.`,
+        server
+          ? `pi-lsp at ${server.host}:${server.port} (pi.server.tcp) refused or failed: ${describeError(error)}`
+          : `pi-lsp failed to start (${command.command}). Set pi.server.path or install pi-lsp.`,
         'Show Output',
       ).then((choice) => choice && this.output.show());
       return;

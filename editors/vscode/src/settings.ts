@@ -14,6 +14,7 @@ export interface InitializationOptions {
   contextWindow?: number;
   thinkingLevel?: string;
   sessionDir?: string;
+  allowedSessionDirs?: string[];
   tokenizer?: string;
   compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number; model?: string };
   retry?: { enabled?: boolean; maxRetries?: number; baseDelayMs?: number };
@@ -54,6 +55,15 @@ function flag(get: SettingsGetter, key: string): boolean | undefined {
   return value;
 }
 
+function paths(get: SettingsGetter, key: string): string[] | undefined {
+  const value = get(key);
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string' && item.trim())) {
+    throw new SettingsError(`pi.${key} must be a list of directory paths, got ${JSON.stringify(value)}`);
+  }
+  return value.length ? value.map((item: string) => item.trim()) : undefined;
+}
+
 function withoutUndefined<T extends object>(value: T): T | undefined {
   const entries = Object.entries(value).filter(([, item]) => item !== undefined);
   return entries.length ? (Object.fromEntries(entries) as T) : undefined;
@@ -68,6 +78,7 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
     contextWindow: count(get, 'contextWindow', 1),
     thinkingLevel: choice(get, 'thinkingLevel', [...THINKING_LEVELS]),
     sessionDir: text(get, 'sessionDir'),
+    allowedSessionDirs: paths(get, 'allowedSessionDirs'),
     tokenizer: choice(get, 'tokenizer', TOKENIZERS),
     compaction: withoutUndefined({
       enabled: flag(get, 'compaction.enabled'),

@@ -61,6 +61,23 @@ def test_tool_call_shows_name_arguments_status_and_a_folded_result(pi, scripted_
     assert lines.count("## pi") == 1, "a tool round repeated the assistant header"
 
 
+def test_a_running_command_shows_its_output_live_then_its_result(pi, scripted_model):
+    command = "echo building one; sleep 1.5; echo building two; sleep 1.5"
+    scripted_model.enqueue(
+        {"kind": "tool_calls", "calls": [["call_1", "bash", {"command": command}]]},
+        {"kind": "text", "text": "Built."},
+    )
+    pi.command("Pi Build it")
+    live = pi.chat_lines(containing="    │ building one")
+    assert any(line.startswith('⚙ bash {"command"') and line.endswith("— running") for line in live)
+    assert "    │ building two" not in live, "the output came at the end, not while it ran"
+    pi.wait_for("agent_end")
+    lines = pi.chat_lines(containing="Built.")
+    assert not any("│" in line for line in lines), "the live output stayed after the result"
+    header = lines.index("  ↳ bash result (done)")
+    assert lines[header + 1 : header + 3] == ["    building one", "    building two"]
+
+
 def test_the_prompt_input_sends_with_enter(pi, scripted_model):
     scripted_model.enqueue({"kind": "text", "text": "Sent from the input."})
     pi.command("PiChat")

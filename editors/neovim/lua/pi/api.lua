@@ -235,6 +235,13 @@ local client = require("pi.client")
 ---@field name string
 ---@field arguments table
 
+---@class pi.ToolExecutionUpdateEvent
+---@field type "tool_execution_update"
+---@field toolCallId string
+---@field name string
+---@field content table[]
+---@field details? table
+
 ---@class pi.ToolExecutionEndEvent
 ---@field type "tool_execution_end"
 ---@field toolCallId string
@@ -300,6 +307,7 @@ local client = require("pi.client")
 ---| pi.ThinkingDeltaEvent
 ---| pi.ToolCallStartEvent
 ---| pi.ToolExecutionStartEvent
+---| pi.ToolExecutionUpdateEvent
 ---| pi.ToolExecutionEndEvent
 ---| pi.MessageEndEvent
 ---| pi.RetryEvent

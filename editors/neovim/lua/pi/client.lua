@@ -75,15 +75,41 @@ local function server_settings()
   return vim.tbl_isempty(settings) and vim.empty_dict() or settings
 end
 
+--- The token a `pi-lsp --tcp` server wrote to `path`; raises with a message saying what is wrong.
+function M.read_token(path)
+  local file, problem = io.open(vim.fs.normalize(path), "r")
+  if not file then
+    error(("cannot read the TCP token file (tcp.token_file): %s"):format(problem), 0)
+  end
+  local token = vim.trim(file:read("*a") or "")
+  file:close()
+  if token == "" then
+    error(("the TCP token file %s is empty"):format(path), 0)
+  end
+  return token
+end
+
+-- Over TCP the client connects to a running server and proves it may drive it with the token
+-- (initializationOptions only: workspace/configuration answers never carry it).
+local function transport(options, settings)
+  if not options.tcp then
+    return options.cmd, settings
+  end
+  local host, port = config.parse_address(options.tcp.address)
+  local init_options = vim.tbl_extend("force", {}, settings, { token = M.read_token(options.tcp.token_file) })
+  return vim.lsp.rpc.connect(host, port), init_options
+end
+
 local function client_config()
   local options = config.options
   local settings = server_settings()
+  local cmd, init_options = transport(options, settings)
   return {
     name = NAME,
-    cmd = options.cmd,
+    cmd = cmd,
     cmd_env = options.cmd_env,
     root_dir = M.root_dir(),
-    init_options = settings,
+    init_options = init_options,
     settings = { pi = settings },
     handlers = handlers(),
     on_init = function(client)
@@ -105,7 +131,7 @@ end
 
 local function start()
   require("pi.events").subscribe()
-  if vim.fn.executable(config.options.cmd[1]) ~= 1 then
+  if not config.options.tcp and vim.fn.executable(config.options.cmd[1]) ~= 1 then
     vim.notify(
       ("pi: the server command %q is not executable; set it with require('pi').setup({ cmd = { ... } })"):format(
         config.options.cmd[1]
@@ -114,7 +140,9 @@ local function start()
     )
     return nil
   end
-  local ok, id = pcall(compat.start_client, client_config())
+  local ok, id = pcall(function()
+    return compat.start_client(client_config())
+  end)
   if not ok or not id then
     vim.notify("pi: could not start the server: " .. tostring(id), vim.log.levels.ERROR)
     return nil

@@ -9,14 +9,18 @@ M.defaults = {
   cmd = { "pi-lsp" },
   -- Extra environment for the server process.
   cmd_env = nil,
+  -- Connect to a pi-lsp already serving TCP (`pi-lsp --tcp 127.0.0.1:7777`) instead of starting
+  -- `cmd`: { address = "127.0.0.1:7777", token_file = "/path/printed/by/pi-lsp" }. The token is
+  -- read from the file at every start and sent as initializationOptions.token.
+  tcp = nil,
   -- Files or directories that mark a project root (the workspace the agent works in).
   root_markers = { ".pi", ".git", "AGENTS.md" },
   -- Attach the project's file buffers, so the agent reads their unsaved text and its edits
   -- arrive as undoable buffer changes.
   attach_buffers = true,
   -- Sent as initializationOptions and answered to workspace/configuration (section "pi").
-  -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, sessionDir, trusted, retry,
-  -- compaction, checkpoints (see docs/protocol.md, "Configuration").
+  -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, sessionDir, allowedSessionDirs,
+  -- trusted, retry, compaction, checkpoints (see docs/protocol.md, "Configuration").
   settings = {},
   window = {
     -- "vsplit", "split", "tab" or "current".
@@ -56,6 +60,7 @@ local SETTING_TYPES = {
   thinkingLevel = "string",
   tokenizer = "string",
   sessionDir = "string",
+  allowedSessionDirs = "table",
   trusted = "boolean",
   retry = "table",
   compaction = "table",
@@ -117,9 +122,40 @@ local function validate_keymaps(keymaps)
   end
 end
 
+-- "HOST:PORT" or "[IPV6]:PORT" → host, port; nil when malformed.
+function M.parse_address(address)
+  local host, port = address:match("^%[(.+)%]:(%d+)$")
+  if not host then
+    host, port = address:match("^([^:]+):(%d+)$")
+  end
+  port = tonumber(port)
+  if not host or not port or port < 1 or port > 65535 then
+    return nil
+  end
+  return host, port
+end
+
+local function validate_tcp(tcp)
+  compat.validate("tcp", tcp, "table", true)
+  if tcp == nil then
+    return
+  end
+  compat.validate("tcp.address", tcp.address, "string")
+  compat.validate("tcp.token_file", tcp.token_file, "string")
+  if not M.parse_address(tcp.address) then
+    error(("tcp.address: expected HOST:PORT such as \"127.0.0.1:7777\", got %q"):format(tcp.address), 0)
+  end
+  for key in pairs(tcp) do
+    if key ~= "address" and key ~= "token_file" then
+      error(("tcp.%s: unknown option; known: address, token_file"):format(key), 0)
+    end
+  end
+end
+
 local function validate(options)
   validate_cmd(options.cmd)
   compat.validate("cmd_env", options.cmd_env, "table", true)
+  validate_tcp(options.tcp)
   compat.validate("root_markers", options.root_markers, "table")
   compat.validate("attach_buffers", options.attach_buffers, "boolean")
   validate_settings(options.settings)
@@ -130,7 +166,7 @@ end
 
 local function check_known_keys(opts)
   for key in pairs(opts) do
-    if M.defaults[key] == nil and key ~= "cmd_env" then
+    if M.defaults[key] == nil and key ~= "cmd_env" and key ~= "tcp" then
       error(("%s: unknown option"):format(key), 0)
     end
   end

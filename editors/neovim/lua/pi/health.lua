@@ -9,7 +9,24 @@ local M = {}
 local START_TIMEOUT_MS = 15000
 local REQUEST_TIMEOUT_MS = 5000
 
+-- Over TCP nothing is started: the token file must be readable, the server already running.
+local function check_tcp(tcp)
+  local ok, problem = pcall(require("pi.client").read_token, tcp.token_file)
+  if not ok then
+    vim.health.error(problem, {
+      "Start the server with: pi-lsp --tcp " .. tcp.address .. " --token-file " .. tcp.token_file,
+    })
+    return false
+  end
+  vim.health.ok(("connecting over TCP to %s (token from %s)"):format(tcp.address, tcp.token_file))
+  return true
+end
+
 local function check_command()
+  local tcp = config.options.tcp
+  if tcp then
+    return check_tcp(tcp)
+  end
   local cmd = config.options.cmd
   local path = vim.fn.exepath(cmd[1])
   if path == "" then
@@ -106,7 +123,9 @@ function M.check()
   if not check_command() then
     return
   end
-  check_version()
+  if not config.options.tcp then
+    check_version()
+  end
   local client = check_started()
   if not client then
     return

@@ -1,6 +1,7 @@
 -- What each pi/event shows in the chat: `## You` and `## pi` sections, streamed text and
--- thinking (folded), a line per tool call updated in place as it runs, its result (folded), and
--- `»` notices for compaction, branch summaries, retries, aborts and errors.
+-- thinking (folded), a line per tool call updated in place as it runs, the last lines of a running
+-- command's output (replaced as it streams), its result (folded), and `»` notices for compaction,
+-- branch summaries, retries, aborts and errors.
 local context_edit = require("pi.api").context_edit
 local transcript = require("pi.transcript")
 local util = require("pi.util")
@@ -11,6 +12,8 @@ local HEADERS = { user = "## You", assistant = "## pi" }
 local THINKING_PREFIX = "> "
 local RESULT_INDENT = "    "
 local MAX_RESULT_LINES = 200
+local LIVE_LINES = 8
+local LIVE_PREFIX = RESULT_INDENT .. "│ "
 
 -- Per chat buffer: the block being streamed, its fold, the last section's role, the tool lines.
 local views = {}
@@ -135,7 +138,47 @@ local function result_lines(event)
   end, lines)
 end
 
+-- The live output of a running tool sits at the end of the transcript, under its tool line, and is
+-- replaced by each update; it is removed when the result arrives (or left as it was if something
+-- else was appended after it meanwhile).
+local function live_lines(event)
+  local text = util.content_text(event.content):gsub("%s+$", "")
+  if text == "" then
+    return {}
+  end
+  local lines = vim.split(text, "\n", { plain = true })
+  return vim.tbl_map(function(line)
+    return LIVE_PREFIX .. line
+  end, vim.list_slice(lines, math.max(1, #lines - LIVE_LINES + 1), #lines))
+end
+
+local function live_region_is_last(buffer, tool)
+  return tool.live ~= nil and tool.live_end == transcript.line_count(buffer)
+end
+
+local function show_live(buffer, tool, lines)
+  if live_region_is_last(buffer, tool) then
+    transcript.replace_tail(buffer, tool.live, lines)
+  elseif #lines > 0 then
+    tool.live = transcript.append(buffer, lines)
+  end
+  tool.live_end = #lines > 0 and (tool.live + #lines - 1) or nil
+  if #lines == 0 then
+    tool.live = nil
+  end
+end
+
+local function clear_live(buffer, tool)
+  if tool and live_region_is_last(buffer, tool) then
+    transcript.replace_tail(buffer, tool.live, {})
+  end
+  if tool then
+    tool.live, tool.live_end = nil, nil
+  end
+end
+
 local function tool_result(buffer, event)
+  clear_live(buffer, view(buffer).tools[event.toolCallId])
   local status = event.isError and "error" or "done"
   set_tool(buffer, event.toolCallId, event.name, nil, status)
   local lines = result_lines(event)
@@ -253,6 +296,14 @@ end
 
 function on.tool_execution_start(buffer, event)
   set_tool(buffer, event.toolCallId, event.name, event.arguments, "running")
+end
+
+function on.tool_execution_update(buffer, event)
+  local tools = view(buffer).tools
+  if not tools[event.toolCallId] then
+    set_tool(buffer, event.toolCallId, event.name, nil, "running")
+  end
+  show_live(buffer, tools[event.toolCallId], live_lines(event))
 end
 
 on.tool_execution_end = tool_result

@@ -76,6 +76,17 @@ function M.replace_line(buffer, lnum, text)
   write(buffer, lnum - 1, lnum, { text })
 end
 
+--- Replaces the lines from `lnum` to the end with `lines` (none: removes them). Only for a
+--- region at the end of the transcript, so no recorded fold range moves.
+function M.replace_tail(buffer, lnum, lines)
+  write(buffer, lnum - 1, -1, lines)
+  follow(buffer)
+end
+
+function M.line_count(buffer)
+  return line_count(buffer)
+end
+
 --- Starts a fold at the next line; it grows with the transcript until `close_fold`. Recorded
 --- before its lines exist, because Neovim evaluates foldexpr as lines are added.
 function M.open_fold(buffer)

@@ -38,6 +38,8 @@ export interface ToolItem extends ItemBase {
   arguments: unknown;
   status: ToolStatus;
   result?: string;
+  /** The last line a running tool printed (its output streams in `result` meanwhile). */
+  live?: string;
 }
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
@@ -108,12 +110,23 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         arguments: action.arguments,
         status: 'running',
       }));
+    case 'tool_execution_update': {
+      const output = toolResultText(action.content);
+      return upsertTool(state, action.toolCallId, (tool) => ({
+        ...tool,
+        name: action.name,
+        status: 'running',
+        result: output,
+        live: lastLine(output),
+      }));
+    }
     case 'tool_execution_end':
       return upsertTool(state, action.toolCallId, (tool) => ({
         ...tool,
         name: action.name,
         status: action.isError ? 'error' : 'done',
         result: toolResultText(action.content),
+        live: undefined,
       }));
     case 'message_end':
       return endMessage(state, action.message, action.entryId);
@@ -241,6 +254,11 @@ function endAssistant(state: ChatState, message: AgentMessage, entryId: string |
     state = upsertTool(state, call.id, (tool) => ({ ...tool, name: tool.name || call.name, arguments: tool.arguments ?? call.arguments }));
   }
   return state;
+}
+
+function lastLine(text: string): string | undefined {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  return lines.length ? lines[lines.length - 1] : undefined;
 }
 
 function endTurn(state: ChatState, stopReason: string): ChatState {

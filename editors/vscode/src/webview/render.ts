@@ -83,6 +83,11 @@ function drawTool(item: ToolItem, openTools: Set<string>): HTMLElement {
   const status = element('span', `tool-status ${item.status}`, STATUS_TEXT[item.status]);
   status.dataset.testid = 'tool-status';
   summary.append(status);
+  if (item.status === 'running' && item.live) {
+    const live = element('span', 'tool-live', item.live);
+    live.dataset.testid = 'tool-live';
+    summary.append(live);
+  }
   details.append(summary);
   if (item.arguments !== undefined) details.append(element('pre', 'tool-input', JSON.stringify(item.arguments, null, 2)));
   if (item.result !== undefined) {

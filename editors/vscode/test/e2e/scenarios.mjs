@@ -104,13 +104,15 @@ async function steering(context) {
   const { page, llm } = context;
   await enqueue(
     llm,
-    { kind: 'tool_calls', calls: [['call_sleep_1', 'bash', { command: 'sleep 3' }]] },
+    { kind: 'tool_calls', calls: [['call_sleep_1', 'bash', { command: 'echo checking addition; sleep 3; echo checked' }]] },
     { kind: 'text', text: 'Checked subtraction too.' },
     { kind: 'text', text: 'Follow-up done.' },
   );
   const frame = await chatFrame(page);
   await send(frame, 'Run the slow check.');
   await until('the bash tool to run', async () => (await frame.$('[data-testid="tool-call"][data-tool="bash"][data-status="running"]')) !== null);
+  await until('the command output to stream while it runs', async () =>
+    (await text(frame, '[data-testid="tool-call"][data-status="running"] [data-testid="tool-live"]')).includes('checking addition'));
   await send(frame, 'Also check subtraction.');
   await until('the queued steering message', async () => (await text(frame, '.message.user.queued')).includes('Also check subtraction.'), 5000);
   await frame.fill('[data-testid="input"]', 'Then summarize.');

@@ -70,6 +70,35 @@ describe('the chat reducer', () => {
     expect(done.items.filter((item) => item.kind === 'tool')).toEqual([expect.objectContaining({ status: 'done', result: 'def add' })]);
   });
 
+  it('shows a running command\'s output as it streams, and its result when it ends', () => {
+    const output = (text: string) => ({
+      type: 'tool_execution_update' as const,
+      toolCallId: 'c1',
+      name: 'bash',
+      content: [{ type: 'text', text }],
+      details: null,
+    });
+    const running = run([
+      { type: 'tool_execution_start', toolCallId: 'c1', name: 'bash', arguments: { command: 'make' } },
+      output('building a\n'),
+      output('building a\nbuilding b\n'),
+    ]);
+    const tool = running.items.find((item) => item.kind === 'tool');
+    expect(tool).toMatchObject({ status: 'running', result: 'building a\nbuilding b\n', live: 'building b' });
+    const done = reduce(running, {
+      type: 'tool_execution_end',
+      toolCallId: 'c1',
+      name: 'bash',
+      isError: false,
+      content: [{ type: 'text', text: 'building a\nbuilding b\ndone' }],
+      details: null,
+      entryId: 't1',
+    });
+    const finished = done.items.find((item) => item.kind === 'tool');
+    expect(finished).toMatchObject({ status: 'done', result: 'building a\nbuilding b\ndone' });
+    expect(finished).not.toHaveProperty('live', expect.anything());
+  });
+
   it('marks failed tools and reports an aborted turn', () => {
     const state = run([
       { type: 'agent_start' },

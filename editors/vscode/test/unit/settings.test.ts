@@ -27,6 +27,12 @@ describe('initializationOptions', () => {
     });
   });
 
+  it('sends allowedSessionDirs as a list of paths', () => {
+    expect(initializationOptions(settings({ allowedSessionDirs: [' ~/.pi/agent/sessions '] }), true).allowedSessionDirs).toEqual(['~/.pi/agent/sessions']);
+    expect(initializationOptions(settings({ allowedSessionDirs: [] }), true)).toEqual({ trusted: true });
+    expect(() => initializationOptions(settings({ allowedSessionDirs: '/x' }), true)).toThrow(/pi.allowedSessionDirs must be a list of directory paths/);
+  });
+
   it('passes workspace trust', () => {
     expect(initializationOptions(settings({}), false)).toEqual({ trusted: false });
   });
