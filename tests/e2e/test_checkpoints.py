@@ -261,9 +261,7 @@ async def test_a_refused_apply_edit_changes_nothing_and_says_so(scripted_llm, wo
     def setup(editor) -> None:
         @editor.feature(types.WORKSPACE_APPLY_EDIT)
         def on_apply_edit(params):
-            return types.ApplyWorkspaceEditResult(
-                applied=False, failure_reason="the user said no"
-            )
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="the user said no")
 
     async with another_server(
         workspace, editor_options(scripted_llm), capabilities=EDITOR, setup=setup
