@@ -346,6 +346,9 @@ async function restoreFiles(context) {
 
   // The user changes app.py; forward again, the change is a conflict the user keeps.
   fs.writeFileSync(app, `${original}# mine\n`);
+  // app.py is still open in VS Code (the restore edited it there): give the file watcher time to
+  // reload it, so the server's copy of the document is the user's too.
+  await page.waitForTimeout(3000);
   await goBackWithFilesFromTree(page, 'Fixed add and wrote notes.txt.');
   await confirmDialog(page, 'Go Back with the Files');
   const conflict = await confirmDialog(page, 'Keep Them');
