@@ -10,8 +10,14 @@ EDIT_A = {"path": "a.txt", "edits": [{"oldText": "two", "newText": "three"}]}
 
 
 def two_turns(pi, scripted_model) -> None:
-    """Turn one writes a.txt; turn two creates sub/new.txt and edits a.txt."""
+    """Turn one writes a.txt; turn two creates sub/new.txt and edits a.txt. The files and any
+    buffer of them an earlier test left go first (the agent writes an open buffer, not the disk)."""
     for name in ("a.txt", "sub/new.txt"):
+        pi.lua(
+            "local b = vim.fn.bufnr(...); "
+            "if b ~= -1 then vim.api.nvim_buf_delete(b, { force = true }) end",
+            str(pi.workspace / name),
+        )
         (pi.workspace / name).unlink(missing_ok=True)
     scripted_model.enqueue(
         {"kind": "tool_calls", "calls": [["c1", "write", {"path": "a.txt", "content": "two\n"}]]},
