@@ -174,9 +174,16 @@ async function navigateWithSummary(context) {
   const { page, llm } = context;
   await runCommand(page, 'Pi: Show Session Tree');
   await treeRow(page, 'Compaction').waitFor({ state: 'visible', timeout: TIMEOUT });
-  await scrollTreeToTop(page);
   const row = treeRow(page, QUESTION);
-  await row.waitFor({ state: 'visible', timeout: TIMEOUT });
+  const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
+  // A refresh may reveal the leaf again while the tree scrolls up: scroll until the row is in view
+  // (not under the pane's header, which would take the click).
+  await until('the question in view at the top of the tree', async () => {
+    await scrollTreeToTop(page);
+    await page.waitForTimeout(200);
+    const [rowBox, listBox] = await Promise.all([row.boundingBox(), list.boundingBox()]);
+    return rowBox !== null && listBox !== null && rowBox.y >= listBox.y;
+  });
   if (!context.summaryLeft) await enqueue(llm, { kind: 'text', text: SUMMARY });
   await row.click();
   await page.locator('.quick-input-list .label-name', { hasText: 'Summarize with instructions' }).waitFor({ timeout: TIMEOUT });
