@@ -365,11 +365,15 @@ def _read_currents(
     ]
 
 
+_EMPTY_BUFFER = ("", "\n", "\r\n")
+"""The text of an empty buffer (Neovim sends one empty line, with its line break)."""
+
+
 def _read_current(
     path: str, open_text: str | None, max_bytes: int
 ) -> tuple[Current, bytes | None, _Access]:
     """(the file's content as a ``Current``, its bytes, what this process may do to it)."""
-    if open_text == "" and not os.path.exists(path):
+    if open_text in _EMPTY_BUFFER and not os.path.exists(path):
         open_text = None  # an empty buffer of a missing file holds nothing: the file is absent
     if open_text is not None:
         data: bytes | None = open_text.encode("utf-8")

@@ -381,7 +381,12 @@ async def test_an_empty_buffer_of_a_deleted_file_counts_as_absent(make_agent):
     new_txt = agent.workspace / "sub" / "new.txt"
     await navigate(agent, ids["before_two"])
     assert not new_txt.exists()
-    editor.documents[new_txt] = ""
+    editor.documents[new_txt] = "\n"  # Neovim's empty buffer: one empty line
     forward = await navigate(agent, ids["leaf"])
     assert actions(forward)["new.txt"] == ("created", None)
     assert editor.documents[new_txt] == "new\n"
+
+    await navigate(agent, ids["before_two"])
+    editor.documents[new_txt] = ""
+    again = await navigate(agent, ids["leaf"])
+    assert actions(again)["new.txt"] == ("created", None)
