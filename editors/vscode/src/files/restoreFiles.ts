@@ -115,10 +115,11 @@ async function saveRestored(files: readonly FileOutcome[]): Promise<void> {
   await Promise.all(dirty.map((document) => document.save()));
 }
 
-// The multi-file diff editor's tab has no typed input in the stable API: it is known by its title.
+// The multi-file diff editor's tab has no typed input in the stable API: it is known by its title
+// (which VS Code follows with the number of files).
 async function closePreview(title: string): Promise<void> {
   const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) =>
-    tab.label === title || (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === PREVIEW_SCHEME));
+    tab.label.startsWith(title) || (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === PREVIEW_SCHEME));
   if (tabs.length) await vscode.window.tabGroups.close(tabs);
 }
 
