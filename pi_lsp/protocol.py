@@ -24,6 +24,9 @@ from pi_lsp.errors import InvalidParamsError
 PROMPT = "pi/prompt"
 ABORT = "pi/abort"
 TREE = "pi/tree"
+TREE_WINDOW = "pi/treeWindow"
+TREE_CHILDREN = "pi/treeChildren"
+TREE_SEARCH = "pi/treeSearch"
 MESSAGES = "pi/messages"
 NAVIGATE = "pi/navigate"
 FILE_CHANGES = "pi/fileChanges"
@@ -103,6 +106,38 @@ class MessagesParams:
     session_id: str | None = None
     limit: int | None = None
     """Only the last ``limit`` entries of the active path (at least 1); all of them when omitted."""
+    before: str | None = None
+    """A cursor for loading earlier pages: only the entries of the active path before this one."""
+
+
+@attrs.frozen
+class TreeWindowParams:
+    session_id: str | None = None
+    target_id: str | None = None
+    """The entry to show, with every level above it (default: the leaf)."""
+    limit: int | None = None
+    """Rows per level (1–1000, default 100), centred on the path to the target."""
+
+
+@attrs.frozen
+class TreeChildrenParams:
+    session_id: str | None = None
+    parent_id: str | None = None
+    """The node whose rows are wanted; omitted or null: the top level."""
+    offset: int | None = None
+    """The first row to return (default 0)."""
+    around_id: str | None = None
+    """Instead of ``offset``: a window centred on this row."""
+    limit: int | None = None
+    """How many rows (1–1000, default 100)."""
+
+
+@attrs.frozen
+class TreeSearchParams:
+    query: str
+    session_id: str | None = None
+    limit: int | None = None
+    """How many results (1–1000, default 100), newest first."""
 
 
 @attrs.frozen
@@ -205,6 +240,9 @@ PARAMS_BY_METHOD: dict[str, type] = {
     PROMPT: PromptParams,
     ABORT: SessionParams,
     TREE: SessionParams,
+    TREE_WINDOW: TreeWindowParams,
+    TREE_CHILDREN: TreeChildrenParams,
+    TREE_SEARCH: TreeSearchParams,
     MESSAGES: MessagesParams,
     NAVIGATE: NavigateParams,
     FILE_CHANGES: FileChangesParams,
@@ -292,6 +330,65 @@ class TreeResult:
 
 
 @attrs.frozen
+class TreeNodeRow:
+    """An entry as a row of the windowed tree (``pi/treeWindow``, ``pi/treeChildren``)."""
+
+    id: str
+    parent_id: str | None
+    type: str
+    preview: str
+    timestamp: str | None
+    child_count: int
+    branch_start: bool
+    """One of several children (or roots): the first entry of a branch."""
+    active: bool
+    """On the path from the root to the leaf."""
+    expandable: bool
+    """Has rows under it: its branches, or (for a branch start) the run continuing the branch."""
+    role: str | None = attrs.field(default=None, metadata=OMITTED)
+    label: str | None = attrs.field(default=None, metadata=OMITTED)
+    context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+
+
+@attrs.frozen
+class TreeLevel:
+    """The rows under one node (``parent_id`` null: the top level): ``total`` rows in all, these
+    from ``offset`` on."""
+
+    parent_id: str | None
+    total: int
+    offset: int
+    rows: list[TreeNodeRow]
+
+
+@attrs.frozen
+class TreeWindowResult:
+    session_id: str
+    version: int
+    """The session's tree version: ``tree_changed`` events carry the next ones."""
+    leaf_id: str | None
+    name: str | None
+    target_id: str | None
+    levels: list[TreeLevel]
+
+
+@attrs.frozen
+class TreeChildrenResult:
+    session_id: str
+    version: int
+    level: TreeLevel
+
+
+@attrs.frozen
+class TreeSearchResult:
+    session_id: str
+    version: int
+    total: int
+    """How many entries match; ``rows`` holds the newest of them."""
+    rows: list[TreeNodeRow]
+
+
+@attrs.frozen
 class TranscriptEntry:
     entry_id: str
     type: str
@@ -308,6 +405,8 @@ class MessagesResult:
     session_id: str
     leaf_id: str | None
     total: int
+    offset: int
+    """How many visible entries of the path come before ``entries`` (0: the first page)."""
     entries: list[TranscriptEntry]
 
 
@@ -537,6 +636,9 @@ RESULT_BY_METHOD: dict[str, type] = {
     PROMPT: PromptResult,
     ABORT: AbortResult,
     TREE: TreeResult,
+    TREE_WINDOW: TreeWindowResult,
+    TREE_CHILDREN: TreeChildrenResult,
+    TREE_SEARCH: TreeSearchResult,
     MESSAGES: MessagesResult,
     NAVIGATE: NavigateResult,
     FILE_CHANGES: FileChangesResult,
@@ -697,8 +799,18 @@ class BranchSummaryEndEvent:
 
 @attrs.frozen
 class TreeChangedEvent:
+    """The tree or the leaf changed: ``version`` rises by one per change, and the event says what
+    changed since the previous one, so a client patches its view (and resyncs on a gap)."""
+
     TYPE: ClassVar[str] = "tree_changed"
     leaf_id: str | None
+    version: int = 0
+    entries: list[TreeNodeRow] = attrs.Factory(list)
+    """The entries added, in file order."""
+    labels: dict[str, str | None] = attrs.Factory(dict)
+    """Labels set (or cleared: null) by the change, by entry id."""
+    name: str | None = None
+    """The session's name now."""
 
 
 @attrs.frozen

@@ -19,8 +19,8 @@ from typing import Any
 import attrs
 
 from pi_lsp.agent.events import EventStream
+from pi_lsp.agent.tree_changes import TreeChanges
 from pi_lsp.errors import SessionReadOnlyError, TurnInProgressError
-from pi_lsp.protocol import TreeChangedEvent
 from pi_lsp.session.session import Session
 
 
@@ -41,6 +41,8 @@ class SessionRuntime:
     ) -> None:
         self.session = session
         self.events = events
+        self.tree_changes = TreeChanges(session)
+        """The tree's version and what ``tree_changed`` has announced."""
         self.read_only_reason = read_only_reason
         self.model_override: str | None = None
         self.turn: asyncio.Task | None = None
@@ -105,7 +107,7 @@ class SessionRuntime:
         return taken
 
     def tree_changed(self) -> None:
-        self.events.emit(TreeChangedEvent(self.session.leaf_id))
+        self.events.emit(self.tree_changes.next_event())
 
     def close(self) -> None:
         self.events.flush()

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 
 def register_all(server) -> None:
-    from pi_lsp.handlers import base, compact, editor, lifecycle, prompt, resources, sessions, state  # noqa: F401 - registers handlers
+    from pi_lsp.handlers import (  # noqa: F401 - registers handlers
+        base,
+        compact,
+        editor,
+        lifecycle,
+        prompt,
+        resources,
+        sessions,
+        state,
+        tree,
+    )
 
     lifecycle.register(server)
     editor.register(server)

@@ -28,7 +28,9 @@ def on_messages(services: Services, params: protocol.MessagesParams) -> protocol
     if params.limit is not None and params.limit < 1:
         raise InvalidParamsError(f"pi/messages: limit must be at least 1, got {params.limit}")
     runtime = services.sessions.get(params.session_id)
-    return shapes.messages_result(runtime.id, transcript(runtime.session, params.limit))
+    return shapes.messages_result(
+        runtime.id, transcript(runtime.session, params.limit, params.before)
+    )
 
 
 @pi_request(protocol.NAVIGATE)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pi_lsp import protocol
+from pi_lsp.agent.tree_changes import tree_node_row
 
 if TYPE_CHECKING:
     from pi_lsp.agent.agent import TurnResult
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from pi_lsp.session.listing import SessionInfo
     from pi_lsp.session.transcript import Transcript
     from pi_lsp.session.tree_view import TreeView
+    from pi_lsp.session.tree_window import TreeLevel
 
 
 def prompt_result(result: TurnResult) -> protocol.PromptResult:
@@ -60,11 +62,21 @@ def tree_result(session_id: str, view: TreeView) -> protocol.TreeResult:
     )
 
 
+def tree_level(level: TreeLevel) -> protocol.TreeLevel:
+    return protocol.TreeLevel(
+        parent_id=level.parent_id,
+        total=level.total,
+        offset=level.offset,
+        rows=[tree_node_row(node) for node in level.nodes],
+    )
+
+
 def messages_result(session_id: str, transcript: Transcript) -> protocol.MessagesResult:
     return protocol.MessagesResult(
         session_id=session_id,
         leaf_id=transcript.leaf_id,
         total=transcript.total,
+        offset=transcript.offset,
         entries=[
             protocol.TranscriptEntry(
                 entry_id=item.entry_id,

@@ -63,6 +63,16 @@ class Session:
         self._active_path: list[StoredEntry] | None = None
         """The root→leaf path, kept while appends extend
         it (long sessions walk it on every turn)."""
+        self._children: dict[Any, list[StoredEntry]] = {}
+        """Entries by parent id (None: no parent), in file order: the tree's shape, kept as
+        entries are indexed so a view of a big session never rebuilds the whole tree."""
+        self._branch_points: set[Any] = set()
+        """Ids of the entries with more than one child (where the tree branches)."""
+        self._name_entry: StoredEntry | None = None
+        """The latest ``session_info`` entry."""
+        self._unknown_parents: set[Any] = set()
+        """Parent ids that were unknown when a child was indexed (orphans, or parents later in
+        the file)."""
         for entry in lines:
             self._index(entry)
 
@@ -189,7 +199,45 @@ class Session:
         return cast("list[StoredEntry]", branch_path(self._by_id, entry_id))
 
     def children(self, parent_id: str) -> list[StoredEntry]:
-        return [entry for entry in self._by_id.values() if entry.parent_id == parent_id]
+        """The entries whose parent is ``parent_id``, in file order (a duplicate id counts once,
+        as its later entry)."""
+        return [
+            entry
+            for entry in self._children.get(parent_id, ())
+            if self._by_id.get(entry.id) is entry
+        ]
+
+    def only_child(self, parent_id: str) -> StoredEntry | None:
+        """The child of ``parent_id`` when it has exactly one (fast: long runs walk it)."""
+        children = self._children.get(parent_id)
+        if children is None:
+            return None
+        if len(children) == 1 and self._by_id.get(children[0].id) is children[0]:
+            return children[0]
+        kept = self.children(parent_id)
+        return kept[0] if len(kept) == 1 else None
+
+    @property
+    def branch_points(self) -> set[Any]:
+        """Ids of the entries with more than one child (read-only; a damaged file's duplicate ids
+        may put an entry here that has only one)."""
+        return self._branch_points
+
+    def root_entries(self) -> list[StoredEntry]:
+        """The entries without a known parent (null, themselves or unknown), in file order."""
+        by_id = self._by_id
+        roots = [entry for entry in self._children.get(None, ()) if by_id.get(entry.id) is entry]
+        orphans = [
+            entry
+            for parent_id in self._unknown_parents
+            if parent_id not in by_id
+            for entry in self._children.get(parent_id, ())
+            if by_id.get(entry.id) is entry
+        ]
+        if not orphans:
+            return roots
+        position = {id(entry): index for index, entry in enumerate(self._entries)}
+        return sorted(roots + orphans, key=lambda entry: position[id(entry)])
 
     def label_of(self, entry_id: str) -> str | None:
         found = self._labels.get(entry_id)
@@ -203,11 +251,11 @@ class Session:
     @property
     def name(self) -> str | None:
         """The name from the latest ``session_info`` entry; an empty name clears it."""
-        for entry in reversed(self._entries):
-            if entry.type == "session_info":
-                name = entry.get("name")
-                return name.strip() or None if isinstance(name, str) else None
-        return None
+        entry = self._name_entry
+        if entry is None:
+            return None
+        name = entry.get("name")
+        return name.strip() or None if isinstance(name, str) else None
 
     def tree(self) -> list[TreeNode]:
         """Root nodes of the whole tree, children oldest first, with labels resolved."""
@@ -429,6 +477,9 @@ class Session:
             unknown[entry.type] = unknown.get(entry.type, 0) + 1
         self._entries.append(entry)
         self._by_id[entry_id] = entry
+        self._index_parent(entry)
+        if entry.type == "session_info":
+            self._name_entry = entry
         path = self._active_path
         if (
             path is not None
@@ -446,6 +497,17 @@ class Session:
                 self._labels[target] = (label, entry.get("timestamp"))
             else:
                 self._labels.pop(target, None)
+
+    def _index_parent(self, entry: StoredEntry) -> None:
+        parent_id = entry.parent_id
+        if not isinstance(parent_id, str) or parent_id == entry.id:
+            parent_id = None  # a root: no parent, or itself (pi's getTree makes both roots)
+        elif parent_id not in self._by_id:
+            self._unknown_parents.add(parent_id)
+        siblings = self._children.setdefault(parent_id, [])
+        siblings.append(entry)
+        if len(siblings) == 2 and parent_id is not None:
+            self._branch_points.add(parent_id)
 
 
 def _new_header(

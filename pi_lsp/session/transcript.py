@@ -14,20 +14,20 @@ transcript, marked, but the model no longer sees it) or ``"replaced"`` (its ``me
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 import attrs
 
+from pi_lsp.errors import InvalidParamsError
+from pi_lsp.session.path_index import SUMMARY_TYPES, active_path_index
 from pi_lsp.session.projection import (
     ContextEditEffect,
     ProjectedEntry,
-    context_edit_effects,
     effect_name,
 )
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
-
-SUMMARY_TYPES = ("compaction", "branch_summary")
 
 
 @attrs.frozen
@@ -53,18 +53,37 @@ class TranscriptItem:
 class Transcript:
     leaf_id: str | None
     total: int
-    """How many visible entries the whole path has (``items`` may be only the last of them)."""
+    """How many visible entries the whole path has (``items`` may be only some of them)."""
+    offset: int
+    """How many visible entries of the path come before ``items``."""
     items: list[TranscriptItem]
 
 
-def transcript(session: Session, limit: int | None = None) -> Transcript:
-    """The visible entries of the active path, root first; only the last ``limit`` if given."""
-    path = session.branch()
-    effects = context_edit_effects(path)
-    items = (_transcript_item(entry, effects.get(entry.id)) for entry in path)
-    visible = [item for item in items if item is not None]
-    shown = visible[-limit:] if limit else visible
-    return Transcript(session.leaf_id, len(visible), shown)
+def transcript(session: Session, limit: int | None = None, before: str | None = None) -> Transcript:
+    """The visible entries of the active path, root first: only the last ``limit`` if given, and
+    only those before the entry ``before`` (a cursor on the path) if given.
+
+    Costs the entries returned, not the path's length: the path's visible entries are indexed
+    once and followed as turns append (``path_index``).
+    """
+    index = active_path_index(session)
+    shown = index.shown
+    end = len(shown)
+    if before is not None:
+        position = index.position.get(before)
+        if position is None:
+            session.require_entry(before)
+            raise InvalidParamsError(f"before: entry {before} is not on the active path")
+        end = bisect.bisect_left(shown, position)
+    start = max(0, end - limit) if limit else 0
+    effects = index.effects
+    items = []
+    for position in shown[start:end]:
+        entry = index.entries[position]
+        item = _transcript_item(entry, effects.get(entry.id))
+        if item is not None:
+            items.append(item)
+    return Transcript(session.leaf_id, len(shown), start, items)
 
 
 def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> TranscriptItem | None:

@@ -46,15 +46,25 @@ def build_tree(
     return roots
 
 
-def _timestamp_order(left: TreeNode, right: TreeNode) -> int:
-    left_ms = iso_to_epoch_ms(left.entry.get("timestamp"))
-    right_ms = iso_to_epoch_ms(right.entry.get("timestamp"))
+def _entry_timestamp_order(left: Mapping[str, Any], right: Mapping[str, Any]) -> int:
+    left_ms = iso_to_epoch_ms(left.get("timestamp"))
+    right_ms = iso_to_epoch_ms(right.get("timestamp"))
     if left_ms is None or right_ms is None:
         return 0  # JavaScript's comparator returns NaN here, which sorts as "equal"
     return left_ms - right_ms
 
 
+def _timestamp_order(left: TreeNode, right: TreeNode) -> int:
+    return _entry_timestamp_order(left.entry, right.entry)
+
+
 _by_timestamp = cmp_to_key(_timestamp_order)
+_entries_by_timestamp = cmp_to_key(_entry_timestamp_order)
+
+
+def in_display_order(siblings: list[Any]) -> list[Any]:
+    """Sibling entries (in file order) in pi's display order: oldest first, stable."""
+    return sorted(siblings, key=_entries_by_timestamp) if len(siblings) > 1 else siblings
 
 
 def _sort_children(roots: list[TreeNode]) -> None:

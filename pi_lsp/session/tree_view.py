@@ -21,11 +21,13 @@ import attrs
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.projection import (
     ContextEditEffect,
+    ProjectedEntry,
     context_edit_effects,
     effect_name,
     is_replacement,
 )
 from pi_lsp.session.session import Session
+from pi_lsp.session.stored_entry import StoredEntry
 from pi_lsp.session.tree import walk_depth_first
 
 PREVIEW_LENGTH = 80
@@ -67,19 +69,7 @@ def tree_view(session: Session) -> TreeView:
     labels = session.labels
     active_path = session.branch()
     effects = context_edit_effects(active_path)
-    rows = [
-        TreeRow(
-            id=entry.id,
-            parent_id=entry.parent_id if isinstance(entry.parent_id, str) else None,
-            type=entry.type,
-            role=entry.role if entry.type == "message" and isinstance(entry.role, str) else None,
-            preview=preview(entry, session.get_entry),
-            label=labels.get(entry.id),
-            timestamp=_text_or_none(entry.get("timestamp")),
-            context_edit=effect_name(effects[entry.id]) if entry.id in effects else None,
-        )
-        for entry in session.entries
-    ]
+    rows = [tree_row(session, entry, labels.get(entry.id), effects) for entry in session.entries]
     roots = session.tree()
     children = {
         node.entry.get("id"): [child.entry.get("id") for child in node.children]
@@ -94,6 +84,26 @@ def tree_view(session: Session) -> TreeView:
         roots=[str(node.entry["id"]) for node in roots],
         children=children,
         rows=rows,
+    )
+
+
+def tree_row(
+    session: Session,
+    entry: StoredEntry,
+    label: str | None,
+    effects: Mapping[Any, ProjectedEntry],
+) -> TreeRow:
+    """One entry as a row: its preview, ``label`` and what a context edit in ``effects`` (those
+    of the active path) did to it."""
+    return TreeRow(
+        id=entry.id,
+        parent_id=entry.parent_id if isinstance(entry.parent_id, str) else None,
+        type=entry.type,
+        role=entry.role if entry.type == "message" and isinstance(entry.role, str) else None,
+        preview=preview(entry, session.get_entry),
+        label=label,
+        timestamp=_text_or_none(entry.get("timestamp")),
+        context_edit=effect_name(effects[entry.id]) if entry.id in effects else None,
     )
 
 
@@ -275,7 +285,10 @@ def _first_line(text: Any) -> str:
 
 
 def _shorten(text: str) -> str:
-    single_line = " ".join(text.split())
+    head = text[: PREVIEW_LENGTH * 4]  # a long tool output: only its start can be shown
+    single_line = " ".join(head.split())
+    if len(single_line) <= PREVIEW_LENGTH and len(head) < len(text):
+        single_line = " ".join(text.split())
     return (
         single_line
         if len(single_line) <= PREVIEW_LENGTH

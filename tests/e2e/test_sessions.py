@@ -49,7 +49,9 @@ async def test_navigating_to_a_user_message_returns_its_text_and_branches_from_i
         "summaryEntryId": None,
         "editorText": "second question",
     }
-    assert events.events()[-1] == {"type": "tree_changed", "leafId": first_answer["id"]}
+    changed = events.events()[-1]
+    assert changed["type"] == "tree_changed" and changed["leafId"] == first_answer["id"]
+    assert changed["entries"] == [] and changed["labels"] == {}  # a move writes nothing
     scripted_llm.enqueue(replies.text("A different path."))
     await request(client, "pi/prompt", {"text": "another question"})
     tree = await request(client, "pi/tree", {})

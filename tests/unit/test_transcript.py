@@ -47,3 +47,28 @@ def test_context_edits_mark_entries_and_system_messages_stay_out(tmp_path):
     assert items[0].message["content"] == "key sk-1"  # still shown, marked
     assert items[1].message["content"] == [{"type": "text", "text": "short"}]
     assert items[2].content == "forget it"
+
+
+def test_earlier_pages_load_before_a_cursor_and_add_up_to_the_whole(tmp_path):
+    import pytest
+
+    from pi_lsp.errors import InvalidParamsError
+
+    session = Session.create(tmp_path, str(tmp_path))
+    start = session.append_message({"role": "user", "content": "m0", "timestamp": 0})
+    for index in range(1, 23):
+        session.append_message({"role": "user", "content": f"m{index}", "timestamp": index})
+        session.append_model_change("openai", f"model-{index}")  # not shown: pages skip it
+    whole = [item.entry_id for item in transcript(session).items]
+    page = transcript(session, 5)
+    pages = [page.items]
+    assert page.total == 23 and page.offset == 18
+    while page.offset:
+        page = transcript(session, 5, page.items[0].entry_id)
+        pages.insert(0, page.items)
+    assert [item.entry_id for items in pages for item in items] == whole
+    assert page.offset == 0 and len(pages[0]) == 3
+    session.move_leaf(start)
+    with pytest.raises(InvalidParamsError, match="not on the active path"):
+        transcript(session, 5, whole[-1])
+    assert transcript(session, 5, start).items == []

@@ -78,9 +78,83 @@ export interface TreeResult {
   entries: TreeEntry[];
 }
 
+/** An entry as a row of the windowed tree (pi/treeWindow, pi/treeChildren, pi/treeSearch, tree_changed). */
+export interface TreeNodeRow {
+  id: string;
+  parentId: string | null;
+  type: string;
+  role?: string;
+  preview: string;
+  label?: string;
+  contextEdit?: ContextEditEffect;
+  timestamp: string | null;
+  childCount: number;
+  /** One of several children (or roots): the first entry of a branch. */
+  branchStart: boolean;
+  /** On the path from the root to the leaf. */
+  active: boolean;
+  /** Has rows under it: its branches, or (for a branch start) the run continuing the branch. */
+  expandable: boolean;
+}
+
+/** Labels a change set, by entry id (null: the label was cleared). */
+export type LabelChanges = Record<string, string | null>;
+
+/** A window of the rows under `parentId` (null: the top level): `total` rows, these from `offset` on. */
+export interface TreeLevel {
+  parentId: string | null;
+  total: number;
+  offset: number;
+  rows: TreeNodeRow[];
+}
+
+export interface TreeWindowParams {
+  sessionId?: string;
+  targetId?: string;
+  limit?: number;
+}
+
+export interface TreeWindowResult {
+  sessionId: string;
+  version: number;
+  leafId: string | null;
+  name: string | null;
+  targetId: string | null;
+  levels: TreeLevel[];
+}
+
+export interface TreeChildrenParams {
+  sessionId?: string;
+  parentId?: string | null;
+  offset?: number;
+  aroundId?: string;
+  limit?: number;
+}
+
+export interface TreeChildrenResult {
+  sessionId: string;
+  version: number;
+  level: TreeLevel;
+}
+
+export interface TreeSearchParams {
+  sessionId?: string;
+  query: string;
+  limit?: number;
+}
+
+export interface TreeSearchResult {
+  sessionId: string;
+  version: number;
+  total: number;
+  rows: TreeNodeRow[];
+}
+
 export interface MessagesParams {
   sessionId?: string;
   limit?: number;
+  /** Only the entries of the active path before this one: the cursor for earlier pages. */
+  before?: string;
 }
 
 /** One visible entry of the active path: a message, a compaction or branch summary, a custom message. */
@@ -99,6 +173,8 @@ export interface MessagesResult {
   sessionId: string;
   leafId: string | null;
   total: number;
+  /** How many visible entries of the path come before `entries`. */
+  offset: number;
   entries: TranscriptEntry[];
 }
 
@@ -365,6 +441,9 @@ export interface Requests {
   'pi/prompt': { params: PromptParams; result: PromptResult };
   'pi/abort': { params: SessionParams; result: AbortResult };
   'pi/tree': { params: SessionParams; result: TreeResult };
+  'pi/treeWindow': { params: TreeWindowParams; result: TreeWindowResult };
+  'pi/treeChildren': { params: TreeChildrenParams; result: TreeChildrenResult };
+  'pi/treeSearch': { params: TreeSearchParams; result: TreeSearchResult };
   'pi/messages': { params: MessagesParams; result: MessagesResult };
   'pi/navigate': { params: NavigateParams; result: NavigateResult };
   'pi/fileChanges': { params: FileChangesParams; result: FileChangesResult };
@@ -391,6 +470,9 @@ export const METHODS: readonly Method[] = [
   'pi/prompt',
   'pi/abort',
   'pi/tree',
+  'pi/treeWindow',
+  'pi/treeChildren',
+  'pi/treeSearch',
   'pi/messages',
   'pi/navigate',
   'pi/fileChanges',
@@ -459,7 +541,13 @@ export interface Events {
   };
   branch_summary_start: { targetId: string };
   branch_summary_end: { targetId: string; aborted: boolean; entryId?: string; errorMessage?: string };
-  tree_changed: { leafId: string | null };
+  tree_changed: {
+    leafId: string | null;
+    version: number;
+    entries: TreeNodeRow[];
+    labels: LabelChanges;
+    name: string | null;
+  };
   agent_end: { stopReason: StopReason; leafId: string | null };
   error: { message: string };
 }

@@ -60,6 +60,7 @@ local client = require("pi.client")
 ---@field sessionId string
 ---@field leafId? string
 ---@field total integer
+---@field offset integer
 ---@field entries pi.TranscriptEntry[]
 
 ---@class pi.ModelInfo
@@ -209,6 +210,45 @@ local client = require("pi.client")
 ---@field children table<string, string[]>
 ---@field entries pi.TreeEntry[]
 
+---@class pi.TreeNodeRow
+---@field id string
+---@field parentId? string
+---@field type string
+---@field preview string
+---@field timestamp? string
+---@field childCount integer
+---@field branchStart boolean
+---@field active boolean
+---@field expandable boolean
+---@field role? string
+---@field label? string
+---@field contextEdit? "removed"|"replaced"
+
+---@class pi.TreeLevel
+---@field parentId? string
+---@field total integer
+---@field offset integer
+---@field rows pi.TreeNodeRow[]
+
+---@class pi.TreeWindowResult
+---@field sessionId string
+---@field version integer
+---@field leafId? string
+---@field name? string
+---@field targetId? string
+---@field levels pi.TreeLevel[]
+
+---@class pi.TreeChildrenResult
+---@field sessionId string
+---@field version integer
+---@field level pi.TreeLevel
+
+---@class pi.TreeSearchResult
+---@field sessionId string
+---@field version integer
+---@field total integer
+---@field rows pi.TreeNodeRow[]
+
 ---@class pi.AgentStartEvent
 ---@field type "agent_start"
 
@@ -290,6 +330,10 @@ local client = require("pi.client")
 ---@class pi.TreeChangedEvent
 ---@field type "tree_changed"
 ---@field leafId? string
+---@field version integer
+---@field entries pi.TreeNodeRow[]
+---@field labels table<string, string|vim.NIL> labels set by the change (vim.NIL: cleared)
+---@field name? string
 
 ---@class pi.AgentEndEvent
 ---@field type "agent_end"
@@ -345,6 +389,12 @@ M.prompt = request("pi/prompt")
 M.abort = request("pi/abort")
 ---@type pi.Request<pi.TreeResult>
 M.tree = request("pi/tree")
+---@type pi.Request<pi.TreeWindowResult>
+M.tree_window = request("pi/treeWindow")
+---@type pi.Request<pi.TreeChildrenResult>
+M.tree_children = request("pi/treeChildren")
+---@type pi.Request<pi.TreeSearchResult>
+M.tree_search = request("pi/treeSearch")
 ---@type pi.Request<pi.MessagesResult>
 M.messages = request("pi/messages")
 ---@type pi.Request<pi.NavigateResult>

@@ -10,7 +10,7 @@ const entries: TranscriptEntry[] = [
   { entryId: 't1', type: 'message', timestamp: null, message: { role: 'toolResult', toolCallId: 'c1', toolName: 'ls', content: [{ type: 'text', text: 'app.py' }], isError: false } },
   { entryId: 'k1', type: 'compaction', timestamp: null, summary: '## Goal\nx' },
 ];
-const transcript = (shown: TranscriptEntry[], total = shown.length): MessagesResult => ({ sessionId: 's1', leafId: 'k1', total, entries: shown });
+const transcript = (shown: TranscriptEntry[], total = shown.length): MessagesResult => ({ sessionId: 's1', leafId: 'k1', total, offset: total - shown.length, entries: shown });
 
 describe('session history', () => {
   it('rebuilds the chat of the path: messages, tools with results, compactions', () => {

@@ -1,0 +1,158 @@
+"""What the editors' views of a big session cost the server: the first screen and the refresh after
+a turn, windowed (``pi/treeWindow``, ``pi/messages`` pages, ``tree_changed`` with its entries)
+next to the whole ``pi/tree`` the editors fetched before.
+
+For sessions of 10k and 100k entries written the way pi writes them (``generate_session.py``,
+generated once into ``.bench-data/``), each request runs through its real handler, its typed
+result is turned into JSON and serialized as pygls sends it; the figures are that server time and
+the payload size, without the transport. "cold" is the first request after opening the session
+(it indexes the active path once); the other figures are medians of repeated requests. A turn is
+four entries appended (prompt, tool call, tool result, answer); after it the server sends one
+``tree_changed`` event, where before each editor fetched ``pi/tree`` again.
+
+pi has no request that serves a tree to an editor (its TUI draws from memory), so there is no
+ratio against pi here; ``session_bench.py`` compares opening and context building with pi 0.84.2.
+
+    python bench/tree_bench.py [--sizes 10000 100000] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from session_bench import session_file
+
+from pi_lsp import protocol
+from pi_lsp.agent.events import EventStream
+from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.handlers.base import HANDLERS
+from pi_lsp.session.session import Session
+
+
+def _handlers_loaded() -> None:
+    from pi_lsp.handlers import sessions, tree  # noqa: F401 - registers the handlers
+
+
+def call(services: Any, method: str, params: dict) -> tuple[float, int, Any]:
+    """Server time (ms), payload (bytes) and result of one request through its handler."""
+    started = time.perf_counter()
+    result = protocol.to_json(HANDLERS[method](services, protocol.parse_params(method, params)))
+    payload = json.dumps(result, separators=(",", ":"))
+    return (time.perf_counter() - started) * 1000, len(payload), result
+
+
+def median_call(services: Any, method: str, params: dict, repeats: int) -> tuple[float, int]:
+    runs = [call(services, method, params) for _ in range(repeats)]
+    return statistics.median(run[0] for run in runs), runs[0][1]
+
+
+def one_turn(session: Session, index: int) -> None:
+    at = 1_800_000_000_000 + index
+    session.append_message({"role": "user", "content": f"turn {index}: go on", "timestamp": at})
+    call_block = {"type": "toolCall", "id": f"c{index}", "name": "read", "arguments": {"path": "a"}}
+    session.append_message(
+        {"role": "assistant", "content": [call_block], "stopReason": "toolUse", "timestamp": at}
+    )
+    session.append_message(
+        {
+            "role": "toolResult",
+            "toolCallId": f"c{index}",
+            "toolName": "read",
+            "content": [{"type": "text", "text": "contents " * 200}],
+            "isError": False,
+            "timestamp": at,
+        }
+    )
+    session.append_message(
+        {"role": "assistant", "content": [{"type": "text", "text": "Done."}], "timestamp": at}
+    )
+
+
+def measure(entries: int, repeats: int) -> dict[str, tuple[float, int]]:
+    figures: dict[str, tuple[float, int]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "session.jsonl"
+        shutil.copyfile(session_file(entries), path)
+        started = time.perf_counter()
+        session = Session.open(path)
+        figures["open"] = ((time.perf_counter() - started) * 1000, 0)
+        sent: list[protocol.EventNotification] = []
+        runtime = SessionRuntime(session, EventStream(session.id, sent.append))
+        services = SimpleNamespace(sessions=SimpleNamespace(get=lambda _session_id: runtime))
+
+        cold_ms, cold_bytes, window = call(services, protocol.TREE_WINDOW, {})
+        figures["treeWindow cold"] = (cold_ms, cold_bytes)
+        figures["treeWindow"] = median_call(services, protocol.TREE_WINDOW, {}, repeats)
+        figures["messages limit 50"] = median_call(
+            services, protocol.MESSAGES, {"limit": 50}, repeats
+        )
+        _, _, tail = call(services, protocol.MESSAGES, {"limit": 50})
+        figures["messages earlier page"] = median_call(
+            services,
+            protocol.MESSAGES,
+            {"limit": 50, "before": tail["entries"][0]["entryId"]},
+            repeats,
+        )
+        top = window["levels"][0]
+        figures["treeChildren page"] = median_call(
+            services,
+            protocol.TREE_CHILDREN,
+            {"parentId": top["parentId"], "offset": max(0, top["offset"] - 100)},
+            repeats,
+        )
+        figures["treeSearch"] = median_call(
+            services, protocol.TREE_SEARCH, {"query": "branch summary", "limit": 50}, repeats
+        )
+        figures["tree (whole)"] = median_call(services, protocol.TREE, {}, max(1, repeats // 2))
+
+        turn_ms, turn_bytes = [], []
+        for index in range(repeats):
+            one_turn(session, index)
+            started = time.perf_counter()
+            runtime.tree_changed()
+            payload = json.dumps(protocol.to_json(sent[-1]), separators=(",", ":"))
+            turn_ms.append((time.perf_counter() - started) * 1000)
+            turn_bytes.append(len(payload))
+        figures["after a turn: tree_changed"] = (statistics.median(turn_ms), turn_bytes[0])
+        session.close()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--repeats", type=int, default=5)
+    arguments = parser.parse_args()
+    _handlers_loaded()
+    results = {size: measure(size, arguments.repeats) for size in arguments.sizes}
+    labels = list(next(iter(results.values())))
+    header = f"{'server time ms / payload KB':<32}" + "".join(
+        f"{f'{size:,} entries':>24}" for size in results
+    )
+    print(header)
+    print("-" * len(header))
+    for label in labels:
+        cells = []
+        for size in results:
+            ms, size_bytes = results[size][label]
+            cells.append(
+                f"{ms:>10.1f} ms" + (f" {size_bytes / 1024:>8.1f} KB" if size_bytes else " " * 12)
+            )
+        print(f"{label:<32}" + "".join(f"{cell:>24}" for cell in cells))
+    print()
+    print(
+        "before: the editors fetched `tree (whole)` on every tree_changed, i.e. after every turn;"
+    )
+    print("now: the first screen is `treeWindow` + `messages limit 50`, a turn costs its event.")
+
+
+if __name__ == "__main__":
+    main()
