@@ -83,14 +83,15 @@ local function show(preview)
   vim.api.nvim_set_current_win(previous)
 end
 
--- The buffers the restore changed are saved, so the files on disk are the restored ones.
+-- The buffers the restore changed are saved, so the files on disk are the restored ones. `write!`:
+-- a buffer opened on a missing file refuses to overwrite the file the edit has just created.
 local function save(files)
   for _, file in ipairs(files) do
     local loaded = vim.fn.bufnr(file.path)
     if (file.action == "restored" or file.action == "created") and loaded ~= -1
       and vim.api.nvim_buf_is_loaded(loaded) and vim.bo[loaded].modified then
       vim.api.nvim_buf_call(loaded, function()
-        vim.cmd("silent keepalt write")
+        vim.cmd("silent keepalt write!")
       end)
     end
   end
