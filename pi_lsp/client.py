@@ -53,8 +53,8 @@ class PiRequestError(JsonRpcException):
 
 def isolated_environment(home: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
     """``base`` (the process environment by default) for a server that must not touch the user's
-    own pi settings, logs and caches: all of them under ``home``; no model or session directory
-    given by the environment."""
+    own pi settings, logs and caches: all of them under ``home``; no model, provider key or
+    session directory given by the environment (a provider's key would choose the model)."""
     environment = dict(os.environ if base is None else base)
     environment.update(
         HOME=str(home),
@@ -70,6 +70,8 @@ def isolated_environment(home: Path, base: Mapping[str, str] | None = None) -> d
         "PI_CODING_AGENT_SESSION_DIR",
     ):
         environment.pop(name, None)
+    for name in [name for name in environment if name.endswith("_API_KEY")]:
+        del environment[name]
     return environment
 
 

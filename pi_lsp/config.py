@@ -158,6 +158,7 @@ class ServerConfig:
             "model": self.settings.model,
             "defaultProvider": self.pi_settings.get("defaultProvider"),
             "defaultModel": self.pi_settings.get("defaultModel"),
+            "enabledModels": self.pi_settings.get("enabledModels"),
             "apiBase": self.settings.api_base,
             "contextWindow": self.settings.context_window,
         }

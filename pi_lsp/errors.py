@@ -13,9 +13,11 @@ class PiError(Exception):
 
     code = -32603  # JSON-RPC "internal error"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, data: dict | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.data = data
+        """Structured detail a client may act on (the JSON-RPC error's ``data``)."""
 
 
 class InvalidParamsError(PiError):
@@ -102,6 +104,16 @@ class ModelNotConfiguredError(PiError):
     """No model is configured, so the agent cannot answer; the message says how to configure one."""
 
     code = -32020
+
+
+class NoApiKeyError(PiError):
+    """The model's provider has no usable API key; ``data`` is ``{"provider": …}`` so a client can
+    offer its own way to store one."""
+
+    code = -32022
+
+    def __init__(self, message: str, provider: str) -> None:
+        super().__init__(message, {"provider": provider})
 
 
 class UnauthorizedConnectionError(PiError):

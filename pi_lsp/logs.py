@@ -2,6 +2,8 @@
 attached.
 
 stdout belongs to the LSP stream, so nothing may log there; stderr is left for crashes.
+Every record passes ``SecretFilter`` on its way out: an API key pi-lsp resolved never reaches a
+log, whoever logged it (litellm included).
 """
 
 from __future__ import annotations
@@ -24,11 +26,27 @@ def configure_logging(log_file: str | None, *, verbose: bool = False) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    handler.addFilter(SecretFilter())
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     logging.getLogger("pygls").setLevel(logging.DEBUG if verbose else logging.WARNING)
     return path
+
+
+class SecretFilter(logging.Filter):
+    """Replaces every secret pi-lsp resolved (``llm.credentials``) in a record by ``***``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from pi_lsp.llm.secrets import redact_secrets
+
+        message = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        record.msg, record.args = redact_secrets(message), None
+        if record.exc_text:
+            record.exc_text = redact_secrets(record.exc_text)
+        return True
 
 
 class ClientLogHandler(logging.Handler):
@@ -37,6 +55,7 @@ class ClientLogHandler(logging.Handler):
     def __init__(self, server) -> None:
         super().__init__(logging.INFO)
         self._server = server
+        self.addFilter(SecretFilter())
 
     def emit(self, record: logging.LogRecord) -> None:
         from lsprotocol import types

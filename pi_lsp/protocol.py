@@ -43,11 +43,17 @@ SET_THINKING_LEVEL = "pi/setThinkingLevel"
 COMPACT = "pi/compact"
 RESOURCES = "pi/resources"
 RELOAD = "pi/reload"
+LOGIN = "pi/login"
+LOGOUT = "pi/logout"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
 EVENT = "pi/event"
 RESOURCES_CHANGED = "pi/resourcesChanged"
+
+# ------------------------------------------------------------------ notifications (client → server)
+
+SET_CREDENTIALS = "pi/setCredentials"
 
 # ------------------------------------------------------------------------- workspace/executeCommand
 
@@ -234,6 +240,30 @@ class NoParams:
 class ModelsParams:
     filter: str | None = None
     """Only models whose name contains this text."""
+    provider: str | None = None
+    """Only this provider's models (pi's name: ``openai``, ``google``, a models.json provider)."""
+
+
+@attrs.frozen
+class LoginParams:
+    provider: str
+    """pi's provider name, the key of its auth.json entry (``anthropic``, ``openai``…)."""
+    key: str
+    replace_subscription: bool = False
+    """Replace pi's subscription login (an OAuth entry) for the provider, which pi then loses."""
+
+
+@attrs.frozen
+class LogoutParams:
+    provider: str
+
+
+@attrs.frozen
+class SetCredentialsParams:
+    """The params of the ``pi/setCredentials`` notification."""
+
+    credentials: dict[str, str]
+    """Provider → API key: every key the editor keeps for pi (the previous set is replaced)."""
 
 
 PARAMS_BY_METHOD: dict[str, type] = {
@@ -259,8 +289,13 @@ PARAMS_BY_METHOD: dict[str, type] = {
     COMPACT: CompactParams,
     RESOURCES: NoParams,
     RELOAD: NoParams,
+    LOGIN: LoginParams,
+    LOGOUT: LogoutParams,
 }
 """Every request method and the type its params are validated against."""
+
+NOTIFICATION_PARAMS: dict[str, type] = {SET_CREDENTIALS: SetCredentialsParams}
+"""Every notification a client sends the server, and the type of its params."""
 
 
 # ----------------------------------------------------------------------- results and event payloads
@@ -273,6 +308,9 @@ JsonObject = dict[str, Any]
 """A JSON object in pi's own format (an AgentMessage, a usage record, tool details…)."""
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+KeySource = Literal["editor", "auth.json", "models.json", "environment"]
+"""Where a provider's API key came from."""
+KeyStatus = Literal["key", "local", "missing", "unknown"]
 CompactionReason = Literal["manual", "threshold", "overflow"]
 
 OMITTED_WHEN_NONE = "omitted_when_none"
@@ -519,6 +557,12 @@ class ModelRef:
     model: str
     provider: str
     model_id: str
+    key_status: KeyStatus
+    """``key``: its provider has a key; ``local``: it needs none; ``missing``: it needs one it
+    does not have; ``unknown``: litellm finds the credentials (or not) by itself."""
+    key_source: KeySource | None
+    source: Literal["settings", "models.json"]
+    """Where its configuration came from."""
 
 
 @attrs.frozen
@@ -546,13 +590,49 @@ class StateResult:
 @attrs.frozen
 class ModelInfo:
     model: str
+    """The reference to give ``pi/setModel``."""
     provider: str
+    model_id: str
+    name: str | None
     context_window: int | None
+    available: bool
+    """It can be called now: its provider has a key, or it is a local model."""
+    key_source: KeySource | None
+    source: Literal["models.json", "litellm"]
+    """Where its configuration came from: pi's models.json or litellm's model table."""
+
+
+@attrs.frozen
+class ProviderInfo:
+    provider: str
+    key_source: KeySource | None
+    """Where its key comes from; null when it has none."""
+    key_variable: str | None
+    """The environment variable pi reads its key from."""
+    subscription: bool
+    """auth.json holds pi's subscription login (OAuth) for it, which pi-lsp cannot use."""
+    local: bool
+    """A models.json provider on this machine (it needs no key)."""
 
 
 @attrs.frozen
 class ModelsResult:
     models: list[ModelInfo]
+    providers: list[ProviderInfo]
+
+
+@attrs.frozen
+class LoginResult:
+    provider: str
+    path: str
+    """The auth.json written."""
+
+
+@attrs.frozen
+class LogoutResult:
+    provider: str
+    removed: bool
+    path: str
 
 
 @attrs.frozen
@@ -655,6 +735,8 @@ RESULT_BY_METHOD: dict[str, type] = {
     COMPACT: CompactResult,
     RESOURCES: ResourcesResult,
     RELOAD: ResourcesChanged,
+    LOGIN: LoginResult,
+    LOGOUT: LogoutResult,
 }
 """Every request method and the type of its result."""
 
@@ -759,6 +841,19 @@ class RetryEvent:
 
 
 @attrs.frozen
+class AuthErrorEvent:
+    """The provider refused the key (401) or its rights (403); sent once, after the failed
+    answer's ``message_end``. ``message`` says what happened and where the key came from; a
+    client adds how to store another key."""
+
+    TYPE: ClassVar[str] = "auth_error"
+    provider: str
+    status: int
+    key_source: KeySource | None
+    message: str
+
+
+@attrs.frozen
 class CompactionStartEvent:
     TYPE: ClassVar[str] = "compaction_start"
     reason: CompactionReason
@@ -839,6 +934,7 @@ Event = (
     | ToolExecutionEndEvent
     | MessageEndEvent
     | RetryEvent
+    | AuthErrorEvent
     | CompactionStartEvent
     | CompactionEndEvent
     | BranchSummaryStartEvent
@@ -928,7 +1024,7 @@ converter = _make_converter()
 
 def parse_params(method: str, raw: Any) -> Any:
     """Validate raw JSON params of ``method``; ``InvalidParamsError`` names what is wrong."""
-    params_type = PARAMS_BY_METHOD[method]
+    params_type = PARAMS_BY_METHOD.get(method) or NOTIFICATION_PARAMS[method]
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):

@@ -37,13 +37,25 @@ class RawRequest:
     jsonrpc: str
 
 
+@attrs.define
+class RawNotification:
+    """A ``pi/*`` notification whose params stay raw JSON (provider names are not identifiers,
+    which pygls's namedtuples would rename)."""
+
+    method: str
+    params: Any
+    jsonrpc: str
+
+
 class PiProtocol(LanguageServerProtocol):
-    """The LSP protocol plus pi-lsp's custom requests."""
+    """The LSP protocol plus pi-lsp's custom requests and notifications."""
 
     # pygls wraps the base method in functools.lru_cache; a plain method overrides it fine.
     def get_message_type(self, method: str) -> type | None:  # type: ignore[override]
         if method in protocol.PARAMS_BY_METHOD:
             return RawRequest
+        if method in protocol.NOTIFICATION_PARAMS:
+            return RawNotification
         return super().get_message_type(method)
 
 

@@ -38,6 +38,8 @@ from pi_lsp.tools.base import EditorBridge, Tool
 DOUBLE_MODEL = "openai/double"
 DEFAULT_OPTIONS: dict[str, Any] = {
     "model": DOUBLE_MODEL,
+    # The double answers in process; an endpoint of its own marks it as needing no key.
+    "apiBase": "http://127.0.0.1:9/v1",
     "contextWindow": 128_000,
     "tokenizer": "chars4",
     "retry": {"baseDelayMs": 1},

@@ -91,7 +91,7 @@ class Agent:
     ) -> TurnResult:
         """Run ``text`` as a turn (or queue/steer it into the running one); that turn's result."""
         runtime.require_writable()
-        model = self.live.require_model(runtime)
+        model = self.live.callable_model(runtime)
         user_message = _user_message(self.live.resources.expand_prompt(text), images)
         # One prompt at a time gets past here: a second one waits, then finds the turn running and
         # queues itself, instead of starting a turn of its own while the first waits to compact.

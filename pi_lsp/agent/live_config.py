@@ -5,6 +5,11 @@ settings files (watched by the resource service); ``LiveConfig.current`` merges 
 both. For a session it answers the questions every service asks: which model (``pi/setModel``
 and a resumed session's own choice beat the configured one), which cheaper model writes
 summaries, the thinking level, the context window and the token counter.
+
+Models and keys come from a ``ModelCatalog`` over pi's ``models.json`` and ``auth.json`` (as the
+resource service last read them), the keys the editor sent (``pi/setCredentials``) and the
+environment. ``pi/login``/``pi/logout`` write ``auth.json`` through ``llm/auth_store.py`` and
+reload the resources at once, so the next prompt already uses the new key.
 """
 
 from __future__ import annotations
@@ -18,14 +23,20 @@ from pi_lsp.agent.resources import ResourceService
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.compaction.tokens import TokenCounter, get_token_counter
 from pi_lsp.config import ServerConfig
-from pi_lsp.errors import ModelNotConfiguredError
-from pi_lsp.llm.config import ModelConfig, resolve_model
+from pi_lsp.errors import ModelNotConfiguredError, NoApiKeyError
+from pi_lsp.llm.auth_store import remove_api_key, save_api_key
+from pi_lsp.llm.catalog import ModelCatalog
+from pi_lsp.llm.config import ModelConfig, resolve_model, split_model_string
+from pi_lsp.llm.credentials import EditorKeys
 from pi_lsp.llm.models import context_window_for, max_output_tokens_for
+from pi_lsp.resources.auth_file import AUTH_FILE
 
 NO_MODEL_MESSAGE = (
     "No model is configured. Set the pi.model setting (a litellm model string such as "
     "openai/gpt-4o or ollama/llama3, plus pi.apiBase for a local server), or the PI_LSP_MODEL "
-    "environment variable, or defaultProvider/defaultModel in pi's settings.json."
+    "environment variable, or defaultProvider/defaultModel in pi's settings.json, or give a "
+    'provider an API key (its environment variable, "Pi: Set API Key…" in VS Code, '
+    ":PiLogin in Neovim) or a model in pi's models.json."
 )
 FALLBACK_CONTEXT_WINDOW = 128_000
 
@@ -42,6 +53,7 @@ class LiveConfig:
         self.config = config
         self.resources = resources
         self._environ = environ
+        self.editor_keys = EditorKeys()
 
     @property
     def current(self) -> ServerConfig:
@@ -51,21 +63,45 @@ class LiveConfig:
             return self.config
         return attrs.evolve(self.config, pi_settings=merged)
 
+    def catalog(self, environ: dict[str, str] | None = None) -> ModelCatalog:
+        """Models and keys as they are now."""
+        snapshot = self.resources.snapshot
+        environ = dict(self._environ) if environ is None else environ
+        return ModelCatalog(snapshot.models, snapshot.auth, self.editor_keys, environ)
+
     def model_for(self, runtime: SessionRuntime) -> ModelConfig | None:
         """The session's model: its own choice (``pi/setModel``, a resumed session's), else the
         configured one; None when no model is configured."""
         settings = self.current.model_settings()
         environ = dict(self._environ)
         if runtime.model_override:
+            configured = environ.pop("PI_LSP_MODEL", None) or settings.get("model")
             # pi/setModel is the user's latest word: it beats the server's start-up PI_LSP_MODEL.
             settings = {**settings, "model": runtime.model_override}
-            environ.pop("PI_LSP_MODEL", None)
-        return resolve_model(settings, environ)
+            if not _same_provider(configured, runtime.model_override):
+                # The endpoint given for the configured model (a local server's) is not another
+                # provider's: its model goes to its own API with its own key.
+                settings = {
+                    name: value
+                    for name, value in settings.items()
+                    if name not in ("apiBase", "apiKey")
+                }
+                environ.pop("PI_LSP_API_BASE", None)
+                environ.pop("PI_LSP_API_KEY", None)
+        return resolve_model(settings, environ, self.catalog(environ))
 
     def require_model(self, runtime: SessionRuntime) -> ModelConfig:
         model = self.model_for(runtime)
         if model is None:
             raise ModelNotConfiguredError(NO_MODEL_MESSAGE)
+        return model
+
+    def callable_model(self, runtime: SessionRuntime) -> ModelConfig:
+        """The session's model, when it can be called: a provider without a key is refused here,
+        with what to do, instead of failing at the provider."""
+        model = self.require_model(runtime)
+        if model.key_status == "missing":
+            raise NoApiKeyError(self.catalog().missing_key_message(model), model.provider)
         return model
 
     def summary_model(self, runtime: SessionRuntime) -> ModelConfig:
@@ -74,7 +110,29 @@ class LiveConfig:
         cheaper = self.current.compaction_model()
         if not cheaper:
             return model
-        return resolve_model({**self.current.model_settings(), "model": cheaper}, {}) or model
+        environ = {key: value for key, value in self._environ.items() if key != "PI_LSP_MODEL"}
+        settings = {**self.current.model_settings(), "model": cheaper}
+        return resolve_model(settings, environ, self.catalog(environ)) or model
+
+    # ------------------------------------------------------------------ keys
+
+    def set_editor_keys(self, keys: dict[str, str]) -> None:
+        """``pi/setCredentials``: the keys in the editor's secret storage, all of them."""
+        self.editor_keys.replace(keys)
+
+    def login(self, provider: str, key: str, *, replace_subscription: bool) -> str:
+        """``pi/login``: store ``key`` in pi's auth.json; returns the file's path."""
+        path = self.resources.agent_dir / AUTH_FILE
+        save_api_key(path, provider, key, replace_subscription=replace_subscription)
+        self.resources.reload()
+        return str(path)
+
+    def logout(self, provider: str) -> tuple[bool, str]:
+        """``pi/logout``: remove ``provider``'s API key from auth.json; (removed, the path)."""
+        path = self.resources.agent_dir / AUTH_FILE
+        removed = remove_api_key(path, provider.strip())
+        self.resources.reload()
+        return removed, str(path)
 
     def thinking_level(self, runtime: SessionRuntime) -> str:
         """The level of the session's active path (its last change), else the configured one."""
@@ -95,3 +153,10 @@ class LiveConfig:
 
     def token_counter(self) -> TokenCounter:
         return get_token_counter(self.current.tokenizer())
+
+
+def _same_provider(configured: object, chosen: str) -> bool:
+    """Whether ``chosen`` is of the configured model's provider (true when none is configured)."""
+    if not isinstance(configured, str) or not configured.strip():
+        return True
+    return split_model_string(configured.strip())[0] == split_model_string(chosen)[0]

@@ -31,13 +31,21 @@ from pi_lsp.compaction.policy import Moment
 from pi_lsp.config import CheckpointOptions
 from pi_lsp.llm.client import ModelClient, ModelStream
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.errors import is_context_overflow, is_retryable_error, retry_delay_ms
+from pi_lsp.llm.errors import (
+    auth_error_status,
+    is_context_overflow,
+    is_retryable_error,
+    refused_key_message,
+    retry_delay_ms,
+)
 from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
 from pi_lsp.llm.messages import ToolSpec
+from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.stream import CompletionRequest
 from pi_lsp.protocol import (
     AgentEndEvent,
     AgentStartEvent,
+    AuthErrorEvent,
     ErrorEvent,
     MessageEndEvent,
     MessageStartEvent,
@@ -110,8 +118,8 @@ async def run_turn(
         outcome = turn.finish_aborted()
     except Exception as error:  # a bug must end the turn, not the server
         logger.exception("turn failed in session %s", runtime.id)
-        runtime.events.emit(ErrorEvent(f"The turn failed: {error}"))
-        outcome = TurnOutcome("error", turn.last_assistant, str(error))
+        runtime.events.emit(ErrorEvent(redact_secrets(f"The turn failed: {error}")))
+        outcome = TurnOutcome("error", turn.last_assistant, redact_secrets(str(error)))
     outcome.steered = turn.steered
     runtime.events.emit(AgentEndEvent(outcome.stop_reason, runtime.session.leaf_id))  # type: ignore[arg-type]
     runtime.tree_changed()
@@ -145,6 +153,8 @@ class _Turn:
             self.last_assistant = message
             _append(self.runtime, message)
             stop_reason = message.get("stopReason")
+            if stop_reason == "error":
+                self._report_refused_key(message)
             if stop_reason == "error" and is_context_overflow(message, self.setup.context_window):
                 retry = await self.compactor.recover_from_overflow(self.runtime, overflow_recovered)
                 overflow_recovered = True
@@ -159,6 +169,22 @@ class _Turn:
             await self.compactor.compact_if_needed(
                 self.runtime, Moment.BETWEEN_ROUNDS, self.setup.context_window
             )
+
+    def _report_refused_key(self, message: dict[str, Any]) -> None:
+        """A refused key gets its own event: clients show it once, with how to fix it."""
+        status = auth_error_status(message)
+        if status is None:
+            return
+        model = self.setup.model
+        credential = model.credential
+        self.runtime.events.emit(
+            AuthErrorEvent(
+                provider=model.provider,
+                status=status,
+                key_source=credential.source if credential else None,
+                message=refused_key_message(model, status, message.get("errorMessage") or ""),
+            )
+        )
 
     def _deliver_steering(self) -> None:
         for queued in self.runtime.take_steering():

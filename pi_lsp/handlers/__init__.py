@@ -7,6 +7,7 @@ def register_all(server) -> None:
     from pi_lsp.handlers import (  # noqa: F401 - registers handlers
         base,
         compact,
+        credentials,
         editor,
         lifecycle,
         prompt,
@@ -18,4 +19,5 @@ def register_all(server) -> None:
 
     lifecycle.register(server)
     editor.register(server)
+    credentials.register(server)
     base.register_requests(server)

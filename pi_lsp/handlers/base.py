@@ -19,6 +19,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from pi_lsp import protocol
 from pi_lsp.errors import PiError
+from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.services import Services
 
 logger = logging.getLogger(__name__)
@@ -50,12 +51,16 @@ async def dispatch(server: Any, method: str, raw_params: Any) -> Any:
             result = await result
         return protocol.to_json(result)
     except PiError as error:
-        raise JsonRpcException(code=error.code, message=error.message) from None
+        raise JsonRpcException(
+            code=error.code, message=redact_secrets(error.message), data=error.data
+        ) from None
     except JsonRpcException:
         raise
     except Exception as error:
+        # A bug's text may quote anything, a key included: the reply says it without (and the
+        # log's SecretFilter does the same for the traceback).
         logger.exception("%s failed", method)
-        raise JsonRpcInternalError(message=f"{method} failed: {error}") from None
+        raise JsonRpcInternalError(message=redact_secrets(f"{method} failed: {error}")) from None
 
 
 def register_requests(server: Any) -> None:

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from pi_lsp.agent.file_restore import FileOutcome, FilesPreview
     from pi_lsp.agent.navigation import NavigationResult
     from pi_lsp.agent.state import SessionState
+    from pi_lsp.llm.catalog import CatalogEntry, ProviderStatus
+    from pi_lsp.llm.config import ModelConfig
     from pi_lsp.resources.snapshot import ResourceChanges, ResourceSnapshot
     from pi_lsp.session.listing import SessionInfo
     from pi_lsp.session.transcript import Transcript
@@ -159,9 +161,7 @@ def state_result(state: SessionState) -> protocol.StateResult:
         path=state.path,
         name=state.name,
         leaf_id=state.leaf_id,
-        model=None
-        if model is None
-        else protocol.ModelRef(model.model, model.provider, model.model_id),
+        model=None if model is None else model_ref(model),
         thinking_level=state.thinking_level,
         context_usage=None
         if usage is None
@@ -212,4 +212,39 @@ def resources_changed(changes: ResourceChanges) -> protocol.ResourcesChanged:
 
     return protocol.ResourcesChanged(
         added=refs(changes.added), changed=refs(changes.changed), removed=refs(changes.removed)
+    )
+
+
+def model_ref(model: ModelConfig) -> protocol.ModelRef:
+    credential = model.credential if model.key_status == "key" else None
+    return protocol.ModelRef(
+        model=model.model,
+        provider=model.provider,
+        model_id=model.model_id,
+        key_status=model.key_status,
+        key_source=credential.source if credential else None,
+        source=model.source,
+    )
+
+
+def model_info(entry: CatalogEntry) -> protocol.ModelInfo:
+    return protocol.ModelInfo(
+        model=entry.model,
+        provider=entry.provider,
+        model_id=entry.model_id,
+        name=entry.name,
+        context_window=entry.context_window,
+        available=entry.available,
+        key_source=entry.credentials,
+        source=entry.source,  # type: ignore[arg-type]
+    )
+
+
+def provider_info(status: ProviderStatus) -> protocol.ProviderInfo:
+    return protocol.ProviderInfo(
+        provider=status.provider,
+        key_source=status.credentials,
+        key_variable=status.key_variable,
+        subscription=status.oauth,
+        local=status.local,
     )

@@ -25,16 +25,20 @@ async def on_state(services: Services, params: protocol.SessionParams) -> protoc
 
 @pi_request(protocol.MODELS)
 async def on_models(services: Services, params: protocol.ModelsParams) -> protocol.ModelsResult:
+    """The usable models first (a key, or local), each with where it and its key come from."""
     from pi_lsp.llm.models import list_known_models
 
-    models = await asyncio.to_thread(list_known_models, "")
+    catalog = services.live.catalog()
+    entries = await asyncio.to_thread(lambda: catalog.entries(list_known_models("")))
     wanted = (params.filter or "").lower()
+    listed = [
+        shapes.model_info(entry)
+        for entry in entries
+        if (wanted in entry.model.lower() or wanted in (entry.name or "").lower())
+        and params.provider in (None, entry.provider)
+    ]
     return protocol.ModelsResult(
-        [
-            protocol.ModelInfo(model.model, model.provider, model.context_window)
-            for model in models
-            if wanted in model.model.lower()
-        ][:MODELS_LISTED]
+        listed[:MODELS_LISTED], [shapes.provider_info(status) for status in catalog.providers()]
     )
 
 

@@ -158,3 +158,35 @@ def is_retryable_error(message: Mapping[str, Any], context_window: int | None = 
 def retry_delay_ms(attempt: int, base_delay_ms: int = 2000) -> int:
     """pi's backoff before retry number ``attempt`` (1-based): 2 s, 4 s, 8 s... for the default."""
     return base_delay_ms * 2 ** (max(1, attempt) - 1)
+
+
+_AUTH_STATUS = re.compile(r"^(401|403)\b")
+_AUTH_NAMES = {"AuthenticationError": 401, "PermissionDeniedError": 403}
+
+
+def auth_error_status(message: Mapping[str, Any]) -> int | None:
+    """401 or 403 when a failed message is the provider refusing the key, else None.
+
+    litellm maps a refused key to ``AuthenticationError`` (401) and a key without the rights to
+    ``PermissionDeniedError`` (403); ``describe_error`` puts the status first.
+    """
+    error_message = message.get("errorMessage")
+    if message.get("stopReason") != "error" or not isinstance(error_message, str):
+        return None
+    status = _AUTH_STATUS.match(error_message)
+    if status:
+        return int(status[1])
+    return next((code for name, code in _AUTH_NAMES.items() if name in error_message), None)
+
+
+def refused_key_message(model: Any, status: int, error_message: str) -> str:
+    """What to tell a user whose key ``model``'s provider refused: who refused, which key."""
+    credential = getattr(model, "credential", None)
+    if credential is not None:
+        which = f"the API key from {credential.describe()}"
+    elif getattr(model, "api_key", None):
+        which = "the key given to pi-lsp directly (PI_LSP_API_KEY or a local server's placeholder)"
+    else:
+        which = "the request: no API key is stored for it"
+    verb = "refused" if status == 401 else "denied access with"
+    return f"{model.provider} {verb} {which} ({error_message})"

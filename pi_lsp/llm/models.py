@@ -39,7 +39,31 @@ class KnownModel:
 
 
 def model_info(model: ModelConfig) -> Mapping[str, Any] | None:
-    """litellm's table entry for ``model``, or ``None`` for a model it does not know."""
+    """litellm's table entry for ``model``, or ``None`` for a model it does not know.
+
+    The prices a ``models.json`` ``cost`` gives (dollars per million tokens; the table's are per
+    token) replace the table's; a model the table does not know pays nothing for the others.
+    """
+    entry = _table_entry(model)
+    if model.cost is None:
+        return entry
+    given = {
+        "input_cost_per_token": model.cost.input,
+        "output_cost_per_token": model.cost.output,
+        "cache_read_input_token_cost": model.cost.cache_read,
+        "cache_creation_input_token_cost": model.cost.cache_write,
+    }
+    prices = {key: value / 1e6 for key, value in given.items() if value is not None}
+    # A tier price of the table (``…_above_200k_tokens``) would undo the given price.
+    kept = {
+        key: value
+        for key, value in (entry or {}).items()
+        if not any(key.startswith(price) for price in prices)
+    }
+    return {**kept, **prices}
+
+
+def _table_entry(model: ModelConfig) -> Mapping[str, Any] | None:
     table = _model_table()
     entry = table.get(model.model)
     if entry is None:

@@ -37,6 +37,7 @@ import attrs
 from pi_lsp.llm._litellm import preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.llm.credentials import UnresolvedKeyError, request_auth
 from pi_lsp.llm.events import (
     Completed,
     StreamEvent,
@@ -48,6 +49,7 @@ from pi_lsp.llm.events import (
 from pi_lsp.llm.failures import describe_error
 from pi_lsp.llm.messages import ToolSpec, to_chat_messages, tools_to_openai
 from pi_lsp.llm.models import supports_reasoning
+from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.usage import usage_from_openai
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
@@ -80,12 +82,13 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
     """The keyword arguments of ``litellm.acompletion`` for ``request``."""
     model = request.model
     arguments: dict[str, Any] = {
-        "model": model.model,
+        "model": model.call_model,
         "messages": to_chat_messages(
             request.system_prompt,
             request.messages,
             provider=model.provider,
             model_id=model.model_id,
+            supports_images=model.accepts_images,
         ),
         "stream": True,
         "stream_options": {"include_usage": True},
@@ -100,11 +103,33 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
         "api_base": model.api_base,
         "api_key": model.api_key,
         "timeout": request.timeout,
-        "max_tokens": request.max_tokens or model.max_output_tokens,
+        _max_tokens_field(model): request.max_tokens or model.max_output_tokens,
         "reasoning_effort": _reasoning_effort(request),
     }
     arguments.update({key: value for key, value in optional.items() if value is not None})
+    _apply_compat(arguments, model)
     return arguments
+
+
+def _max_tokens_field(model: ModelConfig) -> str:
+    field = model.compat.get("maxTokensField")
+    return "max_completion_tokens" if field == "max_completion_tokens" else "max_tokens"
+
+
+def _apply_compat(arguments: dict[str, Any], model: ModelConfig) -> None:
+    """The ``models.json`` ``compat`` flags litellm has an equivalent for; ``samplingParams``."""
+    if model.compat.get("supportsUsageInStreaming") is False:
+        arguments.pop("stream_options", None)
+    if model.compat.get("supportsReasoningEffort") is False:
+        arguments.pop("reasoning_effort", None)
+    extra_body: dict[str, Any] = {}
+    routing = model.compat.get("openRouterRouting")
+    if isinstance(routing, dict):
+        extra_body["provider"] = routing
+    if model.sampling_params:
+        extra_body.update(model.sampling_params)
+    if extra_body:
+        arguments["extra_body"] = extra_body
 
 
 def _reasoning_effort(request: CompletionRequest) -> str | None:
@@ -158,8 +183,11 @@ class AssistantStream:
                     yield event
         except asyncio.CancelledError:
             raise
+        except UnresolvedKeyError as error:
+            error_message = str(error)
         except Exception as error:  # noqa: BLE001 — every provider failure becomes an error message
-            error_message = describe_error(error)
+            # A provider may quote the key it refused: no secret leaves in an error text.
+            error_message = redact_secrets(describe_error(error))
         finally:
             await chunks.aclose()
         self.message = self.partial.to_message(None, error_message)
@@ -170,7 +198,14 @@ class AssistantStream:
         response = None
         try:
             litellm = await preload_litellm()
-            response = await litellm.acompletion(**completion_arguments(self.request))
+            arguments = completion_arguments(self.request)
+            # Keys may come from a command: resolved off the event loop, and only now.
+            auth = await asyncio.to_thread(request_auth, self.request.model)
+            if auth.api_key is not None:
+                arguments["api_key"] = auth.api_key
+            if auth.headers:
+                arguments["extra_headers"] = dict(auth.headers)
+            response = await litellm.acompletion(**arguments)
             async for chunk in response:
                 yield chunk
         finally:

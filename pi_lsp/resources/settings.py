@@ -80,6 +80,7 @@ KNOWN_KEYS: Schema = {
     "defaultThinkingLevel": _one_of(*THINKING_LEVELS),
     "defaultProvider": STRING,
     "defaultModel": STRING,
+    "enabledModels": STRING_LIST,
     "enableSkillCommands": BOOLEAN,
     "sessionDir": STRING,
     "steeringMode": _one_of(*QUEUE_MODES),

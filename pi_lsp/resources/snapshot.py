@@ -7,6 +7,9 @@ up to the git root, the user settings' ``skills`` paths, ``<agentDir>/skills``,
 ``~/.agents/skills``. Templates likewise: project settings' ``prompts``, ``.pi/prompts``, user
 settings' ``prompts``, ``<agentDir>/prompts``. Project locations are skipped when the workspace is
 not trusted.
+
+pi's ``models.json`` and ``auth.json`` come from ``<agentDir>`` only (pi never reads a project's
+copy): custom providers and models, and the stored credentials ``llm/`` resolves keys from.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.resources.auth_file import AUTH_FILE, AuthFile, load_auth_file
 from pi_lsp.resources.context_files import (
     PROJECT_CONFIG_DIR,
     ContextFile,
@@ -28,6 +32,7 @@ from pi_lsp.resources.context_files import (
 )
 from pi_lsp.resources.diagnostics import ResourceDiagnostic
 from pi_lsp.resources.files import ParsedFileCache
+from pi_lsp.resources.models_file import MODELS_FILE, ModelsFile, load_models_file
 from pi_lsp.resources.patterns import ResourcePatterns, is_pattern, patterns_of
 from pi_lsp.resources.settings import SettingsFile, SettingsLoad, key_line, load_settings
 from pi_lsp.resources.skills import Scope, Skill, SkillLocation, load_skills
@@ -51,6 +56,10 @@ class ResourceSnapshot:
     diagnostics: tuple[ResourceDiagnostic, ...]
     named_paths: tuple[str, ...] = ()
     """The skill and template paths the settings files name (watched like the usual folders)."""
+    models: ModelsFile | None = None
+    """``<agentDir>/models.json``: pi's custom providers and models."""
+    auth: AuthFile | None = None
+    """``<agentDir>/auth.json``: pi's stored credentials (secrets: never shown)."""
 
 
 def load_resources(
@@ -73,6 +82,13 @@ def load_resources(
     settings = load_settings(
         workspace, agent_dir, trusted=trusted, previous=previous.settings if previous else None
     )
+    model_problems: list[ResourceDiagnostic] = []
+    models = load_models_file(
+        agent_dir / MODELS_FILE, previous.models if previous else None, model_problems
+    )
+    auth = load_auth_file(
+        agent_dir / AUTH_FILE, previous.auth if previous else None, model_problems
+    )
     context_files, context_problems = load_context_files(workspace, agent_dir)
     system_prompt, system_problems = find_system_prompt(workspace, agent_dir, trusted=trusted)
     append_prompt, append_problems = find_append_system_prompt(
@@ -92,6 +108,7 @@ def load_resources(
     trust_problem = None if trusted else untrusted_workspace_diagnostic(workspace, agents_dirs)
     diagnostics = (
         *settings.diagnostics,
+        *model_problems,
         *context_problems,
         *system_problems,
         *append_problems,
@@ -108,6 +125,8 @@ def load_resources(
         settings,
         diagnostics,
         named_paths,
+        models,
+        auth,
     )
 
 
@@ -317,3 +336,8 @@ def _identified(snapshot: ResourceSnapshot) -> Iterable[tuple[ResourceRef, Any]]
     for settings_file in (snapshot.settings.global_file, snapshot.settings.project_file):
         if settings_file is not None and settings_file.raw:
             yield ResourceRef("settings", settings_file.path, settings_file.path), settings_file.raw
+    if snapshot.models is not None and snapshot.models.providers:
+        yield ResourceRef("models", snapshot.models.path, snapshot.models.path), snapshot.models
+    if snapshot.auth is not None and snapshot.auth.credentials:
+        # Compared as a whole (keys included), reported by path only.
+        yield ResourceRef("credentials", snapshot.auth.path, snapshot.auth.path), snapshot.auth

@@ -5,8 +5,9 @@ request asks for ``stream``, else one JSON completion); ``GET /v1/models`` lists
 request body is recorded. When the queue is empty the answer is a clear 500 "no scripted reply",
 so a test that forgot a reply fails loudly instead of hanging.
 
-Two control endpoints let another process script a running server: ``GET /__requests`` returns
-the recorded bodies and ``POST /__enqueue`` adds replies given as JSON script entries.
+Control endpoints let another process script a running server: ``GET /__requests`` returns the
+recorded bodies, ``GET /__headers`` the headers of the same requests (so a test can see which
+API key arrived), and ``POST /__enqueue`` adds replies given as JSON script entries.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class ScriptedLLM:
         self._ids = itertools.count(1)
         self.port = 0
         self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        """The headers of each recorded request, in the same order (``Authorization`` included)."""
         # Streams the client closed before their end:
         # evidence that an abort released the connection.
         self.disconnects = 0
@@ -58,6 +61,7 @@ class ScriptedLLM:
         app.router.add_post("/chat/completions", self._chat_completions)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/__requests", self._recorded_requests)
+        app.router.add_get("/__headers", self._recorded_headers)
         app.router.add_post("/__enqueue", self._enqueue_from_json)
         # Cancelling the handler when the client goes away is what lets tests count disconnects.
         self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
@@ -85,6 +89,9 @@ class ScriptedLLM:
     async def _recorded_requests(self, request: web.Request) -> web.Response:
         return web.json_response(self.requests)
 
+    async def _recorded_headers(self, request: web.Request) -> web.Response:
+        return web.json_response(self.request_headers)
+
     async def _enqueue_from_json(self, request: web.Request) -> web.Response:
         payload = await request.json()
         entries = payload if isinstance(payload, list) else [payload]
@@ -97,6 +104,7 @@ class ScriptedLLM:
     async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append(body)
+        self.request_headers.append(dict(request.headers))
         reply = self._queue.popleft() if self._queue else _NO_REPLY
         if reply.is_http_error:
             return web.json_response(dict(reply.error_body or {}), status=reply.status)

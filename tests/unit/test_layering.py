@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "checkpoints": {"errors"},
     "resources": {"compaction", "protocol", "errors"},
     "tools": {"errors"},
-    "llm": {"errors", "scripted_llm.replies"},
+    "llm": {"errors", "scripted_llm.replies", "resources.models_file", "resources.auth_file"},
     "protocol": {"errors"},
     "config": {"compaction", "resources", "protocol", "errors"},
     "extensions": {"compaction", "errors"},

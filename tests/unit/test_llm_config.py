@@ -28,7 +28,10 @@ def test_environment_beats_model_setting_beats_pi_defaults() -> None:
 def test_pi_defaults_translate_pi_provider_names_to_litellm_prefixes() -> None:
     config = resolve_model({"defaultProvider": "google", "defaultModel": "gemini-2.5-pro"}, {})
     assert config == ModelConfig(
-        model="gemini/gemini-2.5-pro", provider="google", model_id="gemini-2.5-pro"
+        model="gemini/gemini-2.5-pro",
+        provider="google",
+        model_id="gemini-2.5-pro",
+        key_status="missing",  # no GEMINI_API_KEY: chosen anyway, so the error can say so
     )
 
 
@@ -87,7 +90,13 @@ def test_environment_overrides_api_base_and_key() -> None:
         "PI_LSP_API_KEY": "secret",
     }
     config = resolve_model({"apiBase": "http://elsewhere/v1", "apiKey": "other"}, environ)
-    assert (config.api_base, config.api_key) == ("http://127.0.0.1:1/v1", "secret")
+    assert config.api_base == "http://127.0.0.1:1/v1"
+    assert (config.credential.source, config.credential.origin, config.credential.value) == (
+        "environment",
+        "PI_LSP_API_KEY",
+        "secret",
+    )
+    assert config.key_status == "key"
 
 
 def test_local_openai_compatible_server_gets_a_placeholder_key() -> None:

@@ -54,10 +54,19 @@ def test_every_event_is_documented_with_its_fields(cls):
 
 def test_every_documented_method_exists():
     documented = set(re.findall(r"^### `(pi/\w+)`", DOCS, re.MULTILINE))
-    assert documented == set(protocol.PARAMS_BY_METHOD) | {
+    assert documented == set(protocol.PARAMS_BY_METHOD) | set(protocol.NOTIFICATION_PARAMS) | {
         protocol.EVENT,
         protocol.RESOURCES_CHANGED,
     }
+
+
+@pytest.mark.parametrize("method", sorted(protocol.NOTIFICATION_PARAMS))
+def test_every_client_notification_is_documented_with_its_params(method):
+    text = section(method)
+    for field in attrs.fields(protocol.NOTIFICATION_PARAMS[method]):
+        assert f"`{protocol.camel_case(field.name)}" in text or f"{{{field.name}}}" in text, (
+            f"{method}: param {field.name} is not documented"
+        )
 
 
 def test_every_method_is_registered_as_a_request_and_a_command():

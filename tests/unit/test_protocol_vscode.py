@@ -173,6 +173,17 @@ def test_every_event_type_is_typed(source):
 def test_notification_names_match(source):
     assert f"EVENT_NOTIFICATION = '{protocol.EVENT}'" in source
     assert f"RESOURCES_CHANGED_NOTIFICATION = '{protocol.RESOURCES_CHANGED}'" in source
+    assert f"SET_CREDENTIALS_NOTIFICATION = '{protocol.SET_CREDENTIALS}'" in source
+
+
+@pytest.mark.parametrize(
+    "params", protocol.NOTIFICATION_PARAMS.values(), ids=lambda cls: cls.__name__
+)
+def test_every_client_notification_params_shape_matches(params, source):
+    problems = _shape_problems(
+        params.__name__, wire_fields(params), _interface(source, params.__name__)
+    )
+    assert not problems, "\n".join(problems)
 
 
 def test_thinking_levels_match(source):

@@ -54,3 +54,21 @@ define("PiFork", action("fork"), {
   desc = "pi: fork a new session at [id] or the leaf",
 })
 define("PiModel", action("model"), { nargs = "?", desc = "pi: set the model [litellm model]" })
+
+local function providers(lead)
+  return vim.tbl_filter(function(name)
+    return vim.startswith(name, lead)
+  end, require("pi.keys").known_providers())
+end
+
+define("PiLogin", function(command)
+  require("pi.keys").login(command.args ~= "" and command.args or nil, { replace_subscription = command.bang })
+end, {
+  nargs = "?",
+  bang = true,
+  complete = providers,
+  desc = "pi: store an API key for {provider} in pi's auth.json (! replaces pi's subscription login)",
+})
+define("PiLogout", function(command)
+  require("pi.keys").logout(command.args ~= "" and command.args or nil)
+end, { nargs = "?", complete = providers, desc = "pi: remove {provider}'s API key from pi's auth.json" })

@@ -2,9 +2,11 @@
 // the `pi.<method>` commands the server registers through executeCommand (pi.prompt, pi.fork, …)
 // nor with the views' own commands (pi.chat.focus, pi.tree.focus).
 import * as vscode from 'vscode';
+import type { ApiKeyStore } from './apiKeys';
 import type { ChatController } from './chat/chatController';
 import type { ChatViewProvider } from './chat/chatView';
 import { goBackWithFiles, type PreviewDocuments } from './files/restoreFiles';
+import { removeApiKey, selectModel, setApiKey, useLocalServer } from './modelSetup';
 import { ErrorCodes, THINKING_LEVELS } from './protocol';
 import { describeError, errorCode, type PiServer } from './server';
 import type { SessionController } from './session';
@@ -18,6 +20,7 @@ export interface CommandContext {
   chatView: ChatViewProvider;
   tree: SessionTreeProvider;
   previews: PreviewDocuments;
+  keys: ApiKeyStore;
 }
 
 /** Codes the user caused and can act on; everything else only goes to the output channel. */
@@ -35,6 +38,7 @@ const USER_FACING = new Set<number>([
   ErrorCodes.noModel,
   ErrorCodes.filesNotRestored,
   ErrorCodes.checkpointMissing,
+  ErrorCodes.noApiKey,
 ]);
 
 async function guarded(what: string, server: PiServer, action: () => Promise<unknown>): Promise<void> {
@@ -107,7 +111,10 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
     }),
     register('pi.chat.abort', 'Stop', () => server.request('pi/abort', sessionParams())),
     register('pi.chat.open', 'Open chat', () => chatView.reveal()),
-    register('pi.model.select', 'Select model', () => selectModel(context)),
+    register('pi.model.select', 'Select model', (provider?: string) => selectModel(context, provider)),
+    register('pi.apiKey.set', 'Set API key', (provider?: string) => setApiKey(context, provider)),
+    register('pi.apiKey.remove', 'Remove API key', () => removeApiKey(context)),
+    register('pi.localServer.use', 'Use a local model server', () => useLocalServer(context)),
     register('pi.thinking.select', 'Set thinking level', async () => {
       const current = session.state?.thinkingLevel;
       const level = await vscode.window.showQuickPick(
@@ -224,44 +231,4 @@ async function pickSession(server: PiServer): Promise<string | undefined> {
     { title: 'Resume a session', matchOnDescription: true, matchOnDetail: true, placeHolder: 'Search sessions' },
   );
   return picked?.path;
-}
-
-async function selectModel(context: CommandContext): Promise<void> {
-  const { server, session } = context;
-  const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
-  pick.title = 'Select the model (a litellm model string)';
-  pick.placeholder = session.state?.model?.model ?? 'e.g. openai/gpt-4o';
-  const load = async (filter: string) => {
-    pick.busy = true;
-    try {
-      const { models } = await server.request('pi/models', filter ? { filter } : {});
-      const typed = filter && !models.some((model) => model.model === filter) ? [{ label: filter, description: 'use as typed' }] : [];
-      pick.items = [
-        ...typed,
-        ...models.map((model) => ({
-          label: model.model,
-          description: model.contextWindow ? `${model.contextWindow.toLocaleString('en-US')} tokens` : model.provider,
-        })),
-      ];
-    } catch (error) {
-      server.output.appendLine(`pi/models failed: ${describeError(error)}`);
-    } finally {
-      pick.busy = false;
-    }
-  };
-  let timer: NodeJS.Timeout | undefined;
-  pick.onDidChangeValue((value) => {
-    clearTimeout(timer);
-    timer = setTimeout(() => void load(value.trim()), 200);
-  });
-  const chosen = await new Promise<string | undefined>((resolve) => {
-    pick.onDidAccept(() => resolve(pick.selectedItems[0]?.label ?? (pick.value.trim() || undefined)));
-    pick.onDidHide(() => resolve(undefined));
-    pick.show();
-    void load('');
-  });
-  pick.dispose();
-  if (!chosen) return;
-  await server.request('pi/setModel', { ...(session.sessionId ? { sessionId: session.sessionId } : {}), model: chosen });
-  await session.refreshState();
 }

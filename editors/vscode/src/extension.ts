@@ -2,6 +2,7 @@
 // session tree, the status bar and the commands, and restarts the server when its settings or
 // the workspace trust change.
 import * as vscode from 'vscode';
+import { ApiKeyStore } from './apiKeys';
 import { ChatController } from './chat/chatController';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chatView';
 import { registerCommands } from './commands';
@@ -14,7 +15,8 @@ import { SessionTreeProvider, TREE_VIEW_ID } from './tree/treeView';
 let server: PiServer | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  server = new PiServer();
+  const keys = new ApiKeyStore(context.secrets);
+  server = new PiServer(() => keys.all());
   const session = new SessionController(server);
   const chat = new ChatController(server, session);
   const chatView = new ChatViewProvider(context.extensionUri, chat);
@@ -36,7 +38,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     session.onDidChangeState((state) => (treeView.description = state.name ?? state.sessionId.slice(0, 8))),
     treeView.onDidChangeVisibility(({ visible }) => visible && void tree.refresh()),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView),
-    ...registerCommands({ server, session, chat, chatView, tree, previews }),
+    ...registerCommands({ server, session, chat, chatView, tree, keys, previews }),
+    // A key stored or removed (here or in another window) reaches the server at once.
+    keys.onDidChange(() => void server?.sendCredentials()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('pi.server.path')) void server?.restart();
       // A server refused over an invalid setting starts once the settings change.

@@ -8,6 +8,9 @@ export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhig
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
 export type StopReason = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
 export type CompactionReason = 'manual' | 'threshold' | 'overflow';
+/** Where a provider's API key came from. */
+export type KeySource = 'editor' | 'auth.json' | 'models.json' | 'environment';
+export type KeyStatus = 'key' | 'local' | 'missing' | 'unknown';
 
 export interface SessionParams {
   sessionId?: string;
@@ -316,6 +319,10 @@ export interface ModelRef {
   model: string;
   provider: string;
   modelId: string;
+  /** `missing`: the provider needs a key it does not have (a prompt fails with -32022). */
+  keyStatus: KeyStatus;
+  keySource: KeySource | null;
+  source: 'settings' | 'models.json';
 }
 
 export interface ContextUsage {
@@ -340,16 +347,61 @@ export interface StateResult {
 
 export interface ModelsParams {
   filter?: string;
+  provider?: string;
 }
 
 export interface ModelInfo {
+  /** What `pi/setModel` takes. */
   model: string;
   provider: string;
+  modelId: string;
+  name: string | null;
   contextWindow: number | null;
+  /** It can be called now: its provider has a key, or it is local. */
+  available: boolean;
+  keySource: KeySource | null;
+  source: 'models.json' | 'litellm';
+}
+
+export interface ProviderInfo {
+  provider: string;
+  keySource: KeySource | null;
+  /** The environment variable pi reads the key from. */
+  keyVariable: string | null;
+  /** auth.json holds pi's subscription login for it, which pi-lsp cannot use. */
+  subscription: boolean;
+  local: boolean;
 }
 
 export interface ModelsResult {
   models: ModelInfo[];
+  providers: ProviderInfo[];
+}
+
+export interface LoginParams {
+  provider: string;
+  key: string;
+  replaceSubscription?: boolean;
+}
+
+export interface LoginResult {
+  provider: string;
+  path: string;
+}
+
+export interface LogoutParams {
+  provider: string;
+}
+
+export interface LogoutResult {
+  provider: string;
+  removed: boolean;
+  path: string;
+}
+
+/** The params of the `pi/setCredentials` notification: every key the editor keeps for pi. */
+export interface SetCredentialsParams {
+  credentials: Record<string, string>;
 }
 
 export interface SetModelParams {
@@ -460,6 +512,8 @@ export interface Requests {
   'pi/compact': { params: CompactParams; result: CompactResult };
   'pi/resources': { params: NoParams; result: ResourcesResult };
   'pi/reload': { params: NoParams; result: ResourcesChanged };
+  'pi/login': { params: LoginParams; result: LoginResult };
+  'pi/logout': { params: LogoutParams; result: LogoutResult };
 }
 
 export type Method = keyof Requests;
@@ -489,10 +543,14 @@ export const METHODS: readonly Method[] = [
   'pi/compact',
   'pi/resources',
   'pi/reload',
+  'pi/login',
+  'pi/logout',
 ];
 
 export const EVENT_NOTIFICATION = 'pi/event';
 export const RESOURCES_CHANGED_NOTIFICATION = 'pi/resourcesChanged';
+/** Client → server. */
+export const SET_CREDENTIALS_NOTIFICATION = 'pi/setCredentials';
 
 /** A pi AgentMessage as saved in the session (only the fields the extension reads). */
 export interface AgentMessage {
@@ -530,6 +588,7 @@ export interface Events {
   };
   message_end: { entryId: string; message: AgentMessage };
   retry: { attempt: number; maxAttempts: number; delayMs: number; errorMessage: string };
+  auth_error: { provider: string; status: number; keySource: KeySource | null; message: string };
   compaction_start: { reason: CompactionReason };
   compaction_end: {
     reason: CompactionReason;
@@ -566,6 +625,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'tool_execution_end',
   'message_end',
   'retry',
+  'auth_error',
   'compaction_start',
   'compaction_end',
   'branch_summary_start',
@@ -598,5 +658,6 @@ export const ErrorCodes = {
   filesNotRestored: -32014,
   checkpointMissing: -32015,
   noModel: -32020,
+  noApiKey: -32022,
   internal: -32603,
 } as const;

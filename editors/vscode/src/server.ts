@@ -12,6 +12,8 @@ import {
   RESOURCES_CHANGED_NOTIFICATION,
   type ResourcesChanged,
   type ResultOf,
+  SET_CREDENTIALS_NOTIFICATION,
+  type SetCredentialsParams,
 } from './protocol';
 import { findOnPath, initializationOptions, type ServerCommand, serverCommand, SettingsError } from './settings';
 import { connect, readToken, type TcpServer, tcpServer } from './tcp';
@@ -48,6 +50,9 @@ async function selectedPython(): Promise<string | undefined> {
   return configured && configured !== 'python' ? configured : undefined;
 }
 
+/** The keys the user stored in VS Code for pi (see apiKeys.ts). */
+export type CredentialsSource = () => Promise<Record<string, string>>;
+
 export class PiServer implements vscode.Disposable {
   readonly output = vscode.window.createOutputChannel('pi-lsp');
   private client: LanguageClient | undefined;
@@ -63,6 +68,8 @@ export class PiServer implements vscode.Disposable {
   /** Fires each time the server is (re)started and initialized, with the count of starts so far. */
   readonly onDidStart = this.started.event;
   readonly onDidStop = this.stopped.event;
+
+  constructor(private readonly credentials: CredentialsSource = async () => ({})) {}
 
   get isRunning(): boolean {
     return this.client?.state === State.Running;
@@ -122,12 +129,16 @@ export class PiServer implements vscode.Disposable {
     // The client restarts a crashed server by itself: every start and stop is told from here.
     client.onDidChangeState(({ newState }) => {
       if (this.client !== client) return;
+      // A server the client restarted by itself gets the keys again (a start of ours sends them).
+      if (newState === State.Running && this.starting === undefined) void this.sendCredentials(client);
       if (newState === State.Running) this.started.fire(++this.generation);
       if (newState === State.Stopped) this.stopped.fire();
     });
     this.client = client;
     try {
       await client.start();
+      // Before any request of ours: the first prompt already has the keys.
+      await this.sendCredentials(client);
     } catch (error) {
       if (this.client === client) this.client = undefined;
       this.output.appendLine(`pi-lsp failed to start: ${describeError(error)}`);
@@ -140,6 +151,16 @@ export class PiServer implements vscode.Disposable {
       ).then((choice) => choice && this.output.show());
       return;
     }
+  }
+
+  /** Hands the server every key stored in VS Code (never logged: only the providers are). */
+  async sendCredentials(client = this.client): Promise<void> {
+    if (!client || client.state !== State.Running) return;
+    const credentials = await this.credentials();
+    const params: SetCredentialsParams = { credentials };
+    await client.sendNotification(SET_CREDENTIALS_NOTIFICATION, params);
+    const providers = Object.keys(credentials);
+    this.output.appendLine(`API keys in VS Code for: ${providers.length ? providers.join(', ') : 'no provider'}`);
   }
 
   async stop(): Promise<void> {
@@ -220,6 +241,12 @@ export class PiServer implements vscode.Disposable {
 /** A JSON-RPC error code, when `error` is one. */
 export function errorCode(error: unknown): number | undefined {
   return error instanceof ResponseError ? error.code : undefined;
+}
+
+/** The provider a -32022 (no API key) error names in its `data`. */
+export function errorProvider(error: unknown): string | undefined {
+  const data = error instanceof ResponseError ? (error.data as { provider?: unknown } | undefined) : undefined;
+  return typeof data?.provider === 'string' ? data.provider : undefined;
 }
 
 export function describeError(error: unknown): string {

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -97,6 +98,13 @@ class ScriptedModel:
         ) as response:
             return json.loads(response.read())
 
+    def headers(self) -> list[dict]:
+        """The headers of each request the model server received (the API key among them)."""
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{self.port}/__headers", timeout=10
+        ) as response:
+            return json.loads(response.read())
+
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
@@ -132,6 +140,8 @@ def hermetic_environment(home: Path) -> list[str]:
         "NVIM",
         "-u",
         "VIMINIT",
+        # The machine's own provider keys would change which model runs.
+        *(part for name in os.environ if name.endswith("_API_KEY") for part in ("-u", name)),
     ]
     return ["env", *unset, *(f"{key}={value}" for key, value in values.items())]
 

@@ -20,7 +20,7 @@ def test_health_reports_a_working_setup(editor, scripted_model):
     assert re.search(r"OK server command found: \S*pi-lsp", report), report
     assert f"OK version: pi-lsp {__version__}" in report
     assert f"OK server started: pi-lsp {__version__} (root {editor.workspace})" in report
-    assert "OK model configured: openai/scripted" in report
+    assert "OK model openai/scripted (local)" in report
     assert "OK session dir writable: " in report
     assert "WARNING" not in report and "ERROR" not in report
 
@@ -32,7 +32,7 @@ def test_health_warns_without_a_model(editor):
     report = health_report(editor)
     assert "OK server started" in report
     assert "WARNING no model configured" in report
-    assert "PI_LSP_MODEL" in report
+    assert "PI_LSP_MODEL" in report and ":PiLogin" in report
     messages = editor.lua("return vim.api.nvim_exec2('messages', { output = true }).output")
     assert "initializationOptions" not in messages, messages
 
@@ -45,13 +45,12 @@ def test_health_reports_a_missing_server(editor):
     assert editor.lua("return #vim.lsp.get_clients({ name = 'pi' })") == 0
 
 
-def test_a_prompt_without_a_model_says_how_to_configure_one(editor):
+def test_a_prompt_without_a_model_says_how_to_configure_one_once(editor):
     assert editor.lua("return require('pi').setup({ cmd = ... })", server_command())
     editor.command("Pi Hello")
-    note = editor.wait_for_note("WARN")
-    assert note["level"] == editor.lua("return vim.log.levels.ERROR")
-    assert note["message"].startswith("pi: pi/prompt failed: ") and "model" in note["message"], note
-    assert editor.chat_lines(containing="» prompt failed")[-1].startswith("» prompt failed: ")
+    line = editor.chat_lines(containing="» prompt failed")[-1]
+    assert line.startswith("» prompt failed: No model is configured") and ":PiLogin" in line
+    assert not editor.notes("WARN"), "the failure was also shown outside the chat"
 
 
 def test_setup_again_hands_new_settings_to_the_running_server(editor, scripted_model):
@@ -63,4 +62,4 @@ def test_setup_again_hands_new_settings_to_the_running_server(editor, scripted_m
         "vim.empty_dict(), 5000) return r and type(r.result.model) == "
         "'table' and r.result.model.model == 'openai/scripted' end)()"
     )
-    assert "OK model configured: openai/scripted" in health_report(editor)
+    assert "OK model openai/scripted (local)" in health_report(editor)

@@ -45,6 +45,9 @@ SCENARIOS = [
     "navigate_from_palette",
     "restore_files",
     "context_edit_marks",
+    "api_key",
+    "auth_error_notice",
+    "setup_view",
 ]
 SCREENSHOTS = [
     "activation.png",
@@ -57,8 +60,12 @@ SCREENSHOTS = [
     "tree-sidebar.png",
     "branches.png",
     "fork.png",
+    "auth-error.png",
+    "setup.png",
     "restore-preview.png",
 ]
+FAKE_KEY = "sk-vscode-e2e-FAKE-5d1c0b9a"
+"""The key the api_key scenario stores with "Pi: Set API Key…" (scenarios.mjs has the same)."""
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 INSTALL_HINT = "run `make install-vscode` (editors/vscode/test/install.sh) first"
 
@@ -152,6 +159,7 @@ def _hermetic_environment(home: Path) -> dict[str, str]:
         key: value
         for key, value in os.environ.items()
         if not key.startswith(("PI_LSP_", "PI_CODING_AGENT", "VSCODE_"))
+        and not key.endswith("_API_KEY")  # the machine's own provider keys stay out
     }
     environment.update(
         HOME=str(home),
@@ -302,10 +310,16 @@ def _collect_server_logs(user_data: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def e2e_results(tmp_path_factory, vsix) -> dict[str, dict]:
+def e2e_root(tmp_path_factory) -> Path:
+    """Where the end-to-end run keeps code-server's data, the homes and the workspace."""
+    return tmp_path_factory.mktemp("vscode-e2e")
+
+
+@pytest.fixture(scope="module")
+def e2e_results(e2e_root, vsix) -> dict[str, dict]:
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
     ARTIFACTS.mkdir(parents=True)
-    root = tmp_path_factory.mktemp("vscode-e2e")
+    root = e2e_root
     environment = _hermetic_environment(root / "home")
     workspace = _workspace(root)
     processes = Processes()
@@ -349,3 +363,20 @@ def test_e2e_screenshots_are_non_empty_pngs(e2e_results):
         assert data.startswith(PNG_SIGNATURE) and len(data) > 10_000, (
             f"{name} is not a real screenshot"
         )
+
+
+def test_e2e_the_stored_key_is_in_no_file(e2e_results, e2e_root):
+    """Set with "Pi: Set API Key…", the key reached the model server (api_key) and stays in
+    VS Code's secret storage: not in settings.json, pi's auth.json, a session, a log."""
+    assert e2e_results.get("api_key", {}).get("ok"), "the api_key scenario did not pass"
+    settings = (e2e_root / "user-data" / "User" / "settings.json").read_text()
+    assert '"pi.model"' in settings and FAKE_KEY not in settings
+    searched = [e2e_root / "user-data", e2e_root / "home", e2e_root / "project", ARTIFACTS]
+    holding = [
+        str(path)
+        for place in searched
+        for path in place.rglob("*")
+        if path.is_file() and FAKE_KEY.encode() in path.read_bytes()
+    ]
+    assert not holding, f"the key was written to {holding}"
+    assert not (e2e_root / "home" / "agent" / "auth.json").exists()

@@ -27,13 +27,12 @@ function M.prompt(text, options)
   end
   chat.open()
   local params = { text = text, streamingBehavior = (options and options.steer) and "steer" or nil }
-  api.prompt(params, function(err, result)
+  -- Failures show once, in the chat: a failed turn's error is rendered from its events.
+  api.prompt(params, function(err)
     if err then
-      failed("pi/prompt", err)
+      -- A missing key's message already names :PiLogin and the provider.
       chat.notice("prompt failed: " .. tostring(err.message))
       status.set_activity(nil)
-    elseif result.stopReason == "error" and util.present(result.errorMessage) then
-      util.error("the turn failed: " .. result.errorMessage)
     end
   end)
 end
@@ -170,7 +169,10 @@ function M.model(model)
     vim.ui.select(result.models, {
       prompt = "pi model",
       format_item = function(item)
-        return ("%s  (%s tokens)"):format(item.model, util.short_number(item.contextWindow))
+        local key = item.available and (util.present(item.keySource) and ("key: " .. item.keySource) or "local")
+          or "no key"
+        local origin = item.source == "models.json" and ", models.json" or ""
+        return ("%s  (%s tokens, %s%s)"):format(item.model, util.short_number(item.contextWindow), key, origin)
       end,
     }, function(item)
       if item then

@@ -63,18 +63,36 @@ local client = require("pi.client")
 ---@field offset integer
 ---@field entries pi.TranscriptEntry[]
 
+---@class pi.LoginResult
+---@field provider string
+---@field path string
+
+---@class pi.LogoutResult
+---@field provider string
+---@field removed boolean
+---@field path string
+
 ---@class pi.ModelInfo
 ---@field model string
 ---@field provider string
+---@field modelId string
+---@field name? string
 ---@field contextWindow? integer
+---@field available boolean
+---@field keySource? string
+---@field source string
 
 ---@class pi.ModelRef
 ---@field model string
 ---@field provider string
 ---@field modelId string
+---@field keyStatus string
+---@field keySource? string
+---@field source string
 
 ---@class pi.ModelsResult
 ---@field models pi.ModelInfo[]
+---@field providers pi.ProviderInfo[]
 
 ---@class pi.NameResult
 ---@field entryId string
@@ -95,6 +113,13 @@ local client = require("pi.client")
 ---@field path? string
 ---@field leafId? string
 ---@field readOnly boolean
+
+---@class pi.ProviderInfo
+---@field provider string
+---@field keySource? string
+---@field keyVariable? string
+---@field subscription boolean
+---@field local boolean
 
 ---@class pi.PromptResult
 ---@field sessionId string
@@ -303,6 +328,13 @@ local client = require("pi.client")
 ---@field delayMs integer
 ---@field errorMessage string
 
+---@class pi.AuthErrorEvent
+---@field type "auth_error"
+---@field provider string
+---@field status integer
+---@field keySource? string
+---@field message string
+
 ---@class pi.CompactionStartEvent
 ---@field type "compaction_start"
 ---@field reason string
@@ -355,6 +387,7 @@ local client = require("pi.client")
 ---| pi.ToolExecutionEndEvent
 ---| pi.MessageEndEvent
 ---| pi.RetryEvent
+---| pi.AuthErrorEvent
 ---| pi.CompactionStartEvent
 ---| pi.CompactionEndEvent
 ---| pi.BranchSummaryStartEvent
@@ -427,6 +460,10 @@ M.compact = request("pi/compact")
 M.resources = request("pi/resources")
 ---@type pi.Request<pi.ResourcesChanged>
 M.reload = request("pi/reload")
+---@type pi.Request<pi.LoginResult>
+M.login = request("pi/login")
+---@type pi.Request<pi.LogoutResult>
+M.logout = request("pi/logout")
 
 --- `contextEdit` on pi/tree and pi/messages entries: what a context edit (pi 1.6) on the active
 --- path did to the entry's part of the model's context (the field is absent when none did).

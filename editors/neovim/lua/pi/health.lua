@@ -70,14 +70,28 @@ local function check_started()
   return client
 end
 
+local KEY_SOURCES = {
+  editor = "the editor",
+  ["auth.json"] = "pi's auth.json",
+  ["models.json"] = "pi's models.json",
+  environment = "the environment",
+}
+
 local function check_model(state)
-  if util.present(state.model) then
-    vim.health.ok("model configured: " .. state.model.model)
-  else
+  local model = state.model
+  if not util.present(model) then
     vim.health.warn("no model configured", {
       "require('pi').setup({ settings = { model = 'openai/gpt-4o' } })",
-      "or set PI_LSP_MODEL in the environment",
+      "or store a provider's key with :PiLogin {provider}, or set PI_LSP_MODEL",
     })
+  elseif model.keyStatus == "missing" then
+    vim.health.warn(("model %s: %s has no API key"):format(model.model, model.provider), {
+      (":PiLogin %s, or set its environment variable"):format(model.provider),
+    })
+  elseif util.present(model.keySource) then
+    vim.health.ok(("model %s, key from %s"):format(model.model, KEY_SOURCES[model.keySource] or model.keySource))
+  else
+    vim.health.ok(("model %s (%s)"):format(model.model, model.keyStatus == "local" and "local" or "no key needed"))
   end
 end
 

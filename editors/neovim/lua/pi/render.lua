@@ -15,11 +15,13 @@ local MAX_RESULT_LINES = 200
 local LIVE_LINES = 8
 local LIVE_PREFIX = RESULT_INDENT .. "│ "
 
--- Per chat buffer: the block being streamed, its fold, the last section's role, the tool lines.
+-- Per chat buffer: the block being streamed, its fold, the last section's role, the tool lines,
+-- and the error of a failed answer not shown yet (shown at the turn's end, unless a refused-key
+-- notice says it first: each failure is shown once).
 local views = {}
 
 local function view(buffer)
-  views[buffer] = views[buffer] or { block = nil, fold = nil, role = nil, tools = {} }
+  views[buffer] = views[buffer] or { block = nil, fold = nil, role = nil, tools = {}, failure = nil }
   return views[buffer]
 end
 
@@ -277,9 +279,15 @@ function on.message_end(buffer, event)
   elseif message.role == "assistant" then
     end_block(buffer)
     if message.stopReason == "error" and util.present(message.errorMessage) then
-      M.notice(buffer, "error: " .. message.errorMessage)
+      view(buffer).failure = message.errorMessage
     end
   end
+end
+
+--- The provider refused the key: one notice naming the key's source and the fix.
+function on.auth_error(buffer, event)
+  view(buffer).failure = nil
+  M.notice(buffer, ("%s. Store another key with :PiLogin %s"):format(tostring(event.message), event.provider))
 end
 
 function on.text_delta(buffer, event)
@@ -351,7 +359,11 @@ end
 
 function on.agent_end(buffer, event)
   end_block(buffer)
-  if event.stopReason == "aborted" then
+  local failure = view(buffer).failure
+  view(buffer).failure = nil
+  if failure then
+    M.notice(buffer, "error: " .. failure)
+  elseif event.stopReason == "aborted" then
     M.notice(buffer, "aborted")
   end
 end

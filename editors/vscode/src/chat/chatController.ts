@@ -3,7 +3,7 @@
 // requests and commands.
 import * as vscode from 'vscode';
 import { ErrorCodes, type PromptParams } from '../protocol';
-import { describeError, errorCode, type PiServer } from '../server';
+import { describeError, errorCode, errorProvider, type PiServer } from '../server';
 import type { SessionController } from '../session';
 import type { Completion, FromWebview, ModelInfo, ServerStatus, ToWebview } from './messages';
 import { applyNotification, type ChatState, emptyChat, isSeqGap, type LocalAction, reduce } from './reducer';
@@ -79,6 +79,10 @@ export class ChatController implements vscode.Disposable {
         return void vscode.commands.executeCommand('pi.model.select');
       case 'newSession':
         return void vscode.commands.executeCommand('pi.session.new');
+      case 'setApiKey':
+        return void vscode.commands.executeCommand('pi.apiKey.set', message.provider);
+      case 'useLocalServer':
+        return void vscode.commands.executeCommand('pi.localServer.use');
     }
   }
 
@@ -105,6 +109,13 @@ export class ChatController implements vscode.Disposable {
   private showPromptError(error: unknown): void {
     const code = errorCode(error);
     const message = describeError(error);
+    if (code === ErrorCodes.noApiKey) {
+      // Shown once, in the chat, with the way to fix it.
+      const provider = errorProvider(error);
+      const label = provider ? `Set the ${provider} API Key…` : 'Set API Key…';
+      this.apply({ type: 'local_notice', level: 'error', text: message, topic: 'auth', action: { kind: 'setApiKey', label, provider } });
+      return;
+    }
     this.apply({ type: 'local_notice', level: 'error', text: message });
     if (code === ErrorCodes.noModel) {
       void vscode.window.showErrorMessage(message, 'Open Settings').then((choice) => {
@@ -136,7 +147,14 @@ export class ChatController implements vscode.Disposable {
 
   private modelInfo(): ModelInfo {
     const state = this.session.state;
-    return { model: state?.model?.model ?? null, thinkingLevel: state?.thinkingLevel ?? null };
+    const model = state?.model;
+    return {
+      model: model?.model ?? null,
+      thinkingLevel: state?.thinkingLevel ?? null,
+      provider: model?.provider ?? null,
+      keyStatus: model?.keyStatus ?? null,
+      known: state !== undefined,
+    };
   }
 
   private async loadCompletions(): Promise<void> {

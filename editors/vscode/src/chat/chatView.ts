@@ -77,6 +77,17 @@ export function chatHtml(parts: { csp: string; nonce: string; script: string; st
   </div>
 </header>
 <div id="server-status" data-testid="server-status" class="notice warning" role="status" hidden>pi-lsp is not running. Run "Pi: Restart Server" or check the "pi-lsp" output.</div>
+<section id="setup" data-testid="setup" class="setup" aria-label="Set up a model" hidden>
+  <h2>Set up a model</h2>
+  <p id="setup-reason" data-testid="setup-reason"></p>
+  <ol>
+    <li><button id="setup-key" data-testid="setup-key">Choose a provider and enter its API key…</button>
+      <span class="setup-or">or</span>
+      <button id="setup-local" data-testid="setup-local" class="secondary">Use a local model server…</button></li>
+    <li><button id="setup-model" data-testid="setup-model" class="secondary">Pick a model…</button></li>
+  </ol>
+  <p class="setup-note">Keys stay in VS Code's secret storage; pi's own keys (environment, <code>auth.json</code>, <code>models.json</code>) work too.</p>
+</section>
 <main id="transcript" data-testid="transcript" role="log" aria-live="polite" aria-label="Conversation"></main>
 <footer class="composer">
   <div id="completions" data-testid="completions" class="completions" role="listbox" hidden></div>

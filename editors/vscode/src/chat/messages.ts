@@ -1,5 +1,5 @@
 // The messages between the extension host and the chat webview, both directions.
-import type { EventNotification } from '../protocol';
+import type { EventNotification, KeyStatus } from '../protocol';
 import type { ChatState, LocalAction } from './reducer';
 
 export interface Completion {
@@ -12,6 +12,11 @@ export interface Completion {
 export interface ModelInfo {
   model: string | null;
   thinkingLevel: string | null;
+  provider: string | null;
+  /** `missing`: the model needs a key it does not have; null: no model (or no state yet). */
+  keyStatus: KeyStatus | null;
+  /** The server has told the session's state (before that, "no model" means nothing). */
+  known: boolean;
 }
 
 /** Whether pi-lsp runs; `generation` counts its starts, so a client can tell a restart happened. */
@@ -35,4 +40,7 @@ export type FromWebview =
   | { type: 'abort' }
   | { type: 'compact' }
   | { type: 'pickModel' }
-  | { type: 'newSession' };
+  | { type: 'newSession' }
+  /** Store an API key (for `provider`, else asking which). */
+  | { type: 'setApiKey'; provider?: string }
+  | { type: 'useLocalServer' };

@@ -44,12 +44,20 @@ export interface ToolItem extends ItemBase {
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
+/** What a notice offers to do about it (a button): store another API key for `provider`. */
+export interface NoticeAction {
+  kind: 'setApiKey';
+  label: string;
+  provider?: string;
+}
+
 export interface NoticeItem extends ItemBase {
   kind: 'notice';
   level: NoticeLevel;
   text: string;
   /** Notices of one kind (a compaction, a retry series) replace each other. */
   topic?: string;
+  action?: NoticeAction;
 }
 
 export type ChatItem = UserItem | AssistantItem | ToolItem | NoticeItem;
@@ -69,7 +77,7 @@ export interface ChatState {
 /** What the reducer accepts besides server events: things the extension itself knows. */
 export type LocalAction =
   | { type: 'local_queued'; text: string; behavior: 'steer' | 'followUp' }
-  | { type: 'local_notice'; level: NoticeLevel; text: string }
+  | { type: 'local_notice'; level: NoticeLevel; text: string; topic?: string; action?: NoticeAction }
   | { type: 'local_context'; usage: ContextUsage | null }
   | { type: 'local_reset'; sessionId: string | null; items: ChatItem[] };
 
@@ -130,6 +138,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       }));
     case 'message_end':
       return endMessage(state, action.message, action.entryId);
+    case 'auth_error':
+      return refusedKey(state, action);
     case 'retry':
       return notice(
         state,
@@ -154,7 +164,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'local_queued':
       return push(state, { kind: 'user', text: action.text, queued: action.behavior });
     case 'local_notice':
-      return notice(state, action.level, action.text);
+      return notice(state, action.level, action.text, action.topic, action.action);
     case 'local_context':
       return { ...state, context: action.usage };
     case 'local_reset':
@@ -272,11 +282,21 @@ function endTurn(state: ChatState, stopReason: string): ChatState {
   const ended = { ...state, items, running: false };
   if (stopReason === 'aborted') return notice(ended, 'warning', 'Stopped.');
   if (stopReason === 'length') return notice(ended, 'warning', 'The answer was cut off at the output limit.');
-  if (stopReason === 'error') {
-    const last = [...items].reverse().find((item) => item.kind === 'assistant') as AssistantItem | undefined;
-    return notice(ended, 'error', `The turn failed: ${last?.errorMessage ?? 'unknown error'}`);
-  }
+  // A failed turn is already shown once: by its answer's error, an auth notice or an error event.
   return ended;
+}
+
+/** The provider refused the key: one notice saying which key and offering another, in place of
+ * the failed answer's raw error. */
+function refusedKey(state: ChatState, event: Extract<PiEvent, { type: 'auth_error' }>): ChatState {
+  let index = state.items.length - 1;
+  while (index >= 0 && state.items[index].kind !== 'assistant') index--;
+  const answer = state.items[index];
+  if (answer?.kind === 'assistant' && answer.errorMessage) {
+    state = replaceAt(state, index, { ...answer, errorMessage: undefined });
+  }
+  const action: NoticeAction = { kind: 'setApiKey', label: `Set the ${event.provider} API Key…`, provider: event.provider };
+  return notice(state, 'error', `${event.message}.`, 'auth', action);
 }
 
 function compactionOutcome(event: Extract<PiEvent, { type: 'compaction_end' }>): [NoticeLevel, string] {
@@ -293,13 +313,13 @@ function branchSummaryOutcome(event: Extract<PiEvent, { type: 'branch_summary_en
   return ['info', event.entryId ? 'Summarized the branch left behind.' : 'Nothing was left behind to summarize.'];
 }
 
-function notice(state: ChatState, level: NoticeLevel, text: string, topic?: string): ChatState {
+function notice(state: ChatState, level: NoticeLevel, text: string, topic?: string, action?: NoticeAction): ChatState {
   if (topic !== undefined) {
     const last = state.items.length - 1;
     const previous = state.items[last];
     if (previous && previous.kind === 'notice' && previous.topic === topic) {
-      return replaceAt(state, last, { ...previous, level, text });
+      return replaceAt(state, last, { ...previous, level, text, action });
     }
   }
-  return push(state, { kind: 'notice', level, text, topic });
+  return push(state, { kind: 'notice', level, text, topic, ...(action ? { action } : {}) });
 }

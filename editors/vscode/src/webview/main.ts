@@ -4,6 +4,7 @@
 import type { Completion, FromWebview, ModelInfo, ToWebview } from '../chat/messages';
 import { applyNotification, type ChatState, emptyChat, reduce } from '../chat/reducer';
 import { contextLevel, describeUsage, levelWarning } from '../contextLevel';
+import { setupReason } from '../chat/setup';
 import { acceptCompletion, matchingCompletions } from './completion';
 import { TranscriptRenderer } from './render';
 
@@ -28,11 +29,14 @@ const followUp = byId<HTMLButtonElement>('follow-up');
 const stop = byId<HTMLButtonElement>('stop');
 const status = byId<HTMLSpanElement>('status');
 const completionList = byId<HTMLDivElement>('completions');
-const renderer = new TranscriptRenderer(byId('transcript'));
+const renderer = new TranscriptRenderer(byId('transcript'), (action) =>
+  vscode.postMessage({ type: 'setApiKey', provider: action.provider }),
+);
 
 const saved = vscode.getState();
 let chat: ChatState = saved?.chat ?? emptyChat();
-let model: ModelInfo = saved?.model ?? { model: null, thinkingLevel: null };
+let model: ModelInfo = saved?.model ?? { model: null, thinkingLevel: null, provider: null, keyStatus: null, known: false };
+let serverState = 'starting';
 let completions: Completion[] = saved?.completions ?? [];
 let shown: Completion[] = [];
 let selected = 0;
@@ -63,13 +67,25 @@ function render(): void {
         ? 'Working…'
         : '';
   renderModel();
+  renderSetup();
   renderMeter();
   save();
 }
 
+/** With no model that can be called, a short setup takes the transcript's place at the top. */
+function renderSetup(): void {
+  const setup = byId('setup');
+  const reason = setupReason(model);
+  setup.hidden = reason === undefined || serverState !== 'running' || !model.known;
+  if (reason !== undefined) byId('setup-reason').textContent = reason;
+  const keyButton = byId<HTMLButtonElement>('setup-key');
+  keyButton.textContent = model.keyStatus === 'missing' && model.provider ? `Enter the ${model.provider} API key…` : 'Choose a provider and enter its API key…';
+}
+
 function renderModel(): void {
   const button = byId<HTMLButtonElement>('model');
-  button.textContent = model.model ? `${model.model}${model.thinkingLevel ? ` · ${model.thinkingLevel}` : ''}` : 'no model';
+  const key = model.keyStatus === 'missing' ? ' · no key' : '';
+  button.textContent = model.model ? `${model.model}${model.thinkingLevel ? ` · ${model.thinkingLevel}` : ''}${key}` : 'no model';
 }
 
 function renderMeter(): void {
@@ -183,6 +199,11 @@ stop.addEventListener('click', () => vscode.postMessage({ type: 'abort' }));
 byId('compact').addEventListener('click', () => vscode.postMessage({ type: 'compact' }));
 byId('model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));
 byId('new-session').addEventListener('click', () => vscode.postMessage({ type: 'newSession' }));
+byId('setup-key').addEventListener('click', () =>
+  vscode.postMessage({ type: 'setApiKey', provider: model.keyStatus === 'missing' ? model.provider ?? undefined : undefined }),
+);
+byId('setup-local').addEventListener('click', () => vscode.postMessage({ type: 'useLocalServer' }));
+byId('setup-model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
@@ -206,6 +227,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       completions = message.items;
       break;
     case 'server':
+      serverState = message.status.state;
       document.body.dataset.server = message.status.state;
       document.body.dataset.serverGeneration = String(message.status.generation);
       byId('server-status').hidden = message.status.state !== 'stopped';

@@ -1,6 +1,6 @@
 // Draws the transcript from the chat state. Each item keeps its element; only items whose `rev`
 // changed are redrawn, so a streaming answer does not re-render the whole conversation.
-import type { AssistantItem, ChatItem, NoticeItem, ToolItem, UserItem } from '../chat/reducer';
+import type { AssistantItem, ChatItem, NoticeAction, NoticeItem, ToolItem, UserItem } from '../chat/reducer';
 import { skillInvocation } from '../chat/messageText';
 import { renderMarkdown } from './markdown';
 
@@ -98,13 +98,20 @@ function drawTool(item: ToolItem, openTools: Set<string>): HTMLElement {
   return details;
 }
 
-function drawNotice(item: NoticeItem): HTMLElement {
+function drawNotice(item: NoticeItem, act: (action: NoticeAction) => void): HTMLElement {
   const box = element('div', `notice ${item.level}`);
   box.dataset.testid = 'notice';
   box.dataset.level = item.level;
   if (item.topic) box.dataset.topic = item.topic;
   box.setAttribute('role', item.level === 'error' ? 'alert' : 'status');
   box.innerHTML = renderMarkdown(item.text);
+  const action = item.action;
+  if (action) {
+    const button = element('button', 'notice-action', action.label);
+    button.dataset.testid = 'notice-action';
+    button.addEventListener('click', () => act(action));
+    box.append(button);
+  }
   return box;
 }
 
@@ -113,7 +120,10 @@ export class TranscriptRenderer {
   private readonly openThinking = new Set<string>();
   private readonly openTools = new Set<string>();
 
-  constructor(private readonly container: HTMLElement) {}
+  constructor(
+    private readonly container: HTMLElement,
+    private readonly act: (action: NoticeAction) => void = () => undefined,
+  ) {}
 
   render(items: ChatItem[]): void {
     const stickToBottom = this.isAtBottom();
@@ -158,7 +168,7 @@ export class TranscriptRenderer {
       case 'tool':
         return drawTool(item, this.openTools);
       case 'notice':
-        return drawNotice(item);
+        return drawNotice(item, this.act);
     }
   }
 

@@ -9,6 +9,7 @@ import {
   chatFrame,
   chooseQuickPick,
   enqueue,
+  modelHeaders,
   modelRequests,
   openPiContainer,
   runCommand,
@@ -23,6 +24,8 @@ import {
 
 const QUESTION = 'Why does add(2, 2) return 0 in app.py?';
 const ANSWER = 'The bug is in `add`: it **subtracts** instead of adding.\n\n```python\nreturn a + b\n```';
+/** A recognisable fake key: the test checks it reaches the model server and no file. */
+export const FAKE_KEY = 'sk-vscode-e2e-FAKE-5d1c0b9a';
 const SUMMARY = '## Goal\nFix add in app.py.\n\n## Progress\nFound that add subtracts.\n\n## Next Steps\nReturn a + b.';
 
 async function send(frame, text) {
@@ -403,6 +406,74 @@ async function contextEditMarks(context) {
   return screenshot(context, 'context-edit.png');
 }
 
+/** Waits until the quick input (a pick or an input box) shows `title`. */
+async function quickInputTitled(page, title) {
+  await page.locator('.quick-input-widget', { hasText: title }).waitFor({ state: 'visible', timeout: TIMEOUT });
+}
+
+async function apiKey(context) {
+  const { page, llm } = context;
+  await runCommand(page, 'Pi: Set API Key…');
+  await quickInputTitled(page, 'Set the API key of a provider');
+  await page.locator('.quick-input-widget .quick-input-box input').fill('openai');
+  await chooseQuickPick(page, 'openai');
+  await quickInputTitled(page, 'API key for openai');
+  await answerInputBox(page, FAKE_KEY);
+  await enqueue(llm, { kind: 'text', text: 'Answered with the stored key.' });
+  const frame = await chatFrame(page);
+  await send(frame, 'Which key do you see?');
+  await until('the answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Answered with the stored key.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  const headers = await modelHeaders(llm);
+  const authorization = headers.at(-1)?.Authorization;
+  if (authorization !== `Bearer ${FAKE_KEY}`) throw new Error(`the model server saw ${authorization}`);
+}
+
+async function authErrorNotice(context) {
+  const { page, llm } = context;
+  await enqueue(llm, { kind: 'error', status: 401, message: `Incorrect API key provided: ${FAKE_KEY}` });
+  const frame = await chatFrame(page);
+  await send(frame, 'Try the refused key.');
+  const notice = '[data-testid="notice"][data-topic="auth"]';
+  await until('the refused-key notice', async () => (await text(frame, notice)).includes("the editor's secret storage"));
+  const shown = await text(frame, notice);
+  if (!shown.includes('openai refused the API key') || !shown.includes('Incorrect API key provided: ***')) throw new Error(`notice: ${shown}`);
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  const transcript = await text(frame, '[data-testid="transcript"]');
+  if ((transcript.match(/Incorrect API key/g) ?? []).length !== 1) throw new Error(`the refusal is not shown exactly once: ${transcript}`);
+  if (transcript.includes(FAKE_KEY)) throw new Error('the key is shown in the chat');
+  const shot = await screenshot(context, 'auth-error.png');
+  await frame.click(`${notice} [data-testid="notice-action"]`);
+  await quickInputTitled(page, 'API key for openai');
+  await page.locator('.quick-input-widget .quick-input-box input').press('Escape');
+  return shot;
+}
+
+async function setupView(context) {
+  const { page, llm } = context;
+  const frame = await chatFrame(page);
+  await frame.click('[data-testid="model"]');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await input.fill('anthropic/claude-sonnet-4-5');
+  await chooseQuickPick(page, 'anthropic/claude-sonnet-4-5');
+  await until('the setup in the chat', async () => frame.isVisible('[data-testid="setup"]'));
+  const reason = await text(frame, '[data-testid="setup-reason"]');
+  if (!reason.includes('needs an API key for anthropic')) throw new Error(`setup: ${reason}`);
+  const shot = await screenshot(context, 'setup.png');
+  await frame.click('[data-testid="setup-local"]');
+  await quickInputTitled(page, 'The local model server');
+  await answerInputBox(page, `${llm}/v1`);
+  await quickInputTitled(page, 'A model of');
+  await chooseQuickPick(page, 'scripted');
+  await until('the local model in the chat', async () => (await text(frame, '[data-testid="model"]')).includes('openai/scripted'));
+  await until('the setup to go', async () => !(await frame.isVisible('[data-testid="setup"]')));
+  await enqueue(llm, { kind: 'text', text: 'From the local server.' });
+  await send(frame, 'Are you local?');
+  await until('the local answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('From the local server.'));
+  return shot;
+}
+
 export const scenarios = [
   { name: 'activation', run: activation },
   { name: 'prompt_stream_tool_call', run: promptWithToolCall },
@@ -421,4 +492,7 @@ export const scenarios = [
   { name: 'navigate_from_palette', run: navigateFromPalette },
   { name: 'restore_files', run: restoreFiles },
   { name: 'context_edit_marks', run: contextEditMarks },
+  { name: 'api_key', run: apiKey },
+  { name: 'auth_error_notice', run: authErrorNotice },
+  { name: 'setup_view', run: setupView },
 ];

@@ -16,6 +16,12 @@ export async function modelRequests(llm) {
   return response.json();
 }
 
+/** The headers of each request the scripted model server received (the API key among them). */
+export async function modelHeaders(llm) {
+  const response = await fetch(`${llm}/__headers`);
+  return response.json();
+}
+
 /** A screenshot of the window, and one of the side bar alone (`<name>-sidebar.png`, for the README). */
 export async function screenshot(context, name, clip) {
   const file = path.join(context.artifacts, name);

@@ -112,13 +112,32 @@ describe('the chat reducer', () => {
     expect(state.items.at(-1)).toMatchObject({ kind: 'notice', level: 'warning', text: 'Stopped.' });
   });
 
-  it('shows a failed turn with the error of its last answer', () => {
+  it('shows a failed turn once: with the error of its last answer', () => {
     const state = run([
       { type: 'message_start', role: 'assistant' },
       { type: 'message_end', entryId: 'a1', message: { role: 'assistant', content: [], stopReason: 'error', errorMessage: 'HTTP 500' } },
       { type: 'agent_end', stopReason: 'error', leafId: 'a1' },
     ]);
-    expect(state.items.at(-1)).toMatchObject({ kind: 'notice', level: 'error', text: 'The turn failed: HTTP 500' });
+    expect(state.items).toEqual([expect.objectContaining({ kind: 'assistant', errorMessage: 'HTTP 500', streaming: false })]);
+  });
+
+  it('shows a refused key once: as a notice naming the key, offering another', () => {
+    const state = run([
+      { type: 'message_start', role: 'assistant' },
+      { type: 'message_end', entryId: 'a1', message: { role: 'assistant', content: [], stopReason: 'error', errorMessage: '401 AuthenticationError: bad key' } },
+      { type: 'auth_error', provider: 'openai', status: 401, keySource: 'auth.json', message: 'openai refused the API key from auth.json (/a/auth.json) (401 AuthenticationError: bad key)' },
+      { type: 'agent_end', stopReason: 'error', leafId: 'a1' },
+    ]);
+    expect(state.items).toHaveLength(2);
+    expect(state.items[0]).toMatchObject({ kind: 'assistant', errorMessage: undefined });
+    expect(state.items[1]).toMatchObject({
+      kind: 'notice',
+      level: 'error',
+      topic: 'auth',
+      text: 'openai refused the API key from auth.json (/a/auth.json) (401 AuthenticationError: bad key).',
+      action: { kind: 'setApiKey', provider: 'openai', label: 'Set the openai API Key…' },
+    });
+    expect(JSON.stringify(state.items).match(/401 AuthenticationError/g)).toHaveLength(1);
   });
 
   it('keeps one notice per compaction and per retry series', () => {

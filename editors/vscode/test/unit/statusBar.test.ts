@@ -10,7 +10,7 @@ function state(percent: number | null): StateResult {
     path: '/s.jsonl',
     name: null,
     leafId: null,
-    model: { model: 'openai/gpt-4o', provider: 'openai', modelId: 'gpt-4o' },
+    model: { model: 'openai/gpt-4o', provider: 'openai', modelId: 'gpt-4o', keyStatus: 'key', keySource: 'environment', source: 'settings' },
     thinkingLevel: 'medium',
     contextUsage: { tokens: percent === null ? null : percent * 1000, contextWindow: 100000, percent },
     messageCount: 4,

@@ -1,0 +1,166 @@
+// The model and key commands: "Pi: Select Model…", "Pi: Set API Key…", "Pi: Remove API Key…" and
+// "Pi: Use a Local Model Server…". Keys go to VS Code's SecretStorage and from there to the server
+// (`pi/setCredentials`), never into settings.json; a local server's URL and model do go into the
+// `pi.apiBase` and `pi.model` settings, which hold no secret.
+import * as vscode from 'vscode';
+import { type ApiKeyStore, normalizeProvider } from './apiKeys';
+import { checkServerUrl, type PickItem, modelPickItems, providerPickItems, serverModelIds } from './modelPicks';
+import type { ModelsResult, StateResult } from './protocol';
+import { describeError, type PiServer } from './server';
+import type { SessionController } from './session';
+
+export interface ModelSetupContext {
+  server: PiServer;
+  session: SessionController;
+  keys: ApiKeyStore;
+}
+
+const DEFAULT_LOCAL_SERVER = 'http://localhost:11434/v1';
+const SERVER_LIST_TIMEOUT_MS = 3000;
+const SETTLE_TIMEOUT_MS = 5000;
+
+type Item = vscode.QuickPickItem & PickItem;
+
+function quickPickItems(items: PickItem[]): Item[] {
+  return items.map((item) => (item.separator ? { ...item, kind: vscode.QuickPickItemKind.Separator } : item));
+}
+
+/** A quick pick whose items follow what is typed; resolves with the accepted item (or the typed text). */
+async function pick(title: string, placeholder: string, items: (typed: string) => Promise<PickItem[]>): Promise<Item | undefined> {
+  const quickPick = vscode.window.createQuickPick<Item>();
+  quickPick.title = title;
+  quickPick.placeholder = placeholder;
+  quickPick.matchOnDescription = true;
+  const load = async (typed: string) => {
+    quickPick.busy = true;
+    try {
+      quickPick.items = quickPickItems(await items(typed));
+    } finally {
+      quickPick.busy = false;
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
+  quickPick.onDidChangeValue((value) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void load(value.trim()), 150);
+  });
+  const chosen = await new Promise<Item | undefined>((resolve) => {
+    quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]));
+    quickPick.onDidHide(() => resolve(undefined));
+    quickPick.show();
+    void load('');
+  });
+  quickPick.dispose();
+  return chosen;
+}
+
+async function models(server: PiServer, params: { filter?: string; provider?: string }): Promise<ModelsResult> {
+  try {
+    return await server.request('pi/models', params);
+  } catch (error) {
+    server.output.appendLine(`pi/models failed: ${describeError(error)}`);
+    return { models: [], providers: [] };
+  }
+}
+
+/** "Pi: Select Model…": the session's model, from the models ready to use first. */
+export async function selectModel(context: ModelSetupContext, provider?: string): Promise<void> {
+  const { server, session } = context;
+  const current = session.state?.model?.model;
+  const chosen = await pick(
+    provider ? `Select a ${provider} model` : 'Select the model',
+    current ?? 'e.g. openai/gpt-4o, or a model of pi’s models.json',
+    async (typed) => modelPickItems(await models(server, { ...(typed ? { filter: typed } : {}), ...(provider ? { provider } : {}) }), current, typed),
+  );
+  if (chosen?.command) return void vscode.commands.executeCommand(chosen.command);
+  if (!chosen?.model) return;
+  await server.request('pi/setModel', { ...(session.sessionId ? { sessionId: session.sessionId } : {}), model: chosen.model });
+  await session.refreshState();
+}
+
+/** "Pi: Set API Key…": a provider and its key, kept in VS Code's secret storage. */
+export async function setApiKey(context: ModelSetupContext, provider?: string): Promise<void> {
+  const { server, session, keys } = context;
+  const target = provider ?? (await pickProvider(server));
+  if (!target) return;
+  const key = await vscode.window.showInputBox({
+    title: `API key for ${target}`,
+    prompt: "Kept in VS Code's secret storage and given to pi-lsp; never written to a file.",
+    password: true,
+    ignoreFocusOut: true,
+    validateInput: (value) => (!value.trim() ? 'Enter the key' : /\s/.test(value.trim()) ? 'An API key has no spaces' : undefined),
+  });
+  if (key === undefined) return;
+  await keys.set(target, key.trim());
+  await server.sendCredentials();
+  const state = await session.refreshState();
+  void vscode.window.showInformationMessage(`The ${target} API key is stored in VS Code's secret storage.`);
+  if (!state?.model || state.model.keyStatus === 'missing') await selectModel(context, target);
+}
+
+async function pickProvider(server: PiServer): Promise<string | undefined> {
+  const chosen = await pick('Set the API key of a provider', 'A provider of pi (anthropic, openai, google…) or of models.json', async (typed) =>
+    providerPickItems((await models(server, {})).providers, typed),
+  );
+  return chosen?.provider ? normalizeProvider(chosen.provider) : undefined;
+}
+
+/** "Pi: Remove API Key…": forget a key stored in VS Code. */
+export async function removeApiKey(context: ModelSetupContext): Promise<void> {
+  const { server, session, keys } = context;
+  const stored = Object.keys(await keys.all());
+  if (!stored.length) {
+    void vscode.window.showInformationMessage('No API key is stored in VS Code for pi.');
+    return;
+  }
+  const provider = await vscode.window.showQuickPick(stored, { title: 'Remove the API key stored in VS Code for…' });
+  if (!provider) return;
+  await keys.remove(provider);
+  await server.sendCredentials();
+  await session.refreshState();
+}
+
+/** "Pi: Use a Local Model Server…": an OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM). */
+export async function useLocalServer(context: ModelSetupContext): Promise<void> {
+  const { server, session } = context;
+  const configuration = vscode.workspace.getConfiguration('pi');
+  const url = await vscode.window.showInputBox({
+    title: 'The local model server',
+    prompt: 'Its OpenAI-compatible URL (Ollama: http://localhost:11434/v1, llama.cpp: http://localhost:8080/v1)',
+    value: configuration.get<string>('apiBase') || DEFAULT_LOCAL_SERVER,
+    ignoreFocusOut: true,
+    validateInput: checkServerUrl,
+  });
+  if (!url) return;
+  const base = url.trim().replace(/\/+$/, '');
+  const listed = await listServerModels(base);
+  const chosen = await pick(`A model of ${base}`, listed.length ? 'Choose one, or type its name' : 'Type the model name', async (typed) => [
+    ...(typed && !listed.includes(typed) ? [{ label: typed, description: 'use as typed', model: typed }] : []),
+    ...listed.map((id) => ({ label: id, model: id })),
+  ]);
+  if (!chosen?.model) return;
+  const model = `openai/${chosen.model}`;
+  await configuration.update('apiBase', base, vscode.ConfigurationTarget.Global);
+  await configuration.update('model', model, vscode.ConfigurationTarget.Global);
+  if (session.sessionId) await server.request('pi/setModel', { sessionId: session.sessionId, model });
+  // The server pulls the new settings by itself; the chat follows once they are in force.
+  await settled(session, (state) => state.model?.model === model && state.model.keyStatus !== 'missing');
+}
+
+async function listServerModels(base: string): Promise<string[]> {
+  try {
+    const response = await fetch(`${base}/models`, { signal: AbortSignal.timeout(SERVER_LIST_TIMEOUT_MS) });
+    return response.ok ? serverModelIds(await response.json()) : [];
+  } catch {
+    return [];
+  }
+}
+
+async function settled(session: SessionController, done: (state: StateResult) => boolean): Promise<void> {
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const state = await session.refreshState();
+    if (state && done(state)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
