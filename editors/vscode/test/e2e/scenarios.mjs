@@ -310,7 +310,9 @@ async function confirmDialog(page, button) {
   await dialog.waitFor({ state: 'visible', timeout: TIMEOUT });
   const message = await dialog.innerText();
   await dialog.locator('.monaco-button', { hasText: button }).first().click();
-  await dialog.waitFor({ state: 'hidden', timeout: TIMEOUT });
+  // Gone, or replaced by the next question (the conflicts follow the first one at once).
+  await until('the dialog answered', async () =>
+    (await dialog.count()) === 0 || (await dialog.innerText().catch(() => '')) !== message);
   return message;
 }
 
