@@ -3,7 +3,8 @@
 ``pi-lsp`` alone serves the language server over stdio (``--tcp HOST:PORT`` for TCP on loopback,
 with a token; see ``tcp``);
 ``pi-lsp session …`` inspects and plans on session files (see ``session_cli``); ``pi-lsp demo`` runs
-a complete story through the real server (see ``demo``). Every command prints
+a complete story through the real server (see ``demo``); ``pi-lsp eval compaction`` measures how
+much a compaction summary keeps (see ``eval_cli``). Every command prints
 its result on stdout and, for bad input, exits non-zero with a one-line error on stderr.
 """
 
@@ -17,7 +18,7 @@ from pi_lsp.errors import InvalidParamsError, PiError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pi_lsp import demo, session_cli
+    from pi_lsp import demo, eval_cli, session_cli
 
     parser = argparse.ArgumentParser(
         prog="pi-lsp",
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     session_cli.add_commands(commands)
     demo.add_command(commands)
+    eval_cli.add_command(commands)
     return parser
 
 

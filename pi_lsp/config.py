@@ -19,7 +19,13 @@ from typing import Any
 import attrs
 import cattrs
 
-from pi_lsp.compaction.settings import BranchSummarySettings, CompactionSettings
+from pi_lsp.compaction.settings import (
+    THRESHOLD_DESCRIPTION,
+    BranchSummarySettings,
+    CompactionSettings,
+    is_threshold,
+    parse_threshold,
+)
 from pi_lsp.protocol import THINKING_LEVELS, camel_case, converter
 from pi_lsp.resources.settings import RetrySettings, deep_merge
 
@@ -75,6 +81,8 @@ class ServerSettings:
     BPE counts) or ``chars4`` (pi's estimate)."""
     trusted: bool = True
     """Whether the workspace is trusted (the VS Code extension passes workspace trust)."""
+    nested_context_files: bool = True
+    """Load AGENTS.md/CLAUDE.md files below the workspace root when the agent works there."""
     retry: RetryOptions = attrs.Factory(RetryOptions)
     allowed_session_dirs: tuple[str, ...] = ()
     """Directories besides ``sessionDir`` whose session files ``pi/openSession`` may open (for
@@ -100,8 +108,8 @@ class ServerConfig:
 
     @property
     def client_compaction(self) -> dict[str, Any]:
-        """The client's ``compaction`` options (``enabled``,
-        ``reserveTokens``, ``keepRecentTokens``, ``model``)."""
+        """The client's ``compaction`` options (``enabled``, ``reserveTokens``,
+        ``keepRecentTokens``, ``threshold``, ``fileListLimit``, ``model``, ``tokenizer``)."""
         return _object(self.client_options.get("compaction"))
 
     def compaction_settings(self) -> CompactionSettings:
@@ -232,9 +240,9 @@ def load_config(
         tuple(_directory(allowed, workspace_root) for allowed in settings.allowed_session_dirs),
     )
     merged = {**_object(pi_settings.get("compaction")), **config.client_compaction}
-    if _compaction_settings(merged) == CompactionSettings() and _has_compaction_values(merged):
-        problems.append("compaction settings are invalid; using pi's defaults")
-        config = attrs.evolve(config, problems=tuple(problems))
+    compaction_problems = _compaction_problems(merged)
+    if compaction_problems:
+        config = attrs.evolve(config, problems=(*problems, *compaction_problems))
     return config
 
 
@@ -247,12 +255,22 @@ def _object(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
-def _has_compaction_values(merged: Mapping[str, Any]) -> bool:
-    defaults = CompactionSettings().to_json()
-    return any(key in merged and merged[key] != defaults[key] for key in defaults)
+def _compaction_problems(merged: Mapping[str, Any]) -> list[str]:
+    problems = []
+    if _pi_compaction_settings(merged) is None:
+        problems.append("compaction settings are invalid; using pi's defaults")
+    if merged.get("threshold") is not None and not is_threshold(merged["threshold"]):
+        problems.append(
+            f"setting compaction.threshold must be {THRESHOLD_DESCRIPTION}; "
+            "compacting at window minus reserveTokens"
+        )
+    if merged.get("fileListLimit") is not None and not _is_count(merged["fileListLimit"]):
+        problems.append("setting compaction.fileListLimit must be a whole number; using 50")
+    return problems
 
 
-def _compaction_settings(merged: Mapping[str, Any]) -> CompactionSettings:
+def _pi_compaction_settings(merged: Mapping[str, Any]) -> CompactionSettings | None:
+    """pi's three compaction settings; None when one of them is invalid."""
     try:
         return CompactionSettings(
             enabled=merged.get("enabled", True),
@@ -260,7 +278,24 @@ def _compaction_settings(merged: Mapping[str, Any]) -> CompactionSettings:
             keep_recent_tokens=merged.get("keepRecentTokens", 20000),
         )
     except (TypeError, ValueError):
-        return CompactionSettings()
+        return None
+
+
+def _compaction_settings(merged: Mapping[str, Any]) -> CompactionSettings:
+    """pi's settings (all defaults when one is invalid) and pi-lsp's own (each on its own:
+    an invalid one is left at its default)."""
+    settings = _pi_compaction_settings(merged) or CompactionSettings()
+    threshold = merged.get("threshold")
+    if threshold is not None and is_threshold(threshold):
+        settings = attrs.evolve(settings, threshold=parse_threshold(threshold))
+    limit = merged.get("fileListLimit")
+    if limit is not None and _is_count(limit):
+        settings = attrs.evolve(settings, file_list_limit=limit)
+    return settings
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:

@@ -287,7 +287,7 @@ PARAMS_BY_METHOD: dict[str, type] = {
     SET_MODEL: SetModelParams,
     SET_THINKING_LEVEL: SetThinkingLevelParams,
     COMPACT: CompactParams,
-    RESOURCES: NoParams,
+    RESOURCES: SessionParams,
     RELOAD: NoParams,
     LOGIN: LoginParams,
     LOGOUT: LogoutParams,
@@ -570,6 +570,7 @@ class ContextUsage:
     tokens: int | None
     context_window: int
     percent: float | None
+    compact_at: int | None = None
 
 
 @attrs.frozen
@@ -687,6 +688,18 @@ class ResourceDiagnostic:
 
 
 @attrs.frozen
+class NestedContextFile:
+    """A context file below the workspace root whose text is in the session's context."""
+
+    path: str
+    """Relative to the workspace (``packages/api/AGENTS.md``)."""
+    entry_id: str
+    """The ``custom_message`` entry that brought it."""
+    current: bool
+    """False when the file changed (or is gone) since: the next request brings the new text."""
+
+
+@attrs.frozen
 class ResourcesResult:
     context_files: list[str]
     system_prompt: str | None
@@ -694,6 +707,8 @@ class ResourcesResult:
     skills: list[Skill]
     templates: list[Template]
     diagnostics: list[ResourceDiagnostic]
+    nested_context_files: list[NestedContextFile] = attrs.Factory(list)
+    """Loaded on demand into the session's context (``nestedContextFiles`` setting)."""
 
 
 @attrs.frozen

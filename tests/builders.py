@@ -7,6 +7,7 @@ ordered. Every builder returns plain dicts with pi's key order.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pi_lsp.session.timestamps import epoch_ms_to_iso
@@ -239,3 +240,16 @@ def answer(
     }
     message.update(extra)
     return message
+
+
+NESTED_RULE = "NESTED-RULE-7f3a: use tabs in the api package"
+"""The text of the nested AGENTS.md that ``api_package`` writes."""
+
+
+def api_package(workspace: Path, rules: str = NESTED_RULE) -> Path:
+    """``packages/api`` in ``workspace``, with ``src/server.py`` and an AGENTS.md of ``rules``."""
+    package = workspace / "packages" / "api"
+    (package / "src").mkdir(parents=True, exist_ok=True)
+    (package / "src" / "server.py").write_text("print('api')\n")
+    (package / "AGENTS.md").write_text(rules + "\n")
+    return package

@@ -25,6 +25,7 @@ import attrs
 from pi_lsp.agent.checkpoints import Checkpoints
 from pi_lsp.agent.compactor import CompactionResult, Compactor
 from pi_lsp.agent.live_config import LiveConfig
+from pi_lsp.agent.nested_context import NestedContextFiles
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.agent.system_prompt import build_system_prompt
@@ -79,6 +80,7 @@ class Agent:
         self.checkpoints = checkpoints
         """Where the tools' file changes are recorded (None: not recorded)."""
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
+        self.nested_context = NestedContextFiles(live.config.workspace_root)
 
     # ------------------------------------------------------------------ prompts
 
@@ -162,6 +164,7 @@ class Agent:
             context_window=self.live.context_window(model),
             checkpoints=self.checkpoints,
             checkpoint_options=current.settings.checkpoints,
+            context_files=self.nested_context if current.settings.nested_context_files else None,
         )
 
     def _result(

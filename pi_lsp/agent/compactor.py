@@ -187,6 +187,7 @@ class Compactor:
                 editor_file_ops=editor_file_ops_in(
                     entries_to_summarize(path, preparation.first_kept_entry_id)
                 ),
+                file_exists=self.live.file_exists(),
             )
         if session.leaf_id != leaf_before:
             raise TurnInProgressError(

@@ -21,6 +21,7 @@ import attrs
 
 from pi_lsp.agent.resources import ResourceService
 from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.compaction.file_ops import FileExists
 from pi_lsp.compaction.tokens import TokenCounter, get_token_counter
 from pi_lsp.config import ServerConfig
 from pi_lsp.errors import ModelNotConfiguredError, NoApiKeyError
@@ -30,6 +31,7 @@ from pi_lsp.llm.config import ModelConfig, resolve_model, split_model_string
 from pi_lsp.llm.credentials import EditorKeys
 from pi_lsp.llm.models import context_window_for, max_output_tokens_for
 from pi_lsp.resources.auth_file import AUTH_FILE
+from pi_lsp.tools.paths import resolve_read_path
 
 NO_MODEL_MESSAGE = (
     "No model is configured. Set the pi.model setting (a litellm model string such as "
@@ -153,6 +155,12 @@ class LiveConfig:
 
     def token_counter(self) -> TokenCounter:
         return get_token_counter(self.current.tokenizer())
+
+    def file_exists(self) -> FileExists:
+        """Whether a path, as the agent's tools take it (relative to the workspace), exists now:
+        summaries leave read files that are gone out of their lists and mark deleted ones."""
+        root = self.config.workspace_root
+        return lambda path: resolve_read_path(path, root).exists()
 
 
 def _same_provider(configured: object, chosen: str) -> bool:

@@ -213,7 +213,12 @@ class Navigator:
         if progress is not None:
             progress(f"Summarizing {len(plan.messages)} messages of the branch being left")
         return await summarize_branch(
-            plan, call.complete, max_output_tokens=call.max_output_tokens, instructions=instructions
+            plan,
+            call.complete,
+            max_output_tokens=call.max_output_tokens,
+            instructions=instructions,
+            file_list_limit=self.live.current.compaction_settings().file_list_limit,
+            file_exists=self.live.file_exists(),
         )
 
     def set_label(self, runtime: SessionRuntime, entry_id: str, label: str | None) -> str:

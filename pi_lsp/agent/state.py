@@ -3,6 +3,8 @@
 Context usage is pi's: the last completed answer's reported usage plus estimates of the messages
 after it. Right after a compaction nothing reported is trustworthy, so the usage reads unknown
 (``tokens: null``) until the model answers again, as in pi (``compaction/policy.py``).
+``compact_at`` is where automatic compaction starts (the policy's ``compaction_start``), for the
+editors' meters to mark.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import attrs
 
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.compaction.policy import shown_context_tokens
+from pi_lsp.compaction.policy import compaction_start, shown_context_tokens
 from pi_lsp.llm.config import ModelConfig
 
 
@@ -21,6 +23,8 @@ class ContextUsage:
     """Unknown (None) right after a compaction, until the model answers again."""
     context_window: int
     percent: float | None
+    compact_at: int | None = None
+    """The context size past which automatic compaction starts; None when it is turned off."""
 
 
 @attrs.frozen
@@ -47,7 +51,9 @@ def session_state(live: LiveConfig, runtime: SessionRuntime) -> SessionState:
         window = live.context_window(model)
         tokens = shown_context_tokens(session.branch(), messages, live.token_counter())
         percent = round(tokens / window * 100, 1) if tokens is not None and window else None
-        usage = ContextUsage(tokens, window, percent)
+        settings = live.current.compaction_settings()
+        compact_at = int(compaction_start(window, settings)) if settings.enabled else None
+        usage = ContextUsage(tokens, window, percent, compact_at)
     return SessionState(
         session_id=runtime.id,
         path=runtime.path,

@@ -3,8 +3,10 @@
 Every finished message is appended to the session as it completes (user prompt, each assistant
 answer, each tool result), so a crash loses at most the message in flight. Events go out as the
 turn runs. After each tool batch the steering prompts that arrived are delivered and the compactor
-compacts if the context grew into the reserve. A context overflow is answered by compacting and
-retrying the answer once.
+compacts if the context grew into the reserve. Before each request, the nested context files
+(AGENTS.md below the workspace root) that the tool calls in the context call for and that are not
+in it yet, or changed, are appended as entries of their own (``agent/nested_context.py``). A
+context overflow is answered by compacting and retrying the answer once.
 
 An abort (``pi/abort`` or ``$/cancelRequest``, both cancel the turn's task) stops the stream or
 kills the running tool, persists the partial answer with ``stopReason: "aborted"`` and answers
@@ -26,6 +28,7 @@ import attrs
 
 from pi_lsp.agent.checkpoints import Checkpoints
 from pi_lsp.agent.compactor import Compactor
+from pi_lsp.agent.nested_context import NestedContextFiles, injection_message
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.compaction.policy import Moment
 from pi_lsp.config import CheckpointOptions
@@ -57,6 +60,7 @@ from pi_lsp.protocol import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from pi_lsp.resources.nested_context_files import NESTED_CONTEXT_FILE_TYPE
 from pi_lsp.resources.settings import RetrySettings
 from pi_lsp.session.messages import convert_to_llm
 from pi_lsp.session.timestamps import now_ms
@@ -90,6 +94,8 @@ class TurnSetup:
     checkpoints: Checkpoints | None = None
     """Where the files' contents before and after the tools' changes are recorded."""
     checkpoint_options: CheckpointOptions = attrs.Factory(CheckpointOptions)
+    context_files: NestedContextFiles | None = None
+    """Brings nested AGENTS.md files in; None when the ``nestedContextFiles`` setting is off."""
 
 
 @attrs.define
@@ -149,6 +155,7 @@ class _Turn:
     async def loop(self) -> TurnOutcome:
         overflow_recovered = False
         while True:
+            self._bring_context_files()
             message = await self._answer_with_retries()
             self.last_assistant = message
             _append(self.runtime, message)
@@ -169,6 +176,23 @@ class _Turn:
             await self.compactor.compact_if_needed(
                 self.runtime, Moment.BETWEEN_ROUNDS, self.setup.context_window
             )
+
+    def _bring_context_files(self) -> None:
+        """Append the nested context files the next request needs (none when all are there)."""
+        if self.setup.context_files is None:
+            return
+        session = self.runtime.session
+        try:
+            injections = self.setup.context_files.due(session.branch())
+        except Exception:  # a context file must never cost the user the turn
+            logger.exception("finding nested context files failed in session %s", self.runtime.id)
+            return
+        for injection in injections:
+            entry_id = session.append_custom_message(
+                NESTED_CONTEXT_FILE_TYPE, injection.text(), True, injection.details()
+            )
+            message = injection_message(injection, session.require_entry(entry_id))
+            self.runtime.events.emit(MessageEndEvent(entry_id, message))
 
     def _report_refused_key(self, message: dict[str, Any]) -> None:
         """A refused key gets its own event: clients show it once, with how to fix it."""

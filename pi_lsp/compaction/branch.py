@@ -18,6 +18,7 @@ from pi_lsp.compaction.file_ops import (
     FileOps,
     add_details_file_lists,
     compute_file_lists,
+    entry_time,
     extract_file_ops_from_message,
 )
 from pi_lsp.compaction.settings import BranchSummarySettings
@@ -173,7 +174,8 @@ def prepare_branch_entries(
             and not is_truthy(entry.get("fromHook"))
             and is_truthy(entry.get("details"))
         ):
-            add_details_file_lists(entry["details"], file_ops)
+            # Their paths were touched before the summary was written, after older entries.
+            add_details_file_lists(entry["details"], file_ops, entry_time(entry.get("timestamp")))
 
     edits = latest_edits(entries)
     newest_first: list[Message] = []

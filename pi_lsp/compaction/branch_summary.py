@@ -20,13 +20,14 @@ from typing import Any
 import attrs
 
 from pi_lsp.compaction.branch import BranchSummaryPlan
-from pi_lsp.compaction.file_ops import editor_file_ops_in, with_editor_file_ops
+from pi_lsp.compaction.file_ops import FileExists, editor_file_ops_in, with_editor_file_ops
 from pi_lsp.compaction.prompts import (
     BRANCH_SUMMARY_PREAMBLE,
     branch_summary_instructions,
     summary_request_text,
 )
 from pi_lsp.compaction.serialize import serialize_conversation
+from pi_lsp.compaction.settings import DEFAULT_FILE_LIST_LIMIT
 from pi_lsp.compaction.summarize import Complete, file_blocks, file_details, request_summary
 from pi_lsp.session.messages import convert_to_llm
 
@@ -47,12 +48,15 @@ async def summarize_branch(
     max_output_tokens: int | None = None,
     instructions: str | None = None,
     replace_instructions: bool = False,
+    file_list_limit: int = DEFAULT_FILE_LIST_LIMIT,
+    file_exists: FileExists | None = None,
 ) -> BranchSummary | None:
     """Summarize the branch being left; None when it holds no message to summarize.
 
     ``instructions`` are the user's: extra focus, or with ``replace_instructions`` the whole
     instructions. Documents opened and saved in the editor anywhere on the abandoned branch count
-    in the file lists, even where older messages did not fit the token budget.
+    in the file lists, even where older messages did not fit the token budget. The lists in the
+    text are bounded as a compaction's are (``file_list_limit``, ``file_exists``).
     """
     if not plan.messages:
         return None
@@ -62,9 +66,13 @@ async def summarize_branch(
     )
     response = await request_summary(complete, "Branch summary", user_text, max_output_tokens)
 
-    details = file_details(with_editor_file_ops(plan.file_ops, editor_file_ops_in(plan.entries)))
+    details = file_details(
+        with_editor_file_ops(plan.file_ops, editor_file_ops_in(plan.entries)), file_exists
+    )
     return BranchSummary(
-        summary=BRANCH_SUMMARY_PREAMBLE + response.text + file_blocks(details),
+        summary=BRANCH_SUMMARY_PREAMBLE
+        + response.text
+        + file_blocks(details, file_list_limit, file_exists),
         details=details,
         usage=response.usage,
     )

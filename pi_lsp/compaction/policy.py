@@ -5,7 +5,9 @@ them at its three moments (before a prompt, between the tool rounds of a turn, a
 when the provider refuses the context.
 
 - **Threshold**: compact when the context has grown into the reserve at the top of the window
-  (``tokens > context_window - reserve_tokens``), pi's ``shouldCompact``.
+  (``tokens > context_window - reserve_tokens``), pi's ``shouldCompact``, or past the user's own
+  ``compaction.threshold`` (``"80%"`` of the window, or a token count) when that comes first.
+  ``compaction_start`` is that figure; the editors' context meters mark it.
 - **Stale usage**: usage reported before the latest compaction describes a context that no longer
   exists, so it never triggers another compaction (pi #1860), and the context size is then
   estimated from the messages alone; right after a compaction the size shown is unknown. Usage
@@ -46,13 +48,22 @@ class Moment(Enum):
     """The turn's last answer reported a context in the reserve."""
 
 
+def compaction_start(context_window: float, settings: CompactionSettings) -> float:
+    """The context size past which automatic compaction starts: pi's ``window − reserveTokens``,
+    or the user's threshold when it is lower."""
+    start = context_window - settings.reserve_tokens
+    if settings.threshold is not None:
+        start = min(start, settings.threshold.tokens_for(int(context_window)))
+    return start
+
+
 def should_compact(
     context_tokens: float | None, context_window: float, settings: CompactionSettings
 ) -> bool:
-    """Compact when enabled and the context has grown into the reserve at the top of the window."""
+    """Compact when enabled and the context has grown past ``compaction_start``."""
     if not settings.enabled or context_tokens is None:
         return False
-    return context_tokens > context_window - settings.reserve_tokens
+    return context_tokens > compaction_start(context_window, settings)
 
 
 STALE_AFTER = ("compaction", "context_edit")

@@ -12,7 +12,10 @@ stays free of any provider code. Differences from pi 0.84.2, all deliberate:
 - a split turn with nothing new before it keeps the previous summary instead of replacing it with
   "No prior history.", and the two summary calls of a split turn run one after the other;
 - the user's instructions apply to the turn-prefix summary too;
-- documents the user opened and saved in the editor count in the file lists.
+- documents the user opened and saved in the editor count in the file lists;
+- the file lists in the summary's text are bounded (``compaction.fileListLimit`` paths each, most
+  recently touched first; files that are gone leave the read list or are marked deleted), while
+  ``details`` keeps them complete up to a hard cap (see ``file_ops``).
 
 It also holds what branch summaries share with compactions: the ``Complete`` type, checking a
 model response, and adding up usage.
@@ -27,10 +30,12 @@ import attrs
 
 from pi_lsp.compaction.file_ops import (
     EditorFileOps,
+    FileExists,
     FileOps,
-    compute_file_lists,
+    SummaryFileLists,
     editor_file_ops_in,
-    format_file_operations,
+    format_bounded_file_operations,
+    summary_file_lists,
     with_editor_file_ops,
 )
 from pi_lsp.compaction.prepare import CompactionPreparation
@@ -43,6 +48,7 @@ from pi_lsp.compaction.prompts import (
     turn_prefix_instructions,
 )
 from pi_lsp.compaction.serialize import serialize_conversation
+from pi_lsp.compaction.settings import DEFAULT_FILE_LIST_LIMIT
 from pi_lsp.errors import CompactionCancelledError, NothingToCompactError, SummaryError
 from pi_lsp.session.context import entry_ids, first_index_with_id
 from pi_lsp.session.js_values import UNDEFINED, is_truthy, to_string
@@ -99,12 +105,15 @@ async def summarize_compaction(
     max_output_tokens: int | None = None,
     instructions: str | None = None,
     editor_file_ops: Sequence[EditorFileOps] = (),
+    file_exists: FileExists | None = None,
 ) -> CompactionSummary:
     """Summarize what ``preparation`` says to summarize.
 
     ``instructions`` are the user's (``/compact <text>``), added as extra focus to every call.
     ``editor_file_ops`` are the editor's records in the summarized range: pass
     ``editor_file_ops_in(entries_to_summarize(path_entries, preparation.first_kept_entry_id))``.
+    ``file_exists`` tells which paths still exist (read files that are gone leave the lists,
+    modified ones are marked deleted); without it every path counts as existing.
     Raises ``SummaryError`` or ``CompactionCancelledError``; nothing is half-done either way.
     """
     previous_summary = _previous_summary_text(preparation.previous_summary)
@@ -132,9 +141,10 @@ async def summarize_compaction(
         )
         text, usage = history.text, history.usage
 
-    details = file_details(with_editor_file_ops(preparation.file_ops, editor_file_ops))
+    details = file_details(with_editor_file_ops(preparation.file_ops, editor_file_ops), file_exists)
+    limit = preparation.settings.file_list_limit
     return CompactionSummary(
-        summary=text + file_blocks(details),
+        summary=text + file_blocks(details, limit, file_exists),
         first_kept_entry_id=preparation.first_kept_entry_id,
         tokens_before=preparation.tokens_before,
         details=details,
@@ -182,15 +192,35 @@ def _serialized(messages: Sequence[Message]) -> str:
     return serialize_conversation(convert_to_llm(messages))
 
 
-def file_blocks(details: Mapping[str, list[str]]) -> str:
-    """The ``<read-files>``/``<modified-files>`` blocks that end a summary's text."""
-    return format_file_operations(details["readFiles"], details["modifiedFiles"])
+def file_blocks(
+    details: Mapping[str, list[str]],
+    limit: int = DEFAULT_FILE_LIST_LIMIT,
+    file_exists: FileExists | None = None,
+) -> str:
+    """The ``<read-files>``/``<modified-files>`` blocks that end a summary's text: the newest
+    ``limit`` paths of each of ``details``' lists, deleted ones marked."""
+    modified = details["modifiedFiles"]
+    deleted = (
+        frozenset(path for path in modified if not _still_exists(file_exists, path))
+        if file_exists is not None
+        else frozenset()
+    )
+    return format_bounded_file_operations(
+        SummaryFileLists(details["readFiles"], modified, deleted), limit
+    )
 
 
-def file_details(file_ops: FileOps) -> dict[str, list[str]]:
-    """The ``details`` stored with a summary, from which the next summary carries the lists on."""
-    lists = compute_file_lists(file_ops)
-    return {"readFiles": lists.read_files, "modifiedFiles": lists.modified_files}
+def _still_exists(file_exists: FileExists, path: str) -> bool:
+    try:
+        return file_exists(path)
+    except (OSError, ValueError):
+        return False
+
+
+def file_details(file_ops: FileOps, file_exists: FileExists | None = None) -> dict[str, list[str]]:
+    """The ``details`` stored with a summary, from which the next summary carries the lists on:
+    complete up to a hard cap, most recently touched first, read files that are gone left out."""
+    return summary_file_lists(file_ops, file_exists).details()
 
 
 def entries_to_summarize(path_entries: Sequence[Entry], first_kept_entry_id: Any) -> list[Entry]:

@@ -9,8 +9,10 @@ from pi_lsp.services import Services
 
 
 @pi_request(protocol.RESOURCES)
-def on_resources(services: Services, params: protocol.NoParams) -> protocol.ResourcesResult:
-    return shapes.resources_result(services.resources.snapshot)
+def on_resources(services: Services, params: protocol.SessionParams) -> protocol.ResourcesResult:
+    runtime = services.sessions.get(params.session_id)
+    loaded = services.agent.nested_context.loaded(runtime.session.branch())
+    return shapes.resources_result(services.resources.snapshot, loaded)
 
 
 @pi_request(protocol.RELOAD)

@@ -7,6 +7,7 @@ pygls, so the ``pi-lsp session`` command line prints the same shapes as the serv
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pi_lsp import protocol
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from pi_lsp.agent.compactor import CompactionResult
     from pi_lsp.agent.file_restore import FileOutcome, FilesPreview
     from pi_lsp.agent.navigation import NavigationResult
+    from pi_lsp.agent.nested_context import LoadedContextFile
     from pi_lsp.agent.state import SessionState
     from pi_lsp.llm.catalog import CatalogEntry, ProviderStatus
     from pi_lsp.llm.config import ModelConfig
@@ -165,7 +167,9 @@ def state_result(state: SessionState) -> protocol.StateResult:
         thinking_level=state.thinking_level,
         context_usage=None
         if usage is None
-        else protocol.ContextUsage(usage.tokens, usage.context_window, usage.percent),
+        else protocol.ContextUsage(
+            usage.tokens, usage.context_window, usage.percent, usage.compact_at
+        ),
         message_count=state.message_count,
         is_streaming=state.is_streaming,
         is_compacting=state.is_compacting,
@@ -173,7 +177,9 @@ def state_result(state: SessionState) -> protocol.StateResult:
     )
 
 
-def resources_result(snapshot: ResourceSnapshot) -> protocol.ResourcesResult:
+def resources_result(
+    snapshot: ResourceSnapshot, nested: Sequence[LoadedContextFile] = ()
+) -> protocol.ResourcesResult:
     return protocol.ResourcesResult(
         context_files=[item.path for item in snapshot.context_files],
         system_prompt=snapshot.system_prompt.path if snapshot.system_prompt else None,
@@ -202,6 +208,9 @@ def resources_result(snapshot: ResourceSnapshot) -> protocol.ResourcesResult:
         diagnostics=[
             protocol.ResourceDiagnostic(item.path, item.line, item.message, item.severity)
             for item in snapshot.diagnostics
+        ],
+        nested_context_files=[
+            protocol.NestedContextFile(item.path, item.entry_id, item.current) for item in nested
         ],
     )
 

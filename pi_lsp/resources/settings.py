@@ -19,7 +19,14 @@ from typing import Any, Union
 
 import attrs
 
-from pi_lsp.compaction.settings import BranchSummarySettings, CompactionSettings
+from pi_lsp.compaction.settings import (
+    DEFAULT_FILE_LIST_LIMIT,
+    THRESHOLD_DESCRIPTION,
+    BranchSummarySettings,
+    CompactionSettings,
+    is_threshold,
+    parse_threshold,
+)
 from pi_lsp.protocol import THINKING_LEVELS
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, error, warning
 
@@ -65,6 +72,9 @@ KNOWN_KEYS: Schema = {
         "enabled": BOOLEAN,
         "reserveTokens": NON_NEGATIVE_INT,
         "keepRecentTokens": NON_NEGATIVE_INT,
+        # pi-lsp's own (pi keeps keys it does not know).
+        "threshold": (THRESHOLD_DESCRIPTION, is_threshold),
+        "fileListLimit": NON_NEGATIVE_INT,
     },
     "branchSummary": {"reserveTokens": NON_NEGATIVE_INT, "skipPrompt": BOOLEAN},
     "retry": {
@@ -313,6 +323,10 @@ def typed_settings(merged: dict[str, Any]) -> Settings:
             enabled=compaction.get("enabled", True),
             reserve_tokens=compaction.get("reserveTokens", 16384),
             keep_recent_tokens=compaction.get("keepRecentTokens", 20000),
+            threshold=(
+                parse_threshold(compaction["threshold"]) if "threshold" in compaction else None
+            ),
+            file_list_limit=compaction.get("fileListLimit", DEFAULT_FILE_LIST_LIMIT),
         ),
         branch_summary=BranchSummarySettings(
             reserve_tokens=branch_summary.get("reserveTokens", 16384)

@@ -299,8 +299,9 @@ async def test_editor_file_operations_and_tool_calls_land_in_the_summary_file_li
     await chat(client, scripted_llm, 2)
     scripted_llm.enqueue(replies.text(SUMMARY))
     result = await request(client, "pi/compact", {})
-    assert result["readFiles"] == ["NOTES.md", "app.py"] and result["modifiedFiles"] == ["new.py"]
-    assert "<read-files>\nNOTES.md\napp.py\n</read-files>" in result["summary"]
+    # Most recently touched first: the agent read app.py after the editor opened NOTES.md.
+    assert result["readFiles"] == ["app.py", "NOTES.md"] and result["modifiedFiles"] == ["new.py"]
+    assert "<read-files>\napp.py\nNOTES.md\n</read-files>" in result["summary"]
     assert "<modified-files>\nnew.py\n</modified-files>" in result["summary"]
 
 

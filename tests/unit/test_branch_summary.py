@@ -126,11 +126,12 @@ async def test_file_lists_include_nested_summaries_and_editor_records():
     result = await summarize_branch(plan, ScriptedModel(answer("summary")))
     assert result.details == {
         "readFiles": ["TODO.md", "docs/notes.md"],
-        "modifiedFiles": ["README.md", "setup.cfg", "src/cache.py"],
+        # The editor's record (9) is newer than the earlier summary's lists (8).
+        "modifiedFiles": ["README.md", "src/cache.py", "setup.cfg"],
     }
     assert result.summary.endswith(
         "summary\n\n<read-files>\nTODO.md\ndocs/notes.md\n</read-files>"
-        "\n\n<modified-files>\nREADME.md\nsetup.cfg\nsrc/cache.py\n</modified-files>"
+        "\n\n<modified-files>\nREADME.md\nsrc/cache.py\nsetup.cfg\n</modified-files>"
     )
     assert plan.file_ops.read == {"src/cache.py", "README.md", "docs/notes.md"}  # plan untouched
 
@@ -160,3 +161,22 @@ async def test_unusable_answers_fail(response, error_type, message):
     with pytest.raises(error_type, match=message) as raised:
         await summarize_branch(old_branch_plan(forked_session()), ScriptedModel(response))
     assert raised.value.message.startswith("Branch summary")
+
+
+async def test_branch_summary_lists_follow_the_same_bounds_as_compactions():
+    session = forked_session()
+    session.branch_from("test-id-6")
+    session.assistant(*[tool_call("read", call_id=f"r{n}", path=f"doc{n}.md") for n in range(4)])
+    plan = plan_branch_summary(session.by_id(), session.entries[-1]["id"], "test-id-7")
+    existing = {"README.md", "doc0.md", "doc1.md", "doc2.md"}  # doc3.md and src/cache.py are gone
+    result = await summarize_branch(
+        plan, ScriptedModel(answer("summary")), file_list_limit=2, file_exists=existing.__contains__
+    )
+    assert result.details == {
+        "readFiles": ["doc0.md", "doc1.md", "doc2.md", "README.md"],
+        "modifiedFiles": ["src/cache.py"],
+    }
+    assert result.summary.endswith(
+        "<read-files>\ndoc0.md\ndoc1.md\n(2 older files not listed)\n</read-files>"
+        "\n\n<modified-files>\nsrc/cache.py (deleted)\n</modified-files>"
+    )

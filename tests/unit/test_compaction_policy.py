@@ -1,10 +1,12 @@
 """When to compact: the threshold, stale usage after a compaction or a context edit, the three
 moments, overflow."""
 
+import pytest
 from builders import SessionBuilder, usage
 
 from pi_lsp.compaction.policy import (
     Moment,
+    compaction_start,
     context_tokens,
     may_recover_from_overflow,
     needs_compaction,
@@ -12,7 +14,7 @@ from pi_lsp.compaction.policy import (
     shown_context_tokens,
     usage_is_stale,
 )
-from pi_lsp.compaction.settings import CompactionSettings
+from pi_lsp.compaction.settings import CompactionSettings, Threshold, parse_threshold
 from pi_lsp.compaction.tokens import CHARS4
 from pi_lsp.session.context import build_session_context
 
@@ -119,3 +121,40 @@ def test_overflow_recovery_is_tried_once_and_only_when_compaction_is_enabled():
     assert not may_recover_from_overflow(SETTINGS, already_recovered=True)
     disabled = CompactionSettings(enabled=False)
     assert not may_recover_from_overflow(disabled, already_recovered=False)
+
+
+def test_a_threshold_starts_compaction_earlier_but_never_later_than_pi():
+    pi = CompactionSettings(reserve_tokens=16384)
+    assert compaction_start(100000, pi) == 100000 - 16384
+    half = CompactionSettings(reserve_tokens=16384, threshold=parse_threshold("50%"))
+    assert compaction_start(100000, half) == 50000
+    assert should_compact(50001, 100000, half) and not should_compact(50000, 100000, half)
+    assert not should_compact(50001, 100000, pi)
+    tokens = CompactionSettings(reserve_tokens=16384, threshold=parse_threshold(150000))
+    assert compaction_start(200000, tokens) == 150000
+    assert compaction_start(128000, tokens) == 128000 - 16384  # pi's reserve comes first here
+    late = CompactionSettings(reserve_tokens=16384, threshold=parse_threshold("99.5%"))
+    assert compaction_start(100000, late) == 100000 - 16384
+
+
+def test_a_threshold_decides_at_every_moment():
+    half = CompactionSettings(reserve_tokens=100, keep_recent_tokens=100, threshold=Threshold(50))
+    session = SessionBuilder()
+    session.user("hi")
+    session.assistant("mid-sized", usage_=usage(1600, 10))  # 1610 of 3000: under window - 100
+    assert not needs(Moment.AFTER_TURN, session)
+    assert needs(Moment.AFTER_TURN, session, half) and needs(Moment.BEFORE_PROMPT, session, half)
+
+
+@pytest.mark.parametrize("value", ["80", "0%", "101%", "-5%", "80 percent", 0, -1, 1.5, True, None])
+def test_invalid_thresholds_are_refused_saying_what_is_expected(value):
+    with pytest.raises(ValueError, match=r'percentage of the context window such as "80%"'):
+        parse_threshold(value)
+
+
+def test_thresholds_read_back_as_written():
+    assert parse_threshold(" 80 % ") == Threshold(percent=80.0)
+    assert (
+        parse_threshold("80%").to_json() == "80%" and parse_threshold("12.5%").to_json() == "12.5%"
+    )
+    assert parse_threshold(150000).to_json() == 150000

@@ -133,3 +133,26 @@ def test_allowed_session_dirs_are_absolute_and_validated(tmp_path):
         invalid = load_config(tmp_path, {"allowedSessionDirs": bad}, environ)
         assert invalid.allowed_session_dirs == ()
         assert len(invalid.problems) == 1 and "allowedSessionDirs" in invalid.problems[0]
+
+
+def test_a_compaction_threshold_and_file_list_limit_from_the_client_or_pi_settings(tmp_path):
+    from pi_lsp.compaction.settings import Threshold
+
+    pi_settings = {"compaction": {"threshold": "80%", "fileListLimit": 20}}
+    config = load_config(tmp_path, {}, {}, pi_settings)
+    settings = config.compaction_settings()
+    assert settings.threshold == Threshold(percent=80.0) and settings.file_list_limit == 20
+    client = load_config(tmp_path, {"compaction": {"threshold": 150000}}, {}, pi_settings)
+    assert client.compaction_settings().threshold == Threshold(tokens=150000)
+    assert load_config(tmp_path, {}, {}, {}).compaction_settings().threshold is None
+    assert load_config(tmp_path, {}, {}, {}).compaction_settings().file_list_limit == 50
+
+
+def test_an_invalid_threshold_is_reported_and_ignored_alone(tmp_path):
+    options = {"compaction": {"threshold": "lots", "fileListLimit": -3, "reserveTokens": 500}}
+    config = load_config(tmp_path, options, {}, {})
+    settings = config.compaction_settings()
+    assert settings.threshold is None and settings.file_list_limit == 50
+    assert settings.reserve_tokens == 500  # the valid settings still apply
+    assert any("compaction.threshold must be" in problem for problem in config.problems)
+    assert any("compaction.fileListLimit" in problem for problem in config.problems)

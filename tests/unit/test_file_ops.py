@@ -7,12 +7,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pi_lsp.compaction.file_ops import (
+    DETAILS_FILE_LIST_CAP,
+    EditorFileOps,
     FileOps,
     add_details_file_lists,
     compute_file_lists,
     extract_file_ops_from_message,
+    format_bounded_file_operations,
     format_file_operations,
     js_default_sort,
+    summary_file_lists,
+    with_editor_file_ops,
 )
 
 
@@ -118,3 +123,82 @@ def test_file_lists_are_sorted_disjoint_and_complete(read, written, edited):
     assert not set(lists.read_files) & set(lists.modified_files)
     assert set(lists.read_files) | set(lists.modified_files) == read | written | edited
     assert set(lists.modified_files) == written | edited
+
+
+# ------------------------------------------------------------------ pi-lsp's bounded lists
+
+
+def reads_at(paths: list[str], start_ms: int = 1000) -> FileOps:
+    """One read per path, each a second after the one before."""
+    file_ops = FileOps()
+    for index, path in enumerate(paths):
+        message = assistant_message(tool_call("read", path=path), timestamp=start_ms + 1000 * index)
+        extract_file_ops_from_message(message, file_ops)
+    return file_ops
+
+
+def test_lists_run_from_the_most_recently_touched_path():
+    file_ops = reads_at(["a.py", "b.py", "c.py", "a.py"])  # a.py read again last
+    extract_file_ops_from_message(
+        assistant_message(tool_call("edit", path="b.py"), timestamp=500), file_ops
+    )  # an older edit still makes b.py modified, at its latest touch
+    lists = summary_file_lists(file_ops)
+    assert lists.read_files == ["a.py", "c.py"] and lists.modified_files == ["b.py"]
+    assert compute_file_lists(file_ops).read_files == ["a.py", "c.py"]  # pi's order is untouched
+
+
+def test_the_text_shows_the_newest_paths_and_counts_the_older_ones():
+    paths = [f"src/module_{index:03}.py" for index in range(60)]
+    lists = summary_file_lists(reads_at(paths))
+    assert len(lists.read_files) == 60  # details keep them all
+    text = format_bounded_file_operations(lists, 50)
+    lines = text.strip().splitlines()
+    assert lines[0] == "<read-files>" and lines[-1] == "</read-files>"
+    assert lines[1:51] == list(reversed(paths))[:50]
+    assert lines[51] == "(10 older files not listed)"
+    one_older = format_bounded_file_operations(summary_file_lists(reads_at(paths[:3])), 2)
+    assert "(1 older file not listed)" in one_older
+    assert format_bounded_file_operations(summary_file_lists(reads_at(paths[:3])), 50) == (
+        "\n\n<read-files>\nsrc/module_002.py\nsrc/module_001.py\nsrc/module_000.py\n</read-files>"
+    )
+
+
+def test_details_keep_at_most_the_hard_cap_newest_first():
+    paths = [f"f{index}" for index in range(DETAILS_FILE_LIST_CAP + 5)]
+    lists = summary_file_lists(reads_at(paths))
+    assert len(lists.read_files) == DETAILS_FILE_LIST_CAP
+    assert lists.read_files[0] == paths[-1] and paths[0] not in lists.read_files
+
+
+def test_files_that_are_gone_leave_the_read_list_and_deleted_modified_files_are_marked():
+    file_ops = reads_at(["kept.md", "gone.md"])
+    for path in ("removed.py", "kept.py"):
+        extract_file_ops_from_message(
+            assistant_message(tool_call("write", path=path), timestamp=9000), file_ops
+        )
+    existing = {"kept.md", "kept.py"}
+    lists = summary_file_lists(file_ops, existing.__contains__)
+    assert lists.read_files == ["kept.md"]
+    assert lists.modified_files == ["kept.py", "removed.py"]  # still modified, for the record
+    assert lists.deleted_files == {"removed.py"}
+    assert "<modified-files>\nkept.py\nremoved.py (deleted)\n</modified-files>" in (
+        format_bounded_file_operations(lists, 50)
+    )
+
+
+def test_carried_over_paths_are_older_than_anything_new_and_keep_their_order():
+    file_ops = FileOps()
+    add_details_file_lists({"readFiles": ["newer.md", "older.md"], "modifiedFiles": []}, file_ops)
+    extract_file_ops_from_message(
+        assistant_message(tool_call("read", path="fresh.md"), timestamp=0), file_ops
+    )
+    assert summary_file_lists(file_ops).read_files == ["fresh.md", "newer.md", "older.md"]
+
+
+def test_editor_records_are_placed_by_their_time():
+    file_ops = reads_at(["a.py", "b.py"])  # at 1000 and 2000
+    merged = with_editor_file_ops(file_ops, [EditorFileOps(["opened.md"], ["saved.py"], 1500)])
+    lists = summary_file_lists(merged)
+    assert lists.read_files == ["b.py", "opened.md", "a.py"]
+    assert lists.modified_files == ["saved.py"]
+    assert "opened.md" not in file_ops.last_touched  # the plan's own record is left as it was

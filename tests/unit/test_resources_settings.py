@@ -153,3 +153,17 @@ def test_retry_provider_delay(tmp_path):
     )
     retry = load_settings(workspace, agent_dir, trusted=True).settings.retry
     assert (retry.enabled, retry.base_delay_ms, retry.max_retry_delay_ms) == (False, 10, 999)
+
+
+def test_pi_lsps_compaction_settings_in_pis_files_are_checked_too(tmp_path):
+    from pi_lsp.compaction.settings import Threshold
+
+    workspace, agent_dir = dirs(tmp_path)
+    write(agent_dir / "settings.json", {"compaction": {"threshold": "75%", "fileListLimit": 10}})
+    settings = load_settings(workspace, agent_dir, trusted=True).settings
+    assert settings.compaction.threshold == Threshold(percent=75.0)
+    assert settings.compaction.file_list_limit == 10
+    write(agent_dir / "settings.json", {"compaction": {"threshold": "soon"}})
+    loaded = load_settings(workspace, agent_dir, trusted=True)
+    assert loaded.settings.compaction.threshold is None
+    assert [d.message.split(" must")[0] for d in loaded.diagnostics] == ["compaction.threshold"]

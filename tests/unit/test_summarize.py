@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from builders import ScriptedModel, SessionBuilder, answer, tool_call, usage
+from builders import BASE_EPOCH_MS, ScriptedModel, SessionBuilder, answer, tool_call, usage
 
+from pi_lsp.compaction.file_ops import EditorFileOps
 from pi_lsp.compaction.prepare import CompactionPreparation, prepare_compaction
 from pi_lsp.compaction.prompts import (
     FRESH_SUMMARY_INSTRUCTIONS,
@@ -398,11 +399,12 @@ async def test_file_lists_end_the_summary_and_fill_details():
     preparation = plan(file_heavy_session(), 150)
     assert preparation.first_kept_entry_id == "test-id-8"
     result = await summarize_compaction(preparation, ScriptedModel(answer("## Goal\nRefactor")))
-    assert result.details == {"readFiles": ["a.py", "z.py"], "modifiedFiles": ["b.py", "new.py"]}
+    # Most recently touched first; paths touched by one message in pi's order.
+    assert result.details == {"readFiles": ["a.py", "z.py"], "modifiedFiles": ["new.py", "b.py"]}
     assert result.summary == (
         "## Goal\nRefactor"
         "\n\n<read-files>\na.py\nz.py\n</read-files>"
-        "\n\n<modified-files>\nb.py\nnew.py\n</modified-files>"
+        "\n\n<modified-files>\nnew.py\nb.py\n</modified-files>"
     )
 
 
@@ -424,14 +426,17 @@ async def test_editor_file_operations_are_folded_in():
     result = await summarize_compaction(
         preparation,
         ScriptedModel(answer("summary")),
-        editor_file_ops=[(["README.md", "a.py"], []), ([], ["a.py", "docs/guide.md"])],
+        editor_file_ops=[
+            EditorFileOps(["README.md", "a.py"], [], BASE_EPOCH_MS + 500),  # before the reads
+            EditorFileOps([], ["a.py", "docs/guide.md"], BASE_EPOCH_MS + 4500),  # before the write
+        ],
     )
     # a.py was read by the agent and later saved in the editor: it only counts as modified.
     assert result.details == {
-        "readFiles": ["README.md", "z.py"],
-        "modifiedFiles": ["a.py", "b.py", "docs/guide.md", "new.py"],
+        "readFiles": ["z.py", "README.md"],
+        "modifiedFiles": ["new.py", "a.py", "docs/guide.md", "b.py"],
     }
-    assert "<read-files>\nREADME.md\nz.py\n</read-files>" in result.summary
+    assert "<read-files>\nz.py\nREADME.md\n</read-files>" in result.summary
     assert preparation.file_ops.read == planned_reads  # the plan is left as it was
 
 
@@ -443,7 +448,12 @@ def test_editor_file_ops_are_read_from_their_custom_entries():
     session.custom_message("not a record", custom_type="pi-lsp.editor-file-ops")
     session.custom("pi-lsp.editor-file-ops", {"readFiles": ["c.md", 7, ""], "modifiedFiles": None})
     session.custom("pi-lsp.editor-file-ops", "garbage")
-    assert editor_file_ops_in(session.entries) == [(["a.md"], ["b.py"]), (["c.md"], [])]
+    found = editor_file_ops_in(session.entries)
+    assert [(record.read_files, record.modified_files) for record in found] == [
+        (["a.md"], ["b.py"]),
+        (["c.md"], []),
+    ]
+    assert found[0].timestamp == BASE_EPOCH_MS + 1000  # the entry's time, for recency
 
 
 def test_entries_to_summarize_run_from_the_boundary_to_the_first_kept_entry():
@@ -460,7 +470,7 @@ def test_entries_to_summarize_run_from_the_boundary_to_the_first_kept_entry():
     session.user("latest")  # 10
     summarized = entries_to_summarize(session.entries, "test-id-10")
     assert [entry["id"] for entry in summarized] == [f"test-id-{n}" for n in range(3, 10)]
-    assert editor_file_ops_in(summarized) == [(["x.md"], [])]
+    assert [record.read_files for record in editor_file_ops_in(summarized)] == [["x.md"]]
     assert entries_to_summarize(session.entries, "no-such-id") == []
 
 
@@ -480,3 +490,31 @@ async def test_editor_file_ops_of_a_planned_range_end_up_in_the_summary():
     )
     assert result.details == {"readFiles": [], "modifiedFiles": ["saved.py"]}
     # kept.md stays in the context: the next compaction counts it.
+
+
+async def test_the_file_list_limit_setting_bounds_the_summary_text_not_the_details():
+    session = SessionBuilder()
+    session.user("survey" + words(100))
+    for index in range(8):
+        session.assistant(tool_call("read", call_id=f"c{index}", path=f"m{index}.py"))
+        session.tool_result(words(50), call_id=f"c{index}")
+    session.user("next" + words(100))
+    session.assistant(words(100))
+    settings = CompactionSettings(keep_recent_tokens=150, file_list_limit=3)
+    preparation = prepare_compaction(session.entries, settings)
+    assert preparation is not None
+    result = await summarize_compaction(
+        preparation, ScriptedModel(answer("s")), file_exists=lambda path: path != "m6.py"
+    )
+    assert result.details["readFiles"] == [
+        "m7.py",
+        "m5.py",
+        "m4.py",
+        "m3.py",
+        "m2.py",
+        "m1.py",
+        "m0.py",
+    ]
+    assert result.summary.endswith(
+        "<read-files>\nm7.py\nm5.py\nm4.py\n(4 older files not listed)\n</read-files>"
+    )

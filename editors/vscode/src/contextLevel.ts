@@ -26,6 +26,19 @@ export function describeUsage(usage: ContextUsage | null | undefined): string {
   return `${compact(usage.tokens)} / ${window} (${Math.round(usage.percent)} %)`;
 }
 
+/** Where automatic compaction starts, as a percentage of the window; undefined when it is off. */
+export function compactionMark(usage: ContextUsage | null | undefined): number | undefined {
+  if (!usage || usage.compactAt === null || usage.compactAt === undefined || !usage.contextWindow) return undefined;
+  return Math.max(0, Math.min(100, (usage.compactAt / usage.contextWindow) * 100));
+}
+
+/** "Automatic compaction starts at 80 % (102k)", for tooltips beside the meter. */
+export function describeCompactionMark(usage: ContextUsage | null | undefined): string | undefined {
+  const mark = compactionMark(usage);
+  if (mark === undefined || !usage || usage.compactAt === null) return undefined;
+  return `Automatic compaction starts at ${Math.round(mark)} % (${compact(usage.compactAt)}).`;
+}
+
 /** What the user should know at each level (shown beside the meter and in its tooltip). */
 export function levelWarning(level: ContextLevel): string | undefined {
   const warnings: Partial<Record<ContextLevel, string>> = {

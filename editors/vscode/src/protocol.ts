@@ -329,6 +329,8 @@ export interface ContextUsage {
   tokens: number | null;
   contextWindow: number;
   percent: number | null;
+  /** Where automatic compaction starts, in tokens; null when it is turned off. */
+  compactAt: number | null;
 }
 
 export interface StateResult {
@@ -467,6 +469,12 @@ export interface ResourceDiagnostic {
   severity: string;
 }
 
+export interface NestedContextFile {
+  path: string;
+  entryId: string;
+  current: boolean;
+}
+
 export interface ResourcesResult {
   contextFiles: string[];
   systemPrompt: string | null;
@@ -474,6 +482,7 @@ export interface ResourcesResult {
   skills: Skill[];
   templates: Template[];
   diagnostics: ResourceDiagnostic[];
+  nestedContextFiles: NestedContextFile[];
 }
 
 export interface ResourceChange {
@@ -510,7 +519,7 @@ export interface Requests {
   'pi/setModel': { params: SetModelParams; result: SetModelResult };
   'pi/setThinkingLevel': { params: SetThinkingLevelParams; result: SetThinkingLevelResult };
   'pi/compact': { params: CompactParams; result: CompactResult };
-  'pi/resources': { params: NoParams; result: ResourcesResult };
+  'pi/resources': { params: SessionParams; result: ResourcesResult };
   'pi/reload': { params: NoParams; result: ResourcesChanged };
   'pi/login': { params: LoginParams; result: LoginResult };
   'pi/logout': { params: LogoutParams; result: LogoutResult };

@@ -16,7 +16,15 @@ export interface InitializationOptions {
   sessionDir?: string;
   allowedSessionDirs?: string[];
   tokenizer?: string;
-  compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number; model?: string };
+  nestedContextFiles?: boolean;
+  compaction?: {
+    enabled?: boolean;
+    reserveTokens?: number;
+    keepRecentTokens?: number;
+    threshold?: string | number;
+    fileListLimit?: number;
+    model?: string;
+  };
   retry?: { enabled?: boolean; maxRetries?: number; baseDelayMs?: number };
 }
 
@@ -64,6 +72,18 @@ function paths(get: SettingsGetter, key: string): string[] | undefined {
   return value.length ? value.map((item: string) => item.trim()) : undefined;
 }
 
+/** `"80%"` stays a share of the window; `"150000"` becomes a token count. */
+function threshold(get: SettingsGetter, key: string): string | number | undefined {
+  const value = get(key);
+  if (typeof value === 'number') return count(get, key, 1);
+  const written = text(get, key);
+  if (written === undefined) return undefined;
+  if (/^\d+$/.test(written) && Number(written) > 0) return Number(written);
+  const percent = /^(\d+(?:\.\d+)?)\s*%$/.exec(written);
+  if (percent && Number(percent[1]) > 0 && Number(percent[1]) <= 100) return written;
+  throw new SettingsError(`pi.${key} must be a share of the window such as "80%" or a token count such as "150000", got "${written}"`);
+}
+
 function withoutUndefined<T extends object>(value: T): T | undefined {
   const entries = Object.entries(value).filter(([, item]) => item !== undefined);
   return entries.length ? (Object.fromEntries(entries) as T) : undefined;
@@ -80,10 +100,13 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
     sessionDir: text(get, 'sessionDir'),
     allowedSessionDirs: paths(get, 'allowedSessionDirs'),
     tokenizer: choice(get, 'tokenizer', TOKENIZERS),
+    nestedContextFiles: flag(get, 'nestedContextFiles'),
     compaction: withoutUndefined({
       enabled: flag(get, 'compaction.enabled'),
       reserveTokens: count(get, 'compaction.reserveTokens', 0),
       keepRecentTokens: count(get, 'compaction.keepRecentTokens', 0),
+      threshold: threshold(get, 'compaction.threshold'),
+      fileListLimit: count(get, 'compaction.fileListLimit', 0),
       model: text(get, 'compaction.model'),
     }),
     retry: withoutUndefined({

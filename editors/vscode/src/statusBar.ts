@@ -1,6 +1,6 @@
 // The status-bar item: the shown session's context usage, coloured at 90 % and 95 %.
 import * as vscode from 'vscode';
-import { contextLevel, describeUsage, levelWarning } from './contextLevel';
+import { contextLevel, describeCompactionMark, describeUsage, levelWarning } from './contextLevel';
 import type { StateResult } from './protocol';
 
 export class ContextStatusBar implements vscode.Disposable {
@@ -19,8 +19,9 @@ export class ContextStatusBar implements vscode.Disposable {
     const level = contextLevel(usage?.percent);
     this.item.text = `$(comment-discussion) ${describeUsage(usage)}`;
     const warning = levelWarning(level);
+    const mark = describeCompactionMark(usage);
     this.item.tooltip = state
-      ? `pi: ${state.model?.model ?? 'no model'} · ${state.messageCount} messages${state.isStreaming ? ' · working' : ''}\n${warning ? `${warning}\n` : ''}Click to open the chat`
+      ? `pi: ${state.model?.model ?? 'no model'} · ${state.messageCount} messages${state.isStreaming ? ' · working' : ''}\n${warning ? `${warning}\n` : ''}${mark ? `${mark}\n` : ''}Click to open the chat`
       : 'pi-lsp is not running';
     this.item.backgroundColor =
       level === 'critical'

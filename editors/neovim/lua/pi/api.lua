@@ -25,6 +25,7 @@ local client = require("pi.client")
 ---@field tokens? integer
 ---@field contextWindow integer
 ---@field percent? number
+---@field compactAt? integer
 
 ---@class pi.FileChangesResult
 ---@field sessionId string
@@ -146,6 +147,11 @@ local client = require("pi.client")
 ---@field changed pi.ResourceChange[]
 ---@field removed pi.ResourceChange[]
 
+---@class pi.NestedContextFile
+---@field path string
+---@field entryId string
+---@field current boolean
+
 ---@class pi.ResourcesResult
 ---@field contextFiles string[]
 ---@field systemPrompt? string
@@ -153,6 +159,7 @@ local client = require("pi.client")
 ---@field skills pi.Skill[]
 ---@field templates pi.Template[]
 ---@field diagnostics pi.ResourceDiagnostic[]
+---@field nestedContextFiles pi.NestedContextFile[]
 
 ---@class pi.SessionInfo
 ---@field path string

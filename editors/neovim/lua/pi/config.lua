@@ -62,6 +62,7 @@ local SETTING_TYPES = {
   sessionDir = "string",
   allowedSessionDirs = "table",
   trusted = "boolean",
+  nestedContextFiles = "boolean",
   retry = "table",
   compaction = "table",
   checkpoints = "table",

@@ -26,6 +26,14 @@ function M.set_activity(activity)
   redraw()
 end
 
+--- ", compacts at 84%": where automatic compaction starts; empty when it is off.
+function M.compaction_mark(usage)
+  if not util.present(usage.compactAt) or not util.present(usage.contextWindow) or usage.contextWindow <= 0 then
+    return ""
+  end
+  return (", compacts at %d%%%%"):format(math.floor(usage.compactAt / usage.contextWindow * 100 + 0.5))
+end
+
 local function usage_text(usage)
   if not util.present(usage) then
     return "no model"
@@ -35,10 +43,10 @@ local function usage_text(usage)
     return ("?/%s"):format(window)
   end
   local percent = util.present(usage.percent) and ("%d%%%%"):format(math.floor(usage.percent + 0.5)) or "?"
-  return ("%s/%s (%s)"):format(util.short_number(usage.tokens), window, percent)
+  return ("%s/%s (%s%s)"):format(util.short_number(usage.tokens), window, percent, M.compaction_mark(usage))
 end
 
---- "pi 1.2k/128k (1%)", "pi [running] …"; empty before the server answered once.
+--- "pi 1.2k/128k (1%, compacts at 87%)", "pi [running] …"; empty before the server answered once.
 function M.component()
   if not M.state then
     return ""

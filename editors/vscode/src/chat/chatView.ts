@@ -72,7 +72,7 @@ export function chatHtml(parts: { csp: string; nonce: string; script: string; st
     <button id="new-session" data-testid="new-session" class="secondary" title="Start a new session">New</button>
   </div>
   <div id="meter" data-testid="context-meter" class="meter" role="meter" aria-label="Context usage" aria-valuemin="0" aria-valuemax="100">
-    <div class="meter-bar"><div id="meter-fill" class="meter-fill"></div></div>
+    <div class="meter-bar"><div id="meter-fill" class="meter-fill"></div><div id="meter-mark" data-testid="compaction-mark" class="meter-mark" hidden></div></div>
     <span id="meter-text" data-testid="context-text">no model</span>
   </div>
 </header>

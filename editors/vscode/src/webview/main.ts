@@ -3,7 +3,7 @@
 // are saved with `setState`, so hiding and showing the view loses nothing.
 import type { Completion, FromWebview, ModelInfo, ToWebview } from '../chat/messages';
 import { applyNotification, type ChatState, emptyChat, reduce } from '../chat/reducer';
-import { contextLevel, describeUsage, levelWarning } from '../contextLevel';
+import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../contextLevel';
 import { setupReason } from '../chat/setup';
 import { acceptCompletion, matchingCompletions } from './completion';
 import { TranscriptRenderer } from './render';
@@ -95,9 +95,13 @@ function renderMeter(): void {
   meter.dataset.level = level;
   meter.setAttribute('aria-valuenow', String(Math.round(usage?.percent ?? 0)));
   byId('meter-fill').style.width = `${Math.min(100, usage?.percent ?? 0)}%`;
+  const mark = compactionMark(usage);
+  const markElement = byId('meter-mark');
+  markElement.hidden = mark === undefined;
+  markElement.style.left = `${mark ?? 0}%`;
   const warning = levelWarning(level);
   byId('meter-text').textContent = `${warning && level !== 'high' ? '⚠ ' : ''}${describeUsage(usage)}`;
-  meter.title = warning ?? 'Context usage';
+  meter.title = [warning ?? 'Context usage', describeCompactionMark(usage)].filter(Boolean).join('\n');
 }
 
 function save(): void {

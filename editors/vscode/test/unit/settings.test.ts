@@ -33,6 +33,22 @@ describe('initializationOptions', () => {
     expect(() => initializationOptions(settings({ allowedSessionDirs: '/x' }), true)).toThrow(/pi.allowedSessionDirs must be a list of directory paths/);
   });
 
+  it('sends compaction.threshold as a share of the window or a token count', () => {
+    const compaction = (value: unknown) => initializationOptions(settings({ 'compaction.threshold': value }), true).compaction;
+    expect(compaction('80%')).toEqual({ threshold: '80%' });
+    expect(compaction('150000')).toEqual({ threshold: 150000 });
+    expect(compaction(150000)).toEqual({ threshold: 150000 });
+    expect(compaction('')).toBeUndefined();
+    expect(() => compaction('120%')).toThrow(/pi.compaction.threshold must be a share of the window/);
+    expect(() => compaction('soon')).toThrow(SettingsError);
+  });
+
+  it('sends nestedContextFiles and compaction.fileListLimit', () => {
+    const options = initializationOptions(settings({ nestedContextFiles: false, 'compaction.fileListLimit': 20 }), true);
+    expect(options.nestedContextFiles).toBe(false);
+    expect(options.compaction).toEqual({ fileListLimit: 20 });
+  });
+
   it('passes workspace trust', () => {
     expect(initializationOptions(settings({}), false)).toEqual({ trusted: false });
   });

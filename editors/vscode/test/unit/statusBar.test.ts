@@ -4,7 +4,7 @@ import { ContextStatusBar } from '../../src/statusBar';
 import type { StateResult } from '../../src/protocol';
 import { createdStatusBarItems } from './vscode-stub';
 
-function state(percent: number | null): StateResult {
+function state(percent: number | null, compactAt: number | null = 83616): StateResult {
   return {
     sessionId: 's1',
     path: '/s.jsonl',
@@ -12,7 +12,7 @@ function state(percent: number | null): StateResult {
     leafId: null,
     model: { model: 'openai/gpt-4o', provider: 'openai', modelId: 'gpt-4o', keyStatus: 'key', keySource: 'environment', source: 'settings' },
     thinkingLevel: 'medium',
-    contextUsage: { tokens: percent === null ? null : percent * 1000, contextWindow: 100000, percent },
+    contextUsage: { tokens: percent === null ? null : percent * 1000, contextWindow: 100000, percent, compactAt },
     messageCount: 4,
     isStreaming: false,
     isCompacting: false,
@@ -33,5 +33,14 @@ describe('the status bar item', () => {
     expect(item.backgroundColor?.id).toBe('statusBarItem.errorBackground');
     bar.update(state(null));
     expect(item.text).toContain('? / 100k');
+  });
+
+  it('says where automatic compaction starts, and nothing when it is off', () => {
+    const bar = new ContextStatusBar();
+    const item = createdStatusBarItems.at(-1) as { tooltip: string };
+    bar.update(state(12, 50000));
+    expect(item.tooltip).toContain('Automatic compaction starts at 50 % (50k).');
+    bar.update(state(12, null));
+    expect(item.tooltip).not.toContain('Automatic compaction');
   });
 });

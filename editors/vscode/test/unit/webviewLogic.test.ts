@@ -1,7 +1,7 @@
 // The webview's pure parts: input completion, the context meter and sanitized markdown.
 import { describe, expect, it } from 'vitest';
 import type { Completion } from '../../src/chat/messages';
-import { contextLevel, describeUsage, levelWarning } from '../../src/contextLevel';
+import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../../src/contextLevel';
 import { acceptCompletion, matchingCompletions } from '../../src/webview/completion';
 import { renderMarkdown } from '../../src/webview/markdown';
 
@@ -45,9 +45,17 @@ describe('the context meter', () => {
   });
 
   it('describes usage compactly', () => {
-    expect(describeUsage({ tokens: 12345, contextWindow: 128000, percent: 9.6 })).toBe('12k / 128k (10 %)');
-    expect(describeUsage({ tokens: null, contextWindow: 200000, percent: null })).toBe('? / 200k');
+    expect(describeUsage({ tokens: 12345, contextWindow: 128000, percent: 9.6, compactAt: 111616 })).toBe('12k / 128k (10 %)');
+    expect(describeUsage({ tokens: null, contextWindow: 200000, percent: null, compactAt: null })).toBe('? / 200k');
     expect(describeUsage(null)).toBe('no model');
+  });
+
+  it('marks where automatic compaction starts', () => {
+    const usage = { tokens: 1000, contextWindow: 200000, percent: 0.5, compactAt: 160000 };
+    expect(compactionMark(usage)).toBe(80);
+    expect(describeCompactionMark(usage)).toBe('Automatic compaction starts at 80 % (160k).');
+    expect(compactionMark({ ...usage, compactAt: null })).toBeUndefined();
+    expect(describeCompactionMark(null)).toBeUndefined();
   });
 });
 
