@@ -47,6 +47,20 @@ class RetryOptions:
 
 
 @attrs.frozen
+class CheckpointOptions:
+    """The client's ``checkpoints`` option: recording the agent's file changes for restores."""
+
+    enabled: bool = True
+    """Record the contents of the files the agent's ``write`` and ``edit`` change."""
+    max_file_size_mb: float = 5
+    """Files larger than this (in MB, 10^6 bytes) are recorded as not restorable."""
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_size_mb * 1_000_000)
+
+
+@attrs.frozen
 class ServerSettings:
     """Everything a client may configure; each key is camelCase in ``initializationOptions``."""
 
@@ -77,6 +91,7 @@ class ServerSettings:
     cache_retention: str | None = None
     """Prompt caching: ``none``, ``short`` or ``long`` (default: pi's ``cacheRetention``, else
     ``PI_CACHE_RETENTION=long``, else short)."""
+    checkpoints: CheckpointOptions = attrs.Factory(CheckpointOptions)
 
 
 @attrs.frozen
@@ -334,6 +349,11 @@ def _structure_settings(raw: Any) -> tuple[ServerSettings, list[str]]:
     if settings.cache_retention is not None and settings.cache_retention not in CACHE_RETENTIONS:
         problems.append("setting cacheRetention must be none, short or long; using the default")
         settings = attrs.evolve(settings, cache_retention=None)
+    if settings.checkpoints.max_file_size_mb <= 0:
+        problems.append("setting checkpoints.maxFileSizeMb must be above 0; using 5")
+        settings = attrs.evolve(
+            settings, checkpoints=attrs.evolve(settings.checkpoints, max_file_size_mb=5)
+        )
     if settings.tokenizer not in ("tiktoken", "chars4"):
         problems.append("setting tokenizer must be tiktoken or chars4; using tiktoken")
         settings = attrs.evolve(settings, tokenizer="tiktoken")

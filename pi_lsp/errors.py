@@ -88,6 +88,18 @@ class CompactionCancelledError(PiError):
     code = -32013
 
 
+class FilesNotRestoredError(PiError):
+    """The editor refused the file changes of a restore; no file and no leaf was changed."""
+
+    code = -32014
+
+
+class CheckpointContentMissingError(PiError):
+    """A file content a checkpoint refers to is missing from the store (or damaged)."""
+
+    code = -32015
+
+
 class ModelNotConfiguredError(PiError):
     """No model is configured, so the agent cannot answer; the message says how to configure one."""
 

@@ -29,6 +29,7 @@ TREE_CHILDREN = "pi/treeChildren"
 TREE_SEARCH = "pi/treeSearch"
 MESSAGES = "pi/messages"
 NAVIGATE = "pi/navigate"
+FILE_CHANGES = "pi/fileChanges"
 SESSIONS = "pi/sessions"
 NEW_SESSION = "pi/newSession"
 OPEN_SESSION = "pi/openSession"
@@ -154,6 +155,22 @@ class NavigateParams:
     work_done_token: ProgressToken | None = None
     """With ``summarize``: an LSP progress token; the server reports ``$/progress`` on it while the
     model writes the summary."""
+    restore_files: bool = False
+    """Also put the files the agent changed on the way back to their content where the leaf
+    lands (see ``pi/fileChanges``)."""
+    force: bool = False
+    """With ``restoreFiles``: overwrite files changed since pi-lsp last wrote them (conflicts)."""
+
+
+@attrs.frozen
+class FileChangesParams:
+    to_id: str
+    session_id: str | None = None
+    from_id: str | None = None
+    """Compare from this entry, as the agent left the files there; default the leaf, against the
+    files as they are now (unsaved editor text included)."""
+    include_text: bool = False
+    """Also send each file's full content at the target (``targetText``), for diff views."""
 
 
 @attrs.frozen
@@ -171,6 +188,10 @@ class NewSessionParams:
 class ForkParams:
     entry_id: str
     session_id: str | None = None
+    restore_files: bool = False
+    """Put the files the agent changed back to their content at ``entryId`` first."""
+    force: bool = False
+    """With ``restoreFiles``: overwrite files changed since pi-lsp last wrote them."""
 
 
 @attrs.frozen
@@ -254,6 +275,7 @@ PARAMS_BY_METHOD: dict[str, type] = {
     TREE_SEARCH: TreeSearchParams,
     MESSAGES: MessagesParams,
     NAVIGATE: NavigateParams,
+    FILE_CHANGES: FileChangesParams,
     SESSIONS: SessionParams,
     NEW_SESSION: NewSessionParams,
     OPEN_SESSION: OpenSessionParams,
@@ -426,11 +448,51 @@ class MessagesResult:
     entries: list[TranscriptEntry]
 
 
+FileAction = Literal["restored", "created", "deleted", "conflict", "skipped"]
+FILE_ACTIONS = ("restored", "created", "deleted", "conflict", "skipped")
+"""What a restore did to a file: ``conflict`` — changed since pi-lsp last wrote it, left as it
+is; ``skipped`` — left as it is for ``reason`` (not restorable, already right, not writable)."""
+
+
+@attrs.frozen
+class FileOutcome:
+    path: str
+    """Absolute."""
+    action: FileAction
+    reason: str | None = attrs.field(default=None, metadata=OMITTED)
+
+
+@attrs.frozen
+class FilePreview:
+    path: str
+    """Absolute."""
+    action: FileAction
+    """What ``pi/navigate`` with ``restoreFiles`` would do now (without ``force``)."""
+    diff: str
+    """Unified diff from the current content to the target's; empty for a skipped file."""
+    reason: str | None = attrs.field(default=None, metadata=OMITTED)
+    commands: list[str] | None = attrs.field(default=None, metadata=OMITTED)
+    """Shell commands on the way whose text names the file: what they changed is not recorded."""
+    target_text: str | None = attrs.field(default=None, metadata=OMITTED)
+    """With ``includeText``: the content at the target (absent when the file is deleted there)."""
+
+
+@attrs.frozen
+class FileChangesResult:
+    session_id: str
+    from_id: str | None
+    to_id: str | None
+    """Where the leaf would land (the parent of a user message)."""
+    files: list[FilePreview]
+
+
 @attrs.frozen
 class NavigateResult:
     leaf_id: str | None
     summary_entry_id: str | None
     editor_text: str | None
+    files: list[FileOutcome] | None = attrs.field(default=None, metadata=OMITTED)
+    """With ``restoreFiles``: what happened to each file the agent changed on the way."""
 
 
 @attrs.frozen
@@ -473,6 +535,8 @@ class ForkResult:
     path: str | None
     leaf_id: str | None
     parent_session_id: str
+    files: list[FileOutcome] | None = attrs.field(default=None, metadata=OMITTED)
+    """With ``restoreFiles``: what happened to each file."""
 
 
 @attrs.frozen
@@ -687,6 +751,7 @@ RESULT_BY_METHOD: dict[str, type] = {
     TREE_SEARCH: TreeSearchResult,
     MESSAGES: MessagesResult,
     NAVIGATE: NavigateResult,
+    FILE_CHANGES: FileChangesResult,
     SESSIONS: SessionsResult,
     NEW_SESSION: NewSessionResult,
     OPEN_SESSION: OpenSessionResult,

@@ -16,6 +16,7 @@ import attrs
 if TYPE_CHECKING:
     from pi_lsp.agent.agent import Agent
     from pi_lsp.agent.events import Sender
+    from pi_lsp.agent.file_restore import FileRestorer
     from pi_lsp.agent.live_config import LiveConfig
     from pi_lsp.agent.navigation import Navigator
     from pi_lsp.agent.registry import SessionRegistry
@@ -35,6 +36,8 @@ class Services:
     agent: Agent
     navigator: Navigator
     progress: Progress
+    files: FileRestorer
+    """Restores of the files the agent changed (navigation and forks with ``restoreFiles``)."""
     initialization_options: Any = None
     """The options the client started the server with; live settings are merged over them."""
     client_configuration_ready: asyncio.Event = attrs.Factory(asyncio.Event)
@@ -55,14 +58,22 @@ class Services:
     ) -> Services:
         """The whole service graph of one workspace."""
         from pi_lsp.agent.agent import Agent
+        from pi_lsp.agent.checkpoints import Checkpoints
         from pi_lsp.agent.compactor import Compactor
+        from pi_lsp.agent.file_restore import FileRestorer
         from pi_lsp.agent.live_config import LiveConfig
         from pi_lsp.agent.navigation import Navigator
         from pi_lsp.agent.registry import SessionRegistry
         from pi_lsp.agent.summary_model import SummaryModel
         from pi_lsp.llm.client import LitellmClient
+        from pi_lsp.tools.base import NoEditor
 
         live = LiveConfig(config, resources)
+        editor = editor or NoEditor()
+        checkpoints = Checkpoints(editor)
+        files = FileRestorer(
+            checkpoints, editor, lambda: live.config.settings.checkpoints.max_file_bytes
+        )
         client = client or LitellmClient()
         summaries = SummaryModel(live, client)
         sessions = SessionRegistry(
@@ -73,13 +84,16 @@ class Services:
             allowed_session_dirs=config.allowed_session_dirs,
         )
         compactor = Compactor(live, summaries, resources.extensions)
-        agent = Agent(live, sessions, compactor, client, editor=editor, tools=tools)
+        agent = Agent(
+            live, sessions, compactor, client, editor=editor, tools=tools, checkpoints=checkpoints
+        )
         return cls(
             live=live,
             sessions=sessions,
             agent=agent,
-            navigator=Navigator(live, summaries),
+            navigator=Navigator(live, summaries, files, sessions),
             progress=progress or _no_progress,
+            files=files,
             initialization_options=initialization_options,
         )
 

@@ -3,7 +3,8 @@ shell.
 
 The JSON these commands print is a contract other tools compare against (pi's own functions give
 the same documents for the same file): messages are pi's AgentMessage JSON, exactly as pi 0.84.2
-builds them. Files are opened read-only; only ``fork`` writes, and only a new file.
+builds them. Files are opened read-only; only ``fork`` writes, and only a new file, and ``gc``
+removes the file checkpoints' contents no session refers to any more.
 """
 
 from __future__ import annotations
@@ -76,6 +77,20 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     fork.add_argument("file")
     fork.add_argument("--at", dest="entry_id", required=True, metavar="ID")
     fork.set_defaults(handler=run_fork)
+
+    gc = actions.add_parser(
+        "gc",
+        help="remove the file checkpoints' contents no session refers to; print the store's size",
+    )
+    gc.add_argument("directory", nargs="?", default=".pi/sessions")
+    gc.add_argument(
+        "--min-age",
+        type=_non_negative,
+        default=3600,
+        metavar="SECONDS",
+        help="keep unreferenced contents younger than this (a running agent's; default 3600)",
+    )
+    gc.set_defaults(handler=run_gc)
 
 
 def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
@@ -177,6 +192,18 @@ def run_tree(arguments: argparse.Namespace) -> int:
         return _print_json(protocol.to_json(tree_result(session.id, tree_view(session))))
     sys.stdout.write(render_tree_text(session))
     return 0
+
+
+def run_gc(arguments: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pi_lsp.checkpoints.gc import collect_garbage
+
+    directory = Path(arguments.directory)
+    if not directory.is_dir():
+        raise SessionNotFoundError(f"no session directory at {directory}")
+    report = collect_garbage(directory, min_age_seconds=arguments.min_age)
+    return _print_json(report.to_json())
 
 
 def run_fork(arguments: argparse.Namespace) -> int:

@@ -15,7 +15,8 @@
 
 ``start_prompt`` runs a prompt as a task (to queue, steer or abort while it runs), ``wait_for``
 waits for an event, ``model.hold(reply)`` pauses an answer mid-stream until released, and
-``tools=`` replaces the agent's tools (a tool that blocks, to abort a running tool).
+``tools=`` replaces the agent's tools (a tool that blocks, to abort a running tool), ``editor=``
+the editor bridge (none by default: every change goes to the disk).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.config import load_config
 from pi_lsp.llm.double import ModelDouble
 from pi_lsp.services import Services
-from pi_lsp.tools.base import Tool
+from pi_lsp.tools.base import EditorBridge, Tool
 
 DOUBLE_MODEL = "openai/double"
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -54,6 +55,7 @@ class AgentHarness:
         *,
         options: dict[str, Any] | None = None,
         tools: Callable[[], list[Tool]] | None = None,
+        editor: EditorBridge | None = None,
     ) -> None:
         self.workspace = workspace
         self.model = ModelDouble()
@@ -65,7 +67,12 @@ class AgentHarness:
             pi_settings=resources.snapshot.settings.settings.merged,
         )
         self.services = Services.create(
-            config, resources, self.notifications.append, client=self.model, tools=tools
+            config,
+            resources,
+            self.notifications.append,
+            client=self.model,
+            tools=tools,
+            editor=editor,
         )
         self._changed = asyncio.Event()
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.agent.checkpoints import Checkpoints
 from pi_lsp.agent.compactor import CompactionResult, Compactor
 from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
@@ -69,6 +70,7 @@ class Agent:
         *,
         editor: EditorBridge | None = None,
         tools: Callable[[], list[Tool]] | None = None,
+        checkpoints: Checkpoints | None = None,
     ) -> None:
         self.live = live
         self.sessions = sessions
@@ -76,6 +78,8 @@ class Agent:
         self.client = client
         self.editor = editor or NoEditor()
         self.tools = tools or default_tools
+        self.checkpoints = checkpoints
+        """Where the tools' file changes are recorded (None: not recorded)."""
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
         self.nested_context = NestedContextFiles(live.config.workspace_root)
 
@@ -165,6 +169,8 @@ class Agent:
             context_window=self.live.context_window(model),
             cache_retention=self.live.cache_retention(),
             extensions=self.live.resources.extensions,
+            checkpoints=self.checkpoints,
+            checkpoint_options=current.settings.checkpoints,
             context_files=self.nested_context if current.settings.nested_context_files else None,
         )
 

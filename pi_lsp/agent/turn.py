@@ -27,12 +27,14 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.agent.checkpoints import Checkpoints
 from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.context_pipeline import model_messages
 from pi_lsp.agent.hooks import changed_tool_result
 from pi_lsp.agent.nested_context import NestedContextFiles, injection_message
 from pi_lsp.agent.runtime import CacheAnchor, QueuedPrompt, SessionRuntime
 from pi_lsp.compaction.policy import Moment
+from pi_lsp.config import CheckpointOptions
 from pi_lsp.extensions import ExtensionHost
 from pi_lsp.llm.client import ModelClient, ModelStream
 from pi_lsp.llm.config import ModelConfig
@@ -65,7 +67,14 @@ from pi_lsp.protocol import (
 from pi_lsp.resources.nested_context_files import NESTED_CONTEXT_FILE_TYPE
 from pi_lsp.resources.settings import RetrySettings
 from pi_lsp.session.timestamps import now_ms
-from pi_lsp.tools.base import EditorBridge, Tool, ToolContext, ToolResult
+from pi_lsp.tools.base import (
+    EditorBridge,
+    FileChangeRecorder,
+    NoRecorder,
+    Tool,
+    ToolContext,
+    ToolResult,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +97,9 @@ class TurnSetup:
     cache_retention: str = "short"
     extensions: ExtensionHost | None = None
     """Whose ``context`` and ``tool_result`` hooks run during the turn."""
+    checkpoints: Checkpoints | None = None
+    """Where the files' contents before and after the tools' changes are recorded."""
+    checkpoint_options: CheckpointOptions = attrs.Factory(CheckpointOptions)
     context_files: NestedContextFiles | None = None
     """Brings nested AGENTS.md files in; None when the ``nestedContextFiles`` setting is off."""
 
@@ -142,6 +154,8 @@ class _Turn:
         self.steered: list[QueuedPrompt] = []
         self._stream: ModelStream | None = None
         self._open_tool_calls: list[dict[str, Any]] = []
+        self._recorder: FileChangeRecorder = NoRecorder()
+        """The file changes of the running tool call."""
         self._last_update: ToolResult | None = None
 
     async def loop(self) -> TurnOutcome:
@@ -291,16 +305,26 @@ class _Turn:
                     is_error=True,
                 )
             else:
+                self._recorder = self._new_recorder()
                 context = ToolContext(
                     cwd=self.setup.cwd,
                     editor=self.setup.editor,
                     on_update=functools.partial(self._tool_update, call),
+                    changes=self._recorder,
                 )
                 result = await tool.execute(call.get("arguments") or {}, context)
             result = await changed_tool_result(self.runtime, self.setup.extensions, call, result)
             self._open_tool_calls.pop(0)
             self._last_update = None
             self._record_tool_result(call, result)
+
+    def _new_recorder(self) -> FileChangeRecorder:
+        if self.setup.checkpoints is None:
+            return NoRecorder()
+        options = self.setup.checkpoint_options
+        return self.setup.checkpoints.recorder(
+            self.runtime, enabled=options.enabled, max_bytes=options.max_file_bytes
+        )
 
     def _tool_update(self, call: dict[str, Any], partial: ToolResult) -> None:
         """A running tool's output so far; the last one is its result if the turn is aborted."""
@@ -310,6 +334,13 @@ class _Turn:
         )
 
     def _record_tool_result(self, call: dict[str, Any], result: ToolResult) -> None:
+        # The checkpoint goes right before the result: on every path through the result, so
+        # navigating there (or past it) means "after this change", and before it "before".
+        recorder, self._recorder = self._recorder, NoRecorder()
+        if self.setup.checkpoints is not None:
+            self.setup.checkpoints.record(
+                self.runtime, str(call.get("id")), str(call.get("name")), recorder
+            )
         message = {
             "role": "toolResult",
             "toolCallId": call.get("id"),

@@ -39,7 +39,11 @@ async def on_navigate(
 ) -> protocol.NavigateResult:
     if not params.summarize:
         runtime = services.sessions.get(params.session_id)
-        return shapes.navigate_result(await services.navigator.navigate(runtime, params.target_id))
+        return shapes.navigate_result(
+            await services.navigator.navigate(
+                runtime, params.target_id, restore_files=params.restore_files, force=params.force
+            )
+        )
     await wait_for_first_answer(services)  # the summary is written by the client's model
     runtime = services.sessions.get(params.session_id)
     progress = services.progress(params.work_done_token, "Summarizing the branch being left")
@@ -50,10 +54,23 @@ async def on_navigate(
             summarize=True,
             instructions=params.instructions,
             progress=progress.report,
+            restore_files=params.restore_files,
+            force=params.force,
         )
     finally:
         progress.end()
     return shapes.navigate_result(result)
+
+
+@pi_request(protocol.FILE_CHANGES)
+async def on_file_changes(
+    services: Services, params: protocol.FileChangesParams
+) -> protocol.FileChangesResult:
+    runtime = services.sessions.get(params.session_id)
+    preview = await services.navigator.file_changes(
+        runtime, params.to_id, params.from_id, include_text=params.include_text
+    )
+    return shapes.file_changes_result(runtime.id, preview)
 
 
 @pi_request(protocol.LABEL)
@@ -107,8 +124,12 @@ def on_open_session(
 
 
 @pi_request(protocol.FORK)
-def on_fork(services: Services, params: protocol.ForkParams) -> protocol.ForkResult:
+async def on_fork(services: Services, params: protocol.ForkParams) -> protocol.ForkResult:
     source = services.sessions.get(params.session_id)
-    source.session.require_entry(params.entry_id)
-    fork = services.sessions.fork(source, params.entry_id)
-    return protocol.ForkResult(fork.id, fork.path, fork.session.leaf_id, source.id)
+    outcome = await services.navigator.fork(
+        source, params.entry_id, restore_files=params.restore_files, force=params.force
+    )
+    fork = outcome.runtime
+    return protocol.ForkResult(
+        fork.id, fork.path, fork.session.leaf_id, source.id, shapes.file_outcomes(outcome.files)
+    )

@@ -16,6 +16,7 @@ from pi_lsp.agent.tree_changes import tree_node_row
 if TYPE_CHECKING:
     from pi_lsp.agent.agent import TurnResult
     from pi_lsp.agent.compactor import CompactionResult
+    from pi_lsp.agent.file_restore import FileOutcome, FilesPreview
     from pi_lsp.agent.navigation import NavigationResult
     from pi_lsp.agent.nested_context import LoadedContextFile
     from pi_lsp.agent.state import SessionState
@@ -97,7 +98,34 @@ def messages_result(session_id: str, transcript: Transcript) -> protocol.Message
 
 
 def navigate_result(result: NavigationResult) -> protocol.NavigateResult:
-    return protocol.NavigateResult(result.leaf_id, result.summary_entry_id, result.editor_text)
+    return protocol.NavigateResult(
+        result.leaf_id, result.summary_entry_id, result.editor_text, file_outcomes(result.files)
+    )
+
+
+def file_outcomes(files: tuple[FileOutcome, ...] | None) -> list[protocol.FileOutcome] | None:
+    if files is None:
+        return None
+    return [protocol.FileOutcome(file.path, file.action, file.reason) for file in files]
+
+
+def file_changes_result(session_id: str, preview: FilesPreview) -> protocol.FileChangesResult:
+    return protocol.FileChangesResult(
+        session_id=session_id,
+        from_id=preview.from_id,
+        to_id=preview.to_id,
+        files=[
+            protocol.FilePreview(
+                path=file.outcome.path,
+                action=file.outcome.action,
+                diff=file.diff,
+                reason=file.outcome.reason,
+                commands=list(file.commands) or None,
+                target_text=file.target_text,
+            )
+            for file in preview.files
+        ],
+    )
 
 
 def session_info(info: SessionInfo) -> protocol.SessionInfo:

@@ -20,9 +20,9 @@ import json
 import logging
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import attrs
 
@@ -92,6 +92,33 @@ class EditorBridge(Protocol):
         """
         ...
 
+    async def apply_file_edits(self, edits: Sequence[FileEdit], label: str) -> AppliedEdits | None:
+        """Apply ``edits`` (several files: replaced, created, deleted) as one editor operation the
+        user can undo at once, labelled ``label``.
+
+        None when the editor cannot (no resource operations): the caller writes the disk itself.
+        Otherwise whether the editor applied the edit; a refused edit changed nothing.
+        """
+        ...
+
+
+@attrs.frozen
+class FileEdit:
+    """One file of a multi-file edit."""
+
+    path: Path
+    kind: Literal["replace", "create", "delete"]
+    text: str | None = None
+    """The new text (``replace``, ``create``)."""
+    current_text: str | None = None
+    """The text being replaced (``replace``), for the edit's range."""
+
+
+@attrs.frozen
+class AppliedEdits:
+    applied: bool
+    failure_reason: str | None = None
+
 
 class NoEditor:
     """The bridge for when no editor is connected: nothing is open, every change goes to disk."""
@@ -101,6 +128,32 @@ class NoEditor:
 
     async def apply_edit(self, path: Path, new_text: str) -> bool:
         return False
+
+    async def apply_file_edits(self, edits: Sequence[FileEdit], label: str) -> AppliedEdits | None:
+        return None
+
+
+@runtime_checkable
+class FileChangeRecorder(Protocol):
+    """Told about every change a tool makes to a file (the checkpoints record them).
+
+    ``before_change`` runs under the file's mutation lock right before the change,
+    ``after_change`` right after it with the text the file now has.
+    """
+
+    async def before_change(self, path: Path) -> None: ...
+
+    async def after_change(self, path: Path, text: str) -> None: ...
+
+
+class NoRecorder:
+    """Records nothing."""
+
+    async def before_change(self, path: Path) -> None:
+        return None
+
+    async def after_change(self, path: Path, text: str) -> None:
+        return None
 
 
 UpdateCallback = Callable[["ToolResult"], None]
@@ -119,6 +172,8 @@ class ToolContext:
       update — if it sent one — is the result to record (``bash`` sends a final
       "Command aborted" update before re-raising the cancellation).
     - ``env``: environment for ``bash`` (the server's own environment when None).
+    - ``changes``: told about every file a tool changes (``write`` and ``edit``), so the change can
+      be undone by navigating the session tree with ``restoreFiles``.
     """
 
     cwd: Path = attrs.field(converter=Path)
@@ -126,6 +181,7 @@ class ToolContext:
     temp_dir: Path | None = None
     on_update: UpdateCallback | None = None
     env: Mapping[str, str] | None = None
+    changes: FileChangeRecorder = attrs.field(factory=NoRecorder)
 
     def emit_update(self, result: ToolResult) -> None:
         if self.on_update is None:

@@ -66,12 +66,16 @@ async def store_text(path: Path, text: str, context: ToolContext) -> bool:
     can undo the change there), else by writing the file, creating missing parent folders.
 
     Returns True when the editor applied the change, False when the file was written on disk.
+    The context's change recorder hears of the change before and after.
     """
+    await context.changes.before_change(path)
     if context.editor.open_document_text(path) is not None and await context.editor.apply_edit(
         path, text
     ):
+        await context.changes.after_change(path, text)
         return True
     await asyncio.to_thread(_write_file, path, text)
+    await context.changes.after_change(path, text)
     return False
 
 

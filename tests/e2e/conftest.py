@@ -107,14 +107,23 @@ def scripted_llm(client: LanguageClient) -> ScriptedLLM:
 
 
 @contextlib.asynccontextmanager
-async def another_server(workspace: Path, options: dict, environment: dict | None = None):
-    """A second server process on ``workspace`` with its own client (pi/* results as plain JSON)."""
+async def another_server(
+    workspace: Path,
+    options: dict,
+    environment: dict | None = None,
+    capabilities: types.ClientCapabilities | None = None,
+    setup=None,
+):
+    """A second server process on ``workspace`` with its own client (pi/* results as plain JSON);
+    ``setup(client)`` runs before ``initialize`` (to register the client's own handlers)."""
     other = make_client()
+    if setup is not None:
+        setup(other)
     await other.start_io(*SERVER.server_command, env=environment or SERVER.server_env)
     try:
         await other.initialize_session(
             types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
+                capabilities=capabilities or types.ClientCapabilities(),
                 root_uri=workspace.as_uri(),
                 initialization_options=options,
             )

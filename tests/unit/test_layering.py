@@ -19,6 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "session": {"errors"},
     "compaction": {"session", "errors"},
+    "checkpoints": {"errors"},
     "resources": {"compaction", "protocol", "errors"},
     "tools": {"errors"},
     "llm": {"errors", "scripted_llm.replies", "resources.models_file", "resources.auth_file"},
@@ -26,6 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "config": {"compaction", "resources", "protocol", "errors"},
     "extensions": {"resources", "errors"},
     "agent": {
+        "checkpoints",
         "session",
         "compaction",
         "resources",
@@ -46,6 +48,7 @@ ALLOWED: dict[str, set[str]] = {
         "config",
         "llm",
         "logs",
+        "tools",
         "errors",
     },
     "scripted_llm": set(),
@@ -55,6 +58,7 @@ ALLOWED: dict[str, set[str]] = {
 
 ADAPTER_LIBRARIES = {"pygls", "lsprotocol"}
 PURE = {
+    "checkpoints",
     "errors",
     "session",
     "compaction",

@@ -117,3 +117,25 @@ def test_bad_numbers_are_argument_errors():
         check=False,
     )
     assert result.returncode == 2 and "expected a number >= 0" in result.stderr
+
+
+def test_gc_removes_unreferenced_checkpoint_contents_and_reports_the_store(capsys, tmp_path):
+    from pi_lsp.checkpoints.blobs import BlobStore, store_root
+    from pi_lsp.checkpoints.records import CHECKPOINT_TYPE, FileChange, checkpoint_data
+
+    directory = tmp_path / "sessions"
+    store = BlobStore(store_root(directory))
+    kept, dropped = store.put(b"kept\n" * 100), store.put(b"dropped\n")
+    with Session.create(directory, "/w") as session:
+        session.append_message(user("change it"))
+        session.append_custom(
+            CHECKPOINT_TYPE, checkpoint_data("c1", "write", [FileChange("a.txt", None, kept)])
+        )
+    code, out, _ = run(capsys, "session", "gc", str(directory), "--min-age", "0")
+    report = json.loads(out)
+    assert code == 0 and not store.has(dropped) and store.has(kept)
+    assert report["removedBlobs"] == 1 and report["keptBlobs"] == 1 and report["sessions"] == 1
+    assert report["keptBytes"] == store.size().stored_bytes > 0
+    assert report["store"] == str(store_root(directory))
+    code, _, err = run(capsys, "session", "gc", str(tmp_path / "nowhere"))
+    assert code == 1 and "no session directory" in err

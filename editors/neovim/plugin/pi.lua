@@ -29,12 +29,22 @@ local function entry_ids(lead)
 end
 
 define("PiNavigate", function(command)
-  require("pi.actions").navigate(command.fargs[1], { summarize = command.bang })
+  local id, files = command.fargs[1], command.fargs[2]
+  if #command.fargs > 2 or (files ~= nil and files ~= "files") then
+    return vim.notify("pi: usage: :PiNavigate[!] {id} [files]", vim.log.levels.ERROR)
+  end
+  require("pi.actions").navigate(id, { summarize = command.bang, files = files == "files" })
 end, {
-  nargs = 1,
+  nargs = "+",
   bang = true,
-  complete = entry_ids,
-  desc = "pi: move the leaf to {id} (! summarizes the branch left)",
+  complete = function(lead, line)
+    local words = #vim.split(line, "%s+") -- the command, then the arguments; "" for a new one
+    if words == 2 then
+      return entry_ids(lead)
+    end
+    return (words == 3 and vim.startswith("files", lead)) and { "files" } or {}
+  end,
+  desc = "pi: move the leaf to {id} (! summarizes the branch left; files takes the files along)",
 })
 define("PiSessions", action("sessions"), { nargs = 0, desc = "pi: open another session" })
 define("PiNew", action("new_session"), { nargs = "?", desc = "pi: start a new session [name]" })

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { ApiKeyStore } from './apiKeys';
 import type { ChatController } from './chat/chatController';
 import type { ChatViewProvider } from './chat/chatView';
+import { goBackWithFiles, type PreviewDocuments } from './files/restoreFiles';
 import { removeApiKey, selectModel, setApiKey, useLocalServer } from './modelSetup';
 import { ErrorCodes, THINKING_LEVELS } from './protocol';
 import { describeError, errorCode, type PiServer } from './server';
@@ -18,6 +19,7 @@ export interface CommandContext {
   chat: ChatController;
   chatView: ChatViewProvider;
   tree: SessionTreeProvider;
+  previews: PreviewDocuments;
   keys: ApiKeyStore;
 }
 
@@ -34,6 +36,8 @@ const USER_FACING = new Set<number>([
   ErrorCodes.busy,
   ErrorCodes.summaryFailed,
   ErrorCodes.noModel,
+  ErrorCodes.filesNotRestored,
+  ErrorCodes.checkpointMissing,
   ErrorCodes.noApiKey,
 ]);
 
@@ -128,6 +132,16 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
     register('pi.tree.refresh', 'Refresh the tree', () => tree.refresh()),
     register('pi.tree.navigate', 'Navigate', () => navigate(undefined)),
     register('pi.tree.open', 'Navigate', (node: TreeNode) => navigate(node)),
+    register('pi.tree.restore', 'Go back with the files', async (node: TreeNode) => {
+      const label = `${entryKind(node.entry)} "${node.entry.preview.slice(0, 40)}"`;
+      const result = await goBackWithFiles(context, node.entry.id, label);
+      if (!result) return;
+      await session.reloadHistory();
+      if (result.editorText) {
+        await chatView.reveal();
+        context.chat.setInput(result.editorText);
+      }
+    }),
     register('pi.session.fork', 'Fork', () => fork(undefined)),
     register('pi.tree.fork', 'Fork', (node: TreeNode) => fork(node)),
     register('pi.tree.label', 'Label', async (node: TreeNode) => {

@@ -187,12 +187,55 @@ export interface NavigateParams {
   summarize?: boolean;
   instructions?: string;
   workDoneToken?: string | number;
+  /** Also put the files the agent changed on the way back to their content there. */
+  restoreFiles?: boolean;
+  /** With restoreFiles: overwrite files changed since pi-lsp last wrote them. */
+  force?: boolean;
+}
+
+/** What a restore did (or would do) to a file. */
+export const FILE_ACTIONS = ['restored', 'created', 'deleted', 'conflict', 'skipped'] as const;
+export type FileAction = (typeof FILE_ACTIONS)[number];
+
+export interface FileOutcome {
+  /** Absolute. */
+  path: string;
+  action: FileAction;
+  reason?: string;
 }
 
 export interface NavigateResult {
   leafId: string | null;
   summaryEntryId: string | null;
   editorText: string | null;
+  /** Only with restoreFiles. */
+  files?: FileOutcome[];
+}
+
+export interface FileChangesParams {
+  toId: string;
+  sessionId?: string;
+  fromId?: string;
+  includeText?: boolean;
+}
+
+export interface FilePreview {
+  path: string;
+  action: FileAction;
+  /** Unified diff from the current content to the target's; empty for a skipped file. */
+  diff: string;
+  reason?: string;
+  /** Shell commands on the way that name the file (their changes are not recorded). */
+  commands?: string[];
+  /** With includeText: the content at the target (absent when deleted there). */
+  targetText?: string;
+}
+
+export interface FileChangesResult {
+  sessionId: string;
+  fromId: string | null;
+  toId: string | null;
+  files: FilePreview[];
 }
 
 export interface SessionInfo {
@@ -237,6 +280,8 @@ export interface OpenSessionResult {
 export interface ForkParams {
   entryId: string;
   sessionId?: string;
+  restoreFiles?: boolean;
+  force?: boolean;
 }
 
 export interface ForkResult {
@@ -244,6 +289,8 @@ export interface ForkResult {
   path: string | null;
   leafId: string | null;
   parentSessionId: string;
+  /** Only with restoreFiles. */
+  files?: FileOutcome[];
 }
 
 export interface LabelParams {
@@ -470,6 +517,7 @@ export interface Requests {
   'pi/treeSearch': { params: TreeSearchParams; result: TreeSearchResult };
   'pi/messages': { params: MessagesParams; result: MessagesResult };
   'pi/navigate': { params: NavigateParams; result: NavigateResult };
+  'pi/fileChanges': { params: FileChangesParams; result: FileChangesResult };
   'pi/sessions': { params: SessionParams; result: SessionsResult };
   'pi/newSession': { params: NewSessionParams; result: NewSessionResult };
   'pi/openSession': { params: OpenSessionParams; result: OpenSessionResult };
@@ -500,6 +548,7 @@ export const METHODS: readonly Method[] = [
   'pi/treeSearch',
   'pi/messages',
   'pi/navigate',
+  'pi/fileChanges',
   'pi/sessions',
   'pi/newSession',
   'pi/openSession',
@@ -625,6 +674,8 @@ export const ErrorCodes = {
   busy: -32011,
   summaryFailed: -32012,
   cancelled: -32013,
+  filesNotRestored: -32014,
+  checkpointMissing: -32015,
   noModel: -32020,
   noApiKey: -32022,
   internal: -32603,

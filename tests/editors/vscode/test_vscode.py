@@ -48,6 +48,7 @@ SCENARIOS = [
     "new_and_resume",
     "restart_server",
     "navigate_from_palette",
+    "restore_files",
     "context_edit_marks",
     "api_key",
     "auth_error_notice",
@@ -66,6 +67,7 @@ SCREENSHOTS = [
     "fork.png",
     "auth-error.png",
     "setup.png",
+    "restore-preview.png",
 ]
 FAKE_KEY = "sk-vscode-e2e-FAKE-5d1c0b9a"
 """The key the api_key scenario stores with "Pi: Set API Key…" (scenarios.mjs has the same)."""

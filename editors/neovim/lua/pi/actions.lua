@@ -67,21 +67,27 @@ function M.tree()
   require("pi.tree").open()
 end
 
+local function navigated(result)
+  if util.present(result.editorText) then
+    chat.set_prompt_text(result.editorText)
+    chat.show()
+  end
+  chat.notice("now at entry " .. tostring(result.leafId))
+  refresh_views()
+end
+
 --- Moves the leaf to `id`; `options.summarize` and `options.instructions` as for pi/navigate.
+--- With `options.files` the files the agent changed come along, after a preview and a choice.
 function M.navigate(id, options)
   options = options or {}
   if options.summarize then
     vim.notify("pi: summarizing the branch…", vim.log.levels.INFO)
   end
+  if options.files then
+    return require("pi.files").go_back(id, vim.tbl_extend("force", options, { on_navigated = navigated }))
+  end
   local params = { targetId = id, summarize = options.summarize or nil, instructions = options.instructions }
-  api.navigate(params, api.report_error("pi/navigate", function(result)
-    if util.present(result.editorText) then
-      chat.set_prompt_text(result.editorText)
-      chat.show()
-    end
-    chat.notice("now at entry " .. tostring(result.leafId))
-    refresh_views()
-  end))
+  api.navigate(params, api.report_error("pi/navigate", navigated))
 end
 
 function M.label(id, label)

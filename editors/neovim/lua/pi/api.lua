@@ -27,11 +27,31 @@ local client = require("pi.client")
 ---@field percent? number
 ---@field compactAt? integer
 
+---@class pi.FileChangesResult
+---@field sessionId string
+---@field fromId? string
+---@field toId? string
+---@field files pi.FilePreview[]
+
+---@class pi.FileOutcome
+---@field path string
+---@field action string restored|created|deleted|conflict|skipped
+---@field reason? string
+
+---@class pi.FilePreview
+---@field path string
+---@field action string
+---@field diff string
+---@field reason? string
+---@field commands? string[]
+---@field targetText? string
+
 ---@class pi.ForkResult
 ---@field sessionId string
 ---@field path? string
 ---@field leafId? string
 ---@field parentSessionId string
+---@field files? pi.FileOutcome[]
 
 ---@class pi.LabelResult
 ---@field entryId string
@@ -83,6 +103,7 @@ local client = require("pi.client")
 ---@field leafId? string
 ---@field summaryEntryId? string
 ---@field editorText? string
+---@field files? pi.FileOutcome[]
 
 ---@class pi.NewSessionResult
 ---@field sessionId string
@@ -427,6 +448,8 @@ M.tree_search = request("pi/treeSearch")
 M.messages = request("pi/messages")
 ---@type pi.Request<pi.NavigateResult>
 M.navigate = request("pi/navigate")
+---@type pi.Request<pi.FileChangesResult>
+M.file_changes = request("pi/fileChanges")
 ---@type pi.Request<pi.SessionsResult>
 M.sessions = request("pi/sessions")
 ---@type pi.Request<pi.NewSessionResult>

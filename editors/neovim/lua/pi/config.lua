@@ -21,7 +21,8 @@ M.defaults = {
   attach_buffers = true,
   -- Sent as initializationOptions and answered to workspace/configuration (section "pi").
   -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, cacheRetention, sessionDir,
-  -- allowedSessionDirs, trusted, retry, compaction (see docs/protocol.md, "Configuration").
+  -- allowedSessionDirs, trusted, retry, compaction, checkpoints (see docs/protocol.md,
+  -- "Configuration").
   settings = {},
   window = {
     -- "vsplit", "split", "tab" or "current".
@@ -43,6 +44,7 @@ M.defaults = {
       navigate = "<CR>",
       summarize = "s",
       summarize_with_instructions = "S",
+      restore = "r",
       fork = "f",
       label = "l",
       refresh = "R",
@@ -66,6 +68,7 @@ local SETTING_TYPES = {
   nestedContextFiles = "boolean",
   retry = "table",
   compaction = "table",
+  checkpoints = "table",
 }
 
 local LAYOUTS = { vsplit = true, split = true, tab = true, current = true }

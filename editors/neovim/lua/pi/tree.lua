@@ -1,5 +1,6 @@
 -- The tree buffer (filetype pi-tree): the session tree from pi/tree, redrawn on tree_changed,
--- with keys to navigate (optionally summarizing the branch left behind), fork and label.
+-- with keys to navigate (optionally summarizing the branch left behind, or taking the files the
+-- agent changed along), fork and label.
 local config = require("pi.config")
 local tree_lines = require("pi.tree_lines")
 local util = require("pi.util")
@@ -75,6 +76,9 @@ local function keymaps()
     actions().navigate(id, { summarize = true })
   end), "navigate, summarizing the branch left")
   map(keys.summarize_with_instructions, with_entry(ask_instructions), "navigate with a summary and instructions")
+  map(keys.restore, with_entry(function(id)
+    actions().navigate(id, { files = true })
+  end), "go back here with the files (preview, then confirm)")
   map(keys.fork, with_entry(function(id) actions().fork(id) end), "fork a new session at the entry")
   map(keys.label, with_entry(ask_label), "label the entry")
   map(keys.refresh, M.refresh, "refresh the tree")

@@ -181,9 +181,16 @@ async function navigateWithSummary(context) {
   const { page, llm } = context;
   await runCommand(page, 'Pi: Show Session Tree');
   await treeRow(page, 'Compaction').waitFor({ state: 'visible', timeout: TIMEOUT });
-  await scrollTreeToTop(page);
   const row = treeRow(page, QUESTION);
-  await row.waitFor({ state: 'visible', timeout: TIMEOUT });
+  const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
+  // A refresh may reveal the leaf again while the tree scrolls up: scroll until the row is in view
+  // (not under the pane's header, which would take the click).
+  await until('the question in view at the top of the tree', async () => {
+    await scrollTreeToTop(page);
+    await page.waitForTimeout(200);
+    const [rowBox, listBox] = await Promise.all([row.boundingBox(), list.boundingBox()]);
+    return rowBox !== null && listBox !== null && rowBox.y >= listBox.y;
+  });
   if (!context.summaryLeft) await enqueue(llm, { kind: 'text', text: SUMMARY });
   await row.click();
   await page.locator('.quick-input-list .label-name', { hasText: 'Summarize with instructions' }).waitFor({ timeout: TIMEOUT });
@@ -298,6 +305,74 @@ async function navigateFromPalette(context) {
     return answers.includes('Let me read the file.') && !answers.includes('Back after a restart.');
   });
   await until('the leaf marked in the tree', async () => (await treeRow(page, 'Let me read the file').innerText()).includes('leaf'));
+}
+
+const FIX_PROMPT = 'Fix add and take notes.';
+
+async function confirmDialog(page, button) {
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ state: 'visible', timeout: TIMEOUT });
+  const message = await dialog.innerText();
+  await dialog.locator('.monaco-button', { hasText: button }).first().click();
+  // Gone, or replaced by the next question (the conflicts follow the first one at once).
+  await until('the dialog answered', async () =>
+    (await dialog.count()) === 0 || (await dialog.innerText().catch(() => '')) !== message);
+  return message;
+}
+
+async function goBackWithFilesFromTree(page, rowText) {
+  await treeRow(page, rowText).click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Go Back Here with Files…' }).hover();
+  await page.keyboard.press('Enter');
+}
+
+/** The agent fixes app.py and writes notes.txt; the tree takes the files back, then forward with a conflict kept. */
+async function restoreFiles(context) {
+  const { page, llm, workspace } = context;
+  const app = path.join(workspace, 'app.py');
+  const notes = path.join(workspace, 'notes.txt');
+  const original = fs.readFileSync(app, 'utf8');
+  await enqueue(
+    llm,
+    { kind: 'tool_calls', calls: [
+      ['call_fix_1', 'edit', { path: 'app.py', edits: [{ oldText: 'a - b', newText: 'a + b' }] }],
+      ['call_notes_1', 'write', { path: 'notes.txt', content: 'add() fixed\n' }],
+    ] },
+    { kind: 'text', text: 'Fixed add and wrote notes.txt.' },
+  );
+  const frame = await chatFrame(page);
+  await send(frame, FIX_PROMPT);
+  await until('the fix to be answered', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Fixed add and wrote notes.txt.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  await until('the fixed files on disk', async () => fs.existsSync(notes) && fs.readFileSync(app, 'utf8').includes('a + b'));
+
+  await treeRow(page, FIX_PROMPT).waitFor({ state: 'visible', timeout: TIMEOUT });
+  await goBackWithFilesFromTree(page, FIX_PROMPT);
+  await page.locator('.tab', { hasText: 'pi: the files at' }).first().waitFor({ timeout: TIMEOUT });
+  await page.locator('.monaco-dialog-box').waitFor({ state: 'visible', timeout: TIMEOUT });
+  const shot = await screenshot(context, 'restore-preview.png');
+  const question = await confirmDialog(page, 'Go Back with the Files');
+  for (const expected of ['restore 2 file(s)', 'restored: app.py', 'deleted: notes.txt', 'not tracked']) {
+    if (!question.includes(expected)) throw new Error(`the confirmation lacks "${expected}": ${question}`);
+  }
+  await until('the files as they were before the fix', async () => !fs.existsSync(notes) && fs.readFileSync(app, 'utf8') === original);
+  await until('the prompt handed back for editing', async () => (await frame.inputValue('[data-testid="input"]')) === FIX_PROMPT);
+  await page.locator('.notifications-toasts', { hasText: 'Files: 1 restored, 1 deleted' }).waitFor({ timeout: TIMEOUT });
+  await until('the preview closed', async () => (await page.locator('.tab', { hasText: 'pi: the files at' }).count()) === 0);
+
+  // The user changes app.py; forward again, the change is a conflict the user keeps.
+  fs.writeFileSync(app, `${original}# mine\n`);
+  // app.py is still open in VS Code (the restore edited it there): give the file watcher time to
+  // reload it, so the server's copy of the document is the user's too.
+  await page.waitForTimeout(3000);
+  await goBackWithFilesFromTree(page, 'Fixed add and wrote notes.txt.');
+  await confirmDialog(page, 'Go Back with the Files');
+  const conflict = await confirmDialog(page, 'Keep Them');
+  if (!conflict.includes('changed since pi-lsp last wrote them') || !conflict.includes('app.py')) throw new Error(`the conflict question: ${conflict}`);
+  await until('notes.txt back', async () => fs.existsSync(notes) && fs.readFileSync(notes, 'utf8') === 'add() fixed\n');
+  if (fs.readFileSync(app, 'utf8') !== `${original}# mine\n`) throw new Error('the user\'s change to app.py was overwritten');
+  await until('the leaf at the answer', async () => (await treeRow(page, 'Fixed add and wrote notes.txt.').innerText()).includes('leaf'));
+  return shot;
 }
 
 const SECRET_PROMPT = 'Use this key for the fixtures: sk-live-e2e';
@@ -421,6 +496,7 @@ export const scenarios = [
   { name: 'new_and_resume', run: newAndResume },
   { name: 'restart_server', run: restartServer },
   { name: 'navigate_from_palette', run: navigateFromPalette },
+  { name: 'restore_files', run: restoreFiles },
   { name: 'context_edit_marks', run: contextEditMarks },
   { name: 'api_key', run: apiKey },
   { name: 'auth_error_notice', run: authErrorNotice },
