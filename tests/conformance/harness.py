@@ -136,11 +136,15 @@ def run_node_script(
     *,
     stdin: bytes | None = None,
     pi_dir: Path | None = None,
+    variables: dict[str, str] | None = None,
 ) -> bytes:
-    """Run a reference script; ``pi_dir`` picks the pi package it loads (default: 0.84.2)."""
+    """Run a reference script; ``pi_dir`` picks the pi package it loads (default: 0.84.2),
+    ``variables`` are added to its environment."""
     environment = None
-    if pi_dir is not None:
-        environment = {**os.environ, "PI_REFERENCE_PI_DIR": f"{pi_dir}{os.sep}"}
+    if pi_dir is not None or variables:
+        environment = {**os.environ, **(variables or {})}
+        if pi_dir is not None:
+            environment["PI_REFERENCE_PI_DIR"] = f"{pi_dir}{os.sep}"
     result = _run(
         [str(node), str(script), *args],
         timeout=NODE_TIMEOUT_S,

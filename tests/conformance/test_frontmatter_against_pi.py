@@ -6,7 +6,6 @@ where pi's parser throws, and the same skills loaded with the same name, descrip
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from pi_lsp.resources.frontmatter import parse_frontmatter
 from pi_lsp.resources.skills import load_skill_file
 
-from .harness import NODE_TIMEOUT_S, REFERENCE_DIR
+from .harness import REFERENCE_DIR, run_node_script
 
 SCRIPT = REFERENCE_DIR / "frontmatter_reference.mjs"
 
@@ -70,15 +69,7 @@ def write_skills(root: Path) -> dict[str, Path]:
 
 
 def pi_reads(reference_node: Path, skills_dir: Path) -> dict:
-    completed = subprocess.run(
-        [str(reference_node), str(SCRIPT), str(skills_dir)],
-        capture_output=True,
-        text=True,
-        timeout=NODE_TIMEOUT_S,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)
+    return json.loads(run_node_script(reference_node, SCRIPT, [str(skills_dir)]))
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 from pi_lsp.llm.auth_store import save_api_key
@@ -16,7 +15,7 @@ from pi_lsp.llm.config_values import CommandOutputs, resolve_value
 from pi_lsp.llm.credentials import request_auth, resolve_credential
 from pi_lsp.resources.snapshot import load_resources
 
-from .harness import NODE_TIMEOUT_S, REFERENCE_DIR
+from .harness import REFERENCE_DIR, run_node_script
 
 SCRIPT = REFERENCE_DIR / "models_reference.mjs"
 VARIABLES = {"LOCAL_KEY": "local-key", "TEAM": "blue", "PREFIX": "p"}
@@ -79,17 +78,12 @@ CUSTOM = sorted(MODELS["providers"])
 
 
 def pi_reads(reference_node: Path, agent: Path, home: Path, request: dict) -> dict:
-    environment = {**os.environ, **VARIABLES, "HOME": str(home), "PI_OFFLINE": "1"}
-    completed = subprocess.run(
-        [str(reference_node), str(SCRIPT), str(agent), json.dumps(request)],
-        capture_output=True,
-        text=True,
-        timeout=NODE_TIMEOUT_S,
-        env=environment,
-        check=False,
+    variables = {**VARIABLES, "HOME": str(home), "PI_OFFLINE": "1"}
+    return json.loads(
+        run_node_script(
+            reference_node, SCRIPT, [str(agent), json.dumps(request)], variables=variables
+        )
     )
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)
 
 
 def test_models_keys_headers_and_values_match_pi(reference_node: Path, tmp_path: Path):

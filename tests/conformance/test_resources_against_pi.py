@@ -7,7 +7,6 @@ which context files load in a git worktree nested inside its main checkout."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 from pi_lsp.resources.context_files import load_context_files
 from pi_lsp.resources.snapshot import load_resources
 
-from .harness import NODE_TIMEOUT_S, REFERENCE_DIR
+from .harness import REFERENCE_DIR, run_node_script
 
 SCRIPT = REFERENCE_DIR / "resources_reference.mjs"
 
@@ -75,17 +74,10 @@ def build_layout(root: Path) -> tuple[Path, Path, Path]:
 
 
 def pi_enabled(reference_node: Path, home: Path, agent: Path, workspace: Path) -> dict:
-    environment = {**os.environ, "HOME": str(home), "PI_CODING_AGENT_DIR": str(agent)}
-    completed = subprocess.run(
-        [str(reference_node), str(SCRIPT), str(workspace), str(agent)],
-        capture_output=True,
-        text=True,
-        timeout=NODE_TIMEOUT_S,
-        env=environment,
-        check=False,
+    variables = {"HOME": str(home), "PI_CODING_AGENT_DIR": str(agent)}
+    return json.loads(
+        run_node_script(reference_node, SCRIPT, [str(workspace), str(agent)], variables=variables)
     )
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)
 
 
 def test_enabled_skills_and_templates_match_pi(reference_node: Path, tmp_path: Path):
