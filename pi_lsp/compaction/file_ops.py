@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from pi_lsp.session.js_values import is_truthy, join, to_string
+from pi_lsp.session.js_values import is_truthy, to_string
 from pi_lsp.session.timestamps import iso_to_epoch_ms
 
 EDITOR_FILE_OPS_TYPE = "pi-lsp.editor-file-ops"
@@ -243,18 +243,6 @@ def _utf16_sort_key(value: Any) -> bytes:
     return to_string(value).encode("utf-16-be", "surrogatepass")
 
 
-def format_file_operations(read_files: list[str], modified_files: list[str]) -> str:
-    """The blocks appended to a summary text; empty when there are no files."""
-    sections = []
-    if read_files:
-        sections.append("<read-files>\n" + join(read_files, "\n") + "\n</read-files>")
-    if modified_files:
-        sections.append("<modified-files>\n" + join(modified_files, "\n") + "\n</modified-files>")
-    if not sections:
-        return ""
-    return "\n\n" + "\n\n".join(sections)
-
-
 # ------------------------------------------------------------------ pi-lsp's bounded lists
 
 
@@ -280,18 +268,19 @@ def summary_file_lists(
     modified = file_ops.edited | file_ops.written
     read_only = [path for path in file_ops.read if path not in modified]
     if file_exists is not None:
-        read_only = [path for path in read_only if _exists(file_exists, path)]
+        read_only = [path for path in read_only if path_exists(file_exists, path)]
     newest_read = _newest_first(read_only, file_ops.last_touched)[:cap]
     newest_modified = _newest_first(modified, file_ops.last_touched)[:cap]
     deleted = (
-        frozenset(path for path in newest_modified if not _exists(file_exists, path))
+        frozenset(path for path in newest_modified if not path_exists(file_exists, path))
         if file_exists is not None
         else frozenset()
     )
     return SummaryFileLists(newest_read, newest_modified, deleted)
 
 
-def _exists(file_exists: FileExists, path: str) -> bool:
+def path_exists(file_exists: FileExists, path: str) -> bool:
+    """``file_exists(path)``, with a path that cannot be checked counting as gone."""
     try:
         return file_exists(path)
     except (OSError, ValueError):

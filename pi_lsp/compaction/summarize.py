@@ -41,6 +41,7 @@ from pi_lsp.compaction.file_ops import (
     SummaryFileLists,
     editor_file_ops_in,
     format_bounded_file_operations,
+    path_exists,
     summary_file_lists,
     with_editor_file_ops,
 )
@@ -300,20 +301,13 @@ def file_blocks(
     ``limit`` paths of each of ``details``' lists, deleted ones marked."""
     modified = details["modifiedFiles"]
     deleted = (
-        frozenset(path for path in modified if not _still_exists(file_exists, path))
+        frozenset(path for path in modified if not path_exists(file_exists, path))
         if file_exists is not None
         else frozenset()
     )
     return format_bounded_file_operations(
         SummaryFileLists(details["readFiles"], modified, deleted), limit
     )
-
-
-def _still_exists(file_exists: FileExists, path: str) -> bool:
-    try:
-        return file_exists(path)
-    except (OSError, ValueError):
-        return False
 
 
 def file_details(file_ops: FileOps, file_exists: FileExists | None = None) -> dict[str, list[str]]:

@@ -10,11 +10,11 @@ from pi_lsp.compaction.file_ops import (
     DETAILS_FILE_LIST_CAP,
     EditorFileOps,
     FileOps,
+    SummaryFileLists,
     add_details_file_lists,
     compute_file_lists,
     extract_file_ops_from_message,
     format_bounded_file_operations,
-    format_file_operations,
     js_default_sort,
     summary_file_lists,
     with_editor_file_ops,
@@ -99,11 +99,14 @@ def test_details_seed_read_and_edited():
     assert file_ops == FileOps(read={"r"}, edited={"m"})
 
 
-def test_format_file_operations():
-    assert format_file_operations([], []) == ""
-    assert format_file_operations(["a", "b"], []) == "\n\n<read-files>\na\nb\n</read-files>"
-    assert format_file_operations([], ["m"]) == "\n\n<modified-files>\nm\n</modified-files>"
-    assert format_file_operations(["a"], ["m"]) == (
+def test_lists_within_the_limit_are_formatted_as_pi_formats_them():
+    def formatted(read_files: list[str], modified_files: list[str]) -> str:
+        return format_bounded_file_operations(SummaryFileLists(read_files, modified_files), 50)
+
+    assert formatted([], []) == ""
+    assert formatted(["a", "b"], []) == "\n\n<read-files>\na\nb\n</read-files>"
+    assert formatted([], ["m"]) == "\n\n<modified-files>\nm\n</modified-files>"
+    assert formatted(["a"], ["m"]) == (
         "\n\n<read-files>\na\n</read-files>\n\n<modified-files>\nm\n</modified-files>"
     )
 
