@@ -1,0 +1,47 @@
+"""Serving ACP over stdio: stdout carries ACP messages and nothing else.
+
+The ACP stream gets its own duplicate of file descriptor 1; descriptor 1 itself and
+``sys.stdout`` then point at stderr, so a library that prints (or a child process that inherits
+stdout) can never corrupt the stream. Logs go to the log file and stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from typing import Any
+
+from acp import run_agent
+
+from pi_lsp.acp.agent import PiAcpAgent
+
+STDIO_LIMIT = 50 * 1024 * 1024
+"""The longest message line read (images come base64-encoded in one line)."""
+
+
+def serve(options: dict[str, Any] | None) -> None:
+    """Serve ACP on stdin/stdout until the client closes stdin."""
+    acp_output = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    stderr_handler = logging.StreamHandler(sys.stderr)
+    stderr_handler.setLevel(logging.WARNING)
+    logging.getLogger().addHandler(stderr_handler)
+    asyncio.run(_serve(PiAcpAgent(options), acp_output))
+
+
+async def _serve(agent: PiAcpAgent, acp_output) -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=STDIO_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, acp_output
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    try:
+        await run_agent(agent, writer, reader, use_unstable_protocol=True)
+    finally:
+        agent.shutdown()
