@@ -38,6 +38,7 @@ from acp.schema import (
 
 from pi_lsp import __version__
 from pi_lsp.acp import commands, prompts, updates
+from pi_lsp.acp.editor import AcpFiles, prompting_session
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import PiError
 from pi_lsp.protocol import EventNotification
@@ -55,6 +56,8 @@ class PiAcpAgent:
         """The same keys as the LSP ``initializationOptions`` (``pi-lsp acp --options``)."""
         self._model_client = client
         self.connection: Any = None
+        self.client_capabilities: Any = None
+        """What the client offered at ``initialize`` (``fs`` decides how tools reach files)."""
         self._workspaces: dict[Path, Services] = {}
         self._sessions: dict[str, tuple[Services, SessionRuntime]] = {}
         """ACP session id → its workspace and the pi session it shows now (``/new`` switches)."""
@@ -72,6 +75,7 @@ class PiAcpAgent:
     async def initialize(
         self, protocol_version: int, client_capabilities=None, client_info=None, **kwargs: Any
     ) -> InitializeResponse:
+        self.client_capabilities = client_capabilities
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -129,6 +133,7 @@ class PiAcpAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         services, runtime = self._session(session_id)
         text, images = prompts.prompt_content(prompt)
+        prompting_session.set(session_id)
         try:
             command = commands.parse(text.strip())
             if command is not None:
@@ -197,6 +202,7 @@ class PiAcpAgent:
             resources,
             lambda notification: self._on_event(root, notification),
             client=self._model_client,
+            editor=AcpFiles(lambda: self.connection, lambda: self.client_capabilities),
             initialization_options=self.options,
         )
         services.client_configuration_ready.set()  # ACP has no workspace/configuration

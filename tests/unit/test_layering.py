@@ -51,7 +51,17 @@ ALLOWED: dict[str, set[str]] = {
         "tools",
         "errors",
     },
-    "acp": {"agent", "services", "protocol", "session", "config", "logs", "errors", "__version__"},
+    "acp": {
+        "agent",
+        "services",
+        "protocol",
+        "session",
+        "config",
+        "logs",
+        "tools",
+        "errors",
+        "__version__",
+    },
     "scripted_llm": set(),
     "client": {"protocol", "__version__"},
 }

@@ -1,0 +1,209 @@
+"""``pi-lsp acp`` end to end: the ACP SDK's own client side drives the real process over stdio,
+with the scripted model behind the real litellm client."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
+from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    AvailableCommandsUpdate,
+    ClientCapabilities,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+)
+
+from pi_lsp.client import isolated_environment
+from pi_lsp.scripted_llm import replies
+from pi_lsp.scripted_llm.server import ScriptedLLM
+
+HOME = Path(tempfile.mkdtemp(prefix="pi-lsp-acp-home-"))
+
+
+class RecordingClient:
+    """An ACP client that records every ``session/update`` and offers no fs or terminal."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[str, Any]] = []
+
+    def on_connect(self, connection: Any) -> None:
+        pass
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append((session_id, update))
+
+    async def request_permission(self, *args: Any, **kwargs: Any):
+        raise RequestError.method_not_found("session/request_permission")
+
+    async def read_text_file(self, *args: Any, **kwargs: Any):
+        raise RequestError.method_not_found("fs/read_text_file")
+
+    async def write_text_file(self, *args: Any, **kwargs: Any):
+        raise RequestError.method_not_found("fs/write_text_file")
+
+    async def ext_method(self, method: str, params: dict) -> dict:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict) -> None:
+        pass
+
+    def of_type(self, kind: type) -> list[Any]:
+        return [update for _, update in self.updates if isinstance(update, kind)]
+
+    def text(self, kind: type = AgentMessageChunk) -> str:
+        return "".join(update.content.text for update in self.of_type(kind))
+
+
+@pytest.fixture
+async def scripted_llm():
+    async with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "app.py").write_text("def add(a, b):\n    return a - b\n")
+    return root
+
+
+@contextlib.asynccontextmanager
+async def acp_agent(scripted_llm: ScriptedLLM, workspace: Path):
+    """A ``pi-lsp acp`` process, initialized, and the client recording its updates."""
+    client = RecordingClient()
+    options = json.dumps(
+        {"model": "openai/scripted", "apiBase": scripted_llm.base_url, "retry": {"baseDelayMs": 20}}
+    )
+    async with spawn_agent_process(
+        client,
+        sys.executable,
+        "-m",
+        "pi_lsp",
+        "acp",
+        "--options",
+        options,
+        env=isolated_environment(HOME),
+        cwd=workspace,
+    ) as (connection, process):
+        answer = await connection.initialize(
+            protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+        )
+        yield connection, client, answer
+
+
+async def test_initialize_advertises_what_pi_lsp_supports(scripted_llm, workspace):
+    async with acp_agent(scripted_llm, workspace) as (connection, client, answer):
+        assert answer.protocol_version == PROTOCOL_VERSION
+        assert answer.agent_capabilities.load_session is True
+        assert answer.agent_capabilities.prompt_capabilities.image is True
+        assert answer.agent_capabilities.prompt_capabilities.embedded_context is True
+        assert answer.auth_methods == []
+        assert answer.agent_info.name == "pi-lsp"
+
+
+async def test_a_prompt_streams_thoughts_text_and_tool_calls(scripted_llm, workspace):
+    scripted_llm.enqueue(
+        replies.tool_calls([("call-1", "read", {"path": "app.py"})], text="Reading."),
+        replies.text("It subtracts.", reasoning="Look at the operator."),
+    )
+    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        answer = await connection.prompt(
+            session_id=session.session_id, prompt=[text_block("what does add do?")]
+        )
+        assert answer.stop_reason == "end_turn"
+        assert client.text() == "Reading.It subtracts."
+        assert client.text(AgentThoughtChunk) == "Look at the operator."
+        (start,) = client.of_type(ToolCallStart)
+        assert (start.tool_call_id, start.kind, start.status) == ("call-1", "read", "in_progress")
+        assert start.raw_input == {"path": "app.py"}
+        assert [location.path for location in start.locations] == [str(workspace / "app.py")]
+        final = client.of_type(ToolCallProgress)[-1]
+        assert final.status == "completed"
+        assert "return a - b" in final.content[0].content.text
+        commands = client.of_type(AvailableCommandsUpdate)[0].available_commands
+        assert {"tree", "navigate", "compact"} <= {command.name for command in commands}
+        files = list((workspace / ".pi" / "sessions").glob("*.jsonl"))
+        assert len(files) == 1 and session.session_id in files[0].name
+
+
+async def test_cancel_ends_the_turn_as_cancelled_and_keeps_the_partial_answer(
+    scripted_llm, workspace
+):
+    scripted_llm.enqueue(replies.slow_text("one two three four five six", chunk_delay=0.3))
+    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        prompt = asyncio.ensure_future(
+            connection.prompt(session_id=session.session_id, prompt=[text_block("count")])
+        )
+        while not client.of_type(AgentMessageChunk):
+            await asyncio.sleep(0.05)
+        await connection.cancel(session_id=session.session_id)
+        answer = await prompt
+        assert answer.stop_reason == "cancelled"
+        saved = (workspace / ".pi" / "sessions").glob("*.jsonl")
+        lines = [json.loads(line) for line in next(saved).read_text().splitlines()]
+        assistant = [line for line in lines if line.get("message", {}).get("role") == "assistant"]
+        assert assistant[-1]["message"]["stopReason"] == "aborted"
+
+
+async def test_tree_navigation_with_a_summary_compaction_and_load_in_a_new_process(
+    scripted_llm, workspace
+):
+    scripted_llm.enqueue(
+        replies.text("First answer."),
+        replies.text("Second answer."),
+        replies.text("The branch tried a second question."),  # the branch summary
+        replies.text("## Goal\nKeep going."),  # the compaction summary
+    )
+    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        session_id = session.session_id
+        for text in ("first question", "second question"):
+            await connection.prompt(session_id=session_id, prompt=[text_block(text)])
+        client.updates.clear()
+        await connection.prompt(session_id=session_id, prompt=[text_block("/tree")])
+        tree = client.text()
+        assert "first question" in tree and "second question" in tree
+        file = next((workspace / ".pi" / "sessions").glob("*.jsonl"))
+        entries = [json.loads(line) for line in file.read_text().splitlines()]
+        first_answer = next(
+            entry["id"]
+            for entry in entries
+            if entry.get("message", {}).get("role") == "assistant"
+        )
+        assert first_answer in tree
+        client.updates.clear()
+        await connection.prompt(
+            session_id=session_id, prompt=[text_block(f"/navigate {first_answer} --summarize")]
+        )
+        assert f"Moved to {first_answer}" in client.text()
+        assert "summarized in entry" in client.text()
+        client.updates.clear()
+        await connection.prompt(session_id=session_id, prompt=[text_block("/compact")])
+        assert "Keep going." in client.text()
+        with pytest.raises(RequestError, match="usage: /navigate"):
+            await connection.prompt(session_id=session_id, prompt=[text_block("/navigate")])
+
+    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+        listed = await connection.list_sessions(cwd=str(workspace))
+        assert [info.session_id for info in listed.sessions] == [session_id]
+        await connection.load_session(cwd=str(workspace), session_id=session_id, mcp_servers=[])
+        assert client.text(UserMessageChunk) == "first question"
+        replayed = client.text()
+        assert "First answer." in replayed and "Second answer." not in replayed
+        assert "The branch tried a second question." in replayed
+        assert "Keep going." in replayed
+    types = [entry["type"] for entry in map(json.loads, file.read_text().splitlines())]
+    assert types.count("branch_summary") == 1 and types.count("compaction") == 1
