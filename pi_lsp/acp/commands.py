@@ -119,7 +119,7 @@ async def _navigate(services: Services, runtime: SessionRuntime, arguments: list
         summarize="--summarize" in flags,
         restore_files="--files" in flags,
     )
-    lines = [f"Moved to {result.leaf_id or 'the root'}."]
+    lines = [f"Moved to {targets[0]}."]
     if result.summary_entry_id:
         lines.append(f"The branch you left is summarized in entry {result.summary_entry_id}.")
     if result.editor_text:

@@ -79,11 +79,22 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @contextlib.asynccontextmanager
-async def acp_agent(scripted_llm: ScriptedLLM, workspace: Path):
+async def acp_agent(
+    scripted_llm: ScriptedLLM,
+    workspace: Path,
+    client: RecordingClient | None = None,
+    capabilities: ClientCapabilities | None = None,
+    **extra_options: Any,
+):
     """A ``pi-lsp acp`` process, initialized, and the client recording its updates."""
-    client = RecordingClient()
+    client = client or RecordingClient()
     options = json.dumps(
-        {"model": "openai/scripted", "apiBase": scripted_llm.base_url, "retry": {"baseDelayMs": 20}}
+        {
+            "model": "openai/scripted",
+            "apiBase": scripted_llm.base_url,
+            "retry": {"baseDelayMs": 20},
+            **extra_options,
+        }
     )
     async with spawn_agent_process(
         client,
@@ -97,7 +108,8 @@ async def acp_agent(scripted_llm: ScriptedLLM, workspace: Path):
         cwd=workspace,
     ) as (connection, process):
         answer = await connection.initialize(
-            protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=capabilities or ClientCapabilities(),
         )
         yield connection, client, answer
 
@@ -167,7 +179,8 @@ async def test_tree_navigation_with_a_summary_compaction_and_load_in_a_new_proce
         replies.text("The branch tried a second question."),  # the branch summary
         replies.text("## Goal\nKeep going."),  # the compaction summary
     )
-    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+    small = {"compaction": {"keepRecentTokens": 5, "reserveTokens": 100}, "tokenizer": "chars4"}
+    async with acp_agent(scripted_llm, workspace, **small) as (connection, client, _):
         session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
         session_id = session.session_id
         for text in ("first question", "second question"):
