@@ -220,3 +220,62 @@ async def test_tree_navigation_with_a_summary_compaction_and_load_in_a_new_proce
         assert "Keep going." in replayed
     types = [entry["type"] for entry in map(json.loads, file.read_text().splitlines())]
     assert types.count("branch_summary") == 1 and types.count("compaction") == 1
+
+
+class FileSystemClient(RecordingClient):
+    """A client with an unsaved buffer of ``app.py``, recording the files it is asked to write."""
+
+    def __init__(self, buffers: dict[str, str]) -> None:
+        super().__init__()
+        self.buffers = buffers
+        self.reads: list[str] = []
+        self.writes: dict[str, str] = {}
+
+    async def read_text_file(self, path: str, session_id: str, **kwargs: Any):
+        from acp.schema import ReadTextFileResponse
+
+        self.reads.append(path)
+        if path in self.buffers:
+            return ReadTextFileResponse(content=self.buffers[path])
+        return ReadTextFileResponse(content=Path(path).read_text())
+
+    async def write_text_file(self, path: str, content: str, session_id: str, **kwargs: Any):
+        self.writes[path] = content
+        self.buffers[path] = content
+
+
+async def test_tools_read_and_write_through_the_clients_file_system(scripted_llm, workspace):
+    from acp.schema import FileSystemCapabilities
+
+    app = str(workspace / "app.py")
+    client = FileSystemClient({app: "def add(a, b):\n    return a * b  # unsaved\n"})
+    scripted_llm.enqueue(
+        replies.tool_calls([("call-1", "read", {"path": "app.py"})]),
+        replies.tool_calls(
+            [
+                (
+                    "call-2",
+                    "edit",
+                    {"path": "app.py", "edits": [{"oldText": "a * b", "newText": "a + b"}]},
+                )
+            ]
+        ),
+        replies.text("Fixed."),
+    )
+    capabilities = ClientCapabilities(
+        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+    )
+    async with acp_agent(scripted_llm, workspace, client, capabilities) as (connection, _, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        await connection.prompt(session_id=session.session_id, prompt=[text_block("fix add")])
+    read_result = next(
+        update
+        for update in client.of_type(ToolCallProgress)
+        if update.tool_call_id == "call-1" and update.status == "completed"
+    )
+    assert "# unsaved" in read_result.content[0].content.text
+    assert client.writes == {app: "def add(a, b):\n    return a + b  # unsaved\n"}
+    assert (workspace / "app.py").read_text() == "def add(a, b):\n    return a - b\n"
+    edit_start = next(update for update in client.of_type(ToolCallStart) if update.kind == "edit")
+    diff = edit_start.content[0]
+    assert (diff.type, diff.path, diff.old_text, diff.new_text) == ("diff", app, "a * b", "a + b")
