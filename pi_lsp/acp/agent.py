@@ -63,7 +63,7 @@ class PiAcpAgent:
         """ACP session id → its workspace and the pi session it shows now (``/new`` switches)."""
         self._acp_ids: dict[str, str] = {}
         """pi session id → the ACP session it is shown in."""
-        self._outbox: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._sender: asyncio.Task | None = None
         self._background: set[asyncio.Task] = set()
 
@@ -104,7 +104,9 @@ class PiAcpAgent:
         self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
     ) -> LoadSessionResponse:
         services, runtime = self._open(cwd, session_id)
-        for update in updates.replay(transcript(runtime.session).items, services.config.workspace_root):
+        for update in updates.replay(
+            transcript(runtime.session).items, services.config.workspace_root
+        ):
             await self.connection.session_update(session_id, update)
         return LoadSessionResponse()
 
@@ -194,7 +196,9 @@ class PiAcpAgent:
 
         trusted = load_config(root, self.options).settings.trusted
         resources = ResourceService(root, agent_dir(), trusted=trusted)
-        config = load_config(root, self.options, pi_settings=resources.snapshot.settings.settings.merged)
+        config = load_config(
+            root, self.options, pi_settings=resources.snapshot.settings.settings.merged
+        )
         for problem in config.problems:
             logger.warning("configuration: %s", problem)
         services = Services.create(

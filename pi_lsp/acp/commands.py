@@ -125,7 +125,10 @@ async def _navigate(services: Services, runtime: SessionRuntime, arguments: list
     if result.editor_text:
         lines.append(f"The message there was:\n\n> {result.editor_text}")
     for outcome in result.files or ():
-        lines.append(f"- {outcome.path}: {outcome.action}" + (f" ({outcome.reason})" if outcome.reason else ""))
+        lines.append(
+            f"- {outcome.path}: {outcome.action}"
+            + (f" ({outcome.reason})" if outcome.reason else "")
+        )
     return CommandOutcome("\n".join(lines))
 
 

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from acp import RequestError
+
 from pi_lsp.tools.base import AppliedEdits, FileEdit
 
 logger = logging.getLogger(__name__)
@@ -44,7 +46,7 @@ class AcpFiles:
             return None
         try:
             answer = await self._connection().read_text_file(path=str(path), session_id=session_id)
-        except Exception as error:  # the client could not read it: the disk decides
+        except RequestError as error:  # the client could not read it: the disk decides
             logger.info("fs/read_text_file %s: %s", path, error)
             return None
         return answer.content
@@ -57,7 +59,7 @@ class AcpFiles:
             await self._connection().write_text_file(
                 path=str(path), content=text, session_id=session_id
             )
-        except Exception as error:
+        except RequestError as error:
             logger.warning("fs/write_text_file %s failed, writing the disk: %s", path, error)
             return False
         return True

@@ -37,7 +37,9 @@ def prompt_content(blocks: list[Any]) -> tuple[str, list[dict[str, str]]]:
                 texts.append(f"@{_path(resource.uri)}")
         else:
             kind = getattr(block, "type", type(block).__name__)
-            raise RequestError.invalid_params({"message": f"prompt: {kind} content is not supported"})
+            raise RequestError.invalid_params(
+                {"message": f"prompt: {kind} content is not supported"}
+            )
     return "\n".join(texts), images
 
 

@@ -11,9 +11,9 @@ import asyncio
 import logging
 import os
 import sys
-from typing import Any
+from typing import Any, cast
 
-from acp import run_agent
+from acp import Agent, run_agent
 
 from pi_lsp.acp.agent import PiAcpAgent
 
@@ -42,6 +42,8 @@ async def _serve(agent: PiAcpAgent, acp_output) -> None:
     )
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     try:
-        await run_agent(agent, writer, reader, use_unstable_protocol=True)
+        # The SDK routes by method name: methods pi-lsp does not implement (session modes,
+        # config options, close, fork) answer "method not found".
+        await run_agent(cast(Agent, agent), writer, reader, use_unstable_protocol=True)
     finally:
         agent.shutdown()

@@ -25,7 +25,7 @@ from acp import (
     update_user_message_text,
 )
 from acp.helpers import start_tool_call
-from acp.schema import ImageContentBlock, ToolCallLocation
+from acp.schema import ImageContentBlock, StopReason, ToolCallLocation
 
 from pi_lsp.protocol import (
     BranchSummaryEndEvent,
@@ -52,7 +52,7 @@ TOOL_KINDS = {
 }
 """The ACP ``kind`` of each of pi's tools (a client picks its icon and grouping by it)."""
 
-STOP_REASONS = {
+STOP_REASONS: dict[str, StopReason] = {
     "stop": "end_turn",
     "toolUse": "end_turn",
     "error": "end_turn",
@@ -64,7 +64,7 @@ STOP_REASONS = {
 """pi's ``stopReason`` of a turn's last answer as ACP's ``stopReason`` of ``session/prompt``."""
 
 
-def stop_reason(pi_stop_reason: str) -> str:
+def stop_reason(pi_stop_reason: str) -> StopReason:
     return STOP_REASONS.get(pi_stop_reason, "end_turn")
 
 
@@ -169,14 +169,15 @@ def _assistant_updates(
             updates.append(update_agent_thought_text(part["thinking"]))
         elif part.get("type") == "toolCall":
             call_id, name = str(part.get("id", "")), str(part.get("name", ""))
-            arguments = part.get("arguments") if isinstance(part.get("arguments"), dict) else {}
+            given = part.get("arguments")
+            arguments: dict[str, Any] = given if isinstance(given, dict) else {}
             tool_calls[call_id] = (name, arguments)
             updates.append(tool_call_start(call_id, name, arguments, cwd))
     return updates
 
 
 def _blocks(content: Any) -> list[Any]:
-    blocks = []
+    blocks: list[Any] = []
     for part in content if isinstance(content, list) else []:
         if not isinstance(part, dict):
             continue

@@ -106,7 +106,7 @@ async def acp_agent(
         options,
         env=isolated_environment(HOME),
         cwd=workspace,
-    ) as (connection, process):
+    ) as (connection, _process):
         answer = await connection.initialize(
             protocol_version=PROTOCOL_VERSION,
             client_capabilities=capabilities or ClientCapabilities(),
@@ -115,7 +115,7 @@ async def acp_agent(
 
 
 async def test_initialize_advertises_what_pi_lsp_supports(scripted_llm, workspace):
-    async with acp_agent(scripted_llm, workspace) as (connection, client, answer):
+    async with acp_agent(scripted_llm, workspace) as (_, _, answer):
         assert answer.protocol_version == PROTOCOL_VERSION
         assert answer.agent_capabilities.load_session is True
         assert answer.agent_capabilities.prompt_capabilities.image is True
@@ -192,9 +192,7 @@ async def test_tree_navigation_with_a_summary_compaction_and_load_in_a_new_proce
         file = next((workspace / ".pi" / "sessions").glob("*.jsonl"))
         entries = [json.loads(line) for line in file.read_text().splitlines()]
         first_answer = next(
-            entry["id"]
-            for entry in entries
-            if entry.get("message", {}).get("role") == "assistant"
+            entry["id"] for entry in entries if entry.get("message", {}).get("role") == "assistant"
         )
         assert first_answer in tree
         client.updates.clear()
