@@ -22,6 +22,7 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_agent_message_text, update_available_commands
 from acp.schema import (
     AgentCapabilities,
+    ConfigOptionUpdate,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -34,13 +35,15 @@ from acp.schema import (
     SessionInfo,
     SessionListCapabilities,
     SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
+    UsageUpdate,
 )
 
 from pi_lsp import __version__
-from pi_lsp.acp import commands, prompts, updates
+from pi_lsp.acp import commands, config_options, prompts, updates
 from pi_lsp.acp.editor import AcpFiles, prompting_session
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import PiError
+from pi_lsp.errors import InvalidParamsError, PiError
 from pi_lsp.protocol import EventNotification
 from pi_lsp.services import Services
 from pi_lsp.session.transcript import transcript
@@ -90,7 +93,7 @@ class PiAcpAgent:
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
-        raise RequestError.invalid_params({"message": "pi-lsp has no authentication methods"})
+        raise _invalid("pi-lsp has no authentication methods")
 
     # ------------------------------------------------------------------ sessions
 
@@ -98,7 +101,8 @@ class PiAcpAgent:
         services = self._workspace(cwd)
         runtime = _call(services.sessions.create)
         self._show(runtime.id, services, runtime)
-        return NewSessionResponse(session_id=runtime.id)
+        options = await config_options.config_options(services, runtime)
+        return NewSessionResponse(session_id=runtime.id, config_options=options)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
@@ -108,13 +112,15 @@ class PiAcpAgent:
             transcript(runtime.session).items, services.config.workspace_root
         ):
             await self.connection.session_update(session_id, update)
-        return LoadSessionResponse()
+        options = await config_options.config_options(services, runtime)
+        return LoadSessionResponse(config_options=options)
 
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
     ) -> ResumeSessionResponse:
-        self._open(cwd, session_id)
-        return ResumeSessionResponse()
+        services, runtime = self._open(cwd, session_id)
+        options = await config_options.config_options(services, runtime)
+        return ResumeSessionResponse(config_options=options)
 
     async def list_sessions(self, cwd: str | None = None, cursor=None, **kwargs: Any):
         services = self._workspace(cwd or str(Path.cwd()))
@@ -134,9 +140,9 @@ class PiAcpAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         services, runtime = self._session(session_id)
-        text, images = prompts.prompt_content(prompt)
         prompting_session.set(session_id)
         try:
+            text, images = prompts.prompt_content(prompt)
             command = commands.parse(text.strip())
             if command is not None:
                 outcome = await commands.run(services, runtime, *command)
@@ -146,6 +152,8 @@ class PiAcpAgent:
                 await self.connection.session_update(
                     session_id, update_agent_message_text(outcome.text)
                 )
+                if command[0] in commands.CONFIG_COMMANDS:
+                    await self._send_config_options(session_id)
                 return PromptResponse(stop_reason="end_turn")
             result = await services.agent.prompt(runtime, text, images)
         except PiError as error:
@@ -156,7 +164,37 @@ class PiAcpAgent:
             await self.connection.session_update(
                 session_id, update_agent_message_text(f"\n\nError: {result.error_message}")
             )
+        if result.context_tokens is not None:
+            await self.connection.session_update(
+                session_id,
+                UsageUpdate(
+                    session_update="usage_update",
+                    used=result.context_tokens,
+                    size=result.context_window,
+                ),
+            )
         return PromptResponse(stop_reason=updates.stop_reason(result.stop_reason))
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        """The model or the thinking level, as ``pi/setModel`` and ``pi/setThinkingLevel``."""
+        services, runtime = self._session(session_id)
+        try:
+            await config_options.set_config_option(services, runtime, config_id, value)
+        except PiError as error:
+            raise RequestError(error.code, error.message, error.data) from error
+        return SetSessionConfigOptionResponse(
+            config_options=await config_options.config_options(services, runtime)
+        )
+
+    async def _send_config_options(self, session_id: str) -> None:
+        services, runtime = self._session(session_id)
+        options = await config_options.config_options(services, runtime)
+        await self.connection.session_update(
+            session_id,
+            ConfigOptionUpdate(session_update="config_option_update", config_options=options),
+        )
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """``session/cancel``: as ``pi/abort`` (the partial answer is saved, commands killed)."""
@@ -183,7 +221,7 @@ class PiAcpAgent:
     def _workspace(self, cwd: str) -> Services:
         root = Path(cwd).expanduser().resolve()
         if not Path(cwd).is_absolute():
-            raise RequestError.invalid_params({"message": f"cwd must be an absolute path: {cwd}"})
+            raise _invalid(f"cwd must be an absolute path: {cwd}")
         services = self._workspaces.get(root)
         if services is None:
             services = self._workspaces[root] = self._create_services(root)
@@ -224,9 +262,7 @@ class PiAcpAgent:
     def _session(self, session_id: str) -> tuple[Services, SessionRuntime]:
         found = self._sessions.get(session_id)
         if found is None:
-            raise RequestError.invalid_params(
-                {"message": f"unknown session {session_id}: session/new or session/load it first"}
-            )
+            raise _invalid(f"unknown session {session_id}: session/new or session/load it first")
         return found
 
     def _show(self, acp_id: str, services: Services, runtime: SessionRuntime) -> None:
@@ -268,6 +304,10 @@ class PiAcpAgent:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+def _invalid(message: str) -> RequestError:
+    return RequestError(InvalidParamsError.code, message)
 
 
 def _call(function, *arguments):

@@ -47,6 +47,9 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
 }
 """pi-lsp's own commands: description and input hint."""
 
+CONFIG_COMMANDS = frozenset({"model", "thinking", "new", "fork"})
+"""Commands after which the session's config options (model, thinking level) may differ."""
+
 
 def available_commands(services: Services) -> list[AvailableCommand]:
     """Every command a client may offer: pi-lsp's own, then each skill and prompt template."""

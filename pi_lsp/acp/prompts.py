@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp import RequestError
 from acp.schema import (
     EmbeddedResourceContentBlock,
     ImageContentBlock,
@@ -17,6 +16,8 @@ from acp.schema import (
     TextContentBlock,
     TextResourceContents,
 )
+
+from pi_lsp.errors import InvalidParamsError
 
 
 def prompt_content(blocks: list[Any]) -> tuple[str, list[dict[str, str]]]:
@@ -37,9 +38,7 @@ def prompt_content(blocks: list[Any]) -> tuple[str, list[dict[str, str]]]:
                 texts.append(f"@{_path(resource.uri)}")
         else:
             kind = getattr(block, "type", type(block).__name__)
-            raise RequestError.invalid_params(
-                {"message": f"prompt: {kind} content is not supported"}
-            )
+            raise InvalidParamsError(f"prompt: {kind} content is not supported")
     return "\n".join(texts), images
 
 

@@ -20,6 +20,7 @@ from acp.schema import (
     ClientCapabilities,
     ToolCallProgress,
     ToolCallStart,
+    UsageUpdate,
     UserMessageChunk,
 )
 
@@ -96,6 +97,7 @@ async def acp_agent(
             **extra_options,
         }
     )
+    options = json.dumps({key: value for key, value in json.loads(options).items() if value})
     async with spawn_agent_process(
         client,
         sys.executable,
@@ -148,6 +150,44 @@ async def test_a_prompt_streams_thoughts_text_and_tool_calls(scripted_llm, works
         assert {"tree", "navigate", "compact"} <= {command.name for command in commands}
         files = list((workspace / ".pi" / "sessions").glob("*.jsonl"))
         assert len(files) == 1 and session.session_id in files[0].name
+        (usage,) = client.of_type(UsageUpdate)
+        assert usage.used > 0 and usage.size > usage.used
+
+
+async def test_model_and_thinking_level_are_session_config_options(scripted_llm, workspace):
+    scripted_llm.enqueue(replies.text("Hello."))
+    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        options = {option.id: option for option in session.config_options}
+        assert options["model"].current_value == "openai/scripted"
+        assert options["thinking_level"].current_value == "medium"
+        answer = await connection.set_config_option(
+            config_id="thinking_level", session_id=session.session_id, value="high"
+        )
+        changed = {option.id: option for option in answer.config_options}
+        assert changed["thinking_level"].current_value == "high"
+        with pytest.raises(RequestError, match="does not take"):
+            await connection.set_config_option(
+                config_id="thinking_level", session_id=session.session_id, value="loud"
+            )
+        await connection.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        await connection.prompt(session_id=session.session_id, prompt=[text_block("/thinking low")])
+        assert "Thinking level: low." in client.text()
+    file = next((workspace / ".pi" / "sessions").glob("*.jsonl"))
+    levels = [
+        entry["thinkingLevel"]
+        for entry in map(json.loads, file.read_text().splitlines())
+        if entry["type"] == "thinking_level_change"
+    ]
+    assert levels == ["medium", "high", "low"]
+
+
+async def test_a_missing_model_is_a_clear_error_on_the_first_prompt(scripted_llm, workspace):
+    async with acp_agent(scripted_llm, workspace, model=None) as (connection, _, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        with pytest.raises(RequestError) as raised:
+            await connection.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        assert "model" in str(raised.value).lower()
 
 
 async def test_cancel_ends_the_turn_as_cancelled_and_keeps_the_partial_answer(

@@ -58,6 +58,7 @@ ALLOWED: dict[str, set[str]] = {
         "session",
         "config",
         "logs",
+        "llm",
         "tools",
         "errors",
         "__version__",
