@@ -317,3 +317,40 @@ async def test_tools_read_and_write_through_the_clients_file_system(scripted_llm
     edit_start = next(update for update in client.of_type(ToolCallStart) if update.kind == "edit")
     diff = edit_start.content[0]
     assert (diff.type, diff.path, diff.old_text, diff.new_text) == ("diff", app, "a * b", "a + b")
+
+
+async def test_a_prompt_sent_during_a_turn_is_queued_as_a_follow_up(scripted_llm, workspace):
+    scripted_llm.enqueue(
+        replies.slow_text("first answer", chunks=4, chunk_delay=0.2),
+        replies.text("second answer"),
+    )
+    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+        session_id = (await connection.new_session(cwd=str(workspace))).session_id
+        first = asyncio.ensure_future(
+            connection.prompt(session_id=session_id, prompt=[text_block("one")])
+        )
+        while not client.of_type(AgentMessageChunk):
+            await asyncio.sleep(0.02)
+        second = await connection.prompt(session_id=session_id, prompt=[text_block("two")])
+        assert (await first).stop_reason == second.stop_reason == "end_turn"
+        assert client.text() == "first answersecond answer"
+        users = [m for m in scripted_llm.requests[-1]["messages"] if m["role"] == "user"]
+        assert "one" in str(users[-2]["content"]) and "two" in str(users[-1]["content"])
+
+
+async def test_bash_output_streams_as_tool_call_updates(scripted_llm, workspace):
+    command = "for i in 1 2 3; do echo line-$i; sleep 0.3; done"
+    scripted_llm.enqueue(
+        replies.tool_calls([("call-1", "bash", {"command": command})]), replies.text("Done.")
+    )
+    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+        session_id = (await connection.new_session(cwd=str(workspace))).session_id
+        await connection.prompt(session_id=session_id, prompt=[text_block("run it")])
+    (start,) = client.of_type(ToolCallStart)
+    assert (start.kind, start.title) == ("execute", f"bash {command}")
+    progress = client.of_type(ToolCallProgress)
+    running = [update for update in progress if update.status == "in_progress"]
+    assert running, "no output arrived while the command ran"
+    assert "line-3" not in running[0].content[0].content.text
+    assert progress[-1].status == "completed"
+    assert "line-3" in progress[-1].content[0].content.text
