@@ -156,6 +156,14 @@ class PiAcpAgent:
                     await self._send_config_options(session_id)
                 return PromptResponse(stop_reason="end_turn")
             result = await services.agent.prompt(runtime, text, images)
+        except asyncio.CancelledError:
+            # A queued follow-up whose turn was cancelled (session/cancel drops the queue);
+            # a cancellation of this request itself goes on.
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            await self._flush(runtime)
+            return PromptResponse(stop_reason="cancelled")
         except PiError as error:
             await self._flush(runtime)
             raise RequestError(error.code, error.message, error.data) from error
@@ -219,9 +227,9 @@ class PiAcpAgent:
     # ------------------------------------------------------------------ helpers
 
     def _workspace(self, cwd: str) -> Services:
-        root = Path(cwd).expanduser().resolve()
         if not Path(cwd).is_absolute():
             raise _invalid(f"cwd must be an absolute path: {cwd}")
+        root = Path(cwd).resolve()
         services = self._workspaces.get(root)
         if services is None:
             services = self._workspaces[root] = self._create_services(root)

@@ -354,3 +354,22 @@ async def test_bash_output_streams_as_tool_call_updates(scripted_llm, workspace)
     assert "line-3" not in running[0].content[0].content.text
     assert progress[-1].status == "completed"
     assert "line-3" in progress[-1].content[0].content.text
+
+
+async def test_cancel_also_ends_a_queued_follow_up_as_cancelled(scripted_llm, workspace):
+    scripted_llm.enqueue(replies.slow_text("one two three four five six", chunk_delay=0.3))
+    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+        session_id = (await connection.new_session(cwd=str(workspace))).session_id
+        running = asyncio.ensure_future(
+            connection.prompt(session_id=session_id, prompt=[text_block("count")])
+        )
+        while not client.of_type(AgentMessageChunk):
+            await asyncio.sleep(0.02)
+        queued = asyncio.ensure_future(
+            connection.prompt(session_id=session_id, prompt=[text_block("and then?")])
+        )
+        await asyncio.sleep(0.2)
+        await connection.cancel(session_id=session_id)
+        assert (await running).stop_reason == "cancelled"
+        assert (await queued).stop_reason == "cancelled"
+        assert len(scripted_llm.requests) == 1, "the queued prompt never ran"
