@@ -373,3 +373,49 @@ async def test_cancel_also_ends_a_queued_follow_up_as_cancelled(scripted_llm, wo
         assert (await running).stop_reason == "cancelled"
         assert (await queued).stop_reason == "cancelled"
         assert len(scripted_llm.requests) == 1, "the queued prompt never ran"
+
+
+async def test_stdout_carries_nothing_but_acp_messages(scripted_llm, workspace):
+    """litellm logging at INFO writes to stdout; under ``pi-lsp acp`` every line must still be one
+    JSON-RPC message."""
+    scripted_llm.enqueue(replies.text("All clean."))
+    options = json.dumps({"model": "openai/scripted", "apiBase": scripted_llm.base_url})
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pi_lsp",
+        "acp",
+        "--options",
+        options,
+        env={**isolated_environment(HOME), "LITELLM_LOG": "INFO"},
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    lines: list[dict] = []
+
+    async def request(request_id: int, method: str, params: dict) -> dict:
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        process.stdin.write(json.dumps(message).encode() + b"\n")
+        while True:
+            line = await asyncio.wait_for(process.stdout.readline(), timeout=60)
+            lines.append(json.loads(line))  # anything that is not JSON fails here
+            if lines[-1].get("id") == request_id and "method" not in lines[-1]:
+                return lines[-1]
+
+    try:
+        await request(1, "initialize", {"protocolVersion": PROTOCOL_VERSION})
+        new = await request(2, "session/new", {"cwd": str(workspace), "mcpServers": []})
+        session_id = new["result"]["sessionId"]
+        prompt = [{"type": "text", "text": "hi"}]
+        answer = await request(3, "session/prompt", {"sessionId": session_id, "prompt": prompt})
+        assert answer["result"]["stopReason"] == "end_turn"
+        bad = await request(4, "session/prompt", {"sessionId": session_id, "content": prompt})
+        assert bad["error"]["code"] == -32602
+    finally:
+        process.stdin.close()
+        await asyncio.wait_for(process.wait(), timeout=30)
+    assert all(line["jsonrpc"] == "2.0" for line in lines)
+    assert any(line.get("method") == "session/update" for line in lines)
+    assert process.returncode == 0
