@@ -142,7 +142,9 @@ class PiAcpAgent:
         services, runtime = self._session(session_id)
         prompting_session.set(session_id)
         try:
-            text, images = prompts.prompt_content(prompt)
+            text, images, attached = prompts.prompt_content(prompt)
+            for path in attached:  # the user showed the agent these files: an editor read
+                services.agent.note_editor_file_op(path, "read")
             command = commands.parse(text.strip())
             if command is not None:
                 outcome = await commands.run(services, runtime, *command)
@@ -241,7 +243,12 @@ class PiAcpAgent:
         from pi_lsp.config import load_config
 
         trusted = load_config(root, self.options).settings.trusted
-        resources = ResourceService(root, agent_dir(), trusted=trusted)
+        resources = ResourceService(
+            root,
+            agent_dir(),
+            trusted=trusted,
+            on_change=lambda changes, snapshot: self._resources_changed(root, changes),
+        )
         config = load_config(
             root, self.options, pi_settings=resources.snapshot.settings.settings.merged
         )
@@ -260,6 +267,16 @@ class PiAcpAgent:
         self._spawn(resources.watch())
         logger.info("pi-lsp acp serving %s; sessions in %s", root, config.session_dir)
         return services
+
+    def _resources_changed(self, root: Path, changes: Any) -> None:
+        """Skills and prompt templates reloaded: the clients' command lists follow."""
+        services = self._workspaces.get(root)
+        if services is None or changes.is_empty:
+            return
+        commands_now = update_available_commands(commands.available_commands(services))
+        for acp_id, (shown_in, _) in self._sessions.items():
+            if shown_in is services:
+                self._enqueue(acp_id, commands_now)
 
     def _open(self, cwd: str, session_id: str) -> tuple[Services, SessionRuntime]:
         services = self._workspace(cwd)

@@ -18,6 +18,7 @@ from acp.schema import (
     AgentThoughtChunk,
     AvailableCommandsUpdate,
     ClientCapabilities,
+    ResourceContentBlock,
     ToolCallProgress,
     ToolCallStart,
     UsageUpdate,
@@ -419,3 +420,41 @@ async def test_stdout_carries_nothing_but_acp_messages(scripted_llm, workspace):
     assert all(line["jsonrpc"] == "2.0" for line in lines)
     assert any(line.get("method") == "session/update" for line in lines)
     assert process.returncode == 0
+
+
+async def test_skills_are_commands_that_follow_reloads_and_attachments_are_recorded(
+    scripted_llm, workspace
+):
+    def add_skill(name: str) -> None:
+        folder = workspace / ".pi" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name}.\n---\nDo it.\n")
+
+    def advertised() -> set[str]:
+        updates = client.of_type(AvailableCommandsUpdate)
+        return {command.name for command in updates[-1].available_commands} if updates else set()
+
+    add_skill("review")
+    scripted_llm.enqueue(replies.text("Reviewed."))
+    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+        session_id = (await connection.new_session(cwd=str(workspace))).session_id
+        while "skill:review" not in advertised():
+            await asyncio.sleep(0.02)
+        add_skill("release-notes")
+        async with asyncio.timeout(10):
+            while "skill:release-notes" not in advertised():
+                await asyncio.sleep(0.05)
+        app = workspace / "app.py"
+        link = ResourceContentBlock(type="resource_link", name="app.py", uri=app.as_uri())
+        await connection.prompt(
+            session_id=session_id, prompt=[text_block("/skill:review this"), link]
+        )
+    sent = json.dumps(scripted_llm.requests[-1]["messages"][-1])
+    assert "Do it." in sent and str(app) in sent
+    file = next((workspace / ".pi" / "sessions").glob("*.jsonl"))
+    recorded = [
+        entry["data"]
+        for entry in map(json.loads, file.read_text().splitlines())
+        if entry.get("customType") == "pi-lsp.editor-file-ops"
+    ]
+    assert recorded == [{"readFiles": ["app.py"], "modifiedFiles": []}]

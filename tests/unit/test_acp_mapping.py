@@ -167,15 +167,16 @@ def test_a_prompt_becomes_text_and_images():
     blocks = [
         text_block("explain"),
         ImageContentBlock(type="image", data="AAAA", mime_type="image/png"),
-        ResourceContentBlock(type="resource_link", name="a", uri="file:///p/a.py"),
+        ResourceContentBlock(type="resource_link", name="a", uri="file:///p/a%20b.py"),
         EmbeddedResourceContentBlock(
             type="resource",
             resource=TextResourceContents(uri="file:///p/b.py", text="print(1)"),
         ),
     ]
-    text, images = prompts.prompt_content(blocks)
-    assert text == 'explain\n@/p/a.py\n<file path="/p/b.py">\nprint(1)\n</file>'
+    text, images, attached = prompts.prompt_content(blocks)
+    assert text == 'explain\n@/p/a b.py\n<file path="/p/b.py">\nprint(1)\n</file>'
     assert images == [{"data": "AAAA", "mimeType": "image/png"}]
+    assert attached == [Path("/p/a b.py"), Path("/p/b.py")]
     with pytest.raises(InvalidParamsError, match="audio"):
         prompts.prompt_content([AudioContentBlock(type="audio", data="", mime_type="audio/wav")])
 
