@@ -23,6 +23,7 @@ from acp.helpers import update_agent_message_text, update_available_commands
 from acp.schema import (
     AgentCapabilities,
     ConfigOptionUpdate,
+    Cost,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -181,6 +182,9 @@ class PiAcpAgent:
                     session_update="usage_update",
                     used=result.context_tokens,
                     size=result.context_window,
+                    cost=Cost(
+                        amount=runtime.usage.totals(runtime.session.entries).cost, currency="USD"
+                    ),
                 ),
             )
         return PromptResponse(stop_reason=updates.stop_reason(result.stop_reason))

@@ -153,6 +153,7 @@ async def test_a_prompt_streams_thoughts_text_and_tool_calls(scripted_llm, works
         assert len(files) == 1 and session.session_id in files[0].name
         (usage,) = client.of_type(UsageUpdate)
         assert usage.used > 0 and usage.size > usage.used
+        assert usage.cost is not None and usage.cost.currency == "USD"
 
 
 async def test_model_and_thinking_level_are_session_config_options(scripted_llm, workspace):
