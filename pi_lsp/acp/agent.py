@@ -148,16 +148,7 @@ class PiAcpAgent:
                 services.agent.note_editor_file_op(path, "read")
             command = commands.parse(text.strip())
             if command is not None:
-                outcome = await commands.run(services, runtime, *command)
-                if outcome.runtime is not None:
-                    self._show(session_id, services, outcome.runtime)
-                await self._flush(runtime)
-                await self.connection.session_update(
-                    session_id, update_agent_message_text(outcome.text)
-                )
-                if command[0] in commands.CONFIG_COMMANDS:
-                    await self._send_config_options(session_id)
-                return PromptResponse(stop_reason="end_turn")
+                return await self._run_command(session_id, services, runtime, command)
             result = await services.agent.prompt(runtime, text, images)
         except asyncio.CancelledError:
             # A queued follow-up whose turn was cancelled (session/cancel drops the queue);
@@ -171,23 +162,43 @@ class PiAcpAgent:
             await self._flush(runtime)
             raise RequestError(error.code, error.message, error.data) from error
         await self._flush(runtime)
+        await self._send_turn_end(session_id, runtime, result)
+        return PromptResponse(stop_reason=updates.stop_reason(result.stop_reason))
+
+    async def _run_command(
+        self,
+        session_id: str,
+        services: Services,
+        runtime: SessionRuntime,
+        command: tuple[str, list[str]],
+    ) -> PromptResponse:
+        outcome = await commands.run(services, runtime, *command)
+        if outcome.runtime is not None:
+            self._show(session_id, services, outcome.runtime)
+        await self._flush(runtime)
+        await self.connection.session_update(session_id, update_agent_message_text(outcome.text))
+        if command[0] in commands.CONFIG_COMMANDS:
+            await self._send_config_options(session_id)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _send_turn_end(self, session_id: str, runtime: SessionRuntime, result) -> None:
+        """A failed answer's error as an agent message, then the context's size and the cost."""
         if result.error_message and result.stop_reason == "error":
             await self.connection.session_update(
                 session_id, update_agent_message_text(f"\n\nError: {result.error_message}")
             )
-        if result.context_tokens is not None:
-            await self.connection.session_update(
-                session_id,
-                UsageUpdate(
-                    session_update="usage_update",
-                    used=result.context_tokens,
-                    size=result.context_window,
-                    cost=Cost(
-                        amount=runtime.usage.totals(runtime.session.entries).cost, currency="USD"
-                    ),
-                ),
-            )
-        return PromptResponse(stop_reason=updates.stop_reason(result.stop_reason))
+        if result.context_tokens is None:
+            return
+        cost = runtime.usage.totals(runtime.session.entries).cost
+        await self.connection.session_update(
+            session_id,
+            UsageUpdate(
+                session_update="usage_update",
+                used=result.context_tokens,
+                size=result.context_window,
+                cost=Cost(amount=cost, currency="USD"),
+            ),
+        )
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
