@@ -1,5 +1,9 @@
 """``pi-lsp acp`` end to end: the ACP SDK's own client side drives the real process over stdio,
-with the scripted model behind the real litellm client."""
+with the scripted model behind the real litellm client.
+
+Most tests share one warm ``pi-lsp acp`` process (``agent``), each on a workspace of its own (ACP
+sessions name their ``cwd``), so litellm's import is paid once; tests that need other settings
+or another client start their own (``acp_agent``)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
 from acp.schema import (
     AgentMessageChunk,
@@ -66,7 +71,10 @@ class RecordingClient:
         return "".join(update.content.text for update in self.of_type(kind))
 
 
-@pytest.fixture
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def scripted_llm():
     async with ScriptedLLM() as server:
         yield server
@@ -117,6 +125,30 @@ async def acp_agent(
         yield connection, client, answer
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def warm_agent(scripted_llm, tmp_path_factory):
+    async with acp_agent(scripted_llm, tmp_path_factory.mktemp("acp-shared")) as (
+        connection,
+        client,
+        _,
+    ):
+        yield connection, client
+
+
+@pytest.fixture
+def agent(warm_agent, scripted_llm):
+    """The shared warm process, its recorded updates cleared for this test."""
+    warm_agent[1].updates.clear()
+    yield warm_agent
+    assert not scripted_llm._queue, "a scripted reply was left for the next test"
+
+
+@contextlib.asynccontextmanager
+async def reuse(agent):
+    connection, client = agent
+    yield connection, client, None
+
+
 async def test_initialize_advertises_what_pi_lsp_supports(scripted_llm, workspace):
     async with acp_agent(scripted_llm, workspace) as (_, _, answer):
         assert answer.protocol_version == PROTOCOL_VERSION
@@ -127,12 +159,12 @@ async def test_initialize_advertises_what_pi_lsp_supports(scripted_llm, workspac
         assert answer.agent_info.name == "pi-lsp"
 
 
-async def test_a_prompt_streams_thoughts_text_and_tool_calls(scripted_llm, workspace):
+async def test_a_prompt_streams_thoughts_text_and_tool_calls(scripted_llm, workspace, agent):
     scripted_llm.enqueue(
         replies.tool_calls([("call-1", "read", {"path": "app.py"})], text="Reading."),
         replies.text("It subtracts.", reasoning="Look at the operator."),
     )
-    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+    async with reuse(agent) as (connection, client, _):
         session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
         answer = await connection.prompt(
             session_id=session.session_id, prompt=[text_block("what does add do?")]
@@ -156,9 +188,9 @@ async def test_a_prompt_streams_thoughts_text_and_tool_calls(scripted_llm, works
         assert usage.cost is not None and usage.cost.currency == "USD"
 
 
-async def test_model_and_thinking_level_are_session_config_options(scripted_llm, workspace):
+async def test_model_and_thinking_level_are_session_config_options(scripted_llm, workspace, agent):
     scripted_llm.enqueue(replies.text("Hello."))
-    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+    async with reuse(agent) as (connection, client, _):
         session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
         options = {option.id: option for option in session.config_options}
         assert options["model"].current_value == "openai/scripted"
@@ -193,10 +225,10 @@ async def test_a_missing_model_is_a_clear_error_on_the_first_prompt(scripted_llm
 
 
 async def test_cancel_ends_the_turn_as_cancelled_and_keeps_the_partial_answer(
-    scripted_llm, workspace
+    scripted_llm, workspace, agent
 ):
     scripted_llm.enqueue(replies.slow_text("one two three four five six", chunk_delay=0.3))
-    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+    async with reuse(agent) as (connection, client, _):
         session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
         prompt = asyncio.ensure_future(
             connection.prompt(session_id=session.session_id, prompt=[text_block("count")])
@@ -321,12 +353,12 @@ async def test_tools_read_and_write_through_the_clients_file_system(scripted_llm
     assert (diff.type, diff.path, diff.old_text, diff.new_text) == ("diff", app, "a * b", "a + b")
 
 
-async def test_a_prompt_sent_during_a_turn_is_queued_as_a_follow_up(scripted_llm, workspace):
+async def test_a_prompt_sent_during_a_turn_is_queued_as_a_follow_up(scripted_llm, workspace, agent):
     scripted_llm.enqueue(
         replies.slow_text("first answer", chunks=4, chunk_delay=0.2),
         replies.text("second answer"),
     )
-    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+    async with reuse(agent) as (connection, client, _):
         session_id = (await connection.new_session(cwd=str(workspace))).session_id
         first = asyncio.ensure_future(
             connection.prompt(session_id=session_id, prompt=[text_block("one")])
@@ -340,12 +372,12 @@ async def test_a_prompt_sent_during_a_turn_is_queued_as_a_follow_up(scripted_llm
         assert "one" in str(users[-2]["content"]) and "two" in str(users[-1]["content"])
 
 
-async def test_bash_output_streams_as_tool_call_updates(scripted_llm, workspace):
+async def test_bash_output_streams_as_tool_call_updates(scripted_llm, workspace, agent):
     command = "for i in 1 2 3; do echo line-$i; sleep 0.3; done"
     scripted_llm.enqueue(
         replies.tool_calls([("call-1", "bash", {"command": command})]), replies.text("Done.")
     )
-    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+    async with reuse(agent) as (connection, client, _):
         session_id = (await connection.new_session(cwd=str(workspace))).session_id
         await connection.prompt(session_id=session_id, prompt=[text_block("run it")])
     (start,) = client.of_type(ToolCallStart)
@@ -358,9 +390,10 @@ async def test_bash_output_streams_as_tool_call_updates(scripted_llm, workspace)
     assert "line-3" in progress[-1].content[0].content.text
 
 
-async def test_cancel_also_ends_a_queued_follow_up_as_cancelled(scripted_llm, workspace):
+async def test_cancel_also_ends_a_queued_follow_up_as_cancelled(scripted_llm, workspace, agent):
     scripted_llm.enqueue(replies.slow_text("one two three four five six", chunk_delay=0.3))
-    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+    requests_before = len(scripted_llm.requests)
+    async with reuse(agent) as (connection, client, _):
         session_id = (await connection.new_session(cwd=str(workspace))).session_id
         running = asyncio.ensure_future(
             connection.prompt(session_id=session_id, prompt=[text_block("count")])
@@ -374,7 +407,7 @@ async def test_cancel_also_ends_a_queued_follow_up_as_cancelled(scripted_llm, wo
         await connection.cancel(session_id=session_id)
         assert (await running).stop_reason == "cancelled"
         assert (await queued).stop_reason == "cancelled"
-        assert len(scripted_llm.requests) == 1, "the queued prompt never ran"
+        assert len(scripted_llm.requests) == requests_before + 1, "the queued prompt never ran"
 
 
 async def test_stdout_carries_nothing_but_acp_messages(scripted_llm, workspace):
@@ -424,7 +457,7 @@ async def test_stdout_carries_nothing_but_acp_messages(scripted_llm, workspace):
 
 
 async def test_skills_are_commands_that_follow_reloads_and_attachments_are_recorded(
-    scripted_llm, workspace
+    scripted_llm, workspace, agent
 ):
     def add_skill(name: str) -> None:
         folder = workspace / ".pi" / "skills" / name
@@ -437,7 +470,7 @@ async def test_skills_are_commands_that_follow_reloads_and_attachments_are_recor
 
     add_skill("review")
     scripted_llm.enqueue(replies.text("Reviewed."))
-    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+    async with reuse(agent) as (connection, client, _):
         session_id = (await connection.new_session(cwd=str(workspace))).session_id
         while "skill:review" not in advertised():
             await asyncio.sleep(0.02)
