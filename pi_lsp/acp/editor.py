@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import contextvars
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from acp import RequestError
 
-from pi_lsp.tools.base import AppliedEdits, FileEdit
+from pi_lsp.tools.base import NoEditor
 
 logger = logging.getLogger(__name__)
 
@@ -29,8 +29,9 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 """Files ``read`` returns as images: read from the disk, never as text."""
 
 
-class AcpFiles:
-    """An ``EditorBridge`` and ``ClientFileSystem`` over the ACP client's ``fs/*`` methods."""
+class AcpFiles(NoEditor):
+    """A ``ClientFileSystem`` over the ACP client's ``fs/*`` methods; as an ``EditorBridge`` it has
+    no open documents (ACP does not say which are open: every file goes through ``fs/*``)."""
 
     def __init__(self, connection: Callable[[], Any], capabilities: Callable[[], Any]) -> None:
         self._connection = connection
@@ -63,12 +64,3 @@ class AcpFiles:
             logger.warning("fs/write_text_file %s failed, writing the disk: %s", path, error)
             return False
         return True
-
-    def open_document_text(self, path: Path) -> str | None:
-        return None
-
-    async def apply_edit(self, path: Path, new_text: str) -> bool:
-        return False
-
-    async def apply_file_edits(self, edits: Sequence[FileEdit], label: str) -> AppliedEdits | None:
-        return None

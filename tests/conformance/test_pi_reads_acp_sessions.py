@@ -9,8 +9,6 @@ every line to the same bytes and build the same context at every entry.
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,8 +19,13 @@ from pi_lsp.scripted_llm.server import ScriptedLLM
 from pi_lsp.session.session import Session
 from tests.e2e.test_acp import acp_agent
 
-from .harness import REFERENCE_SCRIPT, Query, run_node_script, run_our_cli_in_process
-from .test_pi_reads_ours import ROUND_TRIP_SCRIPT
+from .harness import Query, run_our_cli_in_process
+
+# The same check as for checkpoints, collected here again on this module's ``session_file``.
+from .test_pi_reads_checkpoints import (  # noqa: F401
+    ask_pi,
+    test_pi_reads_the_same_tree_and_rewrites_every_line_to_the_same_bytes,
+)
 
 
 async def _write_session(workspace: Path) -> Path:
@@ -65,35 +68,10 @@ def session_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return asyncio.run(_write_session(workspace))
 
 
-def ask_pi(node: Path, queries: list[list[str]]) -> list[dict]:
-    output = run_node_script(
-        node, REFERENCE_SCRIPT, ["batch", "-"], stdin=json.dumps(queries).encode()
-    )
-    return json.loads(output)
-
-
 def test_the_session_holds_what_the_test_is_about(session_file):
     kinds = [entry.type for entry in Session.open(session_file, writable=False).entries]
     for kind in ("branch_summary", "compaction", "label", "session_info", "thinking_level_change"):
         assert kind in kinds
-
-
-def test_pi_reads_the_same_tree_and_rewrites_every_line_to_the_same_bytes(
-    reference_node, session_file
-):
-    [answer] = ask_pi(reference_node, [["tree", str(session_file)]])
-    ours = Session.open(session_file, writable=False)
-    assert answer["ok"], answer
-    assert answer["result"]["leafId"] == ours.leaf_id
-    assert [(e["id"], e["parentId"], e["type"]) for e in answer["result"]["entries"]] == [
-        (entry.id, entry.parent_id, entry.type) for entry in ours.entries
-    ]
-    result = subprocess.run(
-        [str(reference_node), "-e", ROUND_TRIP_SCRIPT, str(session_file)],
-        capture_output=True,
-        check=True,
-    )
-    assert json.loads(result.stdout) == []
 
 
 def test_pi_builds_the_same_context_at_every_entry(reference_node, session_file):

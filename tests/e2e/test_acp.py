@@ -125,6 +125,16 @@ async def acp_agent(
         yield connection, client, answer
 
 
+async def start_streaming(connection, client: RecordingClient, session_id: str, text: str):
+    """A prompt as a running request, once its answer has started streaming."""
+    running = asyncio.ensure_future(
+        connection.prompt(session_id=session_id, prompt=[text_block(text)])
+    )
+    while not client.of_type(AgentMessageChunk):
+        await asyncio.sleep(0.02)
+    return running
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def warm_agent(scripted_llm, tmp_path_factory):
     async with acp_agent(scripted_llm, tmp_path_factory.mktemp("acp-shared")) as (
@@ -230,11 +240,7 @@ async def test_cancel_ends_the_turn_as_cancelled_and_keeps_the_partial_answer(
     scripted_llm.enqueue(replies.slow_text("one two three four five six", chunk_delay=0.3))
     async with reuse(agent) as (connection, client, _):
         session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
-        prompt = asyncio.ensure_future(
-            connection.prompt(session_id=session.session_id, prompt=[text_block("count")])
-        )
-        while not client.of_type(AgentMessageChunk):
-            await asyncio.sleep(0.05)
+        prompt = await start_streaming(connection, client, session.session_id, "count")
         await connection.cancel(session_id=session.session_id)
         answer = await prompt
         assert answer.stop_reason == "cancelled"
@@ -360,11 +366,7 @@ async def test_a_prompt_sent_during_a_turn_is_queued_as_a_follow_up(scripted_llm
     )
     async with reuse(agent) as (connection, client, _):
         session_id = (await connection.new_session(cwd=str(workspace))).session_id
-        first = asyncio.ensure_future(
-            connection.prompt(session_id=session_id, prompt=[text_block("one")])
-        )
-        while not client.of_type(AgentMessageChunk):
-            await asyncio.sleep(0.02)
+        first = await start_streaming(connection, client, session_id, "one")
         second = await connection.prompt(session_id=session_id, prompt=[text_block("two")])
         assert (await first).stop_reason == second.stop_reason == "end_turn"
         assert client.text() == "first answersecond answer"
@@ -395,11 +397,7 @@ async def test_cancel_also_ends_a_queued_follow_up_as_cancelled(scripted_llm, wo
     requests_before = len(scripted_llm.requests)
     async with reuse(agent) as (connection, client, _):
         session_id = (await connection.new_session(cwd=str(workspace))).session_id
-        running = asyncio.ensure_future(
-            connection.prompt(session_id=session_id, prompt=[text_block("count")])
-        )
-        while not client.of_type(AgentMessageChunk):
-            await asyncio.sleep(0.02)
+        running = await start_streaming(connection, client, session_id, "count")
         queued = asyncio.ensure_future(
             connection.prompt(session_id=session_id, prompt=[text_block("and then?")])
         )
