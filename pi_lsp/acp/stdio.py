@@ -16,6 +16,7 @@ from typing import Any, cast
 from acp import Agent, run_agent
 
 from pi_lsp.acp.agent import PiAcpAgent
+from pi_lsp.logs import LOG_FORMAT, SecretFilter
 
 STDIO_LIMIT = 50 * 1024 * 1024
 """The longest message line read (images come base64-encoded in one line)."""
@@ -29,6 +30,8 @@ def serve(options: dict[str, Any] | None) -> None:
     sys.stdout = sys.stderr
     stderr_handler = logging.StreamHandler(sys.stderr)
     stderr_handler.setLevel(logging.WARNING)
+    stderr_handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    stderr_handler.addFilter(SecretFilter())  # keys stay out of stderr as out of the log file
     logging.getLogger().addHandler(stderr_handler)
     asyncio.run(_serve(PiAcpAgent(options), acp_output))
 
