@@ -80,8 +80,10 @@ class PiAcpAgent:
         self, protocol_version: int, client_capabilities=None, client_info=None, **kwargs: Any
     ) -> InitializeResponse:
         self.client_capabilities = client_capabilities
+        # ACP's negotiation: the requested version if supported, else the latest supported one;
+        # pi-lsp (through the SDK) supports exactly one.
         return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
@@ -99,6 +101,8 @@ class PiAcpAgent:
     # ------------------------------------------------------------------ sessions
 
     async def new_session(self, cwd: str, mcp_servers=None, **kwargs: Any) -> NewSessionResponse:
+        if mcp_servers:
+            logger.info("MCP servers offered by the client are not used (pi has no MCP)")
         services = self._workspace(cwd)
         runtime = _call(services.sessions.create)
         self._show(runtime.id, services, runtime)
