@@ -438,7 +438,8 @@ async def test_stdout_carries_nothing_but_acp_messages(scripted_llm, workspace):
                 return lines[-1]
 
     try:
-        await request(1, "initialize", {"protocolVersion": PROTOCOL_VERSION})
+        initialized = await request(1, "initialize", {"protocolVersion": PROTOCOL_VERSION + 6})
+        assert initialized["result"]["protocolVersion"] == PROTOCOL_VERSION  # the latest we have
         new = await request(2, "session/new", {"cwd": str(workspace), "mcpServers": []})
         session_id = new["result"]["sessionId"]
         prompt = [{"type": "text", "text": "hi"}]
