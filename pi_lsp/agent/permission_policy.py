@@ -203,15 +203,19 @@ def change_summary(
     content = str(arguments.get("content", ""))
     current = read_text(path)
     if current is None:
-        return f"new file, {_line_count(content)} lines"
+        return f"new file, {_lines(_line_count(content))}"
     old_lines, new_lines = current.splitlines(), content.splitlines()
     if max(len(old_lines), len(new_lines)) > SUMMARY_LINE_LIMIT:
-        return f"replaces {len(old_lines)} lines with {len(new_lines)} lines"
+        return f"replaces {_lines(len(old_lines))} with {_lines(len(new_lines))}"
     removed = added = 0
     for line in list(difflib.unified_diff(old_lines, new_lines, n=0, lineterm=""))[2:]:
         removed += line.startswith("-")
         added += line.startswith("+")
     return f"overwrites the file: −{removed} +{added} lines"
+
+
+def _lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
 
 
 def _line_count(text: str) -> int:
