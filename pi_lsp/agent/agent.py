@@ -27,10 +27,10 @@ from pi_lsp.agent.compactor import CompactionResult, Compactor
 from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.nested_context import NestedContextFiles
+from pi_lsp.agent.permissions import Permissions
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.agent.system_prompt import build_system_prompt
-from pi_lsp.agent.permissions import Permissions
 from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
 from pi_lsp.compaction.file_ops import EDITOR_FILE_OPS_TYPE
 from pi_lsp.compaction.policy import Moment

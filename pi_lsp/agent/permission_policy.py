@@ -92,8 +92,9 @@ def question_for(
             "bash", command, reason=_reason(rule.ask, trusted), session_grant=f"bash:{command}"
         )
     if tool_name in FILE_CHANGING_TOOLS:
-        return _file_change_question(tool_name, arguments, ask, rule.ask, rule.allow, root,
-                                     trusted, read_text)
+        return _file_change_question(
+            tool_name, arguments, ask, rule.ask, rule.allow, root, trusted, read_text
+        )
     if not ask:
         return None
     path = str(arguments.get("path") or ".")
@@ -101,8 +102,9 @@ def question_for(
         return None
     subject = path if tool_name not in ("grep", "find") else f"{arguments.get('pattern')} in {path}"
     group = READ_ONLY_GROUP if tool_name in READ_ONLY_TOOLS else tool_name
-    return PermissionQuestion(tool_name, subject, reason=_reason(rule.ask, trusted),
-                              session_grant=f"{group}:*")
+    return PermissionQuestion(
+        tool_name, subject, reason=_reason(rule.ask, trusted), session_grant=f"{group}:*"
+    )
 
 
 def _file_change_question(

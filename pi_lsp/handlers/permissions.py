@@ -35,9 +35,7 @@ class LspPermissionAsker:
             message=question.message,
             actions=[types.MessageActionItem(title=title) for title in ANSWERS],
         )
-        future = protocol.send_request(
-            types.WINDOW_SHOW_MESSAGE_REQUEST, params, msg_id=request_id
-        )
+        future = protocol.send_request(types.WINDOW_SHOW_MESSAGE_REQUEST, params, msg_id=request_id)
         try:
             chosen = await asyncio.wrap_future(future)
         except asyncio.CancelledError:
@@ -51,5 +49,5 @@ class LspPermissionAsker:
         protocol._request_futures.pop(request_id, None)  # a late answer finds no one waiting
         try:
             protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
-        except Exception:  # the connection may be gone already
+        except Exception:  # noqa: BLE001 - the connection may be gone already
             logger.debug("could not cancel the permission question %s", request_id)

@@ -1,8 +1,9 @@
 """The ``permissions`` setting: which tool calls run at once and which ask the user first.
 
 One object, the same in pi's settings files (``<agentDir>/settings.json``, the project's
-``.pi/settings.json`` when the workspace is trusted) and in the editor's settings (``pi.permissions``,
-``initializationOptions.permissions``); the editor's keys win over pi's, key by key::
+``.pi/settings.json`` when the workspace is trusted) and in the editor's settings
+(``pi.permissions``, ``initializationOptions.permissions``); the editor's keys win over pi's, key
+by key::
 
     "permissions": {
       "bash": {"ask": true, "allow": ["git status", "npm test*"]},
@@ -88,7 +89,7 @@ def parse_permissions(raw: Any) -> tuple[PermissionSettings, list[str]]:
         rule = _rule(value)
         if rule is None:
             problems.append(
-                f"setting permissions.{key} must be \"allow\", \"ask\" or "
+                f'setting permissions.{key} must be "allow", "ask" or '
                 '{"ask": true|false, "allow": ["pattern", …]}; using the default'
             )
             continue

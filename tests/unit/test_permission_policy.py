@@ -158,10 +158,11 @@ def test_the_setting_parses_each_form_and_reports_bad_parts():
     assert settings.rule_for("edit") == ToolRule(None, ("docs/**",))
     assert settings.rule_for("grep") == ToolRule(False)
     assert settings.timeout_seconds == 30
-    assert problems == [
+    expected = (
         'setting permissions.ls must be "allow", "ask" or '
         '{"ask": true|false, "allow": ["pattern", …]}; using the default'
-    ]
+    )
+    assert problems == [expected]
     settings, problems = parse_permissions({"timeoutSeconds": 0})
     assert settings.timeout_seconds == DEFAULT_TIMEOUT_SECONDS and len(problems) == 1
 
