@@ -30,6 +30,7 @@ from pi_lsp.resources.permission_settings import (
     READ_ONLY_GROUP,
     READ_ONLY_TOOLS,
     PermissionSettings,
+    ToolRule,
 )
 from pi_lsp.tools.paths import resolve_to_cwd
 
@@ -92,9 +93,8 @@ def question_for(
             "bash", command, reason=_reason(rule.ask, trusted), session_grant=f"bash:{command}"
         )
     if tool_name in FILE_CHANGING_TOOLS:
-        return _file_change_question(
-            tool_name, arguments, ask, rule.ask, rule.allow, root, trusted, read_text
-        )
+        change = _FileChange(tool_name, arguments, root, read_text)
+        return change.question(rule, ask=ask, trusted=trusted)
     if not ask:
         return None
     path = str(arguments.get("path") or ".")
@@ -107,37 +107,40 @@ def question_for(
     )
 
 
-def _file_change_question(
-    tool_name: str,
-    arguments: Mapping[str, Any],
-    ask: bool,
-    configured: bool | None,
-    allow: tuple[str, ...],
-    root: Path,
-    trusted: bool,
-    read_text: ReadText,
-) -> PermissionQuestion | None:
-    raw_path = arguments.get("path")
-    if not isinstance(raw_path, str) or not raw_path:
-        return None  # the tool refuses it without running
-    path = resolve_to_cwd(raw_path, root)
-    outside = not is_inside(path, root)
-    if path_allowed(path, root, allow) or (not ask and not outside):
-        return None
-    if outside:
-        reason = "outside the workspace root"
-        grant = f"{tool_name}:{path}"
-    else:
-        reason = _reason(configured, trusted)
-        grant = f"{tool_name}:<workspace>"
-    return PermissionQuestion(
-        tool_name,
-        raw_path if not outside else str(path),
-        change_summary(tool_name, arguments, path, read_text),
-        reason,
-        outside,
-        grant,
-    )
+@attrs.frozen
+class _FileChange:
+    """A ``write`` or ``edit`` call, for the question about it."""
+
+    tool_name: str
+    arguments: Mapping[str, Any]
+    root: Path
+    read_text: ReadText
+
+    def question(self, rule: ToolRule, *, ask: bool, trusted: bool) -> PermissionQuestion | None:
+        raw_path = self.arguments.get("path")
+        if not isinstance(raw_path, str) or not raw_path:
+            return None  # the tool refuses it without running
+        path = resolve_to_cwd(raw_path, self.root)
+        outside = not is_inside(path, self.root)
+        if path_allowed(path, self.root, rule.allow) or (not ask and not outside):
+            return None
+        summary = change_summary(self.tool_name, self.arguments, path, self.read_text)
+        if outside:
+            return PermissionQuestion(
+                self.tool_name,
+                str(path),
+                summary,
+                "outside the workspace root",
+                outside_workspace=True,
+                session_grant=f"{self.tool_name}:{path}",
+            )
+        return PermissionQuestion(
+            self.tool_name,
+            raw_path,
+            summary,
+            _reason(rule.ask, trusted),
+            session_grant=f"{self.tool_name}:<workspace>",
+        )
 
 
 def _reason(configured: bool | None, trusted: bool) -> str:

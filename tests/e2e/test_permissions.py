@@ -54,9 +54,7 @@ async def test_a_denied_command_does_not_run_in_an_untrusted_workspace(
     [question] = asked
     assert [action.title for action in question.actions or []] == ANSWERS
     assert question.type == types.MessageType.Warning
-    assert question.message == (
-        "pi wants to run:\ntouch ran.txt\n(the workspace is not trusted)"
-    )
+    assert question.message == ("pi wants to run:\ntouch ran.txt\n(the workspace is not trusted)")
     [refusal] = tool_results(workspace)
     assert refusal["isError"] is True
     assert "the user denied it" in refusal["content"][0]["text"]
@@ -71,7 +69,13 @@ async def test_allow_for_this_session_asks_once_and_shows_the_change(
     scripted_llm.enqueue(
         replies.tool_calls([("call_1", "write", {"path": "a.txt", "content": "one\ntwo\n"})]),
         replies.tool_calls(
-            [("call_2", "edit", {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]})]
+            [
+                (
+                    "call_2",
+                    "edit",
+                    {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]},
+                )
+            ]
         ),
         replies.tool_calls([("call_3", "write", {"path": "b.txt", "content": "three\n"})]),
         replies.text("Done."),
