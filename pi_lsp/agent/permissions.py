@@ -106,10 +106,6 @@ class Permissions:
             return _refused(question, "denied", "the user denied it")
         return _refused(question, "dismissed", "the question was dismissed without an answer")
 
-    def forget(self, session_id: str) -> None:
-        """Drop a session's "for this session" grants (it was closed)."""
-        self._grants.pop(session_id, None)
-
     def _read_text(self, path: Path) -> str | None:
         text = self._editor.open_document_text(path)
         if text is not None:
