@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import types
+
+import pytest
 
 from pi_lsp.agent.permission_policy import PermissionQuestion
 from pi_lsp.agent.permissions import Answer
@@ -159,3 +163,71 @@ async def test_without_anyone_to_ask_a_call_that_asks_is_refused(make_agent):
     await agent.prompt("go")
     assert not (agent.workspace / "ran.txt").exists()
     assert tool_results(agent)[0]["details"]["permission"]["decision"] == "dismissed"
+
+
+class _FakeProtocol:
+    """Records what the LSP asker sends; answers are set on the returned futures."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, object, str]] = []
+        self.notified: list[tuple[str, object]] = []
+        self._request_futures: dict[str, concurrent.futures.Future] = {}
+
+    def send_request(self, method, params, msg_id):
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        self._request_futures[msg_id] = future
+        self.sent.append((method, params, msg_id))
+        return future
+
+    def notify(self, method, params):
+        self.notified.append((method, params))
+
+
+def _lsp_asker():
+    from pi_lsp.handlers.permissions import LspPermissionAsker
+
+    protocol = _FakeProtocol()
+    return LspPermissionAsker(types.SimpleNamespace(protocol=protocol)), protocol
+
+
+QUESTION = PermissionQuestion("bash", "make", reason="the permissions setting asks")
+
+
+async def test_the_lsp_asker_sends_a_show_message_request_and_reads_the_answer():
+    from lsprotocol import types as lsp
+
+    asker, protocol = _lsp_asker()
+    asking = asyncio.ensure_future(asker.ask(QUESTION))
+    await asyncio.sleep(0)
+    [(method, params, request_id)] = protocol.sent
+    assert method == "window/showMessageRequest"
+    assert params.message == "pi wants to run:\nmake\n(the permissions setting asks)"
+    assert [action.title for action in params.actions] == [
+        "Allow",
+        "Allow for this session",
+        "Deny",
+    ]
+    protocol._request_futures[request_id].set_result(lsp.MessageActionItem(title="Deny"))
+    assert await asking is Answer.DENY
+    assert protocol.notified == []
+
+
+async def test_the_lsp_asker_reads_no_choice_as_dismissed():
+    asker, protocol = _lsp_asker()
+    asking = asyncio.ensure_future(asker.ask(QUESTION))
+    await asyncio.sleep(0)
+    protocol._request_futures[protocol.sent[0][2]].set_result(None)
+    assert await asking is None
+
+
+async def test_a_withdrawn_question_is_cancelled_with_cancel_request():
+    asker, protocol = _lsp_asker()
+    asking = asyncio.ensure_future(asker.ask(QUESTION))
+    await asyncio.sleep(0)
+    request_id = protocol.sent[0][2]
+    asking.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asking
+    [(method, params)] = protocol.notified
+    assert (method, params.id) == ("$/cancelRequest", request_id)
+    assert request_id not in protocol._request_futures  # a late answer finds no one waiting
