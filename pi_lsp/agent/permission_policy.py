@@ -39,6 +39,8 @@ _CHAIN = re.compile(r"\|\||&&|[;|&\n]")
 _UNSAFE = re.compile(r"\$\(|`|[<>]")
 FILE_CHANGING_TOOLS = ("write", "edit")
 SUMMARY_LINE_LIMIT = 20_000
+SUMMARY_MAX_BYTES = 5_000_000
+"""A file bigger than this is not read to summarize its overwrite."""
 
 
 @attrs.frozen
@@ -206,6 +208,9 @@ def change_summary(
         count = f"{len(pairs)} replacements, " if len(pairs) > 1 else ""
         return f"{count}−{removed} +{added} lines"
     content = str(arguments.get("content", ""))
+    size = _file_size(path)
+    if size is not None and size > SUMMARY_MAX_BYTES:
+        return f"overwrites a file of {size / 1_000_000:.1f} MB with {_lines(_line_count(content))}"
     current = read_text(path)
     if current is None:
         return f"new file, {_lines(_line_count(content))}"
@@ -217,6 +222,13 @@ def change_summary(
         removed += line.startswith("-")
         added += line.startswith("+")
     return f"overwrites the file: −{removed} +{added} lines"
+
+
+def _file_size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size if path.is_file() else None
+    except OSError:
+        return None
 
 
 def _lines(count: int) -> str:

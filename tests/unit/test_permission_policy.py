@@ -136,6 +136,10 @@ def test_summaries_say_how_big_the_change_is(tmp_path):
         files={"a.py": "1\n2\n3\n"},
     )
     assert overwrite is not None and overwrite.summary == "overwrites the file: −1 +2 lines"
+    big = tmp_path / "big.log"
+    big.write_bytes(b"x" * 6_000_000)
+    huge = ask("write", {"path": "big.log", "content": "x\n"}, tmp_path, trusted=False)
+    assert huge is not None and huge.summary == "overwrites a file of 6.0 MB with 1 line"
     edits = [{"oldText": "a\nb", "newText": "c"}, {"oldText": "d", "newText": "e\nf\ng"}]
     edit = ask("edit", {"path": "a.py", "edits": edits}, tmp_path, trusted=False)
     assert edit is not None and edit.summary == "2 replacements, −3 +4 lines"
