@@ -65,7 +65,7 @@ async def test_a_denied_command_does_not_run_in_an_untrusted_workspace(
 async def test_allow_for_this_session_asks_once_and_shows_the_change(
     client, scripted_llm, workspace
 ):
-    asked = answering(client, "Allow for this session")
+    asked = answering(client, "Allow for this session", "Allow")
     scripted_llm.enqueue(
         replies.tool_calls([("call_1", "write", {"path": "a.txt", "content": "one\ntwo\n"})]),
         replies.tool_calls(
@@ -134,6 +134,7 @@ async def test_aborting_the_turn_withdraws_the_question(client, events, scripted
 
     scripted_llm.enqueue(replies.tool_calls([("call_1", "bash", {"command": "touch ran.txt"})]))
     prompt = asyncio.ensure_future(request(client, "pi/prompt", {"text": "run it"}))
+    await events.wait_for("tool_execution_start")
     await asyncio.wait_for(asked.wait(), 10)
     aborted = await request(client, "pi/abort", {})
     result = await asyncio.wait_for(prompt, 15)
