@@ -218,4 +218,4 @@ def test_statusline_shows_the_session_cost_and_its_cached_share(pi, scripted_mod
     pi.wait_until("require('pi').statusline():find('cached') ~= nil")
     status = pi.lua("return require('pi').statusline()")
     # gpt-4o: 1000 input, 3000 cache-read and 100 output tokens cost $0.00725.
-    assert re.fullmatch(r"pi \d+(\.\d)?k?/100k \(\d+%%\) \$0\.007 \(75%% cached\)", status), status
+    assert re.fullmatch(r"pi \d+(\.\d)?k?/100k \(\d+%%, compacts at \d+%%\) \$0\.007 \(75%% cached\)", status), status
