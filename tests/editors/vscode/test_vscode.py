@@ -38,7 +38,6 @@ SCENARIOS = [
     "skill_completion",
     "steering",
     "retry_notice",
-    "permission_question",
     "stop_turn",
     "compact",
     "navigate_with_summary",
@@ -52,6 +51,7 @@ SCENARIOS = [
     "restore_files",
     "context_edit_marks",
     "api_key",
+    "permission_question",
     "auth_error_notice",
     "setup_view",
 ]

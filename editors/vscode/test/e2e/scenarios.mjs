@@ -511,7 +511,6 @@ export const scenarios = [
   { name: 'skill_completion', run: skillCompletion },
   { name: 'steering', run: steering },
   { name: 'retry_notice', run: retryNotice },
-  { name: 'permission_question', run: permissionQuestion },
   { name: 'stop_turn', run: stopTurn },
   { name: 'compact', run: compact },
   { name: 'navigate_with_summary', run: navigateWithSummary },
@@ -525,6 +524,8 @@ export const scenarios = [
   { name: 'restore_files', run: restoreFiles },
   { name: 'context_edit_marks', run: contextEditMarks },
   { name: 'api_key', run: apiKey },
+  // Late: its extra turn would push the first question out of the tree's view for the navigations.
+  { name: 'permission_question', run: permissionQuestion },
   { name: 'auth_error_notice', run: authErrorNotice },
   { name: 'setup_view', run: setupView },
 ];
