@@ -194,6 +194,11 @@ def _blocks(content: Any) -> list[Any]:
     return blocks
 
 
+def text_content(text: str) -> Any:
+    """A text block as tool call content."""
+    return tool_content(text_block(text))
+
+
 def _content(content: list[Any]) -> list[Any]:
     return [tool_content(block) for block in _blocks(content)]
 
