@@ -175,7 +175,8 @@ class ClientTerminal(Protocol):
 class ClientTerminals(Protocol):
     """A client that runs ``bash`` commands in its own terminals, where the user sees them.
 
-    ``start`` returns None when the client has no terminals (``bash`` runs the command itself).
+    ``start_command`` returns None when the client has no terminals (``bash`` runs the command
+    itself).
     """
 
     async def start_command(self, command: str, cwd: Path) -> ClientTerminal | None: ...
