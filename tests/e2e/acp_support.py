@@ -99,3 +99,13 @@ async def start_streaming(connection, client: RecordingClient, session_id: str, 
     while not client.of_type(AgentMessageChunk):
         await asyncio.sleep(0.02)
     return running
+
+
+def saved_tool_results(workspace: Path) -> list[dict]:
+    """The tool results saved in the workspace's one session file."""
+    file = next((workspace / ".pi" / "sessions").glob("*.jsonl"))
+    return [
+        entry["message"]
+        for entry in map(json.loads, file.read_text().splitlines())
+        if entry.get("message", {}).get("role") == "toolResult"
+    ]

@@ -24,7 +24,7 @@ from acp.schema import (
 
 from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
-from tests.e2e.acp_support import RecordingClient, acp_agent
+from tests.e2e.acp_support import RecordingClient, acp_agent, saved_tool_results
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -95,15 +95,6 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-def tool_results(workspace: Path) -> list[dict]:
-    file = next((workspace / ".pi" / "sessions").glob("*.jsonl"))
-    return [
-        entry["message"]
-        for entry in map(json.loads, file.read_text().splitlines())
-        if entry.get("message", {}).get("role") == "toolResult"
-    ]
-
-
 async def test_allow_once_runs_the_call_and_asks_again_next_time(scripted_llm, workspace, agent):
     connection, client = agent
     scripted_llm.enqueue(
@@ -135,7 +126,7 @@ async def test_allow_once_runs_the_call_and_asks_again_next_time(scripted_llm, w
     shown = client.updates[: client.updates_before_question[0]]
     assert any(isinstance(update, ToolCallStart) for _, update in shown)
     assert (workspace / "one.txt").read_text() == "first\n"
-    assert [result["isError"] for result in tool_results(workspace)] == [False, False]
+    assert [result["isError"] for result in saved_tool_results(workspace)] == [False, False]
 
 
 async def test_allow_for_the_session_is_remembered_for_that_session_only(
@@ -186,7 +177,7 @@ async def test_a_rejected_write_shows_its_diff_and_nothing_is_written(
     final = [u for u in client.of_type(ToolCallProgress) if u.tool_call_id == "call-1"][-1]
     assert final.status == "failed"
     assert "the user denied it" in final.content[0].content.text
-    (result,) = tool_results(workspace)
+    (result,) = saved_tool_results(workspace)
     assert result["isError"] is True and "Not run" in result["content"][0]["text"]
     sent = json.dumps(scripted_llm.requests[-1]["messages"])
     assert "the user denied it" in sent, "the model is told the call was refused"
@@ -210,7 +201,7 @@ async def test_cancel_while_asking_withdraws_the_question_and_ends_the_turn(
     assert len(client.questions) == 1
     assert not (workspace / "ran.txt").exists()
     assert len(scripted_llm.requests) == requests_before + 1, "the turn went on after cancel"
-    (result,) = tool_results(workspace)
+    (result,) = saved_tool_results(workspace)
     assert result["isError"] is True
     final = [u for u in client.of_type(ToolCallProgress) if u.tool_call_id == "call-1"][-1]
     assert final.status == "failed"

@@ -24,7 +24,7 @@ from acp.schema import (
 
 from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
-from tests.e2e.acp_support import RecordingClient, acp_agent, start_streaming
+from tests.e2e.acp_support import RecordingClient, acp_agent, saved_tool_results, start_streaming
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -118,15 +118,6 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-def tool_results(workspace: Path) -> list[dict]:
-    file = next((workspace / ".pi" / "sessions").glob("*.jsonl"))
-    return [
-        entry["message"]
-        for entry in map(json.loads, file.read_text().splitlines())
-        if entry.get("message", {}).get("role") == "toolResult"
-    ]
-
-
 async def test_a_command_runs_in_the_clients_terminal_and_its_output_is_the_result(
     scripted_llm, workspace, agent
 ):
@@ -147,7 +138,7 @@ async def test_a_command_runs_in_the_clients_terminal_and_its_output_is_the_resu
     assert all(u.content[0].type == "terminal" for u in updates)
     assert {u.content[0].terminal_id for u in updates} == {"term-1"}
     assert updates[-1].status == "failed"
-    (result,) = tool_results(workspace)
+    (result,) = saved_tool_results(workspace)
     assert result["content"][0]["text"] == "line-1\noops\n\n\nCommand exited with code 3"
     assert result["details"]["exitCode"] == 3 and result["details"]["terminalId"] == "term-1"
     sent = json.dumps(scripted_llm.requests[-1]["messages"])
@@ -165,7 +156,7 @@ async def test_a_timeout_kills_the_terminal(scripted_llm, workspace, agent):
         connection.prompt(session_id=session.session_id, prompt=[text_block("run")]), 20
     )
     assert [call for call, _ in client.calls] == ["create", "wait", "kill", "output", "release"]
-    (result,) = tool_results(workspace)
+    (result,) = saved_tool_results(workspace)
     assert result["content"][0]["text"] == "start\n\n\nCommand timed out after 1 seconds"
     assert result["details"]["timedOut"] is True
 
@@ -183,6 +174,6 @@ async def test_cancel_kills_the_terminal_and_keeps_its_output(scripted_llm, work
     terminal_id = f"term-{len(client.created)}"
     assert [call for call, _ in client.calls][-3:] == ["kill", "output", "release"]
     assert client.processes[terminal_id].returncode == -signal.SIGKILL
-    (result,) = tool_results(workspace)
+    (result,) = saved_tool_results(workspace)
     assert result["content"][0]["text"] == "started\n\n\nCommand aborted"
     assert result["isError"] is True
