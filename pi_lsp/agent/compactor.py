@@ -146,7 +146,7 @@ class Compactor:
     ) -> CompactionResult:
         from pi_lsp.compaction.summarize import (
             editor_file_ops_in,
-            entries_to_summarize,
+            editor_records_to_fold_in,
             summarize_compaction,
         )
 
@@ -185,9 +185,7 @@ class Compactor:
                 call.complete,
                 max_output_tokens=call.max_output_tokens,
                 instructions=instructions,
-                editor_file_ops=editor_file_ops_in(
-                    entries_to_summarize(path, preparation.first_kept_entry_id)
-                ),
+                editor_file_ops=editor_file_ops_in(editor_records_to_fold_in(path)),
                 in_cache=call.in_cache,
                 file_exists=self.live.file_exists(),
             )
