@@ -26,8 +26,7 @@ def average(numbers):
 
 
 def median(numbers):
-    """The middle value of a non-empty list of numbers (the mean of the two middle ones when
-    there is an even number of them)."""
+    """The middle value of a non-empty list of numbers."""
     ordered = sorted(numbers)
     middle = len(ordered) // 2
     if len(ordered) % 2:
@@ -50,12 +49,12 @@ def clamp(number, lowest, highest):
     """number, moved into the range from lowest to highest."""
     return max(lowest, min(number, highest))
 '''
-TEST_CALC_PY = '''from calc import total
+TEST_CALC_PY = """from calc import total
 
 
 def test_total():
     assert total([1, 2, 3]) == 6
-'''
+"""
 TODO_MD = """# TODO
 
 - average() returns wrong numbers
@@ -76,20 +75,20 @@ BUGGY_LINE = "return total(numbers) / (len(numbers) + 1)"
 FIXED_LINE = "return total(numbers) / len(numbers)"
 EMPTY_LIST_GUARD = "if not numbers:"
 
-# What the user adds to test_calc.py in the editor before saving it.
-USER_TEST = '''
+# What the user adds to test_calc.py in the editor (the second answer's assertion) before saving.
+USER_TEST = """
 
 def test_average():
     from calc import average
 
     assert average([2, 4, 6]) == 4
-'''
+"""
 
 FIRST_PROMPT = (
     "average() in calc.py returns wrong numbers. Read calc.py, fix the bug with the edit tool, "
     "and tell me in one sentence what was wrong."
 )
-SECOND_PROMPT = "I added test_average to test_calc.py. Which case does it still miss?"
+SECOND_PROMPT = "Write a one-line pytest assertion that would have caught that bug."
 THIRD_PROMPT = "Make average() of an empty list return 0.0."
 COMPACT_FOCUS = "Keep what is left to do on calc.py."
 
@@ -97,9 +96,7 @@ FIRST_ANSWER = (
     "average() divided the total by len(numbers) + 1 instead of len(numbers), so every mean "
     "came out too small; it now divides by the number of items."
 )
-SECOND_ANSWER = (
-    "The empty list: `average([])` raises ZeroDivisionError, and TODO.md wants 0.0 there."
-)
+SECOND_ANSWER = "`assert average([2, 4, 6]) == 4` (the buggy version returned 3.0)."
 THIRD_ANSWER = "average([]) now returns 0.0; every other list gives the same mean as before."
 
 COMPACTION_SUMMARY = """## Goal
@@ -111,9 +108,6 @@ Fix average() in calc.py, which returned wrong numbers.
 ## Progress
 ### Done
 - [x] calc.py: average() divided by `len(numbers) + 1`; it now divides by `len(numbers)`.
-
-### In Progress
-(none)
 
 ## Key Decisions
 - **One-line fix**: only the divisor changed, nothing else in calc.py.

@@ -3,9 +3,10 @@ server answers, and the facts each step checks (in the session file, on disk, in
 scripted model received).
 
 1. a prompt the model answers with ``read`` and ``edit`` calls on ``calc.py``;
-2. the user opens ``TODO.md`` and edits and saves ``test_calc.py`` in the editor;
-3. a second prompt, before which the server records the editor's reads and saves;
-4. ``pi/compact`` with focus instructions: the summary and its file lists, the context size;
+2. a second prompt;
+3. the user opens ``TODO.md`` and edits and saves ``test_calc.py`` in the editor;
+4. ``pi/compact`` with focus instructions: the summary with its file lists (the agent's files and
+   the editor's), the context size before and after, the editor's files recorded;
 5. a third prompt: the request carries the summary instead of the old messages;
 6. ``pi/navigate`` back to the third prompt with ``summarize``: the branch summary, the editor text;
 7. the same navigation with ``restoreFiles``: ``calc.py`` as it was there, then forward again;
@@ -76,8 +77,8 @@ class Story:
         created = await self.client.request("pi/newSession", {"name": SESSION_NAME})
         self.session_id, self.session_path = created["sessionId"], created["path"]
         await self.first_prompt()
-        self.editor_reads_and_saves()
         await self.second_prompt()
+        self.editor_reads_and_saves()
         await self.compact()
         await self.third_prompt()
         await self.navigate_with_summary()
@@ -94,8 +95,12 @@ class Story:
             script.FIXED_LINE in self._read("calc.py"), "calc.py is fixed on disk by the agent"
         )
 
+    async def second_prompt(self) -> None:
+        self.out.title("2. a second prompt")
+        await self.client.prompt(script.SECOND_PROMPT)
+
     def editor_reads_and_saves(self) -> None:
-        self.out.title("2. the editor: the user opens two files, adds a test, saves")
+        self.out.title("3. the editor: the user opens two files, adds a test, saves")
         self.client.open_document("TODO.md")
         self.client.open_document("test_calc.py")
         self.client.edit_and_save_document(
@@ -109,24 +114,8 @@ class Story:
                 "textDocument/didSave    test_calc.py",
                 "",
                 "An opened document counts as read, a saved change as modified, as if the",
-                "agent had done it; the server records them before the next prompt.",
+                "agent had done it. The server records them with the next prompt or compaction.",
             ]
-        )
-
-    async def second_prompt(self) -> None:
-        self.out.title("3. a second prompt, after the editor's files are recorded")
-        await self.client.prompt(script.SECOND_PROMPT)
-        records = [
-            entry["data"]
-            for entry in self._entries()
-            if entry.get("type") == "custom" and entry.get("customType") == EDITOR_FILE_OPS_TYPE
-        ]
-        self.out.say(f"\nthe session file now has a {EDITOR_FILE_OPS_TYPE} entry (pi ignores it):")
-        for record in records:
-            self.out.say("  " + json.dumps(record))
-        self.out.check(
-            {"readFiles": ["TODO.md"], "modifiedFiles": ["test_calc.py"]} in records,
-            "recorded: TODO.md read and test_calc.py modified in the editor",
         )
 
     async def compact(self) -> None:
@@ -144,6 +133,24 @@ class Story:
         )
         after = (await self._state())["contextUsage"]
         self.out.say(f"context after: {tokens_text(after)}")
+        records = [
+            entry
+            for entry in self._entries()
+            if entry.get("type") == "custom" and entry.get("customType") == EDITOR_FILE_OPS_TYPE
+        ]
+        self.out.say(
+            f"the editor's files, recorded after it ({EDITOR_FILE_OPS_TYPE}, pi ignores it):"
+        )
+        for record in records:
+            self.out.say("  " + json.dumps(record["data"]))
+        self.out.check(
+            any(
+                record["data"] == {"readFiles": ["TODO.md"], "modifiedFiles": ["test_calc.py"]}
+                and record["parentId"] == result["entryId"]
+                for record in records
+            ),
+            "the session records TODO.md as read and test_calc.py as modified in the editor",
+        )
         self._check_compaction(result)
 
     def _check_compaction(self, result: dict[str, Any]) -> None:
@@ -159,7 +166,7 @@ class Story:
         self.out.check(
             {"calc.py", "test_calc.py"} <= set(result["modifiedFiles"])
             and "test_calc.py" in result["summary"].split("<modified-files>")[-1],
-            "<modified-files> lists calc.py (the agent's edit) and test_calc.py (the editor's save)",
+            "<modified-files> lists calc.py (the agent's edit), test_calc.py (the editor's save)",
         )
         if self.scripted is not None:
             asked = json.dumps(self.scripted.requests[-1]["messages"])
@@ -169,7 +176,7 @@ class Story:
             )
 
     async def third_prompt(self) -> None:
-        self.out.title("5. a third prompt: the request carries the summary")
+        self.out.title("5. a third prompt: its request carries the summary")
         first_request = len(self.scripted.requests) if self.scripted is not None else 0
         result = await self.client.prompt(script.THIRD_PROMPT)
         self.third_prompt_id, self.third_answer_id = result["userEntryId"], result["leafId"]
@@ -188,7 +195,9 @@ class Story:
             "it carries the summary; the first prompt and its tool calls are gone",
         )
         after = (await self._state())["contextUsage"]
-        self.out.say(f"\ncontext before the compaction: {tokens_text(self.context_before_compaction)}")
+        self.out.say(
+            f"\ncontext before the compaction: {tokens_text(self.context_before_compaction)}"
+        )
         self.out.say(f"context now, third prompt included: {tokens_text(after)}")
 
     async def navigate_with_summary(self) -> None:
@@ -220,21 +229,25 @@ class Story:
     async def navigate_with_files(self) -> None:
         self.out.title("7. the same navigation with restoreFiles, and forward again")
         await self._navigate(self.third_answer_id)
-        self.out.say(f"pi/navigate to the third answer {self.third_answer_id}, then back:")
+        self.out.say(f"pi/navigate to the third answer {self.third_answer_id}: the leaf is back.")
+        self.out.say("pi/fileChanges previews going back to the third prompt:")
         preview = await self.client.request(
             "pi/fileChanges", {"sessionId": self.session_id, "toId": self.third_prompt_id}
         )
         for file in preview["files"]:
-            self.out.lines(file["diff"].splitlines()[2:], indent="  ")
+            self.out.lines(file["diff"].splitlines()[2:], indent="    ")
         back = await self._navigate(self.third_prompt_id, restore_files=True)
-        self.out.say(f"files: {_file_outcomes(back)}")
+        self.out.say(f"pi/navigate back with restoreFiles: {_file_outcomes(back)}")
         calc = self._read("calc.py")
         self.out.check(
             script.FIXED_LINE in calc and script.EMPTY_LIST_GUARD not in calc,
             "calc.py is back as it was there: fixed, without the empty-list guard",
         )
         forward = await self._navigate(self.third_answer_id, restore_files=True)
-        self.out.say(f"\nforward again to {self.third_answer_id}: files: {_file_outcomes(forward)}")
+        self.out.say(
+            f"\npi/navigate forward again to {self.third_answer_id} with restoreFiles: "
+            + _file_outcomes(forward)
+        )
         self.out.check(
             script.EMPTY_LIST_GUARD in self._read("calc.py"),
             "forward again, calc.py has the guard back",
@@ -248,7 +261,10 @@ class Story:
         fork = await self.client.request(
             "pi/fork", {"sessionId": self.session_id, "entryId": self.third_answer_id}
         )
-        self.out.say(f"\nfork: new session {fork['sessionId']} in {fork['path']}")
+        self.out.say(
+            f"\npi/fork made session {fork['sessionId']}: the path from the root to the third "
+            "answer"
+        )
         self.out.title("done")
         self.out.say(f"workspace:    {self.workspace}")
         self.out.say(f"session file: {self.session_path}")

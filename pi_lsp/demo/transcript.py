@@ -57,14 +57,14 @@ def message_line(message: dict[str, Any], width: int = 60) -> str:
     """One request message as its role and the start of its text."""
     content = message.get("content")
     if isinstance(content, list):
-        content = " ".join(
-            str(part.get("text", "")) for part in content if isinstance(part, dict)
-        )
+        content = " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     text = " ".join(str(content or "").split())
     if not text and message.get("tool_calls"):
-        text = "(tool calls: " + ", ".join(
-            call["function"]["name"] for call in message["tool_calls"]
-        ) + ")"
+        text = (
+            "(tool calls: "
+            + ", ".join(call["function"]["name"] for call in message["tool_calls"])
+            + ")"
+        )
     if len(text) > width:
         text = text[: width - 1] + "…"
     return f"{message.get('role', '?'):<9} {text}"
