@@ -32,12 +32,10 @@ tokens long, and a compaction keeps this much of the most recent conversation ve
 
 @attrs.frozen
 class Backend:
-    """Which model the server talks to: its ``initializationOptions`` and environment changes."""
+    """Which model the server talks to: its ``initializationOptions``."""
 
     description: str
     options: dict[str, Any]
-    environment: dict[str, str | None]
-    timeout: float
 
 
 def scripted_backend(base_url: str) -> Backend:
@@ -51,15 +49,6 @@ def scripted_backend(base_url: str) -> Backend:
             "apiBase": base_url,
             "compaction": {"keepRecentTokens": KEEP_RECENT_TOKENS},
         },
-        # The scripted server must win over whatever model the user configured, and litellm must
-        # not fetch its price list from the internet for a model that costs nothing.
-        environment={
-            "PI_LSP_MODEL": None,
-            "PI_LSP_API_BASE": None,
-            "PI_LSP_API_KEY": None,
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        },
-        timeout=SCRIPTED_TIMEOUT_SECONDS,
     )
 
 
@@ -67,18 +56,36 @@ def real_backend(model: str) -> Backend:
     return Backend(
         description=f"{model} (a real model: the prompts are the demo's, the answers are its own)",
         options={"model": model, "compaction": {"keepRecentTokens": KEEP_RECENT_TOKENS}},
-        # PI_LSP_MODEL outranks the model setting in the server, so --model must go there too.
-        environment={"PI_LSP_MODEL": model},
-        timeout=REAL_MODEL_TIMEOUT_SECONDS,
     )
 
 
-class DemoClient:
-    """An editor's side of the story: requests, document notifications, the turn transcript."""
+def server_environment(real_model: str | None) -> dict[str, str]:
+    """The server's environment: the user's, with the model the demo runs on."""
+    environment = dict(os.environ)
+    # The demo's sessions belong in its workspace, wherever the user keeps their own.
+    environment.pop("PI_CODING_AGENT_SESSION_DIR", None)
+    if real_model is not None:
+        # PI_LSP_MODEL outranks the model setting in the server, so --model must go there too.
+        environment["PI_LSP_MODEL"] = real_model
+        return environment
+    # The scripted server must win over whatever model the user configured, and litellm must
+    # not fetch its price list from the internet for a model that costs nothing.
+    for name in ("PI_LSP_MODEL", "PI_LSP_API_BASE", "PI_LSP_API_KEY"):
+        environment.pop(name, None)
+    environment["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    return environment
 
-    def __init__(self, workspace: Path, backend: Backend, transcript: Transcript) -> None:
+
+class DemoClient:
+    """An editor's side of the story: requests, document notifications, the turn transcript.
+
+    Entering starts the server process; ``initialize`` follows once the model is known, so the
+    server's start-up overlaps the scripted model's.
+    """
+
+    def __init__(self, workspace: Path, transcript: Transcript, real_model: str | None) -> None:
         self._workspace = workspace
-        self._backend = backend
+        self._real_model = real_model
         self._client: PiClient | None = None
         self._transcript = transcript
         self._printer = TurnPrinter(transcript)
@@ -99,24 +106,26 @@ class DemoClient:
 
         # pygls warns on stderr about things the demo does not care about.
         logging.getLogger("pygls").setLevel(logging.ERROR)
-        self._client = client = PiClient("pi-lsp-demo", timeout=self._backend.timeout)
+        timeout = (
+            SCRIPTED_TIMEOUT_SECONDS if self._real_model is None else REAL_MODEL_TIMEOUT_SECONDS
+        )
+        self._client = client = PiClient("pi-lsp-demo", timeout=timeout)
         client.events.listen(self._printer.on_event)
         client.feature(types.WINDOW_SHOW_MESSAGE)(
             lambda params: print(f"[server] {params.message}")
         )
-        await client.start_server(env=_server_environment(self._backend))
-        try:
-            result = await client.initialize_workspace(self._workspace, self._backend.options)
-        except BaseException:
-            await self.__aexit__(*sys.exc_info())
-            raise
+        await client.start_server(env=server_environment(self._real_model))
+        return self
+
+    async def initialize(self, backend: Backend) -> None:
+        """``initialize`` with the model's options, then ``initialized``."""
+        result = await self._started.initialize_workspace(self._workspace, backend.options)
         info = result.server_info
         self._transcript.say(
             f"server: {sys.executable} -m pi_lsp over stdio ({info.name} {info.version})"
             if info
             else "server: started"
         )
-        return self
 
     async def __aexit__(self, exc_type, exc, traceback) -> None:
         # Asked before stopping: only a server that ended on its own explains the failure.
@@ -206,18 +215,6 @@ class DemoClient:
 
 def _language_of(path: Path) -> str:
     return {".py": "python", ".md": "markdown"}.get(path.suffix, "plaintext")
-
-
-def _server_environment(backend: Backend) -> dict[str, str]:
-    environment = dict(os.environ)
-    # The demo's sessions belong in its workspace, wherever the user keeps their own.
-    environment.pop("PI_CODING_AGENT_SESSION_DIR", None)
-    for key, value in backend.environment.items():
-        if value is None:
-            environment.pop(key, None)
-        else:
-            environment[key] = value
-    return environment
 
 
 # ------------------------------------------------------------------------------ the turn transcript

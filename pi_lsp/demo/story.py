@@ -35,18 +35,19 @@ PI_PACKAGE = "@earendil-works/pi-coding-agent@0.84.2"
 async def run_story(workspace: Path, real_model: str | None, transcript: Transcript) -> None:
     """Start the model (the scripted one unless ``real_model``) and the server, tell the story."""
     scripted = None
+    transcript.say(f"pi-lsp demo in {workspace}")
     try:
-        if real_model is None:
-            from pi_lsp.scripted_llm import ScriptedLLM
+        async with DemoClient(workspace, transcript, real_model) as client:
+            if real_model is None:
+                from pi_lsp.scripted_llm import ScriptedLLM
 
-            scripted = ScriptedLLM(script.scripted_replies())
-            await scripted.start()
-            backend = scripted_backend(scripted.base_url)
-        else:
-            backend = real_backend(real_model)
-        transcript.say(f"pi-lsp demo in {workspace}")
-        transcript.say(f"model: {backend.description}")
-        async with DemoClient(workspace, backend, transcript) as client:
+                scripted = ScriptedLLM(script.scripted_replies())
+                await scripted.start()
+                backend = scripted_backend(scripted.base_url)
+            else:
+                backend = real_backend(real_model)
+            transcript.say(f"model: {backend.description}")
+            await client.initialize(backend)
             await Story(client, workspace, transcript, scripted).tell()
     finally:
         if scripted is not None:
@@ -185,8 +186,8 @@ class Story:
             self.out.say("\nthe messages of the request the model received for it:")
         else:
             messages = self._context_messages()
-            self.out.say("\n(a real model's requests are not recorded; the context pi-lsp built")
-            self.out.say(" for it from the session file:)")
+            self.out.say("\n(a real model's requests are not recorded here; the messages pi-lsp")
+            self.out.say(" built for it from the session file, after the system prompt:)")
         self.out.lines([message_line(message) for message in messages])
         texts = [json.dumps(message.get("content")) for message in messages]
         self.out.check(
@@ -306,10 +307,14 @@ class Story:
         return ", ".join(roles) or "nothing"
 
     def _context_messages(self) -> list[dict[str, Any]]:
+        """The messages pi-lsp built for the third prompt from the session file, as the model
+        gets them (pi's own roles turned into user text); the system prompt is not in the file."""
+        from pi_lsp.session.messages import convert_to_llm
         from pi_lsp.session.session import Session
 
         with Session.open(Path(self.session_path), writable=False) as session:
-            return [dict(message) for message in session.build_context().messages]
+            context = session.build_context(self.third_prompt_id)
+        return [dict(message) for message in convert_to_llm(context.messages)]
 
 
 def _file_outcomes(result: dict[str, Any]) -> str:

@@ -6,10 +6,12 @@ checkpoint ledger, the project's files), not only in what it prints.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +35,10 @@ STEP_TITLES = [
 CHECK_COUNT = 11
 
 
-def run_demo(*arguments: str, cwd: Path) -> subprocess.CompletedProcess:
-    environment = server_environment()
+def run_demo(
+    *arguments: str, cwd: Path, extra_environment: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    environment = {**server_environment(), **(extra_environment or {})}
     # Run from outside the repository, as a user would, and still import this checkout.
     environment["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")])
@@ -199,3 +203,47 @@ def test_the_demo_refuses_a_directory_that_is_not_empty(tmp_path):
     assert completed.returncode != 0
     assert completed.stderr.count("\n") == 1 and "is not empty" in completed.stderr
     assert sorted(path.name for path in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_with_a_real_model_the_context_comes_from_the_session_file(tmp_path):
+    """``--model`` runs the same story on another model (here the scripted server behind an
+    OpenAI-compatible endpoint the demo does not know): no request is recorded, so the third
+    step shows the context built from the session file."""
+    from pi_lsp.scripted_llm import ScriptedLLM
+
+    ready = threading.Event()
+    stopping: dict[str, Any] = {}
+
+    def serve() -> None:
+        async def main() -> None:
+            model = ScriptedLLM(script.scripted_replies())
+            await model.start()
+            stopping["url"], stopping["event"] = model.base_url, asyncio.Event()
+            stopping["loop"] = asyncio.get_running_loop()
+            ready.set()
+            await stopping["event"].wait()
+            await model.stop()
+
+        asyncio.run(main())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(30)
+    try:
+        completed = run_demo(
+            str(tmp_path / "workspace"),
+            "--model",
+            "openai/scripted",
+            cwd=tmp_path,
+            extra_environment={"PI_LSP_API_BASE": stopping["url"]},
+        )
+    finally:
+        stopping["loop"].call_soon_threadsafe(stopping["event"].set)
+        thread.join(30)
+    transcript = completed.stdout
+    assert completed.returncode == 0, transcript[-3000:] + completed.stderr
+    assert "model: openai/scripted (a real model" in transcript
+    assert "✗" not in transcript and transcript.count("  ✓ ") == CHECK_COUNT - 1
+    shown = transcript.split("after the system prompt:)\n")[1].splitlines()
+    assert [line.split()[0] for line in shown[:4]] == ["user", "user", "assistant", "user"]
+    assert "The conversation history before this point was compacted" in shown[0]
