@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 
 from pi_lsp.demo import script
-from pi_lsp.demo.client import DemoClient, real_backend, scripted_backend
+from pi_lsp.demo.client import KEEP_RECENT_TOKENS, DemoClient, real_backend, scripted_backend
 from pi_lsp.demo.errors import DemoError
 from pi_lsp.demo.transcript import Transcript, message_line, render_tree, tokens_text
 
@@ -131,6 +131,10 @@ class Story:
         self.out.say(
             f"\ncompaction entry {result['entryId']}; kept verbatim from "
             f"{result['firstKeptEntryId']} on: {self._kept_messages(result['firstKeptEntryId'])}"
+        )
+        self.out.say(
+            f"(the demo keeps {KEEP_RECENT_TOKENS} recent tokens, compaction.keepRecentTokens;"
+            "\n pi's default of 20000 would keep the whole of this short story)"
         )
         after = (await self._state())["contextUsage"]
         self.out.say(f"context after: {tokens_text(after)}")
