@@ -65,6 +65,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "scripted_llm": set(),
     "client": {"protocol", "__version__"},
+    "demo": {"client", "scripted_llm", "session", "errors"},
 }
 """pi-lsp's own packages each package may import (itself always)."""
 
