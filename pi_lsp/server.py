@@ -69,6 +69,10 @@ class PiLanguageServer(LanguageServer):
         """The task reloading resources as their files change (started at ``initialized``)."""
         self.configuration_pull: asyncio.Task | None = None
         """The latest ``workspace/configuration`` request (kept so the task is not collected)."""
+        self.event_loop: asyncio.AbstractEventLoop | None = None
+        """The loop serving the client (known from ``initialize`` on)."""
+        self.editor_watch: asyncio.Task | None = None
+        """The task watching the editor process named in ``initialize`` (see ``client_gone``)."""
 
     def editor_bridge(self):
         from pi_lsp.handlers.editor import LspEditorBridge
