@@ -81,6 +81,19 @@ def exit_soon(reason: str) -> None:
     threading.Thread(target=end, name="exit-watchdog", daemon=True).start()
 
 
+def watch_the_client(server, editor_pid: int | None) -> None:
+    """At ``initialize``: remember the serving loop, and watch the editor process if it is named
+    (and is not this process itself)."""
+    try:
+        server.event_loop = asyncio.get_running_loop()
+    except RuntimeError:  # initialize called outside a server (a test): nothing to watch
+        return
+    if editor_pid is not None and editor_pid != os.getpid():
+        server.editor_watch = server.event_loop.create_task(
+            watch_editor_process(server, editor_pid)
+        )
+
+
 async def watch_editor_process(server, pid: int) -> None:
     """Poll the editor process; once it is gone, save what the turns have and exit."""
     while is_running(pid):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from pathlib import Path
 
 from lsprotocol import types
@@ -21,7 +20,7 @@ from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
 from pi_lsp.handlers import configuration
 from pi_lsp.handlers.base import to_plain
-from pi_lsp.handlers.client_gone import watch_editor_process
+from pi_lsp.handlers.client_gone import watch_the_client
 from pi_lsp.handlers.progress import Progress
 from pi_lsp.logs import ClientLogHandler
 from pi_lsp.services import Services
@@ -54,9 +53,7 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
         progress=lambda token, title: Progress(ls, token, title),
         initialization_options=options,
     )
-    ls.event_loop = asyncio.get_running_loop()
-    if params.process_id is not None and params.process_id != os.getpid():
-        ls.editor_watch = ls.event_loop.create_task(watch_editor_process(ls, params.process_id))
+    watch_the_client(ls, params.process_id)
     for problem in config.problems:
         logger.warning("configuration: %s", problem)
     logger.info("pi-lsp serving %s; sessions in %s", root, config.session_dir)
