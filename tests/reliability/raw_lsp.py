@@ -62,6 +62,22 @@ class RawLsp:
 
         return await asyncio.wait_for(arrived(), timeout)
 
+    async def answer_or_parse_error(self, request_id: Any, timeout: float = 30) -> dict:
+        """The answer to ``request_id``, or the next Parse error without an id (a body the
+        server could not decode cannot be answered with its id)."""
+
+        async def arrived() -> dict:
+            while request_id not in self.responses and not self.null_id_errors:
+                if self._reader.done():
+                    raise ConnectionError("the server closed the connection")
+                self._arrived.clear()
+                await self._arrived.wait()
+            if request_id in self.responses:
+                return self.responses.pop(request_id)
+            return self.null_id_errors.pop(0)
+
+        return await asyncio.wait_for(arrived(), timeout)
+
     async def drain(self) -> None:
         assert self.process.stdin is not None
         await self.process.stdin.drain()
