@@ -21,6 +21,7 @@ from pi_lsp.config import load_config
 from pi_lsp.handlers import configuration
 from pi_lsp.handlers.base import to_plain
 from pi_lsp.handlers.client_gone import watch_the_client
+from pi_lsp.handlers.permissions import LspPermissionAsker
 from pi_lsp.handlers.progress import Progress
 from pi_lsp.logs import ClientLogHandler
 from pi_lsp.services import Services
@@ -52,6 +53,7 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
         editor=ls.editor_bridge(),
         progress=lambda token, title: Progress(ls, token, title),
         initialization_options=options,
+        asker=LspPermissionAsker(ls),
     )
     watch_the_client(ls, params.process_id)
     for problem in config.problems:
