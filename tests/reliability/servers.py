@@ -40,7 +40,7 @@ async def start_server(
     options: dict[str, Any],
     *,
     environment: dict[str, str] | None = None,
-    timeout: float = 60.0,
+    timeout: float = 300.0,
 ) -> PiClient:
     client = PiClient(timeout=timeout)
     env = isolated_environment(home)

@@ -39,7 +39,7 @@ def is_running(pid: int) -> bool:
 
 
 async def start(home: Path, workspace: Path, options: dict, editor_pid: int | None) -> PiClient:
-    client = PiClient(timeout=60)
+    client = PiClient(timeout=300)
     await client.start_server(env=isolated_environment(home))
     params = types.InitializeParams(
         capabilities=types.ClientCapabilities(),
@@ -133,7 +133,7 @@ async def turn_under_way(
             return
         if pid_file is None and "text_delta" in client.events.types():
             return
-        if prompt.done() or time.monotonic() - waited > 120:
+        if prompt.done() or time.monotonic() - waited > 300:
             raise AssertionError(f"{how}: the turn never got going: {client.events.types()}")
         await asyncio.sleep(0.05)
 

@@ -173,7 +173,7 @@ async def test_ten_thousand_fuzzed_requests_are_all_answered(tmp_path):
                 ids.append(request_id)
             await server.drain()
             for request_id in ids:
-                answer = await server.answer_or_parse_error(request_id, 60)
+                answer = await server.answer_or_parse_error(request_id, 300)
                 code = answer.get("error", {}).get("code", 0)
                 assert code != -32603, (drawn[request_id - 1], answer)  # never an internal error
                 codes[code] = codes.get(code, 0) + 1

@@ -109,7 +109,7 @@ async def one_trial(
             wait_for(client, command, "tool_execution_update", since),
             wait_for(client, compacting, "compaction_start", since),
         ),
-        120,
+        300,
     )
     await asyncio.sleep(rng.uniform(0, 0.4))
     return work
