@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_server(arguments: argparse.Namespace) -> int:
     """Serve LSP over stdio (the default) or TCP until the client exits."""
+    from pi_lsp.handlers.client_gone import WatchedInput, leave_when_stdin_ends
     from pi_lsp.logs import configure_logging
     from pi_lsp.server import build_server
 
@@ -83,7 +84,8 @@ def run_server(arguments: argparse.Namespace) -> int:
         # (litellm logs INFO records there, libraries print) goes to stderr instead.
         lsp_output = sys.stdout.buffer
         sys.stdout = sys.stderr
-        server.start_io(stdin=sys.stdin.buffer, stdout=lsp_output)
+        lsp_input = WatchedInput(sys.stdin.buffer, leave_when_stdin_ends(server))
+        server.start_io(stdin=lsp_input, stdout=lsp_output)  # type: ignore[arg-type]
     return 0
 
 
