@@ -90,7 +90,7 @@ def _load_quietly(configured_model: Callable[[], ModelConfig | None] | None) -> 
     try:
         model = configured_model() if configured_model is not None else None
         if model is not None and direct.serves(model):
-            direct.preload()
+            direct.preload(model)
         else:
             load_litellm()
     except Exception:

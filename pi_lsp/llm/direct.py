@@ -87,9 +87,14 @@ def _without_empty_content(message: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
-def preload() -> None:
-    """Import what the first request needs (a tenth of a second), off the event loop."""
+def preload(model: ModelConfig) -> None:
+    """Load what the first request needs (tenths of a second), off the event loop: aiohttp, and
+    the model table (whether the model reasons, its prices)."""
     import aiohttp  # noqa: F401
+
+    from pi_lsp.llm.models import model_info
+
+    model_info(model)
 
 
 async def _session() -> aiohttp.ClientSession:
