@@ -365,9 +365,7 @@ async def measure(scratch: Path, quick: bool, deltas: int) -> dict[str, dict[str
                     statistics.median(run[key] for run in starts[kind.__name__]) * 1000
                 )
             figures.update(await streaming_and_memory(setup, kind, deltas))
-            figures.update(
-                await turns_and_sessions(setup, kind, 5 if quick else 15, sessions)
-            )
+            figures.update(await turns_and_sessions(setup, kind, 5 if quick else 15, sessions))
     return results
 
 
@@ -384,8 +382,8 @@ ROWS = (
 def print_table(results: dict[str, dict[str, float]], deltas: int, big_entries: int) -> None:
     ours, pis = results["PiLsp"], results["Pi"]
     print(f"\n{'':50} {'pi-lsp':>9} {'pi 0.84.2':>10} {'ratio':>7}  goal")
-    for key, label, goal in ROWS:
-        label = label.replace("big session", f"{big_entries // 1000}k-entry session")
+    for key, row_label, goal in ROWS:
+        label = row_label.replace("big session", f"{big_entries // 1000}k-entry session")
         ratio = ours[key] / pis[key] if pis.get(key) else float("nan")
         print(f"{label:50} {ours[key]:>9.1f} {pis[key]:>10.1f} {ratio:>6.2f}x  {goal}")
     print(

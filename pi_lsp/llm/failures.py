@@ -71,7 +71,7 @@ class ProviderError(Exception):
         self.description = description
 
 
-def provider_error(status_code: int | None, body: str) -> ProviderError:
+def provider_error(status_code: int, body: str) -> ProviderError:
     """The error for an OpenAI-compatible endpoint's answer ``body`` with ``status_code``.
 
     Its text is what ``describe_error`` makes of litellm's exception for the same answer: the

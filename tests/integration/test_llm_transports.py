@@ -23,7 +23,10 @@ scripted_llm = fixtures.scripted_llm
 READ_TOOL = ToolSpec(
     "read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}
 )
-PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAC"
+    "hwGA60e6kgAAAABJRU5ErkJggg=="
+)
 CONVERSATION = [
     {
         "role": "user",
@@ -196,8 +199,8 @@ async def main():
         stream = AssistantStream(request)
         deltas = [event async for event in stream.events() if event.kind == "text_delta"]
         assert len(deltas) == 50 and stream.message["stopReason"] == "stop", stream.message
-    leaked = sorted({name.split(".")[0] for name in sys.modules} & {"litellm", "openai", "pydantic"})
-    print(leaked)
+    loaded = {name.split(".")[0] for name in sys.modules}
+    print(sorted(loaded & {"litellm", "openai", "pydantic"}))
 
 asyncio.run(main())
 """
@@ -210,6 +213,19 @@ def test_direct_streaming_builds_no_pydantic_objects() -> None:
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_direct_cache_parameters_are_those_litellm_forwards() -> None:
+    """The direct path sends the prompt-cache parameters litellm forwards to an ``openai/…``
+    endpoint without asking litellm (which it does not load)."""
+    from pi_lsp.llm._litellm import load_litellm
+    from pi_lsp.llm.stream import DIRECT_CACHE_PARAMETERS
+
+    litellm = load_litellm()
+    for model_id in ("scripted", "qwen3-coder", "gpt-4o"):
+        supported = litellm.get_supported_openai_params(model_id, "openai") or []
+        assert set(DIRECT_CACHE_PARAMETERS) <= set(supported), model_id
