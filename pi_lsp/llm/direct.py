@@ -133,7 +133,8 @@ async def stream_chunks(
     url = str(model.api_base).rstrip("/") + "/chat/completions"
     timeout = arguments.get("timeout")
     request_headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-    api_key = arguments.get("api_key")
+    # Like litellm's OpenAI client: without a key of its own, the environment's OpenAI key.
+    api_key = arguments.get("api_key") or os.environ.get("OPENAI_API_KEY")
     if api_key:
         request_headers["Authorization"] = f"Bearer {api_key}"
     request_headers.update(headers)
