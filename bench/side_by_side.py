@@ -26,7 +26,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,6 +45,7 @@ from server_common import (
     process_cpu_seconds,
     replies,
 )
+from server_turns import generate_big_session
 
 PROVIDER, MODEL_ID = "scripted", "scripted"
 TURN_TIMEOUT = 300.0
@@ -329,22 +329,11 @@ def copy_session(path: Path, workspace: Path) -> Path:
     return copy
 
 
-def generate_session(scratch: Path, entries: int) -> Path:
-    path = scratch / "sessions" / f"bench-{entries}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "generate_session.py"), str(path), str(entries)],
-        check=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    return path
-
-
 async def measure(scratch: Path, quick: bool, deltas: int) -> dict[str, dict[str, float]]:
+    (scratch / ".pi" / "sessions").mkdir(parents=True)
     sessions = {
-        "10k": generate_session(scratch, 10_000),
-        "100k": generate_session(scratch, 20_000 if quick else 100_000),
+        "10k": generate_big_session(scratch, 10_000),
+        "100k": generate_big_session(scratch, 20_000 if quick else 100_000),
     }
     results: dict[str, dict[str, float]] = {kind.__name__: {} for kind in agents()}
     async with ArrivalsLLM() as llm:
