@@ -21,8 +21,9 @@ persists ``stream.partial_message("aborted")``, which keeps the text, thinking a
 received so far. Leaving the ``async with`` block closes the stream too, whoever stops
 iterating early.
 
-Where the chunks come from is ``_chunks`` (litellm here; the model double feeds scripted ones), so
-every stream turns chunks into events and messages the same way.
+Where the chunks come from is ``_chunks``: ``direct.py`` for an OpenAI-compatible endpoint (plain
+dicts, no litellm), litellm for every other provider (its chunk objects); the model double feeds
+scripted ones. Every stream turns chunks into events and messages the same way.
 """
 
 from __future__ import annotations
@@ -249,13 +250,17 @@ class AssistantStream:
 
     async def _chunks(self) -> AsyncGenerator[Any, None]:
         """The provider's streamed chunks: dicts from ``direct``, or litellm's chunk objects."""
+        model = self.request.model
+        streams_directly = direct.serves(model)
+        # litellm (seconds to import) loads off the event loop, before anything asks it questions.
+        litellm = None if streams_directly else await preload_litellm()
         arguments = completion_arguments(self.request)
         # Keys may come from a command: resolved off the event loop, and only now.
-        auth = await asyncio.to_thread(request_auth, self.request.model)
+        auth = await asyncio.to_thread(request_auth, model)
         if auth.api_key is not None:
             arguments["api_key"] = auth.api_key
-        if direct.serves(self.request.model):
-            chunks = direct.stream_chunks(self.request.model, arguments, auth.headers or {})
+        if litellm is None:
+            chunks = direct.stream_chunks(model, arguments, auth.headers or {})
             try:
                 async for chunk in chunks:
                     yield chunk
@@ -266,7 +271,6 @@ class AssistantStream:
             arguments["extra_headers"] = dict(auth.headers)
         response = None
         try:
-            litellm = await preload_litellm()
             response = await litellm.acompletion(**arguments)
             async for chunk in response:
                 yield chunk
