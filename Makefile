@@ -64,6 +64,7 @@ install-vscode:
 	bash editors/vscode/test/install.sh
 
 bench: install
+	$(PY) bench/side_by_side.py
 	$(PY) bench/session_bench.py
 	$(PY) bench/cache_bench.py
 
