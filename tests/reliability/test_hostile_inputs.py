@@ -5,8 +5,8 @@ truncation, and the server's memory stays bounded (its peak resident size is rep
 - ``read`` of a file whose one line is 10 MB, and of binary files;
 - ``find`` and ``grep`` under a symlink loop;
 - a 1 MB prompt;
-- a session file of ``PI_LSP_HUGE_SESSION_MB`` megabytes (default 500), opened and
-  prompted.
+- a session file of ``PI_LSP_HUGE_SESSION_MB`` megabytes (default 50; ``make
+  test-reliability-full`` writes 500), opened and prompted.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pi_lsp.scripted_llm.server import ScriptedLLM
 from .figures import record_figure
 from .servers import make_workspace, server_options, start_server
 
-SESSION_MB = int(os.environ.get("PI_LSP_HUGE_SESSION_MB", "500"))
+SESSION_MB = int(os.environ.get("PI_LSP_HUGE_SESSION_MB", "50"))
 RESULT_LIMIT = 60_000
 """A tool result may carry 50 KB of output plus a notice."""
 
