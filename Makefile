@@ -19,8 +19,8 @@ test: install lint
 test-fast: install-python
 	$(PY) -m pytest tests/unit tests/integration -x -q
 
-# The reliability suite alone, at the counts docs/reliability.md reports; `make test` runs it with
-# 2,000 fuzzed requests and a 50 MB session instead (see the document for why).
+# The reliability suite alone, at the counts docs/reliability.md reports; `make test` runs it without
+# the fuzzed requests and with a 50 MB session instead (see the document for why).
 test-reliability-full: install-python install-reference
 	PI_LSP_FUZZ_REQUESTS=10000 PI_LSP_HUGE_SESSION_MB=500 $(PY) -m pytest tests/reliability
 
