@@ -444,3 +444,31 @@ async def test_tree_of_a_big_session_shows_a_window_and_every_hint_shows_more(wo
             assert re.search(rf"^[@* ] +{entry_id} ", around, re.MULTILINE), entry_id
         with pytest.raises(RequestError, match="usage: /tree"):
             await tree("one", "two")
+
+
+async def test_errors_quote_client_input_shortened(workspace, agent):
+    """Unknown sessions, entries and values sent megabytes long come back as their start and
+    length, not whole."""
+    huge = "x" * 100_000
+    shortened = "x" * 79 + "… (100,00"  # 100,002 characters where the value is quoted
+    async with reuse(agent) as (connection, _, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        known = session.session_id
+        calls = {
+            "prompt": connection.prompt(session_id=huge, prompt=[text_block("hi")]),
+            "load": connection.load_session(cwd=str(workspace), session_id=huge, mcp_servers=[]),
+            "/tree": connection.prompt(session_id=known, prompt=[text_block(f"/tree {huge}")]),
+            "/navigate": connection.prompt(
+                session_id=known, prompt=[text_block(f"/navigate {huge}")]
+            ),
+            "config": connection.set_config_option(
+                config_id="thinking_level", session_id=known, value=huge
+            ),
+            "cwd": connection.new_session(cwd=huge, mcp_servers=[]),
+            "extension method": connection.ext_method(huge, {}),
+        }
+        for name, call in calls.items():
+            with pytest.raises(RequestError) as raised:
+                await call
+            error = json.dumps([str(raised.value), raised.value.data], ensure_ascii=False)
+            assert shortened in error and len(error) < 400, (name, len(error))
