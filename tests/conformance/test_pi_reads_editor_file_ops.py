@@ -14,7 +14,6 @@ are compared with pi 0.84.2's whole plan and with pi 1.6.0's cut.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,14 @@ from pi_lsp.compaction.file_ops import EDITOR_FILE_OPS_TYPE
 from pi_lsp.llm.double import replies
 from pi_lsp.session.session import Session
 
-from .harness import PI16_DIR, Query, ask_pi, disagreements, run_our_cli_in_process
+from .harness import (
+    PI16_DIR,
+    Query,
+    ask_pi,
+    disagreements,
+    run_our_cli_in_process,
+    session_written_in,
+)
 
 KEEP_RECENT_TOKENS = ("1", "20", "40", "60", "80", "120", "160", "240")
 
@@ -59,9 +65,7 @@ async def _write_session(workspace: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def session_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    workspace = tmp_path_factory.mktemp("editor-file-ops") / "project"
-    workspace.mkdir()
-    return asyncio.run(_write_session(workspace))
+    return session_written_in(tmp_path_factory, "editor-file-ops", _write_session)
 
 
 def editor_records(session: Session) -> list[str]:

@@ -98,21 +98,10 @@ def test_a_context_edit_of_an_unknown_entry_previews_its_id():
 
 def open_built(tmp_path, builder):
     """A read-only session holding the entries of ``builder``."""
-    import json
-
     from pi_lsp.session.session import Session
+    from tests.builders import write_session_file
 
-    header = {
-        "type": "session",
-        "version": 3,
-        "id": "s-tree",
-        "timestamp": "2025-01-01T00:00:00.000Z",
-        "cwd": "/w",
-    }
-    tmp_path.mkdir(exist_ok=True)
-    path = tmp_path / "s.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in [header, *builder.entries]))
-    return Session.open(path, writable=False)
+    return Session.open(write_session_file(tmp_path / "s.jsonl", builder.entries), writable=False)
 
 
 def indentation_levels(text: str) -> dict[str, int]:

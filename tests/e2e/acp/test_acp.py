@@ -31,42 +31,19 @@ from acp.schema import (
 
 from pi_lsp.client import isolated_environment
 from pi_lsp.scripted_llm import replies
-from pi_lsp.scripted_llm.server import ScriptedLLM
-from tests.e2e.acp_support import HOME, RecordingClient, acp_agent, start_streaming
+from tests.e2e.acp.support import HOME, RecordingClient, acp_agent, start_streaming
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def scripted_llm():
-    async with ScriptedLLM() as server:
-        yield server
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("def add(a, b):\n    return a - b\n")
-    return root
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def warm_agent(scripted_llm, tmp_path_factory):
+async def warm(scripted_llm, tmp_path_factory):
     async with acp_agent(scripted_llm, tmp_path_factory.mktemp("acp-shared")) as (
         connection,
         client,
         _,
     ):
         yield connection, client
-
-
-@pytest.fixture
-def agent(warm_agent, scripted_llm):
-    """The shared warm process, its recorded updates cleared for this test."""
-    warm_agent[1].updates.clear()
-    yield warm_agent
-    assert not scripted_llm._queue, "a scripted reply was left for the next test"
 
 
 @contextlib.asynccontextmanager
@@ -415,7 +392,7 @@ async def test_tree_of_a_big_session_shows_a_window_and_every_hint_shows_more(wo
     and each ``/tree <id>`` it offers answers the same way, around that entry."""
     sessions = workspace / ".pi" / "sessions"
     sessions.mkdir(parents=True)
-    generator = Path(__file__).resolve().parents[2] / "bench" / "generate_session.py"
+    generator = Path(__file__).resolve().parents[3] / "bench" / "generate_session.py"
     file = sessions / "2026-01-01T00-00-00-000Z_bench-10000.jsonl"
     completed = await asyncio.create_subprocess_exec(
         sys.executable, str(generator), str(file), "10000"
