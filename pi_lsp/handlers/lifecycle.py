@@ -25,6 +25,7 @@ from pi_lsp.handlers.permissions import LspPermissionAsker
 from pi_lsp.handlers.progress import Progress
 from pi_lsp.logs import ClientLogHandler
 from pi_lsp.services import Services
+from pi_lsp.startup import RESUME_AFTER_SECONDS, resume_collection
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
         )
     configuration.start_pulling(ls)
     ls.services.agent.client.preload()
+    asyncio.get_running_loop().call_later(RESUME_AFTER_SECONDS, resume_collection)
     resources = ls.services.resources
     resources.publish_current()  # the first diagnostics, now that the client is listening
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
