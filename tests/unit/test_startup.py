@@ -37,9 +37,12 @@ def test_the_lean_parser_takes_every_server_option():
     assert (arguments.log_file, arguments.verbose, arguments.tcp) == ("log", True, "127.0.0.1:1")
 
 
-def test_an_unknown_command_is_still_named_as_such(tmp_path):
+def test_an_unknown_command_is_still_named_as_such():
     result = subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "no-such-command"], capture_output=True, text=True
+        [sys.executable, "-m", "pi_lsp", "no-such-command"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 2
     assert "invalid choice: 'no-such-command'" in result.stderr
