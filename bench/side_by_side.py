@@ -41,6 +41,7 @@ from server_common import (
     PiClient,
     TimedScriptedLLM,
     bench_environment,
+    compile_bytecode,
     many_small_chunks,
     process_cpu_seconds,
     replies,
@@ -391,6 +392,7 @@ def main() -> None:
         sys.exit("pi 0.84.2 is not installed: make install-reference")
     scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-side-by-side-"))
     started = time.perf_counter()
+    compile_bytecode()
     try:
         print(
             f"pi-lsp next to pi 0.84.2 on the scripted stream, {time.strftime('%Y-%m-%d')}, "
