@@ -12,6 +12,7 @@ its result on stdout and, for bad input, exits non-zero with a one-line error on
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from pi_lsp import __version__
@@ -49,6 +50,21 @@ def build_parser(with_commands: bool = True) -> argparse.ArgumentParser:
         help="where to write the log (default: the user log directory)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages too")
+    sharing = parser.add_mutually_exclusive_group()
+    sharing.add_argument(
+        "--shared",
+        action="store_true",
+        default=None,
+        help="connect to one server process shared by this user's editor windows, starting it "
+        "if none runs (also PI_LSP_SHARED=1); later windows then start in milliseconds",
+    )
+    sharing.add_argument(
+        "--no-shared",
+        dest="shared",
+        action="store_false",
+        help="serve this editor from a process of its own even if PI_LSP_SHARED=1",
+    )
+    parser.add_argument("--serve-shared", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(handler=run_server)
     if with_commands:
         _add_commands(parser)
@@ -68,6 +84,16 @@ def _add_commands(parser: argparse.ArgumentParser) -> None:
 
 def run_server(arguments: argparse.Namespace) -> int:
     """Serve LSP over stdio (the default) or TCP until the client exits."""
+    if arguments.serve_shared:
+        from pi_lsp.shared import daemon
+
+        return daemon.run(arguments.log_file, arguments.verbose)
+    if not arguments.tcp and _sharing(arguments):
+        from pi_lsp.shared import forwarder
+
+        connection = forwarder.connect(os.environ, _server_options(arguments))
+        if connection is not None:
+            return forwarder.forward(connection)
     from pi_lsp.startup import pause_collection
 
     pause_collection()
@@ -97,6 +123,18 @@ def run_server(arguments: argparse.Namespace) -> int:
         lsp_input = WatchedInput(sys.stdin.buffer, leave_when_stdin_ends(server))
         server.start_io(stdin=lsp_input, stdout=lsp_output)  # type: ignore[arg-type]
     return 0
+
+
+def _sharing(arguments: argparse.Namespace) -> bool:
+    from pi_lsp.shared import address
+
+    return address.enabled(os.environ) if arguments.shared is None else arguments.shared
+
+
+def _server_options(arguments: argparse.Namespace) -> list[str]:
+    """The options a shared server started by this invocation takes from it."""
+    options = ["--log-file", arguments.log_file] if arguments.log_file else []
+    return options + (["--verbose"] if arguments.verbose else [])
 
 
 def _skip_the_final_collection() -> None:

@@ -41,7 +41,7 @@ def register(server) -> None:
 
 
 def on_initialize(ls, params: types.InitializeParams) -> None:
-    root = _workspace_root(params)
+    root = _workspace_root(params, ls.working_directory)
     options = to_plain(params.initialization_options)
     publisher = ResourcePublisher(ls)
     trusted = load_config(root, options).settings.trusted
@@ -65,7 +65,8 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
 def on_initialized(ls, params: types.InitializedParams) -> None:
     if ls.services is None:
         return
-    logging.getLogger("pi_lsp").addHandler(ClientLogHandler(ls))
+    ls.log_handler = ClientLogHandler(ls)
+    logging.getLogger("pi_lsp").addHandler(ls.log_handler)
     problems = ls.services.config.problems
     if problems:
         ls.window_show_message(
@@ -136,11 +137,11 @@ class ResourcePublisher:
         self._published = {path for path, diagnostics in by_path.items() if diagnostics}
 
 
-def _workspace_root(params: types.InitializeParams) -> Path:
+def _workspace_root(params: types.InitializeParams, working_directory: str | None) -> Path:
     if params.workspace_folders:
         return Path(to_fs_path(params.workspace_folders[0].uri) or ".").resolve()
     if params.root_uri:
         return Path(to_fs_path(params.root_uri) or ".").resolve()
     if params.root_path:
         return Path(params.root_path).resolve()
-    return Path.cwd()
+    return Path(working_directory).resolve() if working_directory else Path.cwd()
