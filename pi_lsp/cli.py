@@ -85,6 +85,9 @@ def _add_commands(parser: argparse.ArgumentParser) -> None:
 def run_server(arguments: argparse.Namespace) -> int:
     """Serve LSP over stdio (the default) or TCP until the client exits."""
     if arguments.serve_shared:
+        from pi_lsp.startup import pause_collection
+
+        pause_collection()
         from pi_lsp.shared import daemon
 
         return daemon.run(arguments.log_file, arguments.verbose)
