@@ -85,7 +85,12 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
 def on_shutdown(ls, params: None) -> None:
     if ls.services is not None:
         ls.services.resources.stop()
-        ls.services.agent.shutdown()
+        if ls.connection_ended is None:
+            ls.services.agent.shutdown()
+        else:
+            # The shared server: other clients' commands run in this process too, and the loop
+            # goes on, so each aborted turn ends its own command.
+            ls.services.agent.abort_all()
         ls.services.sessions.close_all()
 
 

@@ -146,8 +146,6 @@ async def _close(server: PiLanguageServer) -> None:
             task.cancel()
     if server.log_handler is not None:
         logging.getLogger("pi_lsp").removeHandler(server.log_handler)
-    if server.services is not None:
-        server.services.agent.shutdown()
     server.shutdown()
 
 

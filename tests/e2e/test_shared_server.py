@@ -170,3 +170,20 @@ async def test_an_editor_gone_ends_its_connection_only(tmp_path, environment):
         assert result["stopReason"] == "stop"
         assert len(shared_server_pids(environment)) == 1
         await staying.close(timeout=30)
+
+
+async def test_one_client_shutting_down_leaves_the_others_commands_running(tmp_path, environment):
+    async with ScriptedLLM() as llm:
+        leaving = await start(environment, tmp_path / "leaving", llm)
+        working = await start(environment, tmp_path / "working", llm)
+        started, finished = tmp_path / "started", tmp_path / "finished"
+        command = f"touch {started}; sleep 2; echo done > {finished}"
+        llm.enqueue(
+            replies.tool_calls([("call-1", "bash", {"command": command})]), replies.text("ok")
+        )
+        turn = asyncio.ensure_future(working.request("pi/prompt", {"text": "run it"}))
+        await wait_until(started.exists)
+        await leaving.close(timeout=30)  # shutdown and exit, while the command runs
+        assert (await turn)["stopReason"] == "stop"
+        assert finished.read_text() == "done\n"
+        await working.close(timeout=30)
