@@ -88,15 +88,13 @@ class SharedServer:
             if uid is not None and uid != os.getuid():
                 logger.warning("refused a connection from uid %s", uid)
                 return
-            try:
-                line = await asyncio.wait_for(reader.readline(), HANDSHAKE_TIMEOUT_SECONDS)
-                handshake = json.loads(line[:MAX_HANDSHAKE_BYTES])
-            except (TimeoutError, ValueError, ConnectionError):
+            handshake = await _read_handshake(reader)
+            if handshake is None:
                 logger.warning("refused a connection without a handshake")
                 return
             CONNECTION.set(object())  # this task and every task it starts: this client's
             logger.info("serving a client for process %s", handshake.get("pid"))
-            cwd = handshake.get("cwd") if isinstance(handshake, dict) else None
+            cwd = handshake.get("cwd")
             await serve_client(reader, writer, cwd if isinstance(cwd, str) else None)
         finally:
             with contextlib.suppress(ConnectionError, OSError):
@@ -104,6 +102,16 @@ class SharedServer:
             self.clients -= 1
             if self.clients == 0:
                 self._arm_idle_timer()
+
+
+async def _read_handshake(reader: asyncio.StreamReader) -> dict[str, Any] | None:
+    """The forwarder's first line, a JSON object; ``None`` if it sends anything else."""
+    try:
+        line = await asyncio.wait_for(reader.readline(), HANDSHAKE_TIMEOUT_SECONDS)
+        handshake = json.loads(line[:MAX_HANDSHAKE_BYTES])
+    except (TimeoutError, ValueError, ConnectionError):
+        return None
+    return handshake if isinstance(handshake, dict) else None
 
 
 async def serve_client(

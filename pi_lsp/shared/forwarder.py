@@ -96,10 +96,10 @@ def forward(connection: socket.socket) -> int:
 
 
 def _copy_input(connection: socket.socket) -> None:
-    stdin = sys.stdin.buffer
+    descriptor = sys.stdin.fileno()
     with contextlib.suppress(OSError):
         while True:
-            data = stdin.read1(BUFFER)
+            data = os.read(descriptor, BUFFER)  # whatever has arrived, without waiting for more
             if not data:
                 break
             connection.sendall(data)
