@@ -56,7 +56,7 @@ def build_parser(with_commands: bool = True) -> argparse.ArgumentParser:
         action="store_true",
         default=None,
         help="connect to one server process shared by this user's editor windows, starting it "
-        "if none runs (also PI_LSP_SHARED=1); later windows then start in milliseconds",
+        "if none runs (also PI_LSP_SHARED=1); later windows then start in a fraction of a second",
     )
     sharing.add_argument(
         "--no-shared",
