@@ -68,8 +68,15 @@ def runtime_directory() -> Path:
     return directory
 
 
+MAX_SOCKET_PATH_BYTES = (104 if sys.platform == "darwin" else 108) - 1
+"""A Unix socket's path must fit ``sun_path`` with its final NUL."""
+
+
 def socket_path(environment: Mapping[str, str]) -> Path:
-    return runtime_directory() / f"shared-{environment_key(environment)}.sock"
+    path = runtime_directory() / f"shared-{environment_key(environment)}.sock"
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH_BYTES:
+        raise UnsafePlaceError(f"{path} is too long for a Unix socket")
+    return path
 
 
 def check_private(path: Path, *, directory: bool = False, uid: int | None = None) -> None:

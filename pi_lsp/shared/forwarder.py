@@ -38,9 +38,11 @@ def connect(environment: Mapping[str, str], server_options: list[str]) -> socket
         path = address.socket_path(environment)
         connection = _try_connect(path)
         if connection is None:
-            _start_server(server_options)
+            server = _start_server(server_options)
             deadline = time.monotonic() + START_TIMEOUT_SECONDS
             while connection is None and time.monotonic() < deadline:
+                if server.poll():  # 0: another start's server took the place first
+                    raise OSError(f"the shared server exited with status {server.returncode}")
                 time.sleep(POLL_SECONDS)
                 connection = _try_connect(path)
         if connection is None:
@@ -69,8 +71,8 @@ def _try_connect(path: Path) -> socket.socket | None:
     return connection
 
 
-def _start_server(server_options: list[str]) -> None:
-    subprocess.Popen(
+def _start_server(server_options: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
         [sys.executable, "-m", "pi_lsp", "--serve-shared", *server_options],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import socket
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def environment(tmp_path: Path) -> dict[str, str]:
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
+def environment(tmp_path: Path):
+    # Short: a socket's path must fit in 107 bytes, which a pytest-xdist tmp_path may not leave.
+    runtime = Path(tempfile.mkdtemp(prefix="pi-lsp-run-"))
     environment = isolated_environment(tmp_path / "home")
     environment.update(
         XDG_RUNTIME_DIR=str(runtime),
@@ -33,7 +35,8 @@ def environment(tmp_path: Path) -> dict[str, str]:
         PI_LSP_SHARED_IDLE_SECONDS="1",
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), environment.get("PYTHONPATH")])),
     )
-    return environment
+    yield environment
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def socket_of(environment: dict[str, str]) -> Path:
@@ -126,7 +129,7 @@ async def test_an_open_runtime_directory_is_refused_and_the_editor_served_alone(
     tmp_path, environment
 ):
     runtime = Path(environment["XDG_RUNTIME_DIR"])
-    (runtime / "pi-lsp").mkdir(mode=0o755)
+    (runtime / "pi-lsp").mkdir()
     (runtime / "pi-lsp").chmod(0o755)
     async with ScriptedLLM() as llm:
         client = await start(environment, tmp_path / "one", llm)

@@ -93,3 +93,11 @@ def test_a_shared_start_imports_no_server_module():
         check=True,
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_a_runtime_directory_too_deep_for_a_socket_is_refused(tmp_path, monkeypatch):
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    with pytest.raises(address.UnsafePlaceError, match="too long"):
+        address.socket_path({"PATH": "/bin"})
