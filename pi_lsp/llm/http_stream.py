@@ -68,8 +68,14 @@ class _Connection:
             event = self.http.next_event()
             if event is not h11.NEED_DATA:
                 return event
-            data = await asyncio.wait_for(self.reader.read(READ_SIZE), timeout)
-            self.http.receive_data(data)
+            await self.receive(timeout)
+
+    async def receive(self, timeout: float | None) -> None:
+        """Hand h11 what has arrived (``b""`` at the end of the stream)."""
+        # asyncio.timeout re-arms one timer; wait_for would start a task for every read.
+        async with asyncio.timeout(timeout):
+            data = await self.reader.read(READ_SIZE)
+        self.http.receive_data(data)
 
     def ready_for_next(self) -> bool:
         """After a whole answer: whether the connection may carry another request (then made
@@ -94,12 +100,17 @@ class Response:
     finished: bool = False
 
     async def chunks(self) -> AsyncIterator[bytes]:
+        # The events already received are taken without a coroutine call each: a stream of
+        # small server-sent events is one h11 event per model delta.
+        connection = self._connection
         try:
             while True:
-                event = await self._connection.next_event(self._timeout)
-                if isinstance(event, h11.Data):
+                event = connection.http.next_event()
+                if event is h11.NEED_DATA:
+                    await connection.receive(self._timeout)
+                elif type(event) is h11.Data:
                     yield bytes(event.data)
-                elif isinstance(event, h11.EndOfMessage):
+                elif type(event) is h11.EndOfMessage:
                     self.finished = True
                     return
         except TimeoutError:
@@ -108,13 +119,18 @@ class Response:
             raise AnswerCutOff(str(error)) from error
 
     async def lines(self) -> AsyncIterator[bytes]:
-        """The body's lines, each with its ``\\n`` (the last one may have none)."""
+        """The body's lines, without their ``\\n``."""
         pending = b""
         async for chunk in self.chunks():
-            pending += chunk
-            *complete, pending = pending.split(b"\n")
-            for line in complete:
-                yield line + b"\n"
+            if b"\n" not in chunk:
+                pending += chunk
+                continue
+            lines = chunk.split(b"\n")
+            if pending:
+                lines[0] = pending + lines[0]
+            pending = lines.pop()
+            for line in lines:
+                yield line
         if pending:
             yield pending
 

@@ -89,7 +89,7 @@ async def test_lines_arrive_whole_across_chunks_and_the_connection_is_reused():
     async with server as url:
         first = await lines_of(url)
         second = await lines_of(url)
-    assert first == second == [b"data: 1\n", b"\n", b"data: 2\n", b"\n"]
+    assert first == second == [b"data: 1", b"", b"data: 2", b""]
     assert server.connections == 1
     request = server.requests[0]
     assert request.startswith(b"POST /v1/chat/completions HTTP/1.1\r\n")
