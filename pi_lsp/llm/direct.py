@@ -11,7 +11,8 @@ decoded by jiter into plain dicts that ``AssistantStream`` turns into events.
 
 ``serves(model)`` decides. Everything else goes through litellm: other providers and the OpenAI
 models litellm rewrites parameters for (``o1``…, ``gpt-5``…). ``PI_LSP_LLM_TRANSPORT=litellm``
-sends every model through litellm.
+sends every model through litellm, and so does an endpoint an ``HTTP(S)_PROXY`` variable would
+route through a proxy (litellm's httpx client honours those variables; ``http_stream`` does not).
 
 Failures read as litellm's do (``provider_error``): the HTTP status, litellm's exception name
 for it and ``OpenAIException - <provider text>``, so ``errors.py`` classifies both paths alike.
@@ -60,7 +61,22 @@ def serves(model: ModelConfig) -> bool:
         and prefix == "openai"
         and bool(model.api_base)
         and not _REWRITTEN_MODELS.match(model_id)
+        and not _proxied(model.api_base)
     )
+
+
+def _proxied(url: str) -> bool:
+    """Whether the environment's proxy variables send requests to ``url`` through a proxy."""
+    if not any(name.lower().endswith("_proxy") for name in os.environ):
+        return False
+    import urllib.request  # 70 ms of imports, paid only where proxy variables are set
+
+    scheme, _, rest = url.partition("://")
+    host = rest.split("/", 1)[0]
+    proxies = urllib.request.getproxies_environment()
+    if not (proxies.get(scheme.lower()) or proxies.get("all")):
+        return False
+    return not urllib.request.proxy_bypass_environment(host, proxies)
 
 
 def request_body(arguments: Mapping[str, Any]) -> dict[str, Any]:
