@@ -12,11 +12,17 @@ import logging
 from typing import Any
 
 import attrs
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcParseError
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcMethodNotFound,
+    JsonRpcParseError,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from pi_lsp import __version__, protocol
+from pi_lsp.errors import echoed
 from pi_lsp.services import Services
 
 logger = logging.getLogger(__name__)
@@ -67,17 +73,20 @@ class PiProtocol(LanguageServerProtocol):
         except JsonRpcException as error:
             if data.get("jsonrpc") != "2.0" or "id" not in data or "method" not in data:
                 raise
-            message = f"{data['method']}: invalid params: {_shortened(error.message)}"
+            message = f"{echoed(data['method'])}: invalid params: {echoed(error.message, 200)}"
             self._send_response(data["id"], error=JsonRpcInvalidParams(message).to_response_error())
             return _ANSWERED
+
+    def _get_handler(self, feature_name: str):
+        # pygls's "Method Not Found" quotes the method name, which a client may make megabytes long.
+        try:
+            return super()._get_handler(feature_name)
+        except JsonRpcMethodNotFound:
+            raise JsonRpcMethodNotFound.of(echoed(feature_name)) from None
 
 
 _ANSWERED = RawNotification(method="", params=None, jsonrpc="answered")
 """What a request already answered becomes: handle_message drops it (not JSON-RPC 2.0)."""
-
-
-def _shortened(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 class PiLanguageServer(LanguageServer):
