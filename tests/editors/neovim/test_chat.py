@@ -259,7 +259,8 @@ def test_the_chat_shown_while_a_shorter_conversation_replaces_it_raises_no_highl
     assert "out of range" not in messages and "stack traceback" not in messages, messages
     header_highlights = pi.lua(
         "local buffer = require('pi.chat').chat_buffer()\n"
-        "local lnum = vim.api.nvim_buf_call(buffer, function() return vim.fn.search('^## pi', 'nw') end)\n"
+        "local lnum = vim.api.nvim_buf_call(buffer, function() "
+        "return vim.fn.search('^## pi', 'nw') end)\n"
         "local shown = vim.inspect_pos(buffer, lnum - 1, 0)\n"
         "local names = vim.tbl_map(function(item) return item.hl_group end, shown.syntax)\n"
         "for _, item in ipairs(shown.treesitter) do table.insert(names, item.capture) end\n"
