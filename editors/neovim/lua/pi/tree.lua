@@ -10,8 +10,8 @@ local M = {}
 local NAME = "pi://tree"
 
 local buffer = nil
--- For each line of the buffer, the entry id it shows; the last pi/tree result.
-local line_ids, current_tree = {}, nil
+-- For each line of the buffer, the entry id it shows; the last pi/tree result; the leaf's line.
+local line_ids, current_tree, leaf_line = {}, nil, nil
 
 local function valid()
   return buffer ~= nil and vim.api.nvim_buf_is_valid(buffer)
@@ -87,6 +87,7 @@ end
 
 local function tree_buffer()
   if not valid() then
+    line_ids, current_tree, leaf_line = {}, nil, nil
     buffer = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_name(buffer, NAME)
     vim.bo[buffer].bufhidden = "hide"
@@ -118,11 +119,11 @@ local function follow_leaf(previous, leaf_lnum)
 end
 
 local function draw(result)
+  local target = tree_buffer()
   local previous = current_tree
   current_tree = result
   local lines, ids, leaf_lnum = tree_lines.layout(result)
-  line_ids = ids
-  local target = tree_buffer()
+  line_ids, leaf_line = ids, leaf_lnum
   vim.bo[target].modifiable = true
   vim.api.nvim_buf_set_lines(target, 0, -1, false, lines)
   vim.bo[target].modifiable = false
@@ -149,11 +150,15 @@ function M.open()
   if shown then
     vim.api.nvim_set_current_win(shown)
   else
-    current_tree = nil -- a new window starts at the leaf
     vim.cmd("topleft vsplit")
     vim.api.nvim_win_set_buf(0, buffer)
     vim.api.nvim_win_set_width(0, util.window_size(vim.o.columns, config.options.window.tree_size))
     vim.wo.wrap, vim.wo.number, vim.wo.cursorline = false, false, true
+    -- A new window starts at the leaf of the rows it shows at once; the fetch moves the cursor
+    -- only if the leaf moved since, not from under a user already moving through the rows.
+    if leaf_line then
+      vim.api.nvim_win_set_cursor(0, { leaf_line, 0 })
+    end
   end
   M.refresh()
 end
