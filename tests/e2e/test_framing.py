@@ -21,9 +21,7 @@ from tests.reliability.raw_lsp import RawLsp, frame
 async def server(tmp_path: Path):
     workspace = tmp_path / "project"
     workspace.mkdir()
-    raw = await RawLsp.start(
-        [sys.executable, "-m", "pi_lsp"], isolated_environment(tmp_path), tmp_path / "stderr"
-    )
+    raw = await RawLsp.start([sys.executable, "-m", "pi_lsp"], isolated_environment(tmp_path))
     initialize = {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}
     await raw.request(0, "initialize", initialize, 60)
     raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})

@@ -1,6 +1,6 @@
 """kill -9 of a process appending to a session file, at random points, many times over.
 
-Each trial forks a writer process that opens the session file with the real store (a restart:
+Each trial starts a writer process that opens the session file with the real store (a restart:
 it repairs what the previous writer left) and appends messages of random sizes (a few bytes to
 a megabyte and a half, non-ASCII included) until it is killed with SIGKILL after a random delay.
 The writer reports each append that returned; after every kill the file must hold all of them
@@ -9,16 +9,23 @@ land on a clean line. Then every file is opened by pi-lsp and by pi 0.84.2 (one 
 all of them), which must see the same entries, leaf and context.
 
 Trials: ``PI_LSP_KILL_TRIALS`` (default 1,000), spread over files of ``KILLS_PER_FILE`` kills.
+
+The writers come from multiprocessing's fork server: a process of its own, started once, with one
+thread, that has the store imported and forks each writer in a few milliseconds. Forking the test
+process itself would copy the locks its other threads hold (a pytest-xdist worker has some), and a
+writer could wait on one of them for ever.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import random
 import select
 import signal
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
@@ -48,8 +55,13 @@ def message(rng: random.Random, index: int) -> dict:
     return assistant_message(random_text(rng), timestamp=timestamp)
 
 
-def writer(path: Path, seed: int, report: int) -> None:
+WRITERS = multiprocessing.get_context("forkserver")
+WRITERS.set_forkserver_preload([__name__])
+
+
+def writer(path: Path, seed: int, report_pipe: Connection) -> None:
     """The child: open (or create) the session and append until killed; report each append."""
+    report = report_pipe.fileno()
     rng = random.Random(seed)
     if path.exists():
         session = Session.open(path)
@@ -64,26 +76,22 @@ def writer(path: Path, seed: int, report: int) -> None:
 
 
 def run_one_writer(path: Path, seed: int, delay: float) -> list[str]:
-    """Fork a writer, kill it with SIGKILL ``delay`` seconds after it opened the file; the ids of
+    """Start a writer, kill it with SIGKILL ``delay`` seconds after it opened the file; the ids of
     the appends it reported done."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the writer process
-        os.close(read_end)
-        try:
-            writer(path, seed, write_end)
-        finally:
-            os._exit(1)
-    os.close(write_end)
+    reports, report_pipe = WRITERS.Pipe(duplex=False)
+    process = WRITERS.Process(target=writer, args=(path, seed, report_pipe), daemon=True)
+    process.start()
+    report_pipe.close()  # the writer has its own copy: the pipe ends when the writer does
+    read_end = reports.fileno()
     reported = b""
     if select.select([read_end], [], [], 30)[0]:
         reported += os.read(read_end, 65536)  # "open" (or more): the file is open
     time.sleep(delay)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    os.kill(process.pid, signal.SIGKILL)
+    process.join()
     while chunk := os.read(read_end, 65536):
         reported += chunk
-    os.close(read_end)
+    reports.close()
     lines = reported.decode().split("\n")
     return [line for line in lines[:-1] if line != "open"]  # a torn last report is not a report
 
