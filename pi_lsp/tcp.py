@@ -37,7 +37,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.io_ import run_async
 
 from pi_lsp.errors import AlreadyServingError, InvalidParamsError, UnauthorizedConnectionError
-from pi_lsp.framing import ResynchronisingReader
+from pi_lsp.handlers.framing import ResynchronisingReader
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer

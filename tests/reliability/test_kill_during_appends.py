@@ -39,6 +39,7 @@ from .pi_reader import assert_same_reading
 
 TRIALS = int(os.environ.get("PI_LSP_KILL_TRIALS", "1000"))
 KILLS_PER_FILE = 5
+WRITER_OPEN_SECONDS = 30
 ALPHABET = 'abcdefghij klmnop 0123456789 — é 漢字 😀 " \\ \n'
 
 
@@ -83,9 +84,10 @@ def run_one_writer(path: Path, seed: int, delay: float) -> list[str]:
     process.start()
     report_pipe.close()  # the writer has its own copy: the pipe ends when the writer does
     read_end = reports.fileno()
-    reported = b""
-    if select.select([read_end], [], [], 30)[0]:
-        reported += os.read(read_end, 65536)  # "open" (or more): the file is open
+    if not select.select([read_end], [], [], WRITER_OPEN_SECONDS)[0]:
+        process.kill()
+        pytest.fail(f"a writer did not open {path.name} within {WRITER_OPEN_SECONDS} s")
+    reported = os.read(read_end, 65536)  # "open" (or more): the file is open
     time.sleep(delay)
     os.kill(process.pid, signal.SIGKILL)
     process.join()
