@@ -199,7 +199,9 @@ async def test_ten_thousand_fuzzed_requests_are_all_answered(tmp_path):
     with Session.create(sessions, str(workspace)) as session:
         session.append_message({"role": "user", "content": "hello", "timestamp": 1})
     before = digests(sessions)
+    started = time.perf_counter()
     drawn = draw(REQUESTS, 17)
+    drawing_seconds = time.perf_counter() - started
     started = time.perf_counter()
     server = await RawLsp.start([sys.executable, "-m", "pi_lsp"], isolated_environment(tmp_path))
     codes: dict[int, int] = {}
@@ -260,6 +262,7 @@ async def test_ten_thousand_fuzzed_requests_are_all_answered(tmp_path):
         garbage_frames=garbage_frames,
         lost_to_wrong_lengths=lost,
         answers_by_code=dict(sorted(codes.items())),
+        drawing_seconds=round(drawing_seconds, 1),
         seconds=round(time.perf_counter() - started, 1),
     )
 
