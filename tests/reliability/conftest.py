@@ -13,6 +13,7 @@ from __future__ import annotations
 import faulthandler
 import json
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -57,7 +58,8 @@ def stacks_before_the_timeout(request, tmp_path):
     timer = threading.Timer(max(timeout - STACKS_BEFORE_SECONDS, timeout * 0.9), take)
     timer.daemon = True
     timer.start()
-    faulthandler.dump_traceback_later(timeout + BACKSTOP_SECONDS, exit=True)
+    # To the process's own stderr: the one pytest captures would be lost with the process.
+    faulthandler.dump_traceback_later(timeout + BACKSTOP_SECONDS, exit=True, file=sys.__stderr__)
     try:
         yield
     finally:
