@@ -12,11 +12,17 @@ import logging
 from typing import Any
 
 import attrs
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcParseError
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcMethodNotFound,
+    JsonRpcParseError,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from pi_lsp import __version__, protocol
+from pi_lsp.errors import echoed
 from pi_lsp.services import Services
 
 logger = logging.getLogger(__name__)
@@ -67,9 +73,8 @@ class PiProtocol(LanguageServerProtocol):
         except JsonRpcException as error:
             if data.get("jsonrpc") != "2.0" or "id" not in data or "method" not in data:
                 raise
-            return RequestWithInvalidParams(
-                data["id"], f"{data['method']}: invalid params: {_shortened(error.message)}"
-            )
+            reason = f"{echoed(data['method'])}: invalid params: {echoed(error.message, 200)}"
+            return RequestWithInvalidParams(data["id"], reason)
 
     def handle_message(self, message) -> None:
         # Answered here, once the whole body has decoded: structure_message also sees the objects
@@ -80,6 +85,13 @@ class PiProtocol(LanguageServerProtocol):
             return
         super().handle_message(message)
 
+    def _get_handler(self, feature_name: str):
+        # pygls's "Method Not Found" quotes the method name, which a client may make megabytes long.
+        try:
+            return super()._get_handler(feature_name)
+        except JsonRpcMethodNotFound:
+            raise JsonRpcMethodNotFound.of(echoed(feature_name)) from None
+
 
 @attrs.frozen
 class RequestWithInvalidParams:
@@ -87,10 +99,6 @@ class RequestWithInvalidParams:
 
     id: int | str
     reason: str
-
-
-def _shortened(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 class PiLanguageServer(LanguageServer):
