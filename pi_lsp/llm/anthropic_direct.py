@@ -31,7 +31,12 @@ import h11
 import jiter
 
 from pi_lsp.llm import direct, http_stream
-from pi_lsp.llm._litellm import load_litellm
+from pi_lsp.llm._litellm import (
+    anthropic_exception,
+    async_http_handler_class,
+    finish_reason_mapper,
+    load_litellm,
+)
 from pi_lsp.llm.anthropic_events import ChunkTranslator, StreamErrorEvent
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.failures import timeout_error
@@ -86,8 +91,7 @@ async def recorded_request(arguments: Mapping[str, Any]) -> RecordedRequest:
 
 @functools.cache
 def _recording_client_class() -> type:
-    import httpx
-    from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+    import httpx  # litellm's HTTP library, loaded with it
 
     class _Unsent:
         """Stands for the response: litellm wraps it in a stream that is never read."""
@@ -101,7 +105,7 @@ def _recording_client_class() -> type:
         async def aclose(self) -> None:
             return None
 
-    class _RecordingClient(AsyncHTTPHandler):  # type: ignore[misc]
+    class _RecordingClient(async_http_handler_class()):  # type: ignore[misc]
         """litellm's async HTTP client, recording the one POST it is asked for."""
 
         def __init__(self) -> None:  # no httpx client: nothing is sent
@@ -121,7 +125,7 @@ async def stream_chunks(
     """The stream's chunks as dicts in the shape litellm's chunks have; failures raise the
     exception litellm would raise for them."""
     request = await recorded_request(arguments)
-    translator = ChunkTranslator(_finish_reason_map())
+    translator = ChunkTranslator(finish_reason_mapper())
     try:
         async with http_stream.post(
             request.url, request.body, request.headers, arguments.get("timeout")
@@ -142,26 +146,5 @@ async def stream_chunks(
         raise _mapped(model, 500, f"Connection error: {error or type(error).__name__}") from error
 
 
-def _finish_reason_map() -> Any:
-    load_litellm()
-    from litellm.litellm_core_utils.core_helpers import map_finish_reason
-
-    return map_finish_reason
-
-
 def _mapped(model: ModelConfig, status: int, message: bytes | str) -> Exception:
-    """litellm's exception for ``AnthropicError(status, message)``, as its handler raises it."""
-    load_litellm()
-    from litellm.litellm_core_utils.exception_mapping_utils import exception_type
-    from litellm.llms.anthropic.common_utils import AnthropicError
-
-    original = AnthropicError(status_code=status, message=message)
-    try:
-        mapped = exception_type(
-            model=model.call_model.partition("/")[2],
-            original_exception=original,
-            custom_llm_provider="anthropic",
-        )
-    except Exception as raised:  # noqa: BLE001 — exception_type raises the mapped exception
-        return raised
-    return mapped if isinstance(mapped, Exception) else original
+    return anthropic_exception(model.call_model.partition("/")[2], status, message)

@@ -23,7 +23,8 @@ iterating early.
 
 Where the chunks come from is ``_chunks``: ``direct.py`` for an OpenAI-compatible endpoint (plain
 dicts, no litellm), ``anthropic_direct.py`` for Anthropic (plain dicts; litellm builds the request),
-litellm for every other provider (its chunk objects); the model double feeds scripted ones. Every stream turns chunks into events and messages the same way.
+litellm for every other provider (its chunk objects); the model double feeds scripted ones.
+Every stream turns chunks into events and messages the same way.
 """
 
 from __future__ import annotations
@@ -310,6 +311,11 @@ class AssistantStream:
             self.partial.add_thinking(reasoning, REASONING_FIELD)
             events.append(ThinkingDelta(reasoning))
         for block in _get(delta, "thinking_blocks") or ():
+            if _get(block, "type") == "redacted_thinking":
+                data = _get(block, "data")
+                if isinstance(data, str) and data:
+                    self.partial.add_redacted_thinking(data)
+                continue
             signature = _get(block, "signature")
             if isinstance(signature, str) and signature:
                 self.partial.sign_thinking(signature)

@@ -5,6 +5,8 @@ same error texts and classification, cancellation, and no per-chunk pydantic obj
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import subprocess
 import sys
 import time
@@ -173,9 +175,15 @@ async def test_both_send_the_same_body_and_headers(
         ),
         replies.tool_calls([("toolu_c", "read", {})], argument_chunks=1),
         replies.length_stop(),
-        replies.text("Scripted usage.", usage={"prompt_tokens": 900, "completion_tokens": 7,
-                                               "cache_read_input_tokens": 600,
-                                               "cache_creation_input_tokens": 200}),
+        replies.text(
+            "Scripted usage.",
+            usage={
+                "prompt_tokens": 900,
+                "completion_tokens": 7,
+                "cache_read_input_tokens": 600,
+                "cache_creation_input_tokens": 200,
+            },
+        ),
     ],
     ids=["text-and-thinking", "two-tool-calls", "tool-call-without-arguments", "length", "usage"],
 )
@@ -213,13 +221,20 @@ async def test_both_read_the_same_cache_usage_over_a_tool_round(
         )
         model = anthropic_model(scripted_llm)
         first_request = CompletionRequest(
-            model=model, system_prompt=SYSTEM, messages=[user("What does app.py do?")],
-            tools=[READ], session_id="s", timeout=10,
+            model=model,
+            system_prompt=SYSTEM,
+            messages=[user("What does app.py do?")],
+            tools=[READ],
+            session_id="s",
+            timeout=10,
         )
         first = await _message(first_request)
         result = {
-            "role": "toolResult", "toolCallId": "toolu_1", "toolName": "read",
-            "content": [{"type": "text", "text": "x = 1\n" * 400}], "isError": False,
+            "role": "toolResult",
+            "toolCallId": "toolu_1",
+            "toolName": "read",
+            "content": [{"type": "text", "text": "x = 1\n" * 400}],
+            "isError": False,
             "timestamp": 2,
         }
         second_request = attrs.evolve(
@@ -229,7 +244,8 @@ async def test_both_read_the_same_cache_usage_over_a_tool_round(
         results[transport] = (first["usage"], second["usage"])
     assert results["direct"] == results["litellm"]
     first_usage, second_usage = results["direct"]
-    assert first_usage["cacheWrite"] > 1024 and second_usage["cacheRead"] == first_usage["cacheWrite"]
+    assert first_usage["cacheWrite"] > 1024
+    assert second_usage["cacheRead"] == first_usage["cacheWrite"]
     assert second_usage["cost"]["cacheRead"] > 0
 
 
@@ -257,8 +273,19 @@ async def _message(request: CompletionRequest) -> dict[str, Any]:
         replies.mid_stream_error("Half an ans", message="Overloaded"),
     ],
     ids=[
-        "429", "500", "502", "503", "529-overloaded", "401", "403", "404", "400",
-        "prompt-too-long", "413", "overflow", "mid-stream",
+        "429",
+        "500",
+        "502",
+        "503",
+        "529-overloaded",
+        "401",
+        "403",
+        "404",
+        "400",
+        "prompt-too-long",
+        "413",
+        "overflow",
+        "mid-stream",
     ],
 )
 async def test_both_describe_and_classify_failures_alike(
@@ -327,8 +354,9 @@ async def test_cancelling_mid_stream_closes_the_connection_and_keeps_the_partial
     scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_transport(monkeypatch, "direct")
-    scripted_llm.enqueue(replies.slow_text("abcdefghijklmnopqrstuvwxyz0123", chunks=30,
-                                           chunk_delay=0.05))
+    scripted_llm.enqueue(
+        replies.slow_text("abcdefghijklmnopqrstuvwxyz0123", chunks=30, chunk_delay=0.05)
+    )
     request = CompletionRequest(
         model=anthropic_model(scripted_llm), system_prompt="s", messages=[user("Hi")], timeout=10
     )
@@ -418,7 +446,7 @@ def test_direct_streaming_builds_no_per_chunk_pydantic_objects(transport: str) -
     """The pydantic objects built per stream do not grow with its chunks on the direct path
     (litellm builds them per request only); on litellm's own path they do, which shows the
     count sees them."""
-    environment = {**__import__("os").environ}
+    environment = dict(os.environ)
     environment.pop(direct.TRANSPORT_ENVIRONMENT_VARIABLE, None)
     if transport == "litellm":
         environment[direct.TRANSPORT_ENVIRONMENT_VARIABLE] = "litellm"
@@ -431,8 +459,44 @@ def test_direct_streaming_builds_no_per_chunk_pydantic_objects(transport: str) -
         env=environment,
     )
     assert result.returncode == 0, result.stderr
-    few, many = eval(result.stdout.strip().splitlines()[-1])  # noqa: S307 — our own script's list
+    few, many = json.loads(result.stdout.strip().splitlines()[-1])
     if transport == "direct":
         assert few == many
     else:
         assert many > few + 390
+
+
+async def test_redacted_thinking_is_kept_and_replayed_on_both_paths(
+    scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = anthropic_model(scripted_llm, reasoning=True)
+    reply = Reply(
+        deltas=(
+            {"redacted_thinking": "opaque-data"},
+            {"reasoning_content": "Visible thoughts."},
+            {"content": "Done."},
+        )
+    )
+    (direct_events, ours), (litellm_events, litellms) = await both(
+        scripted_llm, monkeypatch, reply, model=model, thinking_level="low"
+    )
+    assert direct_events == litellm_events
+    assert without_timestamp(ours) == without_timestamp(litellms)
+    redacted, thinking, text = ours["content"]
+    assert redacted == {
+        "type": "thinking",
+        "thinking": "[Reasoning redacted]",
+        "thinkingSignature": "opaque-data",
+        "redacted": True,
+    }
+    assert thinking["thinkingSignature"].startswith("scripted") and text["text"] == "Done."
+
+    history = [user("Fix it"), ours, user("Thanks")]
+    await both(
+        scripted_llm, monkeypatch, replies.text("Ok."), history, model=model, thinking_level="low"
+    )
+    direct_body, litellm_body = scripted_llm.requests[-2:]
+    assert direct_body == litellm_body
+    replayed = direct_body["messages"][1]["content"]
+    assert [block["type"] for block in replayed] == ["redacted_thinking", "thinking", "text"]
+    assert replayed[0]["data"] == "opaque-data"

@@ -87,22 +87,40 @@ def test_text_thinking_and_signature_deltas() -> None:
         [
             {"type": "ping"},
             {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking"}},
-            {"type": "content_block_delta", "index": 0,
-             "delta": {"type": "thinking_delta", "thinking": "Hmm"}},
-            {"type": "content_block_delta", "index": 0,
-             "delta": {"type": "signature_delta", "signature": "sig"}},
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "thinking_delta", "thinking": "Hmm"},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "signature_delta", "signature": "sig"},
+            },
             {"type": "content_block_stop", "index": 0},
-            {"type": "content_block_start", "index": 1,
-             "content_block": {"type": "text", "text": ""}},
-            {"type": "content_block_delta", "index": 1,
-             "delta": {"type": "text_delta", "text": "Hi"}},
+            {
+                "type": "content_block_start",
+                "index": 1,
+                "content_block": {"type": "text", "text": ""},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "text_delta", "text": "Hi"},
+            },
             {"type": "content_block_stop", "index": 1},
             {"type": "message_stop"},
         ]
     ) == [
         {"choices": [{"index": 0, "delta": {"reasoning_content": "Hmm"}}]},
-        {"choices": [{"index": 0, "delta": {"thinking_blocks": [
-            {"type": "thinking", "signature": "sig"}]}}]},
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"thinking_blocks": [{"type": "thinking", "signature": "sig"}]},
+                }
+            ]
+        },
         {"choices": [{"index": 0, "delta": {"content": "Hi"}}]},
     ]
 
@@ -110,16 +128,28 @@ def test_text_thinking_and_signature_deltas() -> None:
 def test_tool_blocks_are_numbered_among_tool_blocks_and_empty_arguments_become_braces() -> None:
     result = chunks(
         [
-            {"type": "content_block_start", "index": 0,
-             "content_block": {"type": "text", "text": ""}},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
             {"type": "content_block_stop", "index": 0},
-            {"type": "content_block_start", "index": 1,
-             "content_block": {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}},
+            {
+                "type": "content_block_start",
+                "index": 1,
+                "content_block": {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}},
+            },
             {"type": "content_block_stop", "index": 1},
-            {"type": "content_block_start", "index": 2,
-             "content_block": {"type": "tool_use", "id": "toolu_2", "name": "read", "input": {}}},
-            {"type": "content_block_delta", "index": 2,
-             "delta": {"type": "input_json_delta", "partial_json": '{"path":'}},
+            {
+                "type": "content_block_start",
+                "index": 2,
+                "content_block": {"type": "tool_use", "id": "toolu_2", "name": "read", "input": {}},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 2,
+                "delta": {"type": "input_json_delta", "partial_json": '{"path":'},
+            },
             {"type": "content_block_stop", "index": 2},
         ]
     )
@@ -143,8 +173,11 @@ def test_usage_is_merged_and_counts_the_cache_in_the_prompt() -> None:
     start, end = chunks(
         [
             {"type": "message_start", "message": {"usage": start_usage}},
-            {"type": "message_delta", "delta": {"stop_reason": "tool_use"},
-             "usage": {"output_tokens": 42}},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use"},
+                "usage": {"output_tokens": 42},
+            },
         ]
     )
     assert start["usage"]["prompt_tokens"] == 1210 and start["usage"]["completion_tokens"] == 1
@@ -152,14 +185,21 @@ def test_usage_is_merged_and_counts_the_cache_in_the_prompt() -> None:
     usage = end["usage"]
     assert (usage["prompt_tokens"], usage["completion_tokens"]) == (1210, 42)
     assert usage["prompt_tokens_details"]["cached_tokens"] == 1000
-    assert usage["prompt_tokens_details"]["cache_creation_token_details"][
-        "ephemeral_1h_input_tokens"] == 200
+    assert (
+        usage["prompt_tokens_details"]["cache_creation_token_details"]["ephemeral_1h_input_tokens"]
+        == 200
+    )
 
 
 def test_redacted_thinking_and_error_events() -> None:
     [redacted] = chunks(
-        [{"type": "content_block_start", "index": 0,
-          "content_block": {"type": "redacted_thinking", "data": "opaque"}}]
+        [
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "redacted_thinking", "data": "opaque"},
+            }
+        ]
     )
     assert redacted["choices"][0]["delta"]["thinking_blocks"] == [
         {"type": "redacted_thinking", "data": "opaque"}
