@@ -15,12 +15,13 @@ Failures are mapped by litellm's own exception mapping (``exception_type``) from
 ``AnthropicError`` its handler raises for the same answer, so the error texts, statuses and pi's
 retry and overflow classification are the litellm path's. ``serves`` decides: ``anthropic/…``
 models, unless ``PI_LSP_LLM_TRANSPORT=litellm`` or a proxy variable routes the endpoint through a
-proxy (``direct.proxied``); everything else, and whatever litellm would not send to
-``/v1/messages``, goes through litellm as before.
+proxy (``direct.proxied``); everything else goes through litellm as before, and so does a request
+litellm sends without handing it to the recording client (its own stream is then read).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import AsyncGenerator, Mapping
@@ -73,20 +74,17 @@ class RecordedRequest:
     headers: dict[str, str]
 
 
-async def recorded_request(arguments: Mapping[str, Any]) -> RecordedRequest:
-    """The request ``litellm.acompletion(**arguments)`` would send (see the module docstring).
+async def recorded_request(arguments: Mapping[str, Any]) -> tuple[RecordedRequest | None, Any]:
+    """The request ``litellm.acompletion(**arguments)`` would send (see the module docstring),
+    and litellm's answer: an unread stand-in, or, when litellm did not hand its request to the
+    recording client, its own stream of the answer.
 
     litellm's own failures before sending (no key, a parameter it refuses) raise as they would.
     """
     litellm = load_litellm()
     client = _recording_client_class()()
     stream = await litellm.acompletion(**arguments, client=client)
-    close = getattr(stream, "aclose", None)
-    if close is not None:
-        await close()
-    if client.recorded is None:
-        raise RuntimeError("litellm sent no Anthropic Messages request")
-    return client.recorded
+    return client.recorded, stream
 
 
 @functools.cache
@@ -121,10 +119,20 @@ def _recording_client_class() -> type:
 
 async def stream_chunks(
     model: ModelConfig, arguments: Mapping[str, Any]
-) -> AsyncGenerator[dict[str, Any], None]:
-    """The stream's chunks as dicts in the shape litellm's chunks have; failures raise the
-    exception litellm would raise for them."""
-    request = await recorded_request(arguments)
+) -> AsyncGenerator[Any, None]:
+    """The stream's chunks as dicts in the shape litellm's chunks have (litellm's own chunks if
+    it sent the request itself); failures raise the exception litellm would raise for them."""
+    request, litellm_stream = await recorded_request(arguments)
+    try:
+        if request is None:  # litellm sent it some other way: its stream is the answer
+            async for litellm_chunk in litellm_stream:
+                yield litellm_chunk
+            return
+    finally:
+        close = getattr(litellm_stream, "aclose", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
     translator = ChunkTranslator(finish_reason_mapper())
     try:
         async with http_stream.post(

@@ -399,6 +399,33 @@ async def test_a_missing_key_fails_as_litellm_says_before_anything_is_sent(
     assert scripted_llm.requests == []
 
 
+async def test_a_request_litellm_sends_itself_is_read_from_litellm(
+    scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should litellm ever send a request without handing it to the recording client, its own
+    stream is the answer: the turn still works, through litellm."""
+    from pi_lsp.llm._litellm import async_http_handler_class
+
+    class SendingClient(async_http_handler_class()):  # type: ignore[misc]
+        recorded = None
+
+    use_transport(monkeypatch, "direct")
+    monkeypatch.setattr(anthropic_direct, "_recording_client_class", lambda: SendingClient)
+    scripted_llm.enqueue(replies.text("Through litellm.", reasoning="Hmm."))
+    request = CompletionRequest(
+        model=anthropic_model(scripted_llm, reasoning=True),
+        system_prompt="s",
+        messages=[user("Hi")],
+        thinking_level="low",
+        timeout=10,
+    )
+    message = await _message(request)
+    assert message["stopReason"] == "stop"
+    assert [block["type"] for block in message["content"]] == ["thinking", "text"]
+    assert message["content"][1]["text"] == "Through litellm."
+    assert len(scripted_llm.requests) == 1
+
+
 _NO_OBJECTS_SCRIPT = """
 import asyncio, sys
 import attrs
