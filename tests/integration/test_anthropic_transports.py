@@ -17,37 +17,20 @@ import attrs
 import pytest
 
 from pi_lsp.llm import anthropic_direct, direct
-from pi_lsp.llm.config import ModelConfig, resolve_model
+from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.errors import auth_error_status, is_context_overflow, is_retryable_error
 from pi_lsp.llm.events import Completed, TextDelta
-from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
 from tests import scripted_llm_fixtures as fixtures
+from tests.integration.test_anthropic_endpoint import READ, SYSTEM, anthropic_model, user
 
 scripted_llm = fixtures.scripted_llm
 
-MODEL = "anthropic/claude-sonnet-4-5"
-READ = ToolSpec(
-    "read",
-    "Read a file",
-    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-)
-SYSTEM = "You are a coding agent. " + "Follow the project's rules. " * 250  # cacheable alone
 PIXEL = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAC"
     "hwGA60e6kgAAAABJRU5ErkJggg=="
 )
-
-
-def anthropic_model(server: ScriptedLLM, **options: Any) -> ModelConfig:
-    config = resolve_model({"model": MODEL, "apiBase": server.root_url, "apiKey": "test"}, {})
-    assert config is not None
-    return attrs.evolve(config, **options)
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
 
 
 def conversation(model: ModelConfig) -> list[dict[str, Any]]:
