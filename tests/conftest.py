@@ -1,7 +1,11 @@
 """How `make test` splits the suites between its two workers (pytest-xdist, ``--dist loadfile``).
 
 Each test file is one unit of work, so a file's warm server, Neovim or code-server starts once.
-The longest files are handed out first, so neither worker is left with a long one at the end.
+The longest files are handed out first, so neither worker is left with a long one at the end;
+the rest follow in the order collected, which ends with the unit tests: many short files that
+even out the end. ``make test`` passes ``--no-loadscope-reorder``: by default xdist hands out the
+files with the most tests first, which sent the long one-test files (the kills, the fuzzing) to
+the very end, where one of them alone was the last minutes of the run.
 The files that build pi-lsp from the checkout take turns through
 ``tests.wheelhouse.building_from_the_checkout``.
 """
@@ -10,10 +14,15 @@ from __future__ import annotations
 
 import pytest
 
-LONGEST_FIRST = (
+LONGEST_FIRST = (  # longest first, from the --durations of CI runs
     "tests/editors/vscode/test_vscode.py",
     "tests/packaging/test_python_package.py",
     "tests/editors/neovim/test_install.py",
+    "tests/reliability/test_kill_during_appends.py",
+    "tests/reliability/test_fuzzed_requests.py",
+    "tests/e2e/test_acplint.py",
+    "tests/reliability/test_kill_server_mid_turn.py",
+    "tests/reliability/test_hostile_inputs.py",
 )
 
 
