@@ -54,6 +54,23 @@ async def test_editing_agents_md_changes_the_next_system_prompt(client, scripted
     assert "Always answer in French." in system_prompt(scripted_llm)
 
 
+async def test_a_prompt_right_after_a_truncate_then_write_save_reads_the_written_file(
+    client, scripted_llm, workspace
+):
+    # An editor that saves in place: the watcher reloads on the truncation, and the prompt comes
+    # before its reload for the write.
+    changes = record_resource_changes(client)
+    scripted_llm.enqueue(replies.text("First."), replies.text("Second."))
+    await request(client, "pi/prompt", {"text": "one"})
+    with open(workspace / "AGENTS.md", "w", encoding="utf-8") as saving:
+        await wait_for_change(
+            changes, lambda item: any(ref["kind"] == "contextFile" for ref in item["changed"])
+        )
+        saving.write("Always answer in French.\n")
+    await request(client, "pi/prompt", {"text": "two"})
+    assert "Always answer in French." in system_prompt(scripted_llm)
+
+
 async def test_a_new_skill_folder_is_picked_up_and_its_command_expands(
     client, scripted_llm, workspace
 ):
