@@ -7,14 +7,8 @@ batch, which LSP does not have) gets one Invalid Request; a response is never an
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import pytest
-
-from pi_lsp.client import isolated_environment
 from tests.e2e.tcp_support import RawConnection, initialize_message, tcp_server
-from tests.reliability.raw_lsp import RawLsp, frame
+from tests.reliability.raw_lsp import frame
 
 INVALID_REQUEST = -32600
 NOT_MESSAGES = [  # a body, the id its answer carries, and what the answer's message names
@@ -47,45 +41,32 @@ def check_answer(answer: dict, request_id, named: str) -> None:
     assert named in answer["error"]["message"], answer
 
 
-@pytest.fixture
-async def stdio_server(tmp_path: Path):
-    workspace = tmp_path / "project"
-    workspace.mkdir()
-    raw = await RawLsp.start([sys.executable, "-m", "pi_lsp"], isolated_environment(tmp_path))
-    initialize = {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}
-    await raw.request(0, "initialize", initialize, 60)
-    raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-    yield raw
-    raw.process.kill()
-    await raw.process.wait()
-
-
-async def test_a_body_that_is_no_message_gets_invalid_request_over_stdio(stdio_server):
+async def test_a_body_that_is_no_message_gets_invalid_request_over_stdio(raw_server):
     for number, (body, request_id, named) in enumerate(NOT_MESSAGES, start=100):
-        stdio_server.send(body)
+        raw_server.send(body)
         # Answered in the order read: once the next request is answered, so is the body before.
-        assert "result" in await stdio_server.request(number, "pi/state", {})
+        assert "result" in await raw_server.request(number, "pi/state", {})
         if request_id is None:
-            answers = list(stdio_server.null_id_errors)
-            stdio_server.null_id_errors.clear()
+            answers = list(raw_server.null_id_errors)
+            raw_server.null_id_errors.clear()
         else:
-            answers = [stdio_server.responses.pop(request_id)]
+            answers = [raw_server.responses.pop(request_id)]
         assert len(answers) == 1, (body, answers)
         assert "id" in answers[0], answers  # null when unreadable, but there
         check_answer(answers[0], request_id, named)
-        assert not stdio_server.responses, body
+        assert not raw_server.responses, body
 
 
-async def test_responses_and_objects_nested_in_params_are_not_answered_on_their_own(stdio_server):
+async def test_responses_and_objects_nested_in_params_are_not_answered_on_their_own(raw_server):
     for body in RESPONSES:
-        stdio_server.send(body)
+        raw_server.send(body)
     nested = {"jsonrpc": "2.0", "id": 10, "method": "pi/state", "params": {"x": {"jsonrpc": "2.0"}}}
-    stdio_server.send(nested)
+    raw_server.send(nested)
     # The nested broken message is just JSON inside the params: the request is answered as itself.
-    answer = await stdio_server.answer(10)
+    answer = await raw_server.answer(10)
     assert answer["id"] == 10
-    assert "result" in await stdio_server.request(100, "pi/state", {})
-    assert not stdio_server.responses and not stdio_server.null_id_errors
+    assert "result" in await raw_server.request(100, "pi/state", {})
+    assert not raw_server.responses and not raw_server.null_id_errors
 
 
 async def test_a_body_that_is_no_message_gets_invalid_request_over_tcp(tmp_path, workspace):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 import pytest
 from pygls.exceptions import JsonRpcException
@@ -62,11 +63,14 @@ async def test_a_prompt_right_after_a_truncate_then_write_save_reads_the_written
     changes = record_resource_changes(client)
     scripted_llm.enqueue(replies.text("First."), replies.text("Second."))
     await request(client, "pi/prompt", {"text": "one"})
-    with open(workspace / "AGENTS.md", "w", encoding="utf-8") as saving:
+    saving = os.open(workspace / "AGENTS.md", os.O_WRONLY | os.O_TRUNC)
+    try:
         await wait_for_change(
             changes, lambda item: any(ref["kind"] == "contextFile" for ref in item["changed"])
         )
-        saving.write("Always answer in French.\n")
+        os.write(saving, b"Always answer in French.\n")
+    finally:
+        os.close(saving)
     await request(client, "pi/prompt", {"text": "two"})
     assert "Always answer in French." in system_prompt(scripted_llm)
 

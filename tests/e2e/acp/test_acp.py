@@ -31,7 +31,13 @@ from acp.schema import (
 
 from pi_lsp.client import isolated_environment
 from pi_lsp.scripted_llm import replies
-from tests.e2e.acp.support import HOME, RecordingClient, acp_agent, start_streaming
+from tests.e2e.acp.support import (
+    HOME,
+    RecordingClient,
+    acp_agent,
+    acp_command,
+    start_streaming,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -305,14 +311,9 @@ async def test_stdout_carries_nothing_but_acp_messages(scripted_llm, workspace):
     """litellm logging at INFO writes to stdout; under ``pi-lsp acp`` every line must still be one
     JSON-RPC message."""
     scripted_llm.enqueue(replies.text("All clean."))
-    options = json.dumps({"model": "openai/scripted", "apiBase": scripted_llm.base_url})
+    options = {"model": "openai/scripted", "apiBase": scripted_llm.base_url}
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "pi_lsp",
-        "acp",
-        "--options",
-        options,
+        *acp_command(options),
         env={**isolated_environment(HOME), "LITELLM_LOG": "INFO"},
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
