@@ -38,6 +38,7 @@ from tests.e2e.acp.support import (
     acp_command,
     start_streaming,
 )
+from tests.scripted_llm_fixtures import read_then_edit_app
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -226,19 +227,7 @@ async def test_tools_read_and_write_through_the_clients_file_system(scripted_llm
 
     app = str(workspace / "app.py")
     client = FileSystemClient({app: "def add(a, b):\n    return a * b  # unsaved\n"})
-    scripted_llm.enqueue(
-        replies.tool_calls([("call-1", "read", {"path": "app.py"})]),
-        replies.tool_calls(
-            [
-                (
-                    "call-2",
-                    "edit",
-                    {"path": "app.py", "edits": [{"oldText": "a * b", "newText": "a + b"}]},
-                )
-            ]
-        ),
-        replies.text("Fixed."),
-    )
+    scripted_llm.enqueue(*read_then_edit_app("a * b", "a + b", "Fixed.", "-"))
     capabilities = ClientCapabilities(
         fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
     )
