@@ -6,11 +6,12 @@ workspace (never below it); in each directory the first existing candidate of
 main checkout's file that the worktree's own file shadows is left out (``git_worktree.py``).
 They need no trust: they only describe the project.
 
+``SYSTEM.md`` (replaces the base prompt) and ``APPEND_SYSTEM.md`` (extends it) come from the
+project's ``.pi/`` when the workspace is trusted, else from ``<agentDir>``.
+
 ``prompt_files_signature`` stats every place these files may be read from: it changes when one is
 written, created or deleted, so a snapshot taken while an editor was half-way through saving one
 (truncated, then written) can tell it is stale without waiting for the file watcher.
-``SYSTEM.md`` (replaces the base prompt) and ``APPEND_SYSTEM.md`` (extends it) come from the
-project's ``.pi/`` when the workspace is trusted, else from ``<agentDir>``.
 """
 
 from __future__ import annotations
