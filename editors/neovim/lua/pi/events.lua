@@ -31,7 +31,7 @@ local function update_views(event)
     status.refresh()
   end
   if event.type == "tree_changed" then
-    require("pi.tree").refresh()
+    require("pi.tree").on_tree_changed(event)
   end
 end
 

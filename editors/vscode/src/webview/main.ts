@@ -2,7 +2,7 @@
 // draws it, and sends the user's prompts and actions to the host. The state and the unsent draft
 // are saved with `setState`, so hiding and showing the view loses nothing.
 import type { Completion, FromWebview, ModelInfo, ToWebview } from '../chat/messages';
-import { applyNotification, type ChatState, emptyChat, reduce } from '../chat/reducer';
+import { applyNotification, type ChatState, EARLIER_TOPIC, emptyChat, reduce } from '../chat/reducer';
 import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../contextLevel';
 import { setupReason } from '../chat/setup';
 import { acceptCompletion, matchingCompletions } from './completion';
@@ -29,9 +29,27 @@ const followUp = byId<HTMLButtonElement>('follow-up');
 const stop = byId<HTMLButtonElement>('stop');
 const status = byId<HTMLSpanElement>('status');
 const completionList = byId<HTMLDivElement>('completions');
-const renderer = new TranscriptRenderer(byId('transcript'), (action) =>
-  vscode.postMessage({ type: 'setApiKey', provider: action.provider }),
+const transcript = byId('transcript');
+const renderer = new TranscriptRenderer(transcript, (action) =>
+  action.kind === 'setApiKey' ? vscode.postMessage({ type: 'setApiKey', provider: action.provider }) : loadEarlier(true),
 );
+/** The cursor of the earlier page asked for, so scrolling asks once per page. */
+let earlierAsked: string | undefined;
+/** After an earlier page is put on top: the distance from the bottom to keep, so the view does not jump. */
+let keepFromBottom: number | undefined;
+
+function earlierCursor(): string | undefined {
+  const first = chat.items[0];
+  return first?.kind === 'notice' && first.topic === EARLIER_TOPIC && first.action?.kind === 'loadEarlier' ? first.action.before : undefined;
+}
+
+/** Asks for the earlier page once per cursor when scrolling; a click on the button asks again. */
+function loadEarlier(clicked = false): void {
+  const before = earlierCursor();
+  if (!before || (before === earlierAsked && !clicked)) return;
+  earlierAsked = before;
+  vscode.postMessage({ type: 'loadEarlier', before });
+}
 
 const saved = vscode.getState();
 let chat: ChatState = saved?.chat ?? emptyChat();
@@ -53,6 +71,10 @@ function scheduleRender(): void {
 
 function render(): void {
   renderer.render(chat.items);
+  if (keepFromBottom !== undefined) {
+    transcript.scrollTop = transcript.scrollHeight - keepFromBottom;
+    keepFromBottom = undefined;
+  }
   document.body.dataset.running = String(chat.running);
   document.body.dataset.compacting = String(chat.compacting);
   send.textContent = chat.running ? 'Steer' : 'Send';
@@ -206,6 +228,10 @@ byId('new-session').addEventListener('click', () => vscode.postMessage({ type: '
 byId('setup-key').addEventListener('click', () =>
   vscode.postMessage({ type: 'setApiKey', provider: model.keyStatus === 'missing' ? model.provider ?? undefined : undefined }),
 );
+// Reaching the top of the transcript loads the page before it.
+transcript.addEventListener('scroll', () => {
+  if (transcript.scrollTop < 40) loadEarlier();
+});
 byId('setup-local').addEventListener('click', () => vscode.postMessage({ type: 'useLocalServer' }));
 byId('setup-model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));
 
@@ -222,6 +248,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       chat = applyNotification(chat, message.notification);
       break;
     case 'action':
+      if (message.action.type === 'local_prepend') keepFromBottom = transcript.scrollHeight - transcript.scrollTop;
       chat = reduce(chat, message.action);
       break;
     case 'model':
