@@ -129,16 +129,27 @@ local function fill(filling, round, done)
   end
 end
 
+-- Each fetch gets a ticket: only the latest one's window is shown.
+local tickets = 0
+
 local function fetch_window(target_id, callback)
   pending = pending or {}
+  tickets = tickets + 1
+  local ticket = tickets
   local params = { limit = tree_window.PAGE, targetId = target_id }
   api().tree_window(params, function(err, result)
+    if ticket ~= tickets then
+      return
+    end
     if err or not result then
       pending = nil
       return api().report_error("pi/treeWindow", function() end)(err, result)
     end
     local fetched = tree_window.new(result)
     fill(fetched, 1, function()
+      if ticket ~= tickets then
+        return
+      end
       local queued = pending or {}
       pending = nil
       local previous = model
@@ -174,7 +185,7 @@ function M.refresh(callback)
 end
 
 --- Applies a tree_changed event to the shown tree (events.lua calls it).
-function M.on_tree_changed(event)
+function M.on_tree_changed(event, session_id)
   if not valid() then
     return
   end
@@ -182,7 +193,7 @@ function M.on_tree_changed(event)
     table.insert(pending, event)
     return
   end
-  if not model then
+  if not model or (session_id and session_id ~= model.session_id) then
     return M.refresh()
   end
   local leaf_before = model.leaf_id
@@ -232,7 +243,8 @@ local function toggle(id)
     return draw(id)
   end
   local asked = model
-  api().tree_children({ parentId = id, offset = 0, limit = tree_window.PAGE }, api().report_error("pi/treeChildren", function(result)
+  local params = { parentId = id, offset = 0, limit = tree_window.PAGE }
+  api().tree_children(params, api().report_error("pi/treeChildren", function(result)
     if asked ~= model then
       return
     end
@@ -259,13 +271,6 @@ function M.expand()
   end
 end
 
---- Shows the window around `id` (a search result) with the cursor on it.
-function M.jump_to(id, callback)
-  if not valid() then
-    return
-  end
-  fetch_window(id, callback)
-end
 
 local function search_label(row)
   local label = util.present(row.label) and ("[" .. row.label .. "] ") or ""
@@ -286,8 +291,7 @@ function M.search(query)
       local prompt = ("%d match%s for %q"):format(result.total, result.total == 1 and "" or "es", text)
       vim.ui.select(result.rows, { prompt = prompt, format_item = search_label }, function(row)
         if row then
-          M.open()
-          M.jump_to(row.id)
+          M.open(row.id)
         end
       end)
     end))
@@ -357,8 +361,9 @@ local function tree_buffer()
   return buffer
 end
 
---- Shows the tree buffer in a window on the left and fetches the tree.
-function M.open()
+--- Shows the tree buffer in a window on the left and fetches the tree around the leaf, or around
+--- `target_id` with the cursor on it (a search result).
+function M.open(target_id)
   tree_buffer()
   local shown = window()
   if shown then
@@ -370,7 +375,7 @@ function M.open()
     vim.api.nvim_win_set_width(0, util.window_size(vim.o.columns, config.options.window.tree_size))
     vim.wo.wrap, vim.wo.number, vim.wo.cursorline = false, false, true
   end
-  M.refresh()
+  fetch_window(target_id)
 end
 
 --- The ids of the entries shown (for command-line completion), in display order.
