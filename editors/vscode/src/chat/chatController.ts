@@ -116,7 +116,10 @@ export class ChatController implements vscode.Disposable {
     if (!sessionId) return;
     try {
       const page = await this.server.request('pi/messages', { sessionId, limit: HISTORY_LIMIT, before });
-      if (sessionId !== this.session.sessionId) return;
+      // A navigation or another session since: the page belongs to a path no longer shown.
+      const first = this.state.items[0];
+      const offered = first?.kind === 'notice' && first.action?.kind === 'loadEarlier' ? first.action.before : undefined;
+      if (sessionId !== this.session.sessionId || offered !== before) return;
       this.earlierPages += 1;
       this.apply({ type: 'local_prepend', items: historyItems(sessionId, page, `p${this.earlierPages}-`) });
     } catch (error) {

@@ -22,6 +22,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   private view: vscode.TreeView<TreeNode> | undefined;
   /** Events that arrived while a window was being fetched: applied to it when it comes. */
   private pending: TreeChangedEvent[] | undefined;
+  /** Each window fetch gets a ticket: only the latest one's window is shown. */
+  private fetches = 0;
   /** How many windows were fetched because the events could not be followed (for tests). */
   resyncs = 0;
 
@@ -50,16 +52,19 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   async refresh(targetId?: string): Promise<TreeWindowModel | undefined> {
     const sessionId = this.session.sessionId;
     if (!sessionId) return undefined;
-    this.pending = [];
+    const ticket = ++this.fetches;
+    this.pending ??= [];
     try {
       const window = await this.server.request('pi/treeWindow', { sessionId, limit: TREE_PAGE, ...(targetId ? { targetId } : {}) });
       const model = new TreeWindowModel(window);
       await this.fillSmallLevels(model);
-      const queued = this.pending;
+      if (ticket !== this.fetches) return this.model;
+      const queued = this.pending ?? [];
       this.pending = undefined;
       this.model = model;
       for (const event of queued) if (model.applyChange(event) === 'resync') return this.resync();
     } catch (error) {
+      if (ticket !== this.fetches) return this.model;
       this.pending = undefined;
       this.server.output.appendLine(`Could not load the session tree: ${describeError(error)}`);
     }
