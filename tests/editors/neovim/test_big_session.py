@@ -62,9 +62,9 @@ def test_the_tree_buffer_moves_through_a_100k_entry_session(pi, big_session, scr
     pi.command("PiTree")
     pi.wait_until(f"table.concat({TREE_LINES}, '\\n'):find('◉ {leaf}', 1, true) ~= nil")
     lines = tree_lines(pi)
-    # The top of the tree and the other branch are small, so they show whole; the leaf's run is
-    # a window ending at the leaf, the rest of it a count.
-    assert f"● {entry_id(16)} user: {message_text(16)}" in lines, lines[:40]
+    # The path from the top, the earlier entries of each level a count; the other branch of the
+    # branch point on the path is shown, collapsed; the leaf's run is a window ending at the leaf.
+    assert lines[2:4] == ["⋯ 17 earlier entries", f"● {entry_id(16)} user: {message_text(16)}"]
     assert f"  ○ {BRANCH_IDS[0]} assistant: the other approach" in lines, lines[:40]
     lnum, hidden = run_earlier_line(pi)
     assert hidden > 99_000
@@ -78,16 +78,17 @@ def test_the_tree_buffer_moves_through_a_100k_entry_session(pi, big_session, scr
     assert run_earlier_line(pi)[1] == hidden - 100
     assert pi.lua("return vim.api.nvim_win_get_cursor(0)[1]") == lnum + 100
 
-    # `o` folds a branch and unfolds it again.
+    # `o` expands the collapsed branch (fetching it) and folds it again.
     branch = pi.lua(
         f"for l, t in ipairs({TREE_LINES}) do "
         f"if t:find('{BRANCH_IDS[0]}', 1, true) then return l end end"
     )
+    assert tree_lines(pi)[branch] == "    ▸ the rest of this branch"
     pi.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", branch)
     pi.keys("o")
-    assert tree_lines(pi)[branch] == "    ▸ the rest of this branch"
+    pi.wait_until(f"{TREE_LINES}[{branch + 1}]:find('{BRANCH_IDS[1]}', 1, true) ~= nil")
     pi.keys("o")
-    assert BRANCH_IDS[1] in tree_lines(pi)[branch]
+    assert tree_lines(pi)[branch] == "    ▸ the rest of this branch"
 
     # A turn is patched in from its event, without fetching the window again.
     scripted_model.enqueue({"kind": "text", "text": "Answer after 100k"})

@@ -110,8 +110,8 @@ local function draw(cursor)
 end
 
 -- Fetches the levels worth having whole (tree_window.levels_to_fill), a few rounds at most.
-local function fill(filling, round, done)
-  local wanted = round <= FILL_ROUNDS and tree_window.levels_to_fill(filling, tree_window.PAGE, SMALL_TREE) or {}
+local function fill(filling, path, round, done)
+  local wanted = round <= FILL_ROUNDS and tree_window.levels_to_fill(filling, SMALL_TREE, path) or {}
   if #wanted == 0 then
     return done()
   end
@@ -123,7 +123,7 @@ local function fill(filling, round, done)
       end
       waiting = waiting - 1
       if waiting == 0 then
-        fill(filling, round + 1, done)
+        fill(filling, path, round + 1, done)
       end
     end)
   end
@@ -146,7 +146,11 @@ local function fetch_window(target_id, callback)
       return api().report_error("pi/treeWindow", function() end)(err, result)
     end
     local fetched = tree_window.new(result)
-    fill(fetched, 1, function()
+    local path = {}
+    for index, level in ipairs(result.levels or {}) do
+      path[index] = level.parentId == nil and vim.NIL or level.parentId
+    end
+    fill(fetched, path, 1, function()
       if ticket ~= tickets then
         return
       end

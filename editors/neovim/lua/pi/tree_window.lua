@@ -6,6 +6,10 @@ local M = {}
 
 --- Rows fetched at once: a level's first screen and each page loaded while moving.
 M.PAGE = 100
+-- A session whose window's levels hold at most this many rows in all is shown whole; in a bigger
+-- one, the other branches of the few branch points nearest the target.
+local SMALL_SESSION = 2 * M.PAGE
+local SIBLING_LEVELS, SIBLINGS = 3, 10
 
 local TOP = ""
 
@@ -71,9 +75,12 @@ function M.new(window)
     rows = {},
     level_of = {},
   }
+  local rows = 0
   for _, level in ipairs(window.levels or {}) do
+    rows = rows + level.total
     M.merge_level(model, level)
   end
+  model.small = rows <= SMALL_SESSION
   return model
 end
 
@@ -104,25 +111,35 @@ function M.page_params(model, parent_id, direction)
   return params
 end
 
---- The parent ids of the levels worth fetching whole: at most `limit` rows, only some loaded
---- (the other branches of a branch point on the path, a short run before it), and, while the
---- model is small, the rows under expandable rows not fetched yet — so a small session shows every
---- branch, as a whole tree would.
-function M.levels_to_fill(model, limit, small)
+--- The parent ids of the levels worth fetching whole. In a small session: every level only partly
+--- loaded and, while the model holds fewer than `small_tree` rows, the rows under expandable rows
+--- not fetched yet, so it shows every branch, as a whole tree would. In a big one: the other
+--- branches of the few branch points nearest the target (`path` lists the window's levels, top
+--- first), so the first screen stays small.
+function M.levels_to_fill(model, small_tree, path)
   local wanted, seen = {}, {}
   local function want(parent_id)
     local key = level_key(parent_id)
     if not seen[key] then
       seen[key] = true
-      table.insert(wanted, parent_id == nil and vim.NIL or parent_id)
+      table.insert(wanted, present(parent_id) and parent_id or vim.NIL)
     end
+  end
+  if not model.small then
+    for index = #path, 1, -1 do
+      local level = model.levels[level_key(path[index])]
+      if level and #level.rows < level.total and level.total <= SIBLINGS and #wanted < SIBLING_LEVELS then
+        want(level.parentId)
+      end
+    end
+    return wanted
   end
   for _, level in pairs(model.levels) do
-    if level.total <= limit and #level.rows < level.total then
-      want(present(level.parentId) and level.parentId or nil)
+    if #level.rows < level.total then
+      want(level.parentId)
     end
   end
-  if M.size(model) < small then
+  if M.size(model) < small_tree then
     for id, row in pairs(model.rows) do
       if row.expandable and not model.levels[id] then
         want(id)

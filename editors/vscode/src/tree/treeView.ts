@@ -75,12 +75,12 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
   }
 
   /**
-   * The window holds only the path's row on the levels above the target; a small level (the
-   * other branches of a branch point, a short run before it) is fetched whole, so a small session
-   * shows as it always did, every branch in sight.
+   * The window holds only the path's row on the levels above the target; some of those levels are
+   * fetched whole (TreeWindowModel.levelsToFill), so a small session shows as it always did, every
+   * branch in sight, and a big one the branches next to the path.
    */
   private async fillSmallLevels(model: TreeWindowModel): Promise<void> {
-    const levels = model.smallPartialLevels(TREE_PAGE);
+    const levels = model.levelsToFill();
     const results = await Promise.all(levels.map((parentId) =>
       this.server.request('pi/treeChildren', { sessionId: model.sessionId, parentId, offset: 0, limit: TREE_PAGE })));
     for (const result of results) if (result.version === model.version) model.mergeLevel(result.level);

@@ -8,6 +8,11 @@ export type TreeChangedEvent = Events['tree_changed'];
 
 /** Rows fetched at once: the first screen of a level, and each "load more" page. */
 export const TREE_PAGE = 100;
+/** A session whose window's levels hold at most this many rows in all is shown whole. */
+export const SMALL_SESSION = 2 * TREE_PAGE;
+/** In a bigger one, the other branches of this many branch points nearest the target are shown. */
+const SIBLING_LEVELS = 3;
+const SIBLINGS = 10;
 
 /** An entry of the tree. `entry` is the server's row (a `pi/tree` entry plus counts and flags). */
 export interface EntryNode {
@@ -51,7 +56,11 @@ export class TreeWindowModel {
   private readonly entryNodes = new Map<string, EntryNode>();
   private readonly moreNodes = new Map<string, MoreNode>();
 
+  /** The window's levels are small enough to fetch whole: the session shows as a whole tree. */
+  readonly small: boolean;
+
   constructor(window: TreeWindowResult) {
+    this.small = window.levels.reduce((sum, level) => sum + level.total, 0) <= SMALL_SESSION;
     this.sessionId = window.sessionId;
     this.version = window.version;
     this.leafId = window.leafId;
@@ -94,13 +103,15 @@ export class TreeWindowModel {
     return [...this.rows.values()].map((row) => this.node(row));
   }
 
-  /** The levels (by parent id) with at most `limit` rows of which only some are loaded, nearest the target first. */
-  smallPartialLevels(limit: number, most = 10): (string | null)[] {
-    return [...this.levels.values()]
-      .filter((level) => level.total <= limit && level.rows.length < level.total)
-      .map((level) => level.parentId)
-      .reverse()
-      .slice(0, most);
+  /**
+   * The levels (by parent id) to fetch whole after the window, nearest the target first: in a
+   * small session every level only partly loaded, so it shows as it always did; in a big one the
+   * other branches of the few branch points nearest the target, so the first screen stays small.
+   */
+  levelsToFill(): (string | null)[] {
+    const partial = [...this.levels.values()].filter((level) => level.rows.length < level.total).reverse();
+    const wanted = this.small ? partial : partial.filter((level) => level.total <= SIBLINGS).slice(0, SIBLING_LEVELS);
+    return wanted.map((level) => level.parentId);
   }
 
   /** The request that fetches the rows a "more" node stands for. */

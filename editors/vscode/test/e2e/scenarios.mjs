@@ -472,6 +472,17 @@ async function setupView(context) {
   return shot;
 }
 
+/** Scrolls the session tree by `deltaY` at a time until `row` is shown. */
+async function scrollTreeUntil(page, row, deltaY) {
+  const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
+  await until('the row in view', async () => {
+    if (await row.isVisible()) return true;
+    await list.hover();
+    await page.mouse.wheel(0, deltaY);
+    return false;
+  });
+}
+
 /**
  * A session of 100k entries written like pi's (tests/big_session.py, passed as
  * PI_E2E_BIG_SESSION): the tree shows the active path at once, loads earlier entries and expands
@@ -491,21 +502,15 @@ async function bigSession(context) {
   // The leaf at the end of the active path, and the other branch of entry 16 right after it, collapsed.
   await until('the leaf of the big session', async () => (await treeRow(page, 'message 99999').innerText()).includes('leaf'), 60_000);
   const branch = treeRow(page, 'the other approach');
-  await branch.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await scrollTreeUntil(page, branch, 200);
   if ((await branch.getAttribute('aria-expanded')) !== 'false') throw new Error('the other branch is not collapsed');
   await branch.locator('.monaco-tl-twistie').click();
   await treeRow(page, 'the other approach, step 1').waitFor({ state: 'visible', timeout: TIMEOUT });
   await screenshot(context, 'big-session.png');
 
   // The run before the window is a row with a count; clicking it loads the page before.
-  const earlier = treeRows(page).filter({ hasText: /⋯ [\d,]+ earlier entries/ }).last();
-  await until('the earlier-entries row in view', async () => {
-    if (await earlier.isVisible()) return true;
-    const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
-    await list.hover();
-    await page.mouse.wheel(0, -400);
-    return false;
-  });
+  const earlier = treeRows(page).filter({ hasText: /⋯ \d+,\d{3} earlier entries/ }).first();
+  await scrollTreeUntil(page, earlier, -400);
   const count = async () => Number((await earlier.innerText()).match(/⋯ ([\d,]+) earlier/)[1].replace(/,/g, ''));
   const before = await count();
   if (before < 99_000) throw new Error(`the window holds too much: ${before} earlier entries left`);

@@ -75,7 +75,8 @@ describe('the windowed tree model', () => {
     );
     expect(ids(model.children(null))).toEqual(['⋯ 11 earlier entries', 'b']);
     expect(ids(model.children('b'))).toEqual(['⋯ 1 other branch', 'x']);
-    expect(model.smallPartialLevels(100)).toEqual(['b', null]);
+    expect(model.small).toBe(true);
+    expect(model.levelsToFill()).toEqual(['b', null]);
     const y = model.nodeOf('y') as EntryNode;
     expect(model.parentOf(y)?.entry.id).toBe('x');
     expect(model.parentOf(model.nodeOf('x') as EntryNode)?.entry.id).toBe('b');
@@ -123,6 +124,21 @@ describe('the windowed tree model', () => {
     expect(longRun().applyChange(changed(6, [row('g1', 'e500', { branchStart: true })], 'g1'))).toBe('resync');
     expect(longRun().applyChange(changed(6, [], 'e998'))).toBe('resync');
     expect(longRun().applyChange(changed(6, [row('h1', 'unknown')], 'h1'))).toBe('resync');
+  });
+
+  it('fetches only the other branches next to the path of a big session', () => {
+    const model = new TreeWindowModel(
+      window(
+        [
+          level(null, 5000, 4999, [row('b', 'a', { childCount: 2, expandable: true })]),
+          level('b', 2, 1, [row('x', 'b', { branchStart: true, expandable: true, childCount: 1 })]),
+          level('x', 90_000, 89_900, [row('y', 'x')]),
+        ],
+        'y',
+      ),
+    );
+    expect(model.small).toBe(false);
+    expect(model.levelsToFill()).toEqual(['b']);
   });
 
   it('replaces a window it cannot join, and forgets the rows it drops', () => {
