@@ -2,6 +2,7 @@
 
 ``pi-lsp`` alone serves the language server over stdio (``--tcp HOST:PORT`` for TCP on loopback,
 with a token; see ``tcp``);
+``pi-lsp acp`` serves the Agent Client Protocol over stdio (see ``acp``);
 ``pi-lsp session …`` inspects and plans on session files (see ``session_cli``); ``pi-lsp demo`` runs
 a complete story through the real server (see ``demo``); ``pi-lsp eval compaction`` measures how
 much a compaction summary keeps (see ``eval_cli``). Every command prints
@@ -19,6 +20,7 @@ from pi_lsp.errors import InvalidParamsError, PiError
 
 def build_parser() -> argparse.ArgumentParser:
     from pi_lsp import demo, eval_cli, session_cli
+    from pi_lsp.acp import command_line as acp_command
 
     parser = argparse.ArgumentParser(
         prog="pi-lsp",
@@ -53,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     session_cli.add_commands(commands)
     demo.add_command(commands)
     eval_cli.add_command(commands)
+    acp_command.add_command(commands)
     return parser
 
 

@@ -2,7 +2,7 @@
 
 Sources, later ones winning: built-in defaults, pi's settings files (``defaultProvider``,
 ``defaultModel``, ``defaultThinkingLevel``, ``cacheRetention``, ``sessionDir``, ``compaction``,
-``retry``, ``branchSummary``), the environment (``PI_CODING_AGENT_SESSION_DIR``,
+``retry``, ``branchSummary``, ``permissions``), the environment (``PI_CODING_AGENT_SESSION_DIR``,
 ``PI_LSP_MODEL``), the client's ``initializationOptions`` and, live, the client's
 ``workspace/configuration`` section ``pi`` (the same keys as ``initializationOptions``: the
 editors' ``pi.*`` settings without the prefix). An invalid value is reported once and replaced
@@ -27,6 +27,11 @@ from pi_lsp.compaction.settings import (
     parse_threshold,
 )
 from pi_lsp.protocol import THINKING_LEVELS, camel_case, converter
+from pi_lsp.resources.permission_settings import (
+    PermissionSettings,
+    merged_permissions,
+    parse_permissions,
+)
 from pi_lsp.resources.settings import RetrySettings, deep_merge
 
 CACHE_RETENTIONS = ("none", "short", "long")
@@ -162,6 +167,10 @@ class ServerConfig:
             max_retry_delay_ms=_object(pi_retry.get("provider")).get("maxRetryDelayMs", 60000),
         )
 
+    def permission_settings(self) -> PermissionSettings:
+        """pi's ``permissions`` with the client's keys winning; invalid parts → defaults."""
+        return parse_permissions(merged_permissions(self.pi_settings, self.client_options))[0]
+
     def branch_summary_settings(self) -> BranchSummarySettings:
         reserve = _object(self.pi_settings.get("branchSummary")).get("reserveTokens", 16384)
         try:
@@ -250,9 +259,12 @@ def load_config(
         tuple(_directory(allowed, workspace_root) for allowed in settings.allowed_session_dirs),
     )
     merged = {**_object(pi_settings.get("compaction")), **config.client_compaction}
-    compaction_problems = _compaction_problems(merged)
-    if compaction_problems:
-        config = attrs.evolve(config, problems=(*problems, *compaction_problems))
+    more_problems = [
+        *_compaction_problems(merged),
+        *parse_permissions(merged_permissions(pi_settings, options))[1],
+    ]
+    if more_problems:
+        config = attrs.evolve(config, problems=(*problems, *more_problems))
     return config
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pi_lsp.agent.file_restore import FileRestorer
     from pi_lsp.agent.live_config import LiveConfig
     from pi_lsp.agent.navigation import Navigator
+    from pi_lsp.agent.permissions import PermissionAsker
     from pi_lsp.agent.registry import SessionRegistry
     from pi_lsp.agent.resources import ResourceService
     from pi_lsp.config import ServerConfig
@@ -55,6 +56,7 @@ class Services:
         tools: Callable[[], list[Tool]] | None = None,
         progress: Progress | None = None,
         initialization_options: Any = None,
+        asker: PermissionAsker | None = None,
     ) -> Services:
         """The whole service graph of one workspace."""
         from pi_lsp.agent.agent import Agent
@@ -63,6 +65,7 @@ class Services:
         from pi_lsp.agent.file_restore import FileRestorer
         from pi_lsp.agent.live_config import LiveConfig
         from pi_lsp.agent.navigation import Navigator
+        from pi_lsp.agent.permissions import Permissions
         from pi_lsp.agent.registry import SessionRegistry
         from pi_lsp.agent.summary_model import SummaryModel
         from pi_lsp.llm.client import LitellmClient
@@ -84,8 +87,22 @@ class Services:
             allowed_session_dirs=config.allowed_session_dirs,
         )
         compactor = Compactor(live, summaries, resources.extensions)
+        permissions = Permissions(
+            config.workspace_root,
+            lambda: live.current.permission_settings(),
+            lambda: live.config.settings.trusted,
+            asker,
+            editor,
+        )
         agent = Agent(
-            live, sessions, compactor, client, editor=editor, tools=tools, checkpoints=checkpoints
+            live,
+            sessions,
+            compactor,
+            client,
+            editor=editor,
+            tools=tools,
+            checkpoints=checkpoints,
+            permissions=permissions,
         )
         return cls(
             live=live,

@@ -16,7 +16,8 @@
 ``start_prompt`` runs a prompt as a task (to queue, steer or abort while it runs), ``wait_for``
 waits for an event, ``model.hold(reply)`` pauses an answer mid-stream until released, and
 ``tools=`` replaces the agent's tools (a tool that blocks, to abort a running tool), ``editor=``
-the editor bridge (none by default: every change goes to the disk).
+the editor bridge (none by default: every change goes to the disk), ``asker=`` who answers
+permission questions (none by default: every question is refused).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 from pi_lsp import protocol
 from pi_lsp.agent.agent import TurnResult
+from pi_lsp.agent.permissions import PermissionAsker
 from pi_lsp.agent.resources import ResourceService
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.config import load_config
@@ -56,6 +58,7 @@ class AgentHarness:
         options: dict[str, Any] | None = None,
         tools: Callable[[], list[Tool]] | None = None,
         editor: EditorBridge | None = None,
+        asker: PermissionAsker | None = None,
     ) -> None:
         self.workspace = workspace
         self.model = ModelDouble()
@@ -73,6 +76,7 @@ class AgentHarness:
             client=self.model,
             tools=tools,
             editor=editor,
+            asker=asker,
         )
         self._changed = asyncio.Event()
 

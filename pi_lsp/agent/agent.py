@@ -27,6 +27,7 @@ from pi_lsp.agent.compactor import CompactionResult, Compactor
 from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.nested_context import NestedContextFiles
+from pi_lsp.agent.permissions import Permissions
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.agent.system_prompt import build_system_prompt
@@ -71,6 +72,7 @@ class Agent:
         editor: EditorBridge | None = None,
         tools: Callable[[], list[Tool]] | None = None,
         checkpoints: Checkpoints | None = None,
+        permissions: Permissions | None = None,
     ) -> None:
         self.live = live
         self.sessions = sessions
@@ -80,6 +82,8 @@ class Agent:
         self.tools = tools or default_tools
         self.checkpoints = checkpoints
         """Where the tools' file changes are recorded (None: not recorded)."""
+        self.permissions = permissions
+        """Which tool calls ask the user first (None: every call runs)."""
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
         self.nested_context = NestedContextFiles(live.config.workspace_root)
 
@@ -172,6 +176,7 @@ class Agent:
             checkpoints=self.checkpoints,
             checkpoint_options=current.settings.checkpoints,
             context_files=self.nested_context if current.settings.nested_context_files else None,
+            permissions=self.permissions,
         )
 
     def _result(

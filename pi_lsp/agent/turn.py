@@ -6,7 +6,9 @@ turn runs. After each tool batch the steering prompts that arrived are delivered
 compacts if the context grew into the reserve. Before each request, the nested context files
 (AGENTS.md below the workspace root) that the tool calls in the context call for and that are not
 in it yet, or changed, are appended as entries of their own (``agent/nested_context.py``). A
-context overflow is answered by compacting and retrying the answer once.
+context overflow is answered by compacting and retrying the answer once. Each tool call first
+passes ``Permissions.check`` (``agent/permissions.py``): a call the user did not allow gets the
+refusal as its result and does not run.
 
 An abort (``pi/abort`` or ``$/cancelRequest``, both cancel the turn's task) stops the stream or
 kills the running tool, persists the partial answer with ``stopReason: "aborted"`` and answers
@@ -32,6 +34,7 @@ from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.context_pipeline import model_messages
 from pi_lsp.agent.hooks import changed_tool_result
 from pi_lsp.agent.nested_context import NestedContextFiles, injection_message
+from pi_lsp.agent.permissions import Permissions
 from pi_lsp.agent.runtime import CacheAnchor, QueuedPrompt, SessionRuntime
 from pi_lsp.compaction.policy import Moment
 from pi_lsp.config import CheckpointOptions
@@ -102,6 +105,8 @@ class TurnSetup:
     checkpoint_options: CheckpointOptions = attrs.Factory(CheckpointOptions)
     context_files: NestedContextFiles | None = None
     """Brings nested AGENTS.md files in; None when the ``nestedContextFiles`` setting is off."""
+    permissions: Permissions | None = None
+    """Which tool calls ask the user first; None runs every call."""
 
 
 @attrs.define
@@ -305,18 +310,30 @@ class _Turn:
                     is_error=True,
                 )
             else:
-                self._recorder = self._new_recorder()
-                context = ToolContext(
-                    cwd=self.setup.cwd,
-                    editor=self.setup.editor,
-                    on_update=functools.partial(self._tool_update, call),
-                    changes=self._recorder,
-                )
-                result = await tool.execute(call.get("arguments") or {}, context)
+                result = await self._run_permitted(tool, call)
             result = await changed_tool_result(self.runtime, self.setup.extensions, call, result)
             self._open_tool_calls.pop(0)
             self._last_update = None
             self._record_tool_result(call, result)
+
+    async def _run_permitted(self, tool: Tool, call: dict[str, Any]) -> ToolResult:
+        """The tool's result, or the refusal when the user did not allow the call."""
+        arguments = call.get("arguments") or {}
+        if self.setup.permissions is not None:
+            prepared = tool.prepare_arguments(arguments)
+            refusal = await self.setup.permissions.check(
+                self.runtime.id, tool.name, prepared if isinstance(prepared, dict) else {}
+            )
+            if refusal is not None:
+                return refusal
+        self._recorder = self._new_recorder()
+        context = ToolContext(
+            cwd=self.setup.cwd,
+            editor=self.setup.editor,
+            on_update=functools.partial(self._tool_update, call),
+            changes=self._recorder,
+        )
+        return await tool.execute(arguments, context)
 
     def _new_recorder(self) -> FileChangeRecorder:
         if self.setup.checkpoints is None:

@@ -20,6 +20,7 @@ from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
 from pi_lsp.handlers import configuration
 from pi_lsp.handlers.base import to_plain
+from pi_lsp.handlers.permissions import LspPermissionAsker
 from pi_lsp.handlers.progress import Progress
 from pi_lsp.logs import ClientLogHandler
 from pi_lsp.services import Services
@@ -51,6 +52,7 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
         editor=ls.editor_bridge(),
         progress=lambda token, title: Progress(ls, token, title),
         initialization_options=options,
+        asker=LspPermissionAsker(ls),
     )
     for problem in config.problems:
         logger.warning("configuration: %s", problem)

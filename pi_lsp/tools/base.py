@@ -134,6 +134,20 @@ class NoEditor:
 
 
 @runtime_checkable
+class ClientFileSystem(Protocol):
+    """A client that reads and writes every file for the tools, unsaved buffers included (ACP's
+    ``fs/read_text_file`` and ``fs/write_text_file``); an ``EditorBridge`` may also be one.
+
+    ``read_text`` returns None when the client cannot give the text (the tool reads the disk);
+    ``write_text`` returns False when the client refused or failed (the tool writes the disk).
+    """
+
+    async def read_text(self, path: Path) -> str | None: ...
+
+    async def write_text(self, path: Path, text: str) -> bool: ...
+
+
+@runtime_checkable
 class FileChangeRecorder(Protocol):
     """Told about every change a tool makes to a file (the checkpoints record them).
 

@@ -12,7 +12,7 @@ import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from pi_lsp.tools.base import ToolContext
+from pi_lsp.tools.base import ClientFileSystem, EditorBridge, ToolContext
 
 _locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
@@ -49,10 +49,20 @@ async def load_text(path: Path, context: ToolContext) -> tuple[str, str] | None:
     ``source`` is ``"editor"`` or ``"disk"``. A file that is not valid UTF-8 is decoded with
     replacement characters. The bridge is asked on the event loop's thread, the disk in a worker.
     """
-    unsaved = context.editor.open_document_text(path)
+    unsaved = await editor_text(context.editor, path)
     if unsaved is not None:
         return unsaved, "editor"
     return await asyncio.to_thread(_read_file, path)
+
+
+async def editor_text(editor: EditorBridge, path: Path) -> str | None:
+    """The text the editor has for ``path`` (None: read the disk): a client that reads every file
+    (``ClientFileSystem``) is asked first, then the open documents."""
+    if isinstance(editor, ClientFileSystem):
+        text = await editor.read_text(path)
+        if text is not None:
+            return text
+    return editor.open_document_text(path)
 
 
 def _read_file(path: Path) -> tuple[str, str] | None:
@@ -62,16 +72,19 @@ def _read_file(path: Path) -> tuple[str, str] | None:
 
 
 async def store_text(path: Path, text: str, context: ToolContext) -> bool:
-    """Give ``path`` the content ``text``: through the editor if it has the document open (the user
-    can undo the change there), else by writing the file, creating missing parent folders.
+    """Give ``path`` the content ``text``: through a client that writes every file
+    (``ClientFileSystem``), or through the editor if it has the document open (the user can undo
+    the change there), else by writing the file, creating missing parent folders.
 
     Returns True when the editor applied the change, False when the file was written on disk.
     The context's change recorder hears of the change before and after.
     """
     await context.changes.before_change(path)
-    if context.editor.open_document_text(path) is not None and await context.editor.apply_edit(
-        path, text
-    ):
+    editor = context.editor
+    if isinstance(editor, ClientFileSystem) and await editor.write_text(path, text):
+        await context.changes.after_change(path, text)
+        return True
+    if editor.open_document_text(path) is not None and await editor.apply_edit(path, text):
         await context.changes.after_change(path, text)
         return True
     await asyncio.to_thread(_write_file, path, text)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pi_lsp.tools.base import Tool, ToolContext, ToolError, ToolResult, text_result
+from pi_lsp.tools.files import editor_text
 from pi_lsp.tools.paths import resolve_read_path, resolve_to_cwd
 from pi_lsp.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -94,7 +95,7 @@ class ReadTool(Tool):
             raise ToolError(f"limit must be a positive whole number of lines, got {limit}")
 
         path = resolve_to_cwd(raw_path, context.cwd)
-        unsaved = context.editor.open_document_text(path)
+        unsaved = await editor_text(context.editor, path)
         if unsaved is not None:
             return self._read_text(unsaved, raw_path, path, offset, limit, source="editor")
 

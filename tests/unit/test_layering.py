@@ -51,6 +51,18 @@ ALLOWED: dict[str, set[str]] = {
         "tools",
         "errors",
     },
+    "acp": {
+        "agent",
+        "services",
+        "protocol",
+        "session",
+        "config",
+        "logs",
+        "llm",
+        "tools",
+        "errors",
+        "__version__",
+    },
     "scripted_llm": set(),
     "client": {"protocol", "__version__"},
 }

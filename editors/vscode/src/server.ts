@@ -3,7 +3,7 @@
 // `pi/event` stream. Errors are logged to the "pi-lsp" output channel; callers decide which ones
 // the user must see.
 import * as vscode from 'vscode';
-import { LanguageClient, type LanguageClientOptions, ResponseError, type ServerOptions, State } from 'vscode-languageclient/node';
+import { LanguageClient, type LanguageClientOptions, ResponseError, type ServerOptions, ShowMessageRequest, State } from 'vscode-languageclient/node';
 import {
   EVENT_NOTIFICATION,
   type EventNotification,
@@ -17,6 +17,7 @@ import {
 } from './protocol';
 import { noServerMessage, type ServerChoice } from './interpreter';
 import { locateServer } from './locateServer';
+import { answerMessageRequest } from './permissions';
 import { initializationOptions, SettingsError } from './settings';
 import { connect, readToken, type TcpServer, tcpServer } from './tcp';
 
@@ -142,6 +143,8 @@ export class PiServer implements vscode.Disposable {
     const client = new LanguageClient('pi-lsp', 'pi-lsp', connection.serverOptions, this.clientOptions(token ? { ...options, token } : options));
     client.onNotification(EVENT_NOTIFICATION, (params: EventNotification) => this.events.fire(params));
     client.onNotification(RESOURCES_CHANGED_NOTIFICATION, (params: ResourcesChanged) => this.resources.fire(params));
+    // Replaces the client's own handler: pi's permission questions open as a modal.
+    client.onRequest(ShowMessageRequest.type, answerMessageRequest);
     // The client restarts a crashed server by itself: every start and stop is told from here.
     client.onDidChangeState(({ newState }) => {
       if (this.client !== client) return;

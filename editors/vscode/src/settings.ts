@@ -27,6 +27,8 @@ export interface InitializationOptions {
     model?: string;
   };
   retry?: { enabled?: boolean; maxRetries?: number; baseDelayMs?: number };
+  /** Checked by the server (docs/protocol.md, "Tool permissions"); an empty object is unset. */
+  permissions?: Record<string, unknown>;
 }
 
 export class SettingsError extends Error {}
@@ -74,6 +76,15 @@ function paths(get: SettingsGetter, key: string): string[] | undefined {
   return value.length ? value.map((item: string) => item.trim()) : undefined;
 }
 
+function object(get: SettingsGetter, key: string): Record<string, unknown> | undefined {
+  const value = get(key);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new SettingsError(`pi.${key} must be an object, got ${JSON.stringify(value)}`);
+  }
+  return Object.keys(value).length ? (value as Record<string, unknown>) : undefined;
+}
+
 /** `"80%"` stays a share of the window; `"150000"` becomes a token count. */
 function threshold(get: SettingsGetter, key: string): string | number | undefined {
   const value = get(key);
@@ -117,6 +128,7 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
       maxRetries: count(get, 'retry.maxRetries', 0),
       baseDelayMs: count(get, 'retry.baseDelayMs', 0),
     }),
+    permissions: object(get, 'permissions'),
   };
   return withoutUndefined(options) as InitializationOptions;
 }

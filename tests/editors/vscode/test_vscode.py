@@ -52,6 +52,7 @@ SCENARIOS = [
     "restore_files",
     "context_edit_marks",
     "api_key",
+    "permission_question",
     "auth_error_notice",
     "setup_view",
     "big_session",
@@ -269,6 +270,8 @@ def _user_settings(user_data: Path, api_base: str, server_path: str | None = Non
         "pi.compaction.keepRecentTokens": 40,
         "pi.compaction.reserveTokens": 100,
         "pi.retry.baseDelayMs": 20,
+        # The steering scenario's command runs without asking; permission_question's asks.
+        "pi.permissions": {"bash": {"ask": True, "allow": ["echo *", "sleep *"]}},
         "workbench.startupEditor": "none",
         "workbench.tips.enabled": False,
         "workbench.enableExperiments": False,

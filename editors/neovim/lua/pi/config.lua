@@ -71,6 +71,7 @@ local SETTING_TYPES = {
   retry = "table",
   compaction = "table",
   checkpoints = "table",
+  permissions = "table",
 }
 
 local LAYOUTS = { vsplit = true, split = true, tab = true, current = true }

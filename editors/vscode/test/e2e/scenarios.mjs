@@ -144,6 +144,31 @@ async function retryNotice(context) {
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
 }
 
+/** bash asks (pi.permissions in the user settings): the question opens as a modal; Deny runs nothing. */
+async function permissionQuestion(context) {
+  const { page, llm, workspace } = context;
+  const target = path.join(workspace, 'denied.txt');
+  await enqueue(
+    llm,
+    { kind: 'tool_calls', calls: [['call_touch_1', 'bash', { command: 'touch denied.txt' }]] },
+    { kind: 'text', text: 'The command was not allowed.' },
+  );
+  const frame = await chatFrame(page);
+  await send(frame, 'Create denied.txt.');
+  await page.locator('.monaco-dialog-box').waitFor({ state: 'visible', timeout: TIMEOUT });
+  const shot = await screenshot(context, 'permission-question.png');
+  const question = await confirmDialog(page, 'Deny');
+  for (const expected of ['pi wants to run:', 'touch denied.txt', 'the permissions setting asks', 'Allow for this session']) {
+    if (!question.includes(expected)) throw new Error(`the permission question lacks "${expected}": ${question}`);
+  }
+  await until('the answer after the refusal', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('The command was not allowed.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  const results = await text(frame, '[data-testid="tool-result"]');
+  if (!results.includes('the user denied it')) throw new Error(`the refusal is not the tool's result: ${results}`);
+  if (fs.existsSync(target)) throw new Error('the denied command ran');
+  return shot;
+}
+
 async function stopTurn(context) {
   const { page, llm } = context;
   await enqueue(llm, { kind: 'slow_text', text: 'word '.repeat(80), chunks: 80, chunk_delay: 0.25 });
@@ -558,6 +583,8 @@ export const scenarios = [
   { name: 'restore_files', run: restoreFiles },
   { name: 'context_edit_marks', run: contextEditMarks },
   { name: 'api_key', run: apiKey },
+  // Late: its extra turn would push the first question out of the tree's view for the navigations.
+  { name: 'permission_question', run: permissionQuestion },
   { name: 'auth_error_notice', run: authErrorNotice },
   { name: 'setup_view', run: setupView },
   { name: 'big_session', run: bigSession },

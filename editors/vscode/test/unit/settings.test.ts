@@ -51,6 +51,13 @@ describe('initializationOptions', () => {
     expect(options.compaction).toEqual({ fileListLimit: 20 });
   });
 
+  it('sends permissions as the object the server checks, an empty one as unset', () => {
+    const permissions = { bash: { ask: true, allow: ['git status'] }, timeoutSeconds: 30 };
+    expect(initializationOptions(settings({ permissions }), true).permissions).toEqual(permissions);
+    expect(initializationOptions(settings({ permissions: {} }), true)).toEqual({ trusted: true });
+    expect(() => initializationOptions(settings({ permissions: 'ask' }), true)).toThrow(/pi.permissions must be an object/);
+  });
+
   it('passes workspace trust', () => {
     expect(initializationOptions(settings({}), false)).toEqual({ trusted: false });
   });

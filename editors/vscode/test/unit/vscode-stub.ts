@@ -24,6 +24,7 @@ export const window = {
   }),
   showErrorMessage: vi.fn(async (..._args: unknown[]): Promise<string | undefined> => undefined),
   showInformationMessage: vi.fn(async () => undefined),
+  showWarningMessage: vi.fn(async (..._args: unknown[]): Promise<unknown> => undefined),
   createOutputChannel: vi.fn(() => ({ lines: [] as string[], appendLine(line: string) { this.lines.push(line); }, show: vi.fn(), dispose: vi.fn() })),
 };
 

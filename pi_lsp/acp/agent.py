@@ -1,0 +1,362 @@
+"""The ACP agent: ``pi-lsp acp``'s requests as calls to the same services the LSP handlers call.
+
+An adapter, like ``handlers/``: each ACP method takes its (SDK-validated) params, calls one
+service and shapes the answer with the SDK's schema types. A workspace (the ``cwd`` of
+``session/new``) gets its service graph from ``Services.create`` once, so sessions are the same
+``.pi/sessions`` files the LSP server uses. The agent's events go through ``updates.py`` into
+``session/update`` notifications, sent in order by one queue; a prompt answers only once every
+update of its turn has been sent.
+
+Seam for tool permissions (issue 17): ``session/request_permission`` belongs to the abstract
+permission asker; this adapter will give it ``self.connection.request_permission``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.helpers import update_agent_message_text, update_available_commands
+from acp.schema import (
+    AgentCapabilities,
+    ConfigOptionUpdate,
+    Cost,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
+    UsageUpdate,
+)
+
+from pi_lsp import __version__
+from pi_lsp.acp import commands, config_options, prompts, updates
+from pi_lsp.acp.editor import AcpFiles, prompting_session
+from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.errors import InvalidParamsError, PiError
+from pi_lsp.protocol import EventNotification
+from pi_lsp.services import Services
+from pi_lsp.session.transcript import transcript
+
+logger = logging.getLogger(__name__)
+
+
+class PiAcpAgent:
+    """pi-lsp behind the Agent Client Protocol (implements the SDK's ``acp.interfaces.Agent``)."""
+
+    def __init__(self, options: dict[str, Any] | None = None, client=None) -> None:
+        self.options = options or {}
+        """The same keys as the LSP ``initializationOptions`` (``pi-lsp acp --options``)."""
+        self._model_client = client
+        self.connection: Any = None
+        self.client_capabilities: Any = None
+        """What the client offered at ``initialize`` (``fs`` decides how tools reach files)."""
+        self._workspaces: dict[Path, Services] = {}
+        self._sessions: dict[str, tuple[Services, SessionRuntime]] = {}
+        """ACP session id → its workspace and the pi session it shows now (``/new`` switches)."""
+        self._acp_ids: dict[str, str] = {}
+        """pi session id → the ACP session it is shown in."""
+        self._outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._sender: asyncio.Task | None = None
+        self._background: set[asyncio.Task] = set()
+
+    def on_connect(self, connection: Any) -> None:
+        self.connection = connection
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def initialize(
+        self, protocol_version: int, client_capabilities=None, client_info=None, **kwargs: Any
+    ) -> InitializeResponse:
+        self.client_capabilities = client_capabilities
+        # ACP's negotiation: the requested version if supported, else the latest supported one;
+        # pi-lsp (through the SDK) supports exactly one.
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(), resume=SessionResumeCapabilities()
+                ),
+            ),
+            auth_methods=[],
+            agent_info=Implementation(name="pi-lsp", title="pi-lsp", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        raise _invalid("pi-lsp has no authentication methods")
+
+    # ------------------------------------------------------------------ sessions
+
+    async def new_session(self, cwd: str, mcp_servers=None, **kwargs: Any) -> NewSessionResponse:
+        if mcp_servers:
+            logger.info("MCP servers offered by the client are not used (pi has no MCP)")
+        services = self._workspace(cwd)
+        runtime = _call(services.sessions.create)
+        self._show(runtime.id, services, runtime)
+        options = await config_options.config_options(services, runtime)
+        return NewSessionResponse(session_id=runtime.id, config_options=options)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        services, runtime = self._open(cwd, session_id)
+        for update in updates.replay(
+            transcript(runtime.session).items, services.config.workspace_root
+        ):
+            await self.connection.session_update(session_id, update)
+        options = await config_options.config_options(services, runtime)
+        return LoadSessionResponse(config_options=options)
+
+    async def resume_session(
+        self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        services, runtime = self._open(cwd, session_id)
+        options = await config_options.config_options(services, runtime)
+        return ResumeSessionResponse(config_options=options)
+
+    async def list_sessions(self, cwd: str | None = None, cursor=None, **kwargs: Any):
+        services = self._workspace(cwd or str(Path.cwd()))
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=info.id,
+                    cwd=info.cwd or str(services.config.workspace_root),
+                    title=info.name or info.first_message[:80] or None,
+                    updated_at=info.modified,
+                )
+                for info in _call(services.sessions.list)
+            ]
+        )
+
+    # ------------------------------------------------------------------ prompts
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        services, runtime = self._session(session_id)
+        prompting_session.set(session_id)
+        try:
+            text, images, attached = prompts.prompt_content(prompt)
+            for path in attached:  # the user showed the agent these files: an editor read
+                services.agent.note_editor_file_op(path, "read")
+            command = commands.parse(text.strip())
+            if command is not None:
+                return await self._run_command(session_id, services, runtime, command)
+            result = await services.agent.prompt(runtime, text, images)
+        except asyncio.CancelledError:
+            # A queued follow-up whose turn was cancelled (session/cancel drops the queue);
+            # a cancellation of this request itself goes on.
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            await self._flush(runtime)
+            return PromptResponse(stop_reason="cancelled")
+        except PiError as error:
+            await self._flush(runtime)
+            raise RequestError(error.code, error.message, error.data) from error
+        await self._flush(runtime)
+        await self._send_turn_end(session_id, runtime, result)
+        return PromptResponse(stop_reason=updates.stop_reason(result.stop_reason))
+
+    async def _run_command(
+        self,
+        session_id: str,
+        services: Services,
+        runtime: SessionRuntime,
+        command: tuple[str, list[str]],
+    ) -> PromptResponse:
+        outcome = await commands.run(services, runtime, *command)
+        if outcome.runtime is not None:
+            self._show(session_id, services, outcome.runtime)
+        await self._flush(runtime)
+        await self.connection.session_update(session_id, update_agent_message_text(outcome.text))
+        if command[0] in commands.CONFIG_COMMANDS:
+            await self._send_config_options(session_id)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _send_turn_end(self, session_id: str, runtime: SessionRuntime, result) -> None:
+        """A failed answer's error as an agent message, then the context's size and the cost."""
+        if result.error_message and result.stop_reason == "error":
+            await self.connection.session_update(
+                session_id, update_agent_message_text(f"\n\nError: {result.error_message}")
+            )
+        if result.context_tokens is None:
+            return
+        cost = runtime.usage.totals(runtime.session.entries).cost
+        await self.connection.session_update(
+            session_id,
+            UsageUpdate(
+                session_update="usage_update",
+                used=result.context_tokens,
+                size=result.context_window,
+                cost=Cost(amount=cost, currency="USD"),
+            ),
+        )
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        """The model or the thinking level, as ``pi/setModel`` and ``pi/setThinkingLevel``."""
+        services, runtime = self._session(session_id)
+        try:
+            await config_options.set_config_option(services, runtime, config_id, value)
+        except PiError as error:
+            raise RequestError(error.code, error.message, error.data) from error
+        return SetSessionConfigOptionResponse(
+            config_options=await config_options.config_options(services, runtime)
+        )
+
+    async def _send_config_options(self, session_id: str) -> None:
+        services, runtime = self._session(session_id)
+        options = await config_options.config_options(services, runtime)
+        await self.connection.session_update(
+            session_id,
+            ConfigOptionUpdate(session_update="config_option_update", config_options=options),
+        )
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        """``session/cancel``: as ``pi/abort`` (the partial answer is saved, commands killed)."""
+        if session_id in self._sessions:
+            services, runtime = self._sessions[session_id]
+            services.agent.abort(runtime)
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None
+
+    # ------------------------------------------------------------------ shutdown
+
+    def shutdown(self) -> None:
+        for services in self._workspaces.values():
+            services.resources.stop()
+            services.agent.shutdown()
+            services.sessions.close_all()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _workspace(self, cwd: str) -> Services:
+        if not Path(cwd).is_absolute():
+            raise _invalid(f"cwd must be an absolute path: {cwd}")
+        root = Path(cwd).resolve()
+        services = self._workspaces.get(root)
+        if services is None:
+            services = self._workspaces[root] = self._create_services(root)
+        return services
+
+    def _create_services(self, root: Path) -> Services:
+        from pi_lsp.agent.resources import ResourceService
+        from pi_lsp.agent.system_prompt import agent_dir
+        from pi_lsp.config import load_config
+
+        trusted = load_config(root, self.options).settings.trusted
+        resources = ResourceService(
+            root,
+            agent_dir(),
+            trusted=trusted,
+            on_change=lambda changes, snapshot: self._resources_changed(root, changes),
+        )
+        config = load_config(
+            root, self.options, pi_settings=resources.snapshot.settings.settings.merged
+        )
+        for problem in config.problems:
+            logger.warning("configuration: %s", problem)
+        services = Services.create(
+            config,
+            resources,
+            lambda notification: self._on_event(root, notification),
+            client=self._model_client,
+            editor=AcpFiles(lambda: self.connection, lambda: self.client_capabilities),
+            initialization_options=self.options,
+        )
+        services.client_configuration_ready.set()  # ACP has no workspace/configuration
+        services.agent.client.preload()
+        self._spawn(resources.watch())
+        logger.info("pi-lsp acp serving %s; sessions in %s", root, config.session_dir)
+        return services
+
+    def _resources_changed(self, root: Path, changes: Any) -> None:
+        """Skills and prompt templates reloaded: the clients' command lists follow."""
+        services = self._workspaces.get(root)
+        if services is None or changes.is_empty:
+            return
+        commands_now = update_available_commands(commands.available_commands(services))
+        for acp_id, (shown_in, _) in self._sessions.items():
+            if shown_in is services:
+                self._enqueue(acp_id, commands_now)
+
+    def _open(self, cwd: str, session_id: str) -> tuple[Services, SessionRuntime]:
+        services = self._workspace(cwd)
+        runtime = _call(services.sessions.open, session_id)
+        self._show(session_id, services, runtime)
+        return services, runtime
+
+    def _session(self, session_id: str) -> tuple[Services, SessionRuntime]:
+        found = self._sessions.get(session_id)
+        if found is None:
+            raise _invalid(f"unknown session {session_id}: session/new or session/load it first")
+        return found
+
+    def _show(self, acp_id: str, services: Services, runtime: SessionRuntime) -> None:
+        self._sessions[acp_id] = (services, runtime)
+        self._acp_ids[runtime.id] = acp_id
+        # After the response that names the session: clients drop updates of unknown sessions.
+        asyncio.get_running_loop().call_soon(
+            self._enqueue, acp_id, update_available_commands(commands.available_commands(services))
+        )
+
+    def _on_event(self, root: Path, notification: EventNotification) -> None:
+        acp_id = self._acp_ids.get(notification.session_id)
+        if acp_id is None:
+            return
+        for update in updates.event_updates(notification.event, root):
+            self._enqueue(acp_id, update)
+
+    def _enqueue(self, acp_id: str, update: Any) -> None:
+        self._outbox.put_nowait((acp_id, update))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.get_running_loop().create_task(self._send_updates())
+
+    async def _send_updates(self) -> None:
+        while True:
+            acp_id, update = await self._outbox.get()
+            try:
+                await self.connection.session_update(acp_id, update)
+            except Exception:
+                logger.exception("session/update could not be sent")
+            finally:
+                self._outbox.task_done()
+
+    async def _flush(self, runtime: SessionRuntime) -> None:
+        """Wait until every update the session's events became has been sent."""
+        runtime.events.flush()
+        await self._outbox.join()
+
+    def _spawn(self, coroutine) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+
+def _invalid(message: str) -> RequestError:
+    return RequestError(InvalidParamsError.code, message)
+
+
+def _call(function, *arguments):
+    """Run a service call, turning pi-lsp's typed errors into the JSON-RPC errors they carry."""
+    try:
+        return function(*arguments)
+    except PiError as error:
+        raise RequestError(error.code, error.message, error.data) from error

@@ -1,0 +1,190 @@
+"""Slash commands typed into an ACP client's prompt: the tree, navigation, compaction and the rest.
+
+ACP has no requests for pi's session tree, so the tree is driven by commands in the prompt text,
+which every ACP client can send: ``/tree`` shows the tree with entry ids, ``/navigate <id>`` moves
+the leaf there (``--summarize`` leaves a branch summary, ``--files`` puts the agent's file
+changes back). Each command calls the same service as its ``pi/*`` request; the answer is text
+shown as the agent's message. Anything else (``/skill:name``, prompt templates, plain text) is a
+prompt for the agent, which expands skills and templates itself.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Awaitable, Callable
+
+import attrs
+from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
+
+from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.errors import InvalidParamsError
+from pi_lsp.protocol import THINKING_LEVELS
+from pi_lsp.services import Services
+from pi_lsp.session.tree_view import render_tree_text
+
+
+@attrs.frozen
+class CommandOutcome:
+    """What a command says back, and the session the client is in afterwards (``/new``,
+    ``/fork``)."""
+
+    text: str
+    runtime: SessionRuntime | None = None
+
+
+Handler = Callable[[Services, SessionRuntime, list[str]], Awaitable[CommandOutcome]]
+
+COMMANDS: dict[str, tuple[str, str | None]] = {
+    "compact": ("Compact the context now into a summary", "[instructions]"),
+    "tree": ("Show the session tree with entry ids", None),
+    "navigate": ("Move to an entry of the tree", "<id> [--summarize] [--files]"),
+    "fork": ("Start a new session from an entry (default: the leaf)", "[id]"),
+    "name": ("Name this session", "<name>"),
+    "label": ("Label an entry of the tree (no text: clear it)", "<id> [text]"),
+    "model": ("Use another model in this session", "<model>"),
+    "thinking": ("Set the thinking level", "|".join(THINKING_LEVELS)),
+    "new": ("Start a new session", None),
+}
+"""pi-lsp's own commands: description and input hint."""
+
+CONFIG_COMMANDS = frozenset({"model", "thinking", "new", "fork"})
+"""Commands after which the session's config options (model, thinking level) may differ."""
+
+
+def available_commands(services: Services) -> list[AvailableCommand]:
+    """Every command a client may offer: pi-lsp's own, then each skill and prompt template."""
+    commands = [
+        AvailableCommand(
+            name=name,
+            description=description,
+            input=AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)) if hint else None,
+        )
+        for name, (description, hint) in COMMANDS.items()
+    ]
+    snapshot = services.resources.snapshot
+    for skill in snapshot.skills:
+        commands.append(
+            AvailableCommand(name=f"skill:{skill.name}", description=skill.description or "skill")
+        )
+    for template in snapshot.templates:
+        commands.append(
+            AvailableCommand(name=template.name, description=template.description or "template")
+        )
+    return commands
+
+
+def parse(text: str) -> tuple[str, list[str]] | None:
+    """``(command, arguments)`` when ``text`` is one of pi-lsp's own commands, else None."""
+    if not text.startswith("/"):
+        return None
+    name, _, rest = text[1:].partition(" ")
+    if name not in COMMANDS:
+        return None
+    if name == "compact":
+        return name, [rest.strip()] if rest.strip() else []
+    try:
+        return name, shlex.split(rest)
+    except ValueError as error:
+        raise InvalidParamsError(f"/{name}: {error}") from error
+
+
+async def run(
+    services: Services, runtime: SessionRuntime, name: str, arguments: list[str]
+) -> CommandOutcome:
+    return await HANDLERS[name](services, runtime, arguments)
+
+
+async def _compact(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    result = await services.agent.compact(runtime, arguments[0] if arguments else None)
+    return CommandOutcome(
+        f"Compacted {result.tokens_before} tokens into a summary (entry {result.entry_id}):\n\n"
+        f"{result.summary}"
+    )
+
+
+async def _tree(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    text = render_tree_text(runtime.session)
+    return CommandOutcome(
+        f"```\n{text}\n```\n\n`/navigate <id>` moves there "
+        "(`--summarize` keeps a summary of the branch you leave)."
+    )
+
+
+async def _navigate(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    flags = {argument for argument in arguments if argument.startswith("--")}
+    unknown = flags - {"--summarize", "--files"}
+    targets = [argument for argument in arguments if not argument.startswith("--")]
+    if unknown or len(targets) != 1:
+        raise InvalidParamsError("usage: /navigate <id> [--summarize] [--files]")
+    result = await services.navigator.navigate(
+        runtime,
+        targets[0],
+        summarize="--summarize" in flags,
+        restore_files="--files" in flags,
+    )
+    lines = [f"Moved to {targets[0]}."]
+    if result.summary_entry_id:
+        lines.append(f"The branch you left is summarized in entry {result.summary_entry_id}.")
+    if result.editor_text:
+        lines.append(f"The message there was:\n\n> {result.editor_text}")
+    for outcome in result.files or ():
+        lines.append(
+            f"- {outcome.path}: {outcome.action}"
+            + (f" ({outcome.reason})" if outcome.reason else "")
+        )
+    return CommandOutcome("\n".join(lines))
+
+
+async def _fork(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    entry_id = arguments[0] if arguments else runtime.session.leaf_id
+    if entry_id is None:
+        raise InvalidParamsError("/fork: the session is empty")
+    forked = (await services.navigator.fork(runtime, entry_id)).runtime
+    return CommandOutcome(f"Forked into session {forked.id} from entry {entry_id}.", forked)
+
+
+async def _name(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    if not arguments:
+        raise InvalidParamsError("usage: /name <name>")
+    name = services.navigator.set_name(runtime, " ".join(arguments))
+    return CommandOutcome(f"Session named {name!r}.")
+
+
+async def _label(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    if not arguments:
+        raise InvalidParamsError("usage: /label <id> [text]")
+    label = " ".join(arguments[1:]) or None
+    entry_id = services.navigator.set_label(runtime, arguments[0], label)
+    return CommandOutcome(f"Label of {entry_id} {'set' if label else 'cleared'}.")
+
+
+async def _model(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    if len(arguments) != 1:
+        raise InvalidParamsError("usage: /model <model>")
+    chosen = services.agent.set_model(runtime, arguments[0])
+    return CommandOutcome(f"Model: {chosen.provider}/{chosen.model_id}.")
+
+
+async def _thinking(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    if len(arguments) != 1 or arguments[0] not in THINKING_LEVELS:
+        raise InvalidParamsError(f"usage: /thinking {'|'.join(THINKING_LEVELS)}")
+    services.agent.set_thinking_level(runtime, arguments[0])
+    return CommandOutcome(f"Thinking level: {arguments[0]}.")
+
+
+async def _new(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    created = services.sessions.create()
+    return CommandOutcome(f"New session {created.id}.", created)
+
+
+HANDLERS: dict[str, Handler] = {
+    "compact": _compact,
+    "tree": _tree,
+    "navigate": _navigate,
+    "fork": _fork,
+    "name": _name,
+    "label": _label,
+    "model": _model,
+    "thinking": _thinking,
+    "new": _new,
+}

@@ -1,0 +1,70 @@
+"""The session's model and thinking level as ACP session config options (the clients' pickers).
+
+The same calls as ``pi/setModel`` and ``pi/setThinkingLevel``: a change is recorded in the
+session file, as pi records ``/model`` and ``/thinking``. The model picker lists the models that
+can be called now (a key, or local) and the session's current one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
+
+from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.errors import InvalidParamsError
+from pi_lsp.protocol import THINKING_LEVELS
+from pi_lsp.services import Services
+
+MODEL = "model"
+THINKING_LEVEL = "thinking_level"
+MODELS_LISTED = 60
+
+
+async def config_options(services: Services, runtime: SessionRuntime) -> list:
+    return [await _model_option(services, runtime), _thinking_option(services, runtime)]
+
+
+async def set_config_option(
+    services: Services, runtime: SessionRuntime, config_id: str, value: str | bool
+) -> None:
+    if config_id == MODEL and isinstance(value, str):
+        services.agent.set_model(runtime, value)
+    elif config_id == THINKING_LEVEL and value in THINKING_LEVELS:
+        services.agent.set_thinking_level(runtime, str(value))
+    else:
+        raise InvalidParamsError(f"configId {config_id!r} does not take the value {value!r}")
+
+
+async def _model_option(services: Services, runtime: SessionRuntime) -> SessionConfigOptionSelect:
+    from pi_lsp.llm.models import list_known_models
+
+    current = services.live.model_for(runtime)
+    catalog = services.live.catalog()
+    entries = await asyncio.to_thread(lambda: catalog.entries(list_known_models("")))
+    models = [entry.model for entry in entries if entry.available][:MODELS_LISTED]
+    current_value = current.model if current is not None else ""
+    if current_value not in models:
+        models.insert(0, current_value)
+    return SessionConfigOptionSelect(
+        id=MODEL,
+        name="Model",
+        category="model",
+        type="select",
+        current_value=current_value,
+        options=[
+            SessionConfigSelectOption(value=model, name=model or "(none configured)")
+            for model in models
+        ],
+    )
+
+
+def _thinking_option(services: Services, runtime: SessionRuntime) -> SessionConfigOptionSelect:
+    return SessionConfigOptionSelect(
+        id=THINKING_LEVEL,
+        name="Thinking",
+        category="thought_level",
+        type="select",
+        current_value=services.live.thinking_level(runtime),
+        options=[SessionConfigSelectOption(value=level, name=level) for level in THINKING_LEVELS],
+    )

@@ -1,0 +1,66 @@
+"""The tools' files through the ACP client (``fs/read_text_file``, ``fs/write_text_file``).
+
+When the client offers them, ``read`` sees its unsaved buffers and ``write``/``edit`` go through
+it, as the LSP ``EditorBridge`` does with open documents. Paths are absolute, as ACP requires.
+The session a tool runs for is the one whose ``session/prompt`` started the turn (a context
+variable the turn's task inherits). A failed client call falls back to the disk.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from acp import RequestError
+
+from pi_lsp.tools.base import NoEditor
+
+logger = logging.getLogger(__name__)
+
+prompting_session: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "prompting_session", default=None
+)
+"""The ACP session whose prompt runs in this task."""
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+"""Files ``read`` returns as images: read from the disk, never as text."""
+
+
+class AcpFiles(NoEditor):
+    """A ``ClientFileSystem`` over the ACP client's ``fs/*`` methods; as an ``EditorBridge`` it has
+    no open documents (ACP does not say which are open: every file goes through ``fs/*``)."""
+
+    def __init__(self, connection: Callable[[], Any], capabilities: Callable[[], Any]) -> None:
+        self._connection = connection
+        self._capabilities = capabilities
+
+    def _fs(self) -> Any:
+        capabilities = self._capabilities()
+        return getattr(capabilities, "fs", None) if capabilities is not None else None
+
+    async def read_text(self, path: Path) -> str | None:
+        fs, session_id = self._fs(), prompting_session.get()
+        if not (fs and fs.read_text_file and session_id) or path.suffix.lower() in IMAGE_SUFFIXES:
+            return None
+        try:
+            answer = await self._connection().read_text_file(path=str(path), session_id=session_id)
+        except RequestError as error:  # the client could not read it: the disk decides
+            logger.info("fs/read_text_file %s: %s", path, error)
+            return None
+        return answer.content
+
+    async def write_text(self, path: Path, text: str) -> bool:
+        fs, session_id = self._fs(), prompting_session.get()
+        if not (fs and fs.write_text_file and session_id):
+            return False
+        try:
+            await self._connection().write_text_file(
+                path=str(path), content=text, session_id=session_id
+            )
+        except RequestError as error:
+            logger.warning("fs/write_text_file %s failed, writing the disk: %s", path, error)
+            return False
+        return True

@@ -1,0 +1,230 @@
+"""pi's agent events and saved messages as ACP ``session/update`` notifications (pure mapping).
+
+The same ``protocol.py`` events the LSP front end sends as ``pi/event`` become ACP updates here:
+text and reasoning deltas become message and thought chunks, a tool execution becomes a
+``tool_call`` (with its ``kind``, ``locations`` and ``rawInput``) and ``tool_call_update``s (the
+output as it arrives, then the final status, content and, for ``write``/``edit``, diffs).
+Compactions and branch summaries are shown as agent messages. ``replay`` turns the active path of
+a session (its transcript) into the same updates, for ``session/load``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from acp import (
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_tool_call,
+    update_user_message,
+    update_user_message_text,
+)
+from acp.helpers import start_tool_call
+from acp.schema import ImageContentBlock, StopReason, ToolCallLocation
+
+from pi_lsp.protocol import (
+    BranchSummaryEndEvent,
+    CompactionEndEvent,
+    CompactionStartEvent,
+    Event,
+    RetryEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
+from pi_lsp.session.transcript import TranscriptItem
+
+TOOL_KINDS = {
+    "read": "read",
+    "write": "edit",
+    "edit": "edit",
+    "bash": "execute",
+    "grep": "search",
+    "find": "search",
+    "ls": "search",
+}
+"""The ACP ``kind`` of each of pi's tools (a client picks its icon and grouping by it)."""
+
+STOP_REASONS: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "toolUse": "end_turn",
+    "error": "end_turn",
+    "length": "max_tokens",
+    "aborted": "cancelled",
+    "refusal": "refusal",
+    "content_filter": "refusal",
+}
+"""pi's ``stopReason`` of a turn's last answer as ACP's ``stopReason`` of ``session/prompt``."""
+
+
+def stop_reason(pi_stop_reason: str) -> StopReason:
+    return STOP_REASONS.get(pi_stop_reason, "end_turn")
+
+
+def event_updates(event: Event, cwd: Path) -> list[Any]:
+    """The ACP updates one (already coalesced) pi event becomes; most events become none."""
+    if isinstance(event, TextDeltaEvent):
+        return [update_agent_message_text(event.delta)]
+    if isinstance(event, ThinkingDeltaEvent):
+        return [update_agent_thought_text(event.delta)]
+    if isinstance(event, ToolExecutionStartEvent):
+        return [tool_call_start(event.tool_call_id, event.name, event.arguments, cwd)]
+    if isinstance(event, ToolExecutionUpdateEvent):
+        return [
+            update_tool_call(
+                event.tool_call_id, status="in_progress", content=_content(event.content)
+            )
+        ]
+    if isinstance(event, ToolExecutionEndEvent):
+        return [
+            update_tool_call(
+                event.tool_call_id,
+                status="failed" if event.is_error else "completed",
+                content=_content(event.content),
+            )
+        ]
+    if isinstance(event, CompactionStartEvent):
+        return [update_agent_message_text(f"\n\n_Compacting the context ({event.reason})…_\n\n")]
+    if isinstance(event, CompactionEndEvent) and event.error_message:
+        return [update_agent_message_text(f"_Compaction failed: {event.error_message}_\n\n")]
+    if isinstance(event, BranchSummaryEndEvent) and event.error_message:
+        return [update_agent_message_text(f"_Branch summary failed: {event.error_message}_\n\n")]
+    if isinstance(event, RetryEvent):
+        return [
+            update_agent_thought_text(
+                f"{event.error_message}; retrying in {event.delay_ms / 1000:.1f}s "
+                f"({event.attempt}/{event.max_attempts})\n"
+            )
+        ]
+    return []
+
+
+def tool_call_start(tool_call_id: str, name: str, arguments: dict[str, Any], cwd: Path) -> Any:
+    """The ``tool_call`` announcing a tool that starts running."""
+    path = _absolute_path(arguments.get("path"), cwd)
+    return start_tool_call(
+        tool_call_id,
+        _title(name, arguments),
+        kind=TOOL_KINDS.get(name, "other"),  # type: ignore[arg-type]
+        status="in_progress",
+        locations=[ToolCallLocation(path=path)] if path else None,
+        raw_input=arguments,
+        content=_diffs(name, arguments, path) or None,
+    )
+
+
+def replay(items: Iterable[TranscriptItem], cwd: Path) -> list[Any]:
+    """The updates that show a saved conversation (the active path) as it happened."""
+    updates: list[Any] = []
+    tool_calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    for item in items:
+        if item.type in ("compaction", "branch_summary") and item.summary:
+            heading = "Compaction summary" if item.type == "compaction" else "Branch summary"
+            updates.append(update_agent_message_text(f"**{heading}**\n\n{item.summary}\n\n"))
+        elif item.message is not None:
+            updates.extend(_message_updates(item.message, tool_calls, cwd))
+    return updates
+
+
+def _message_updates(
+    message: dict[str, Any], tool_calls: dict[str, tuple[str, dict[str, Any]]], cwd: Path
+) -> list[Any]:
+    role = message.get("role")
+    content = message.get("content")
+    if role == "user":
+        if isinstance(content, str):
+            return [update_user_message_text(content)]
+        return [update_user_message(block) for block in _blocks(content)]
+    if role == "assistant":
+        return _assistant_updates(content if isinstance(content, list) else [], tool_calls, cwd)
+    if role == "toolResult":
+        call_id = str(message.get("toolCallId", ""))
+        return [
+            update_tool_call(
+                call_id,
+                status="failed" if message.get("isError") else "completed",
+                content=_content(content if isinstance(content, list) else []),
+            )
+        ]
+    return []
+
+
+def _assistant_updates(
+    content: list[Any], tool_calls: dict[str, tuple[str, dict[str, Any]]], cwd: Path
+) -> list[Any]:
+    updates: list[Any] = []
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "text" and part.get("text"):
+            updates.append(update_agent_message_text(part["text"]))
+        elif part.get("type") == "thinking" and part.get("thinking"):
+            updates.append(update_agent_thought_text(part["thinking"]))
+        elif part.get("type") == "toolCall":
+            call_id, name = str(part.get("id", "")), str(part.get("name", ""))
+            given = part.get("arguments")
+            arguments: dict[str, Any] = given if isinstance(given, dict) else {}
+            tool_calls[call_id] = (name, arguments)
+            updates.append(tool_call_start(call_id, name, arguments, cwd))
+    return updates
+
+
+def _blocks(content: Any) -> list[Any]:
+    blocks: list[Any] = []
+    for part in content if isinstance(content, list) else []:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "text":
+            blocks.append(text_block(str(part.get("text", ""))))
+        elif part.get("type") == "image":
+            blocks.append(
+                ImageContentBlock(
+                    type="image",
+                    data=str(part.get("data", "")),
+                    mime_type=str(part.get("mimeType", "")),
+                )
+            )
+    return blocks
+
+
+def _content(content: list[Any]) -> list[Any]:
+    return [tool_content(block) for block in _blocks(content)]
+
+
+def _diffs(name: str, arguments: dict[str, Any], path: str | None) -> list[Any]:
+    """``write`` and ``edit`` shown as diffs (an edit's replacements, a write's new text)."""
+    if path is None:
+        return []
+    if name == "write" and isinstance(arguments.get("content"), str):
+        return [tool_diff_content(path, arguments["content"])]
+    if name != "edit":
+        return []
+    edits = arguments.get("edits")
+    if not isinstance(edits, list):
+        edits = [arguments]
+    return [
+        tool_diff_content(path, edit["newText"], edit["oldText"])
+        for edit in edits
+        if isinstance(edit, dict)
+        and isinstance(edit.get("oldText"), str)
+        and isinstance(edit.get("newText"), str)
+    ]
+
+
+def _absolute_path(path: Any, cwd: Path) -> str | None:
+    if not isinstance(path, str) or not path:
+        return None
+    expanded = Path(path).expanduser()
+    return str(expanded if expanded.is_absolute() else cwd / expanded)
+
+
+def _title(name: str, arguments: dict[str, Any]) -> str:
+    detail = arguments.get("command") or arguments.get("path") or arguments.get("pattern")
+    return f"{name} {detail}" if isinstance(detail, str) and detail else name

@@ -1,0 +1,208 @@
+"""The ACP front end's pure parts: pi events and saved messages as ACP updates, prompts as pi's
+text and images, slash commands, ``--options``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp import text_block
+from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    AudioContentBlock,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    ResourceContentBlock,
+    TextResourceContents,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+)
+
+from pi_lsp.acp import commands, prompts, updates
+from pi_lsp.acp.command_line import parse_options
+from pi_lsp.errors import InvalidParamsError
+from pi_lsp.protocol import (
+    AgentEndEvent,
+    CompactionStartEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
+from pi_lsp.session.transcript import TranscriptItem
+
+CWD = Path("/home/user/project")
+
+
+def test_deltas_become_message_and_thought_chunks():
+    [text] = updates.event_updates(TextDeltaEvent("Hel"), CWD)
+    [thought] = updates.event_updates(ThinkingDeltaEvent("hmm"), CWD)
+    assert isinstance(text, AgentMessageChunk) and text.content.text == "Hel"
+    assert isinstance(thought, AgentThoughtChunk) and thought.content.text == "hmm"
+    assert updates.event_updates(AgentEndEvent("stop", "x"), CWD) == []
+
+
+@pytest.mark.parametrize(
+    ("tool", "kind"),
+    [
+        ("read", "read"),
+        ("write", "edit"),
+        ("edit", "edit"),
+        ("bash", "execute"),
+        ("grep", "search"),
+        ("find", "search"),
+        ("ls", "search"),
+        ("custom", "other"),
+    ],
+)
+def test_each_tool_has_its_acp_kind(tool, kind):
+    [start] = updates.event_updates(ToolExecutionStartEvent("c1", tool, {}), CWD)
+    assert isinstance(start, ToolCallStart) and start.kind == kind
+
+
+def test_a_tool_call_has_absolute_locations_raw_input_and_diffs_for_edits():
+    arguments = {"path": "src/app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]}
+    [start] = updates.event_updates(ToolExecutionStartEvent("c1", "edit", arguments), CWD)
+    assert start.tool_call_id == "c1" and start.status == "in_progress"
+    assert [location.path for location in start.locations] == ["/home/user/project/src/app.py"]
+    assert start.raw_input == arguments
+    [diff] = start.content
+    assert (diff.type, diff.path, diff.old_text, diff.new_text) == (
+        "diff",
+        "/home/user/project/src/app.py",
+        "a - b",
+        "a + b",
+    )
+    [write] = updates.event_updates(
+        ToolExecutionStartEvent("c2", "write", {"path": "/abs/new.txt", "content": "hi\n"}), CWD
+    )
+    assert (write.content[0].path, write.content[0].old_text, write.content[0].new_text) == (
+        "/abs/new.txt",
+        None,
+        "hi\n",
+    )
+
+
+def test_tool_output_and_results_become_tool_call_updates():
+    output = [{"type": "text", "text": "line 1\n"}]
+    [running] = updates.event_updates(ToolExecutionUpdateEvent("c1", "bash", output, None), CWD)
+    [failed] = updates.event_updates(
+        ToolExecutionEndEvent("c1", "bash", True, output, None, "e1"), CWD
+    )
+    assert isinstance(running, ToolCallProgress) and running.status == "in_progress"
+    assert running.content[0].content.text == "line 1\n"
+    assert failed.status == "failed"
+
+
+def test_an_automatic_compaction_is_shown_as_an_agent_message():
+    [shown] = updates.event_updates(CompactionStartEvent("threshold"), CWD)
+    assert "Compacting" in shown.content.text
+
+
+@pytest.mark.parametrize(
+    ("pi", "acp"),
+    [
+        ("stop", "end_turn"),
+        ("length", "max_tokens"),
+        ("aborted", "cancelled"),
+        ("error", "end_turn"),
+        ("refusal", "refusal"),
+        ("unknown", "end_turn"),
+    ],
+)
+def test_stop_reasons(pi, acp):
+    assert updates.stop_reason(pi) == acp
+
+
+def test_replay_shows_the_path_as_it_happened():
+    items = [
+        TranscriptItem("u1", "message", None, message={"role": "user", "content": "hi"}),
+        TranscriptItem(
+            "a1",
+            "message",
+            None,
+            message={
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "look"},
+                    {"type": "text", "text": "Reading."},
+                    {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}},
+                ],
+            },
+        ),
+        TranscriptItem(
+            "t1",
+            "message",
+            None,
+            message={
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "content": [{"type": "text", "text": "text of a"}],
+                "isError": False,
+            },
+        ),
+        TranscriptItem("b1", "branch_summary", None, summary="The other branch."),
+        TranscriptItem("k1", "compaction", None, summary="## Goal"),
+    ]
+    replayed = updates.replay(items, CWD)
+    assert [type(update) for update in replayed] == [
+        UserMessageChunk,
+        AgentThoughtChunk,
+        AgentMessageChunk,
+        ToolCallStart,
+        ToolCallProgress,
+        AgentMessageChunk,
+        AgentMessageChunk,
+    ]
+    assert replayed[4].status == "completed" and replayed[4].content[0].content.text == "text of a"
+    assert "Branch summary" in replayed[5].content.text
+    assert "The other branch." in replayed[5].content.text
+    assert "Compaction summary" in replayed[6].content.text
+
+
+def test_a_prompt_becomes_text_and_images():
+    blocks = [
+        text_block("explain"),
+        ImageContentBlock(type="image", data="AAAA", mime_type="image/png"),
+        ResourceContentBlock(type="resource_link", name="a", uri="file:///p/a%20b.py"),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=TextResourceContents(uri="file:///p/b.py", text="print(1)"),
+        ),
+    ]
+    text, images, attached = prompts.prompt_content(blocks)
+    assert text == 'explain\n@/p/a b.py\n<file path="/p/b.py">\nprint(1)\n</file>'
+    assert images == [{"data": "AAAA", "mimeType": "image/png"}]
+    assert attached == [Path("/p/a b.py"), Path("/p/b.py")]
+    with pytest.raises(InvalidParamsError, match="audio"):
+        prompts.prompt_content([AudioContentBlock(type="audio", data="", mime_type="audio/wav")])
+
+
+def test_slash_commands_are_parsed_and_everything_else_is_a_prompt():
+    assert commands.parse("/tree") == ("tree", [])
+    assert commands.parse("/navigate abc --summarize") == ("navigate", ["abc", "--summarize"])
+    assert commands.parse("/compact keep the API notes") == ("compact", ["keep the API notes"])
+    assert commands.parse('/label abc "two words"') == ("label", ["abc", "two words"])
+    assert commands.parse("/skill:review the diff") is None
+    assert commands.parse("/unknown") is None
+    assert commands.parse("explain /tree") is None
+    with pytest.raises(InvalidParamsError, match="/label"):
+        commands.parse('/label abc "unclosed')
+
+
+def test_options_come_as_json_inline_or_in_a_file(tmp_path):
+    assert parse_options(None) == {}
+    assert parse_options('{"model": "openai/x"}') == {"model": "openai/x"}
+    file = tmp_path / "options.json"
+    file.write_text('{"apiBase": "http://127.0.0.1:1"}')
+    assert parse_options(str(file)) == {"apiBase": "http://127.0.0.1:1"}
+    with pytest.raises(InvalidParamsError, match="not valid JSON"):
+        parse_options("{model}")
+    with pytest.raises(InvalidParamsError, match="JSON object"):
+        file.write_text("[1]")
+        parse_options(str(file))
+    with pytest.raises(InvalidParamsError, match="cannot read"):
+        parse_options(str(tmp_path / "missing.json"))
