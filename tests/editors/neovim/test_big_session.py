@@ -131,14 +131,13 @@ def test_the_tree_search_jumps_to_a_labelled_entry_of_a_big_session(pi, big_sess
 
 
 def test_the_chat_loads_earlier_pages_of_a_big_session(pi, big_session):
-    path, _leaf = big_session
+    # As :PiSessions opens a session (without listing every session file first).
+    open_big(pi, big_session)
     pi.lua(
-        "local wanted = ...; vim.ui.select = function(items, opts, on_choice) "
-        "for _, item in ipairs(items) do "
-        "if item.path == wanted then return on_choice(item) end end end",
-        str(path),
+        "local chat = require('pi.chat'); chat.clear(); "
+        "require('pi.api').messages({ limit = chat.HISTORY_LIMIT }, function(_, result) "
+        "chat.history(result) end)"
     )
-    pi.command("PiSessions")
     last = message_text(ENTRIES - 1)  # earlier tests may have added turns after it
     pi.chat_lines(containing=last)
     assert message_text(ENTRIES - 101) not in pi.chat_lines()
