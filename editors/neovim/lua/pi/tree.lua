@@ -209,6 +209,28 @@ function M.on_tree_changed(event, session_id)
   end
 end
 
+-- Fetches rows of a level (pi/treeChildren `params`) into the model, then calls `on_merged`; a
+-- model replaced meanwhile drops them, and a newer version of the tree fetches the window again.
+local function fetch_level(params, on_merged, on_done)
+  local asked = model
+  api().tree_children(params, function(err, result)
+    if on_done then
+      on_done()
+    end
+    if err then
+      return api().report_error("pi/treeChildren", function() end)(err, result)
+    end
+    if not result or asked ~= model then
+      return
+    end
+    if result.version ~= model.version then
+      return M.resync()
+    end
+    tree_window.merge_level(model, result.level)
+    on_merged()
+  end)
+end
+
 -- Fetches the page a "⋯" line stands for, keeping the cursor beside the rows it was next to.
 local function load_more(lnum, action)
   local key = tree_window.level_key(action.parent) .. action.direction
@@ -217,16 +239,7 @@ local function load_more(lnum, action)
   end
   local neighbour = line_actions[action.direction == "before" and lnum + 1 or lnum - 1]
   loading[key] = true
-  local asked = model
-  api().tree_children(tree_window.page_params(model, action.parent, action.direction), function(err, result)
-    loading[key] = nil
-    if err or not result or asked ~= model then
-      return
-    end
-    if result.version ~= model.version then
-      return M.resync()
-    end
-    tree_window.merge_level(model, result.level)
+  fetch_level(tree_window.page_params(model, action.parent, action.direction), function()
     draw()
     local anchor = neighbour and neighbour.id and lnum_of(neighbour.id)
     local shown = window()
@@ -234,6 +247,8 @@ local function load_more(lnum, action)
       local next_line = action.direction == "before" and anchor - 1 or anchor + 1
       vim.api.nvim_win_set_cursor(shown, { math.max(1, math.min(next_line, vim.api.nvim_buf_line_count(buffer))), 0 })
     end
+  end, function()
+    loading[key] = nil
   end)
 end
 
@@ -246,19 +261,10 @@ local function toggle(id)
     collapsed[id] = not collapsed[id] or nil
     return draw(id)
   end
-  local asked = model
-  local params = { parentId = id, offset = 0, limit = tree_window.PAGE }
-  api().tree_children(params, api().report_error("pi/treeChildren", function(result)
-    if asked ~= model then
-      return
-    end
-    if result.version ~= model.version then
-      return M.resync()
-    end
-    tree_window.merge_level(model, result.level)
+  fetch_level({ parentId = id, offset = 0, limit = tree_window.PAGE }, function()
     collapsed[id] = nil
     draw(id)
-  end))
+  end)
 end
 
 --- Expands (or folds) the row under the cursor, or loads the rows a "⋯" line stands for.
