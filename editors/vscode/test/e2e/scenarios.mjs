@@ -524,10 +524,11 @@ async function bigSession(context) {
   await picked.waitFor({ state: 'visible', timeout: TIMEOUT });
   await picked.click();
   await runCommand(page, 'Pi: Show Session Tree');
-  // The leaf at the end of the active path, and the other branch of entry 16 right after it, collapsed.
+  // The leaf at the end of the active path; above it, the other branch of entry 16 (the older
+  // one, so listed before the branch the path takes), collapsed.
   await until('the leaf of the big session', async () => (await treeRow(page, 'message 99999').innerText()).includes('leaf'), 60_000);
   const branch = treeRow(page, 'the other approach');
-  await scrollTreeUntil(page, branch, 200);
+  await scrollTreeUntil(page, branch, -400);
   if ((await branch.getAttribute('aria-expanded')) !== 'false') throw new Error('the other branch is not collapsed');
   await branch.locator('.monaco-tl-twistie').click();
   await treeRow(page, 'the other approach, step 1').waitFor({ state: 'visible', timeout: TIMEOUT });
