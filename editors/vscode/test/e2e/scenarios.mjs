@@ -536,7 +536,7 @@ async function bigSession(context) {
 
   // The run before the window is a row with a count; clicking it loads the page before.
   const earlier = treeRows(page).filter({ hasText: /⋯ \d+,\d{3} earlier entries/ }).first();
-  await scrollTreeUntil(page, earlier, -400);
+  await scrollTreeUntil(page, earlier, 200);
   const count = async () => Number((await earlier.innerText()).match(/⋯ ([\d,]+) earlier/)[1].replace(/,/g, ''));
   const before = await count();
   if (before < 99_000) throw new Error(`the window holds too much: ${before} earlier entries left`);
