@@ -416,7 +416,7 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
             "PI_E2E_WORKSPACE": str(workspace),
             "PI_E2E_BIG_SESSION": str(big),
         }
-        driver = _run(["node", "test/e2e/drive.mjs"], timeout=240, env=driver_environment)
+        driver = _run(["node", "test/e2e/drive.mjs"], timeout=300, env=driver_environment)
         (ARTIFACTS / "driver.log").write_text(driver.stdout + driver.stderr)
     finally:
         processes.stop_all()
