@@ -13,7 +13,7 @@ LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 	install-vscode install-luacheck bench clean
 
 test: install lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup --durations=20
 
 # The unit and in-process suites (no editors, no pi, no server subprocesses): well under a minute.
 test-fast: install-python

@@ -1,6 +1,7 @@
 """What the editors' views of a big session cost the server: the first screen and the refresh after
 a turn, windowed (``pi/treeWindow``, ``pi/messages`` pages, ``tree_changed`` with its entries)
-next to the whole ``pi/tree`` the editors fetched before.
+next to the whole ``pi/tree`` the editors fetched before; and ACP's ``/tree`` message, drawn from
+the same windows, next to the whole text tree it drew before.
 
 For sessions of 10k and 100k entries written the way pi writes them (``generate_session.py``,
 generated once into ``.bench-data/``), each request runs through its real handler, its typed
@@ -31,10 +32,12 @@ from typing import Any
 from session_bench import session_file
 
 from pi_lsp import protocol
+from pi_lsp.acp.tree_text import tree_text
 from pi_lsp.agent.events import EventStream
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.handlers.base import HANDLERS
 from pi_lsp.session.session import Session
+from pi_lsp.session.tree_view import render_tree_text
 
 EDITOR_PAGE = 100
 """The rows and history entries the editors fetch at once (their first screen and each page)."""
@@ -54,6 +57,16 @@ def call(services: Any, method: str, params: dict) -> tuple[float, int, Any]:
 
 def median_call(services: Any, method: str, params: dict, repeats: int) -> tuple[float, int]:
     runs = [call(services, method, params) for _ in range(repeats)]
+    return statistics.median(run[0] for run in runs), runs[0][1]
+
+
+def median_text(render: Any, repeats: int) -> tuple[float, int]:
+    """Server time (ms) and size (bytes) of a tree drawn as text (ACP's ``/tree`` message)."""
+    runs = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        text = render()
+        runs.append(((time.perf_counter() - started) * 1000, len(text.encode())))
     return statistics.median(run[0] for run in runs), runs[0][1]
 
 
@@ -136,6 +149,10 @@ def measure(entries: int, repeats: int) -> dict[str, tuple[float, int]]:
             services, protocol.TREE_SEARCH, {"query": "branch summary", "limit": 50}, repeats
         )
         figures["tree (whole)"] = median_call(services, protocol.TREE, {}, max(1, repeats // 2))
+        figures["ACP /tree (window)"] = median_text(lambda: tree_text(session), repeats)
+        figures["ACP /tree before (whole)"] = median_text(
+            lambda: render_tree_text(session), max(1, repeats // 2)
+        )
 
         turn_ms, turn_bytes = [], []
         for index in range(repeats):

@@ -7,8 +7,8 @@ service and shapes the answer with the SDK's schema types. A workspace (the ``cw
 ``session/update`` notifications, sent in order by one queue; a prompt answers only once every
 update of its turn has been sent.
 
-Seam for tool permissions (issue 17): ``session/request_permission`` belongs to the abstract
-permission asker; this adapter will give it ``self.connection.request_permission``.
+Tool permissions ask the client with ``session/request_permission`` (``permissions.py``), in
+the ACP session whose turn asks.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from acp.schema import (
 from pi_lsp import __version__
 from pi_lsp.acp import commands, config_options, prompts, updates
 from pi_lsp.acp.editor import AcpFiles, prompting_session
+from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import InvalidParamsError, PiError
 from pi_lsp.protocol import EventNotification
@@ -280,6 +281,7 @@ class PiAcpAgent:
             client=self._model_client,
             editor=AcpFiles(lambda: self.connection, lambda: self.client_capabilities),
             initialization_options=self.options,
+            asker=AcpPermissionAsker(lambda: self.connection, self._asked_session, root),
         )
         services.client_configuration_ready.set()  # ACP has no workspace/configuration
         services.agent.client.preload()
@@ -302,6 +304,16 @@ class PiAcpAgent:
         runtime = _call(services.sessions.open, session_id)
         self._show(session_id, services, runtime)
         return services, runtime
+
+    def _asked_session(self, pi_session_id: str) -> AskedSession | None:
+        """Where a permission question of that pi session's turn goes."""
+        acp_id = self._acp_ids.get(pi_session_id)
+        services, runtime = self._sessions.get(acp_id, (None, None)) if acp_id else (None, None)
+        if acp_id is None or services is None or runtime is None or runtime.id != pi_session_id:
+            return None
+        return AskedSession(
+            acp_id, lambda: self._flush(runtime), lambda: services.agent.abort(runtime)
+        )
 
     def _session(self, session_id: str) -> tuple[Services, SessionRuntime]:
         found = self._sessions.get(session_id)

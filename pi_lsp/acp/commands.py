@@ -1,11 +1,12 @@
 """Slash commands typed into an ACP client's prompt: the tree, navigation, compaction and the rest.
 
 ACP has no requests for pi's session tree, so the tree is driven by commands in the prompt text,
-which every ACP client can send: ``/tree`` shows the tree with entry ids, ``/navigate <id>`` moves
-the leaf there (``--summarize`` leaves a branch summary, ``--files`` puts the agent's file
-changes back). Each command calls the same service as its ``pi/*`` request; the answer is text
-shown as the agent's message. Anything else (``/skill:name``, prompt templates, plain text) is a
-prompt for the agent, which expands skills and templates itself.
+which every ACP client can send: ``/tree [<id>]`` shows a window of the tree (around the leaf or
+an entry, ``tree_text.py``) with entry ids, ``/navigate <id>`` moves the leaf there
+(``--summarize`` leaves a branch summary, ``--files`` puts the agent's file changes back).
+Each command calls the same service as its ``pi/*`` request; the answer is text shown as the
+agent's message. Anything else (``/skill:name``, prompt templates, plain text) is a prompt for
+the agent, which expands skills and templates itself.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from collections.abc import Awaitable, Callable
 import attrs
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
+from pi_lsp.acp.tree_text import tree_text
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import InvalidParamsError
 from pi_lsp.protocol import THINKING_LEVELS
 from pi_lsp.services import Services
-from pi_lsp.session.tree_view import render_tree_text
 
 
 @attrs.frozen
@@ -36,7 +37,7 @@ Handler = Callable[[Services, SessionRuntime, list[str]], Awaitable[CommandOutco
 
 COMMANDS: dict[str, tuple[str, str | None]] = {
     "compact": ("Compact the context now into a summary", "[instructions]"),
-    "tree": ("Show the session tree with entry ids", None),
+    "tree": ("Show the session tree around the leaf or an entry, with entry ids", "[id]"),
     "navigate": ("Move to an entry of the tree", "<id> [--summarize] [--files]"),
     "fork": ("Start a new session from an entry (default: the leaf)", "[id]"),
     "name": ("Name this session", "<name>"),
@@ -103,10 +104,12 @@ async def _compact(services: Services, runtime: SessionRuntime, arguments: list[
 
 
 async def _tree(services: Services, runtime: SessionRuntime, arguments: list[str]):
-    text = render_tree_text(runtime.session)
+    if len(arguments) > 1:
+        raise InvalidParamsError("usage: /tree [<id>]")
+    text = tree_text(runtime.session, arguments[0] if arguments else None)
     return CommandOutcome(
-        f"```\n{text}\n```\n\n`/navigate <id>` moves there "
-        "(`--summarize` keeps a summary of the branch you leave)."
+        f"```\n{text}\n```\n\n`/tree <id>` shows the tree around an entry and what is under "
+        "it; `/navigate <id>` moves there (`--summarize` keeps a summary of the branch you leave)."
     )
 
 

@@ -2,8 +2,9 @@
 
 When the client offers them, ``read`` sees its unsaved buffers and ``write``/``edit`` go through
 it, as the LSP ``EditorBridge`` does with open documents. Paths are absolute, as ACP requires.
-The session a tool runs for is the one whose ``session/prompt`` started the turn (a context
-variable the turn's task inherits). A failed client call falls back to the disk.
+When it offers terminals, ``bash`` runs its commands in them (``terminal.py``). The session a
+tool runs for is the one whose ``session/prompt`` started the turn (a context variable the turn's
+task inherits). A failed client call falls back to the disk (or to running the command itself).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from acp import RequestError
 
+from pi_lsp.acp.terminal import AcpTerminal, start_command
 from pi_lsp.tools.base import NoEditor
 
 logger = logging.getLogger(__name__)
@@ -30,8 +32,9 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 
 
 class AcpFiles(NoEditor):
-    """A ``ClientFileSystem`` over the ACP client's ``fs/*`` methods; as an ``EditorBridge`` it has
-    no open documents (ACP does not say which are open: every file goes through ``fs/*``)."""
+    """A ``ClientFileSystem`` over the ACP client's ``fs/*`` methods and ``ClientTerminals`` over
+    its ``terminal/*``; as an ``EditorBridge`` it has no open documents (ACP does not say which
+    are open: every file goes through ``fs/*``)."""
 
     def __init__(self, connection: Callable[[], Any], capabilities: Callable[[], Any]) -> None:
         self._connection = connection
@@ -64,3 +67,13 @@ class AcpFiles(NoEditor):
             logger.warning("fs/write_text_file %s failed, writing the disk: %s", path, error)
             return False
         return True
+
+    async def start_command(self, command: str, cwd: Path) -> AcpTerminal | None:
+        capabilities, session_id = self._capabilities(), prompting_session.get()
+        if not (capabilities is not None and capabilities.terminal and session_id):
+            return None
+        try:
+            return await start_command(self._connection(), session_id, command, cwd)
+        except RequestError as error:  # the client could not start it: bash runs it itself
+            logger.warning("terminal/create failed, running the command itself: %s", error)
+            return None

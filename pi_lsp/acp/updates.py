@@ -3,7 +3,8 @@
 The same ``protocol.py`` events the LSP front end sends as ``pi/event`` become ACP updates here:
 text and reasoning deltas become message and thought chunks, a tool execution becomes a
 ``tool_call`` (with its ``kind``, ``locations`` and ``rawInput``) and ``tool_call_update``s (the
-output as it arrives, then the final status, content and, for ``write``/``edit``, diffs).
+output as it arrives, then the final status, content and, for ``write``/``edit``, diffs; a
+command run in the client's terminal shows as that terminal).
 Compactions and branch summaries are shown as agent messages. ``replay`` turns the active path of
 a session (its transcript) into the same updates, for ``session/load``.
 """
@@ -25,7 +26,7 @@ from acp import (
     update_user_message_text,
 )
 from acp.helpers import start_tool_call
-from acp.schema import ImageContentBlock, StopReason, ToolCallLocation
+from acp.schema import ImageContentBlock, StopReason, TerminalToolCallContent, ToolCallLocation
 
 from pi_lsp.protocol import (
     BranchSummaryEndEvent,
@@ -79,7 +80,9 @@ def event_updates(event: Event, cwd: Path) -> list[Any]:
     if isinstance(event, ToolExecutionUpdateEvent):
         return [
             update_tool_call(
-                event.tool_call_id, status="in_progress", content=_content(event.content)
+                event.tool_call_id,
+                status="in_progress",
+                content=_terminal(event.details) or _content(event.content),
             )
         ]
     if isinstance(event, ToolExecutionEndEvent):
@@ -87,7 +90,7 @@ def event_updates(event: Event, cwd: Path) -> list[Any]:
             update_tool_call(
                 event.tool_call_id,
                 status="failed" if event.is_error else "completed",
-                content=_content(event.content),
+                content=_terminal(event.details) or _content(event.content),
             )
         ]
     if isinstance(event, CompactionStartEvent):
@@ -192,6 +195,20 @@ def _blocks(content: Any) -> list[Any]:
                 )
             )
     return blocks
+
+
+def _terminal(details: Any) -> list[Any]:
+    """A command run in the client's terminal is shown as that terminal (it stays on screen
+    after the command ends)."""
+    terminal_id = details.get("terminalId") if isinstance(details, dict) else None
+    if not isinstance(terminal_id, str):
+        return []
+    return [TerminalToolCallContent(type="terminal", terminal_id=terminal_id)]
+
+
+def text_content(text: str) -> Any:
+    """A text block as tool call content."""
+    return tool_content(text_block(text))
 
 
 def _content(content: list[Any]) -> list[Any]:

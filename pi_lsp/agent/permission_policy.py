@@ -57,6 +57,12 @@ class PermissionQuestion:
     outside_workspace: bool = False
     session_grant: str = ""
     """What "Allow for this session" allows from now on (a key of the session's grants)."""
+    session_id: str = ""
+    """The pi session whose turn asks (set by ``Permissions.check``)."""
+    tool_call_id: str = ""
+    """The tool call asked about, for channels that show it (ACP's permission request)."""
+    arguments: Mapping[str, Any] = attrs.field(factory=dict, eq=False)
+    """The call's arguments (as the tool will run them)."""
 
     @property
     def message(self) -> str:

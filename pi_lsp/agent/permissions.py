@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+import attrs
+
 from pi_lsp.agent.permission_policy import PermissionQuestion, question_for
 from pi_lsp.resources.permission_settings import PermissionSettings
 from pi_lsp.tools.base import EditorBridge, NoEditor, ToolResult, error_result
@@ -70,7 +72,7 @@ class Permissions:
         self._grants: dict[str, set[str]] = {}
 
     async def check(
-        self, session_id: str, tool_name: str, arguments: dict[str, Any]
+        self, session_id: str, tool_name: str, arguments: dict[str, Any], tool_call_id: str = ""
     ) -> ToolResult | None:
         """None when the call may run; else the tool result that refuses it."""
         settings = self._settings()
@@ -84,6 +86,9 @@ class Permissions:
         )
         if question is None or question.session_grant in self._grants.get(session_id, ()):
             return None
+        question = attrs.evolve(
+            question, session_id=session_id, tool_call_id=tool_call_id, arguments=arguments
+        )
         try:
             answer = await asyncio.wait_for(self.asker.ask(question), settings.timeout_seconds)
         except TimeoutError:

@@ -322,7 +322,10 @@ class _Turn:
         if self.setup.permissions is not None:
             prepared = tool.prepare_arguments(arguments)
             refusal = await self.setup.permissions.check(
-                self.runtime.id, tool.name, prepared if isinstance(prepared, dict) else {}
+                self.runtime.id,
+                tool.name,
+                prepared if isinstance(prepared, dict) else {},
+                tool_call_id=str(call.get("id", "")),
             )
             if refusal is not None:
                 return refusal

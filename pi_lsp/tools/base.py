@@ -147,6 +147,41 @@ class ClientFileSystem(Protocol):
     async def write_text(self, path: Path, text: str) -> bool: ...
 
 
+@attrs.frozen
+class TerminalExit:
+    """How a command in a client's terminal ended: its exit code, or the signal that ended it."""
+
+    exit_code: int | None = None
+    signal: str | None = None
+
+
+class ClientTerminal(Protocol):
+    """A command running in one of the client's terminals (ACP's ``terminal/*``)."""
+
+    id: str
+
+    async def wait_for_exit(self) -> TerminalExit: ...
+
+    async def output(self) -> str:
+        """Everything the terminal printed so far (as much as the client keeps)."""
+        ...
+
+    async def kill(self) -> None: ...
+
+    async def release(self) -> None: ...
+
+
+@runtime_checkable
+class ClientTerminals(Protocol):
+    """A client that runs ``bash`` commands in its own terminals, where the user sees them.
+
+    ``start_command`` returns None when the client has no terminals (``bash`` runs the command
+    itself).
+    """
+
+    async def start_command(self, command: str, cwd: Path) -> ClientTerminal | None: ...
+
+
 @runtime_checkable
 class FileChangeRecorder(Protocol):
     """Told about every change a tool makes to a file (the checkpoints record them).

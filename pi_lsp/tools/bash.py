@@ -13,6 +13,11 @@ Cancellation is re-raised after a last ``on_update`` carrying the output so far 
 100 ms (the agent streams it to the editors). A command that exits normally may leave background
 jobs running (``server &``), as in pi; :func:`kill_running_commands` ends every command still
 running, at server shutdown.
+
+When the editor runs commands in terminals of its own (``ClientTerminals``: an ACP client with
+``terminal/*``), the command runs there instead, where the user watches it; the result is what the
+terminal printed, cut and worded the same way, and the terminal is killed on timeout and
+cancellation.
 """
 
 from __future__ import annotations
@@ -27,7 +32,16 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pi_lsp.tools.accumulator import OutputAccumulator
-from pi_lsp.tools.base import Tool, ToolContext, ToolError, ToolResult, env_or_default
+from pi_lsp.tools.base import (
+    ClientTerminal,
+    ClientTerminals,
+    TerminalExit,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    env_or_default,
+)
 from pi_lsp.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -186,6 +200,11 @@ class BashTool(Tool):
                 f"Working directory does not exist: {context.cwd}\nCannot run bash commands."
             )
 
+        if isinstance(context.editor, ClientTerminals):
+            terminal = await context.editor.start_command(command, context.cwd)
+            if terminal is not None:
+                return await self._run_in_terminal(terminal, timeout, context)
+
         loop = asyncio.get_running_loop()
         output = OutputAccumulator(temp_dir=context.temp_dir)
         update_handle: asyncio.TimerHandle | None = None
@@ -292,6 +311,52 @@ class BashTool(Tool):
             return self._finished(output, code, status=f"Command exited with code {code}")
         return self._finished(output, code)
 
+    async def _run_in_terminal(
+        self, terminal: ClientTerminal, timeout: float | None, context: ToolContext
+    ) -> ToolResult:
+        """The command in the client's terminal, where the user watches it run; the result is
+        what the terminal printed, cut as any command's output is. The terminal is killed on
+        timeout and on cancellation, and released in any case."""
+        shown = {"terminalId": terminal.id}
+        context.emit_update(ToolResult(content=[], details=shown))
+
+        async def collected() -> OutputAccumulator:
+            output = OutputAccumulator(temp_dir=context.temp_dir)
+            output.append((await terminal.output()).encode())
+            output.finish()
+            output.close()
+            return output
+
+        try:
+            try:
+                async with asyncio.timeout(timeout):
+                    ended: TerminalExit | None = await terminal.wait_for_exit()
+            except TimeoutError:
+                await terminal.kill()
+                ended = None
+            output = await collected()
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await terminal.kill()
+                aborted = self._finished(
+                    await collected(), None, status="Command aborted", cancelled=True, extra=shown
+                )
+                context.emit_update(aborted)
+            raise
+        finally:
+            with contextlib.suppress(Exception):
+                await terminal.release()
+        if ended is None:
+            timed_out = f"Command timed out after {_format_seconds(timeout or 0)} seconds"
+            return self._finished(output, None, status=timed_out, timed_out=True, extra=shown)
+        if ended.signal:
+            return self._finished(
+                output, None, status=f"Command was killed by {ended.signal}", extra=shown
+            )
+        code = ended.exit_code
+        exited = f"Command exited with code {code}" if code else None
+        return self._finished(output, code, status=exited, extra=shown)
+
     @staticmethod
     async def _drain(protocol: _Output) -> None:
         """Read what is left in the pipe after the shell exited. Stops at end of file, once the
@@ -343,6 +408,7 @@ class BashTool(Tool):
         status: str | None = None,
         cancelled: bool = False,
         timed_out: bool = False,
+        extra: dict[str, Any] | None = None,
     ) -> ToolResult:
         text, details = self._text_and_details(output, "" if status else "(no output)")
         if status:
@@ -352,6 +418,7 @@ class BashTool(Tool):
             "cancelled": cancelled,
             "timedOut": timed_out,
             **details,
+            **(extra or {}),
         }
         return ToolResult(
             content=[{"type": "text", "text": text}], details=details, is_error=status is not None

@@ -218,6 +218,27 @@ class ReferenceAnswers:
 # ---------------------------------------------------------------------------------------------
 
 
+def ask_pi(node: Path, queries: list[list[str]], pi_dir: Path | None = None) -> list[dict]:
+    """pi's answers to many reference-script queries, from one Node process."""
+    output = run_node_script(
+        node, REFERENCE_SCRIPT, ["batch", "-"], stdin=json.dumps(queries).encode(), pi_dir=pi_dir
+    )
+    return json.loads(output)
+
+
+def disagreements(
+    node: Path, directory: Path, queries: list[Query]
+) -> tuple[list[str], list[dict]]:
+    """The queries on which pi and pi-lsp answer differently (described), and pi's answers."""
+    answers = ask_pi(node, [query.reference_argv(directory) for query in queries])
+    mismatches = []
+    for query, answer in zip(queries, answers, strict=True):
+        ours = run_our_cli_in_process(query.our_argv(directory))
+        if not (answer["ok"] and ours.ok and answer["result"] == ours.value):
+            mismatches.append(query.describe())
+    return mismatches, answers
+
+
 def run_our_cli_subprocess(argv: list[str]) -> Outcome:
     """`python -m pi_lsp ARGV` in a fresh interpreter, from the repository root."""
     env = dict(os.environ)

@@ -19,11 +19,10 @@ from pi_lsp.scripted_llm.server import ScriptedLLM
 from pi_lsp.session.session import Session
 from tests.e2e.test_acp import acp_agent
 
-from .harness import Query, run_our_cli_in_process
+from .harness import Query, disagreements
 
 # The same check as for checkpoints, collected here again on this module's ``session_file``.
 from .test_pi_reads_checkpoints import (  # noqa: F401
-    ask_pi,
     test_pi_reads_the_same_tree_and_rewrites_every_line_to_the_same_bytes,
 )
 
@@ -77,15 +76,6 @@ def test_the_session_holds_what_the_test_is_about(session_file):
 def test_pi_builds_the_same_context_at_every_entry(reference_node, session_file):
     session = Session.open(session_file, writable=False)
     queries = [Query("context", session_file.name, ("--leaf", e.id)) for e in session.entries]
-    answers = ask_pi(reference_node, [q.reference_argv(session_file.parent) for q in queries])
-    mismatches = [
-        query.describe()
-        for query, answer in zip(queries, answers, strict=True)
-        if not (
-            answer["ok"]
-            and (ours := run_our_cli_in_process(query.our_argv(session_file.parent))).ok
-            and answer["result"] == ours.value
-        )
-    ]
+    mismatches, _ = disagreements(reference_node, session_file.parent, queries)
     assert len(queries) > 10
     assert mismatches == []

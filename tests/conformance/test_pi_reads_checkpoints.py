@@ -21,7 +21,7 @@ from pi_lsp.checkpoints.records import CHECKPOINT_TYPE
 from pi_lsp.llm.double import replies
 from pi_lsp.session.session import Session
 
-from .harness import REFERENCE_SCRIPT, Query, run_node_script, run_our_cli_in_process
+from .harness import Query, ask_pi, disagreements
 from .test_pi_reads_ours import ROUND_TRIP_SCRIPT
 
 SUMMARY = "## Goal\nChange a.txt\n\n## Progress\nEdited it twice."
@@ -70,13 +70,6 @@ def session_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return asyncio.run(_write_session(workspace))
 
 
-def ask_pi(node: Path, queries: list[list[str]]) -> list[dict]:
-    output = run_node_script(
-        node, REFERENCE_SCRIPT, ["batch", "-"], stdin=json.dumps(queries).encode()
-    )
-    return json.loads(output)
-
-
 def test_the_session_holds_what_the_test_is_about(session_file):
     session = Session.open(session_file, writable=False)
     kinds = [entry.type for entry in session.entries]
@@ -121,12 +114,7 @@ def test_pi_builds_the_same_context_and_compaction_plans(reference_node, session
         for leaf in turn_ends
         for keep in ("1", "60")
     ]
-    answers = ask_pi(reference_node, [q.reference_argv(session_file.parent) for q in queries])
-    mismatches = []
-    for query, answer in zip(queries, answers, strict=True):
-        ours = run_our_cli_in_process(query.our_argv(session_file.parent))
-        if not (answer["ok"] and ours.ok and answer["result"] == ours.value):
-            mismatches.append(query.describe())
+    mismatches, answers = disagreements(reference_node, session_file.parent, queries)
     assert len(queries) > 25
     assert mismatches == []
     plans = [a["result"] for a in answers[len(session.entries) :] if a["result"] is not None]

@@ -18,7 +18,7 @@ import pytest
 from pi_lsp.session.fork import fork_session
 from pi_lsp.session.session import Session
 
-from .harness import REFERENCE_SCRIPT, run_node_script
+from .harness import ask_pi
 
 ROUND_TRIP_SCRIPT = """
 const fs = require("fs");
@@ -175,13 +175,6 @@ def write_sessions(directory: Path) -> list[Path]:
 @pytest.fixture(scope="module")
 def our_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return write_sessions(tmp_path_factory.mktemp("written-by-pi-lsp"))
-
-
-def ask_pi(node: Path, queries: list[list[str]]) -> list[dict]:
-    output = run_node_script(
-        node, REFERENCE_SCRIPT, ["batch", "-"], stdin=json.dumps(queries).encode()
-    )
-    return json.loads(output)
 
 
 def test_pi_rewrites_every_line_we_wrote_to_the_same_bytes(reference_node, our_files):

@@ -9,8 +9,6 @@ agent itself wrote, in process, with the model double and a scripted asker.
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,8 +17,12 @@ from pi_lsp.agent.permissions import Answer
 from pi_lsp.llm.double import replies
 from pi_lsp.session.session import Session
 
-from .harness import REFERENCE_SCRIPT, Query, run_node_script, run_our_cli_in_process
-from .test_pi_reads_ours import ROUND_TRIP_SCRIPT
+from .harness import Query, disagreements
+
+# The same check as for checkpoints, collected here again on this module's ``session_file``.
+from .test_pi_reads_checkpoints import (  # noqa: F401
+    test_pi_reads_the_same_tree_and_rewrites_every_line_to_the_same_bytes,
+)
 
 
 class _Asker:
@@ -71,13 +73,6 @@ def session_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return asyncio.run(_write_session(workspace))
 
 
-def ask_pi(node: Path, queries: list[list[str]]) -> list[dict]:
-    output = run_node_script(
-        node, REFERENCE_SCRIPT, ["batch", "-"], stdin=json.dumps(queries).encode()
-    )
-    return json.loads(output)
-
-
 def test_the_session_holds_refusals_of_every_kind(session_file):
     session = Session.open(session_file, writable=False)
     decisions = [
@@ -89,35 +84,8 @@ def test_the_session_holds_refusals_of_every_kind(session_file):
     assert decisions == ["denied", "dismissed", None, None, "timeout"]
 
 
-def test_pi_reads_the_same_tree_and_rewrites_every_line_to_the_same_bytes(
-    reference_node, session_file
-):
-    [answer] = ask_pi(reference_node, [["tree", str(session_file)]])
-    ours = Session.open(session_file, writable=False)
-    assert answer["ok"], answer
-    assert answer["result"]["leafId"] == ours.leaf_id
-    assert [(e["id"], e["parentId"], e["type"]) for e in answer["result"]["entries"]] == [
-        (entry.id, entry.parent_id, entry.type) for entry in ours.entries
-    ]
-    result = subprocess.run(
-        [str(reference_node), "-e", ROUND_TRIP_SCRIPT, str(session_file)],
-        capture_output=True,
-        check=True,
-    )
-    assert json.loads(result.stdout) == []
-
-
 def test_pi_builds_the_same_context_at_every_entry(reference_node, session_file):
     session = Session.open(session_file, writable=False)
     queries = [Query("context", session_file.name, ("--leaf", e.id)) for e in session.entries]
-    answers = ask_pi(reference_node, [q.reference_argv(session_file.parent) for q in queries])
-    mismatches = [
-        query.describe()
-        for query, answer in zip(queries, answers, strict=True)
-        if not (
-            answer["ok"]
-            and (ours := run_our_cli_in_process(query.our_argv(session_file.parent))).ok
-            and answer["result"] == ours.value
-        )
-    ]
+    mismatches, _ = disagreements(reference_node, session_file.parent, queries)
     assert mismatches == []

@@ -10,16 +10,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
+from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import (
-    AgentMessageChunk,
     AgentThoughtChunk,
     AvailableCommandsUpdate,
     ClientCapabilities,
@@ -33,43 +32,7 @@ from acp.schema import (
 from pi_lsp.client import isolated_environment
 from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
-
-HOME = Path(tempfile.mkdtemp(prefix="pi-lsp-acp-home-"))
-
-
-class RecordingClient:
-    """An ACP client that records every ``session/update`` and offers no fs or terminal."""
-
-    def __init__(self) -> None:
-        self.updates: list[tuple[str, Any]] = []
-
-    def on_connect(self, connection: Any) -> None:
-        pass
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        self.updates.append((session_id, update))
-
-    async def request_permission(self, *args: Any, **kwargs: Any):
-        raise RequestError.method_not_found("session/request_permission")
-
-    async def read_text_file(self, *args: Any, **kwargs: Any):
-        raise RequestError.method_not_found("fs/read_text_file")
-
-    async def write_text_file(self, *args: Any, **kwargs: Any):
-        raise RequestError.method_not_found("fs/write_text_file")
-
-    async def ext_method(self, method: str, params: dict) -> dict:
-        raise RequestError.method_not_found(method)
-
-    async def ext_notification(self, method: str, params: dict) -> None:
-        pass
-
-    def of_type(self, kind: type) -> list[Any]:
-        return [update for _, update in self.updates if isinstance(update, kind)]
-
-    def text(self, kind: type = AgentMessageChunk) -> str:
-        return "".join(update.content.text for update in self.of_type(kind))
-
+from tests.e2e.acp_support import HOME, RecordingClient, acp_agent, start_streaming
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -86,53 +49,6 @@ def workspace(tmp_path: Path) -> Path:
     root.mkdir()
     (root / "app.py").write_text("def add(a, b):\n    return a - b\n")
     return root
-
-
-@contextlib.asynccontextmanager
-async def acp_agent(
-    scripted_llm: ScriptedLLM,
-    workspace: Path,
-    client: RecordingClient | None = None,
-    capabilities: ClientCapabilities | None = None,
-    **extra_options: Any,
-):
-    """A ``pi-lsp acp`` process, initialized, and the client recording its updates."""
-    client = client or RecordingClient()
-    options = json.dumps(
-        {
-            "model": "openai/scripted",
-            "apiBase": scripted_llm.base_url,
-            "retry": {"baseDelayMs": 20},
-            **extra_options,
-        }
-    )
-    options = json.dumps({key: value for key, value in json.loads(options).items() if value})
-    async with spawn_agent_process(
-        client,
-        sys.executable,
-        "-m",
-        "pi_lsp",
-        "acp",
-        "--options",
-        options,
-        env=isolated_environment(HOME),
-        cwd=workspace,
-    ) as (connection, _process):
-        answer = await connection.initialize(
-            protocol_version=PROTOCOL_VERSION,
-            client_capabilities=capabilities or ClientCapabilities(),
-        )
-        yield connection, client, answer
-
-
-async def start_streaming(connection, client: RecordingClient, session_id: str, text: str):
-    """A prompt as a running request, once its answer has started streaming."""
-    running = asyncio.ensure_future(
-        connection.prompt(session_id=session_id, prompt=[text_block(text)])
-    )
-    while not client.of_type(AgentMessageChunk):
-        await asyncio.sleep(0.02)
-    return running
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -491,3 +407,40 @@ async def test_skills_are_commands_that_follow_reloads_and_attachments_are_recor
         if entry.get("customType") == "pi-lsp.editor-file-ops"
     ]
     assert recorded == [{"readFiles": ["app.py"], "modifiedFiles": []}]
+
+
+async def test_tree_of_a_big_session_shows_a_window_and_every_hint_shows_more(workspace, agent):
+    """A session of 10,000 entries written the way pi writes them (``bench/generate_session.py``:
+    compactions, branches with summaries, labels): ``/tree`` answers with what fits a screen,
+    and each ``/tree <id>`` it offers answers the same way, around that entry."""
+    sessions = workspace / ".pi" / "sessions"
+    sessions.mkdir(parents=True)
+    generator = Path(__file__).resolve().parents[2] / "bench" / "generate_session.py"
+    file = sessions / "2026-01-01T00-00-00-000Z_bench-10000.jsonl"
+    completed = await asyncio.create_subprocess_exec(
+        sys.executable, str(generator), str(file), "10000"
+    )
+    assert await completed.wait() == 0
+    leaf_id = json.loads(file.read_text().splitlines()[-1])["id"]
+    async with reuse(agent) as (connection, client, _):
+        await connection.resume_session(cwd=str(workspace), session_id="bench-10000")
+
+        async def tree(*arguments: str) -> str:
+            client.updates.clear()
+            command = " ".join(("/tree", *arguments))
+            await connection.prompt(session_id="bench-10000", prompt=[text_block(command)])
+            return client.text()
+
+        shown = await tree()
+        assert re.findall(r"^@ +(\w+) ", shown, re.MULTILINE) == [leaf_id]
+        assert len(re.findall(r"^[@* ] +\w+ ", shown, re.MULTILINE)) >= 30
+        assert len(shown) < 6_000, f"/tree sent {len(shown)} characters"
+        assert "earlier entries: /tree" in shown and "branches: /tree" in shown
+        hints = re.findall(r"/tree (\w+)", shown)
+        assert len(hints) > 3, "a session of 10,000 entries has more than one screen"
+        for entry_id in hints:
+            around = await tree(entry_id)
+            assert len(around) < 6_000
+            assert re.search(rf"^[@* ] +{entry_id} ", around, re.MULTILINE), entry_id
+        with pytest.raises(RequestError, match="usage: /tree"):
+            await tree("one", "two")

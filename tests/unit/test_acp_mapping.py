@@ -206,3 +206,51 @@ def test_options_come_as_json_inline_or_in_a_file(tmp_path):
         parse_options(str(file))
     with pytest.raises(InvalidParamsError, match="cannot read"):
         parse_options(str(tmp_path / "missing.json"))
+
+
+def test_a_command_in_the_clients_terminal_is_shown_as_that_terminal():
+    from pi_lsp.protocol import ToolExecutionEndEvent
+
+    running = ToolExecutionUpdateEvent("c1", "bash", [], {"terminalId": "term-7"})
+    ended = ToolExecutionEndEvent(
+        "c1",
+        "bash",
+        True,
+        [{"type": "text", "text": "x\n\nCommand exited with code 1"}],
+        {"exitCode": 1, "terminalId": "term-7"},
+        "e1",
+    )
+    for event, status in ((running, "in_progress"), (ended, "failed")):
+        (update,) = updates.event_updates(event, CWD)
+        assert update.status == status
+        assert [(block.type, block.terminal_id) for block in update.content] == [
+            ("terminal", "term-7")
+        ]
+
+
+async def test_commands_go_to_the_clients_terminal_unless_it_has_none_or_refuses():
+    from acp import RequestError
+    from acp.schema import ClientCapabilities
+
+    from pi_lsp.acp.editor import AcpFiles, prompting_session
+
+    class Refusing:
+        async def create_terminal(self, **params):
+            raise RequestError.internal_error({"details": "no terminals here"})
+
+    with_terminals = ClientCapabilities(terminal=True)
+    files = AcpFiles(lambda: Refusing(), lambda: with_terminals)
+    prompting_session.set("acp-1")
+    assert await files.start_command("ls", CWD) is None
+    files = AcpFiles(lambda: Refusing(), lambda: ClientCapabilities())
+    assert await files.start_command("ls", CWD) is None
+
+    class Accepting:
+        async def create_terminal(self, **params):
+            from acp.schema import CreateTerminalResponse
+
+            assert params["args"] == ["-c", "ls"] and params["cwd"] == str(CWD)
+            return CreateTerminalResponse(terminal_id="t1")
+
+    started = await AcpFiles(lambda: Accepting(), lambda: with_terminals).start_command("ls", CWD)
+    assert started is not None and started.id == "t1"

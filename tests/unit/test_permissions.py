@@ -58,6 +58,9 @@ async def test_an_allowed_call_runs_after_the_question(make_agent):
         "new.txt",
         "new file, 1 line",
     )
+    # The call itself, for channels that show it (ACP's session/request_permission).
+    assert (question.session_id, question.tool_call_id) == (agent.runtime.id, "call-1")
+    assert question.arguments == {"path": "new.txt", "content": "hello\n"}
     assert tool_results(agent)[0]["isError"] is False
 
 
