@@ -50,8 +50,13 @@ export function searchTree(
     try {
       const result = await server.request('pi/treeSearch', { ...(sessionId ? { sessionId } : {}), query, limit: SEARCH_LIMIT });
       if (ticket !== asked) return;
-      // The server matched already: keep VS Code from filtering its matches out again.
-      pick.items = result.rows.map((row) => ({ ...pickOf(row, options.leafId), alwaysShow: true }));
+      // The server matched already: keep VS Code from filtering its matches out again. The item
+      // the user is on stays active when it is among the matches.
+      const active = pick.activeItems[0]?.row.id;
+      const items = result.rows.map((row) => ({ ...pickOf(row, options.leafId), alwaysShow: true }));
+      pick.items = items;
+      const kept = items.find((item) => item.row.id === active);
+      if (kept) pick.activeItems = [kept];
       pick.title = `${options.title} ${result.total} match${result.total === 1 ? '' : 'es'}${result.total > result.rows.length ? `, the newest ${result.rows.length}` : ''}`;
     } catch (error) {
       server.output.appendLine(`Tree search failed: ${describeError(error)}`);
@@ -66,7 +71,8 @@ export function searchTree(
       timer = setTimeout(() => void search(value), SEARCH_DELAY_MS);
     });
     pick.onDidAccept(() => {
-      resolve(pick.selectedItems[0]?.row);
+      // The server's matches may have replaced the items as the user chose: take the active one.
+      resolve((pick.selectedItems[0] ?? pick.activeItems[0])?.row);
       pick.hide();
     });
     pick.onDidHide(() => {
