@@ -10,14 +10,20 @@ VSCODE := editors/vscode
 LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 
 .PHONY: test test-fast lint install install-python install-wheelhouse install-reference \
-	install-vscode install-luacheck bench clean
+	install-vscode install-luacheck bench clean test-reliability-full
 
 test: install lint
-	$(PY) -m pytest -n 2 --dist loadgroup --durations=20
+	$(PY) -m pytest -n 2 --dist loadfile --durations=20
 
 # The unit and in-process suites (no editors, no pi, no server subprocesses): well under a minute.
 test-fast: install-python
 	$(PY) -m pytest tests/unit tests/integration -x -q
+
+# The reliability suite at the counts docs/reliability.md reports; `make test` runs it with smaller
+# counts for its two slowest parts (server kills, fuzzed requests) and a 50 MB session.
+test-reliability-full: install-python install-reference
+	PI_LSP_SERVER_KILLS=34 PI_LSP_FUZZ_REQUESTS=10000 PI_LSP_HUGE_SESSION_MB=500 \
+		$(PY) -m pytest tests/reliability
 
 lint: install-python install-luacheck $(VSCODE)/node_modules/.package-lock.json
 	$(VENV)/bin/ruff check .
@@ -58,6 +64,7 @@ install-vscode:
 	bash editors/vscode/test/install.sh
 
 bench: install
+	$(PY) bench/side_by_side.py
 	$(PY) bench/session_bench.py
 	$(PY) bench/cache_bench.py
 

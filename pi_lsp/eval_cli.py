@@ -153,7 +153,7 @@ async def _compact(
     from pi_lsp.compaction.prepare import prepare_compaction
     from pi_lsp.compaction.summarize import (
         editor_file_ops_in,
-        entries_to_summarize,
+        editor_records_to_fold_in,
         summarize_compaction,
     )
     from pi_lsp.compaction.tokens import get_token_counter
@@ -174,9 +174,7 @@ async def _compact(
         preparation,
         complete,
         max_output_tokens=max_output_tokens_for(setup.compaction_model),
-        editor_file_ops=editor_file_ops_in(
-            entries_to_summarize(path, preparation.first_kept_entry_id)
-        ),
+        editor_file_ops=editor_file_ops_in(editor_records_to_fold_in(path)),
         file_exists=lambda file: resolve_read_path(file, setup.workspace).exists(),
     )
     session.append_compaction(

@@ -527,6 +527,9 @@ class OpenSessionResult:
     path: str | None
     leaf_id: str | None
     read_only: bool
+    read_only_reason: str | None = attrs.field(default=None, metadata=OMITTED)
+    """Why the session cannot be written (another process writes it, the file or disk is
+    read-only); omitted when it can."""
 
 
 @attrs.frozen
@@ -601,6 +604,8 @@ class StateResult:
     is_compacting: bool
     read_only: bool
     cost: SessionCost
+    read_only_reason: str | None = attrs.field(default=None, metadata=OMITTED)
+    """Why the session cannot be written; omitted when it can."""
 
 
 @attrs.frozen

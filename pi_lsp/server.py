@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 import attrs
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcParseError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
@@ -58,6 +59,26 @@ class PiProtocol(LanguageServerProtocol):
             return RawNotification
         return super().get_message_type(method)
 
+    def structure_message(self, data: dict[str, Any]):
+        """Answer a request whose typed params pygls cannot parse (a standard LSP method with
+        wrong params) with InvalidParams; pygls itself would log it and never answer."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if data.get("jsonrpc") != "2.0" or "id" not in data or "method" not in data:
+                raise
+            message = f"{data['method']}: invalid params: {_shortened(error.message)}"
+            self._send_response(data["id"], error=JsonRpcInvalidParams(message).to_response_error())
+            return _ANSWERED
+
+
+_ANSWERED = RawNotification(method="", params=None, jsonrpc="answered")
+"""What a request already answered becomes: handle_message drops it (not JSON-RPC 2.0)."""
+
+
+def _shortened(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
 
 class PiLanguageServer(LanguageServer):
     """The server; ``services`` exists from ``initialize`` on."""
@@ -69,6 +90,10 @@ class PiLanguageServer(LanguageServer):
         """The task reloading resources as their files change (started at ``initialized``)."""
         self.configuration_pull: asyncio.Task | None = None
         """The latest ``workspace/configuration`` request (kept so the task is not collected)."""
+        self.event_loop: asyncio.AbstractEventLoop | None = None
+        """The loop serving the client (known from ``initialize`` on)."""
+        self.editor_watch: asyncio.Task | None = None
+        """The task watching the editor process named in ``initialize`` (see ``client_gone``)."""
 
     def editor_bridge(self):
         from pi_lsp.handlers.editor import LspEditorBridge
@@ -79,6 +104,12 @@ class PiLanguageServer(LanguageServer):
         # pygls would pop a window/showMessage for every internal error; a log line is enough,
         # requests already carry their errors in their responses.
         logger.error("server error (%s): %s", getattr(source, "__name__", source), error)
+        if isinstance(error, (ValueError, RecursionError)) and source is JsonRpcException:
+            # A body that is not JSON, or nested too deep to decode: JSON-RPC's Parse error,
+            # with a null id since the request's own id could not be read.
+            reason = "nested too deep" if isinstance(error, RecursionError) else str(error)
+            parse_error = JsonRpcParseError(f"the message is not valid JSON: {reason}")
+            self.protocol._send_response(None, error=parse_error.to_response_error())  # type: ignore[arg-type]
 
 
 def build_server() -> PiLanguageServer:

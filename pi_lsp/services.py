@@ -77,7 +77,7 @@ class Services:
         files = FileRestorer(
             checkpoints, editor, lambda: live.config.settings.checkpoints.max_file_bytes
         )
-        client = client or LitellmClient()
+        client = client or LitellmClient(live.configured_model)
         summaries = SummaryModel(live, client)
         sessions = SessionRegistry(
             config.session_dir,

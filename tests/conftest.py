@@ -1,31 +1,27 @@
-"""How `make test` splits the suites between its two workers (pytest-xdist, ``--dist loadgroup``).
+"""How `make test` splits the suites between its two workers (pytest-xdist, ``--dist loadfile``).
 
 Each test file is one unit of work, so a file's warm server, Neovim or code-server starts once.
-The files that build pi-lsp from this checkout (the sdist and wheel, the VS Code bundle,
-:PiInstall) form one unit together: setuptools builds in the source tree's ``build/`` and
-``*.egg-info``, and two builds at once would overwrite each other's files. That unit is the
-longest, so it is handed out first and the other worker takes every other file meanwhile.
+The longest files are handed out first, so neither worker is left with a long one at the end.
+The files that build pi-lsp from the checkout take turns through
+``tests.wheelhouse.building_from_the_checkout``.
 """
 
 from __future__ import annotations
 
 import pytest
 
-SOURCE_BUILDS = (
-    "tests/packaging/",
-    "tests/editors/vscode/",
+LONGEST_FIRST = (
+    "tests/editors/vscode/test_vscode.py",
+    "tests/reliability/test_kill_server_mid_turn.py",
+    "tests/packaging/test_python_package.py",
     "tests/editors/neovim/test_install.py",
 )
-SOURCE_BUILD_GROUP = "builds-from-the-checkout"
 
 
-def _group(item: pytest.Item) -> str:
+def _rank(item: pytest.Item) -> int:
     path = item.nodeid.split("::", 1)[0]
-    return SOURCE_BUILD_GROUP if path.startswith(SOURCE_BUILDS) else path
+    return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist turns the marks into scheduling groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(_group(item)))
-    items.sort(key=lambda item: _group(item) != SOURCE_BUILD_GROUP)
+    items.sort(key=_rank)  # stable: the tests of a file keep their order

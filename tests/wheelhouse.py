@@ -8,10 +8,13 @@ an install in a test is quick and proves that nothing is fetched at that point.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,3 +64,23 @@ def offline_pip_environment(folder: Path, base: dict[str, str] | None = None) ->
         PIP_DISABLE_PIP_VERSION_CHECK="1",
     )
     return environment
+
+
+BUILD_TIMEOUT_S = 900
+"""pytest-timeout for the modules that build from the checkout: a test's setup may wait for the
+other worker's build to finish before it builds."""
+
+
+@contextlib.contextmanager
+def building_from_the_checkout() -> Iterator[None]:
+    """Held while something builds pi-lsp from this checkout (the sdist and wheel, the VS Code
+    bundle, :PiInstall). setuptools builds in the checkout's ``build/`` and ``*.egg-info``, and two
+    builds at once, from `make test`'s two workers, would overwrite each other's files."""
+    lock_path = ROOT / "build" / ".checkout-build.lock"
+    lock_path.parent.mkdir(exist_ok=True)
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

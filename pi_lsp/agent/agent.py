@@ -32,7 +32,7 @@ from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
 from pi_lsp.agent.system_prompt import build_system_prompt
 from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
-from pi_lsp.compaction.file_ops import EDITOR_FILE_OPS_TYPE
+from pi_lsp.compaction.file_ops import EDITOR_FILE_OPS_TYPE, EditorFileOps
 from pi_lsp.compaction.policy import Moment
 from pi_lsp.compaction.tokens import calculate_context_tokens
 from pi_lsp.llm.client import ModelClient
@@ -200,15 +200,26 @@ class Agent:
     async def compact(
         self, runtime: SessionRuntime, instructions: str | None, progress=None
     ) -> CompactionResult:
-        """``pi/compact``: stop a running turn first (as pi does), then compact now."""
+        """``pi/compact``: stop a running turn first (as pi does), then compact now.
+
+        The editor's file operations since the last prompt join the summary's lists, and are
+        recorded after the compaction entry (only when it was written: a failure changes nothing).
+        """
         runtime.require_writable()
         if runtime.turn is not None and not runtime.turn.done():
             turn = runtime.turn
             self.abort(runtime)
             await asyncio.wait({turn})
-        return await self.compactor.compact(
-            runtime, "manual", instructions=instructions, progress=progress
+        result = await self.compactor.compact(
+            runtime,
+            "manual",
+            instructions=instructions,
+            progress=progress,
+            unrecorded_editor_file_ops=self._unrecorded_editor_file_ops(),
         )
+        if self._record_editor_file_ops(runtime):
+            runtime.tree_changed()
+        return result
 
     def set_model(self, runtime: SessionRuntime, model: str) -> ModelConfig:
         """``pi/setModel``: the session uses ``model`` from now on (recorded with it)."""
@@ -270,16 +281,24 @@ class Agent:
             shown = str(path)
         self._editor_file_ops[operation].add(shown)
 
-    def _record_editor_file_ops(self, runtime: SessionRuntime) -> None:
+    def _unrecorded_editor_file_ops(self) -> list[EditorFileOps]:
         read, modified = self._editor_file_ops["read"], self._editor_file_ops["modified"]
         if not read and not modified:
-            return
+            return []
+        return [EditorFileOps(sorted(read - modified), sorted(modified), float(now_ms()))]
+
+    def _record_editor_file_ops(self, runtime: SessionRuntime) -> bool:
+        """Append the editor's file operations noted since the last record; whether there were."""
+        read, modified = self._editor_file_ops["read"], self._editor_file_ops["modified"]
+        if not read and not modified:
+            return False
         runtime.session.append_custom(
             EDITOR_FILE_OPS_TYPE,
             {"readFiles": sorted(read - modified), "modifiedFiles": sorted(modified)},
         )
         read.clear()
         modified.clear()
+        return True
 
 
 def _user_message(text: str, images: list[dict[str, str]]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -22,6 +22,7 @@ from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.agent.summary_model import SummaryModel
 from pi_lsp.compaction import policy
+from pi_lsp.compaction.file_ops import EditorFileOps
 from pi_lsp.compaction.prepare import prepare_compaction
 from pi_lsp.errors import (
     CompactionCancelledError,
@@ -108,12 +109,16 @@ class Compactor:
         instructions: str | None = None,
         will_retry: bool = False,
         progress: Progress | None = None,
+        unrecorded_editor_file_ops: Sequence[EditorFileOps] = (),
     ) -> CompactionResult:
-        """Summarize the branch up to the kept tail and append the compaction entry."""
+        """Summarize the branch up to the kept tail and append the compaction entry;
+        ``unrecorded_editor_file_ops`` (the editor's, not in the session yet) join its lists."""
         with runtime.summarizing("being compacted"):
             runtime.events.emit(CompactionStartEvent(reason))  # type: ignore[arg-type]
             try:
-                result = await self._compact(runtime, reason, instructions, progress)
+                result = await self._compact(
+                    runtime, reason, instructions, progress, unrecorded_editor_file_ops
+                )
             except asyncio.CancelledError:
                 runtime.events.emit(_failed(reason, "Compaction was cancelled.", aborted=True))
                 raise
@@ -143,10 +148,11 @@ class Compactor:
         reason: str,
         instructions: str | None,
         progress: Progress | None,
+        unrecorded_editor_file_ops: Sequence[EditorFileOps],
     ) -> CompactionResult:
         from pi_lsp.compaction.summarize import (
             editor_file_ops_in,
-            entries_to_summarize,
+            editor_records_to_fold_in,
             summarize_compaction,
         )
 
@@ -185,9 +191,10 @@ class Compactor:
                 call.complete,
                 max_output_tokens=call.max_output_tokens,
                 instructions=instructions,
-                editor_file_ops=editor_file_ops_in(
-                    entries_to_summarize(path, preparation.first_kept_entry_id)
-                ),
+                editor_file_ops=[
+                    *editor_file_ops_in(editor_records_to_fold_in(path)),
+                    *unrecorded_editor_file_ops,
+                ],
                 in_cache=call.in_cache,
                 file_exists=self.live.file_exists(),
             )

@@ -72,6 +72,10 @@ class LiveConfig:
         environ = dict(self._environ) if environ is None else environ
         return ModelCatalog(snapshot.models, snapshot.auth, self.editor_keys, environ)
 
+    def configured_model(self) -> ModelConfig | None:
+        """The model of a session that chose none (None when no model is configured)."""
+        return resolve_model(self.current.model_settings(), dict(self._environ), self.catalog())
+
     def model_for(self, runtime: SessionRuntime) -> ModelConfig | None:
         """The session's model: its own choice (``pi/setModel``, a resumed session's), else the
         configured one; None when no model is configured."""

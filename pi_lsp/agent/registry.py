@@ -2,8 +2,9 @@
 
 Requests name a session by id; without one they act on the workspace's current session (the one
 last opened or created here, else the most recently modified file in the session directory, else
-a new one). A session file already being written by another process is opened read-only: it can
-be viewed and navigated locally, but not prompted. Only files that resolve inside the session
+a new one). A session file already being written by another process, or one that cannot be
+written (a read-only directory or disk), is opened read-only: it can be viewed and navigated
+locally, but not prompted, and the reason says why. Only files that resolve inside the session
 directory or an allowed directory are opened or listed (see ``session/confinement.py``).
 
 Entries of kinds pi-lsp does not know (a later pi's) never stop a session from opening or being
@@ -13,6 +14,7 @@ notice per such kind, the first time a session holding it is opened.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 from collections.abc import Callable
@@ -28,6 +30,9 @@ from pi_lsp.session.listing import SessionInfo, list_sessions, read_session_info
 from pi_lsp.session.session import Session
 
 logger = logging.getLogger(__name__)
+
+_NOT_WRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+"""Why opening a session file for writing may fail while reading it still works."""
 
 
 def chosen_model(session: Session) -> str | None:
@@ -128,6 +133,14 @@ class SessionRegistry:
         except SessionLockedError as error:
             session = Session.open(resolved, writable=False)
             read_only_reason = error.message
+        except OSError as error:
+            if error.errno not in _NOT_WRITABLE:
+                raise
+            session = Session.open(resolved, writable=False)
+            read_only_reason = (
+                f"the session file cannot be written ({error.strerror}); "
+                f"it is open for reading only: {resolved}"
+            )
         return self._adopt(session, read_only_reason, make_current=make_current)
 
     def fork(self, source: SessionRuntime, entry_id: str) -> SessionRuntime:

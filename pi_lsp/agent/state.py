@@ -44,6 +44,7 @@ class SessionState:
     read_only: bool
     cost: UsageTotals = attrs.Factory(UsageTotals)
     """Every model call recorded in the session file (all branches, summaries included)."""
+    read_only_reason: str | None = None
 
 
 def session_state(live: LiveConfig, runtime: SessionRuntime) -> SessionState:
@@ -71,4 +72,5 @@ def session_state(live: LiveConfig, runtime: SessionRuntime) -> SessionState:
         is_compacting=runtime.compacting,
         read_only=runtime.read_only_reason is not None,
         cost=runtime.usage.totals(session.entries),
+        read_only_reason=runtime.read_only_reason,
     )

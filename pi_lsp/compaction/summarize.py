@@ -73,6 +73,7 @@ __all__ = [
     "SummaryResponse",
     "combine_usage",
     "editor_file_ops_in",
+    "editor_records_to_fold_in",
     "entries_to_summarize",
     "file_blocks",
     "file_details",
@@ -155,8 +156,8 @@ async def summarize_compaction(
     """Summarize what ``preparation`` says to summarize.
 
     ``instructions`` are the user's (``/compact <text>``), added as extra focus to every call.
-    ``editor_file_ops`` are the editor's records in the summarized range: pass
-    ``editor_file_ops_in(entries_to_summarize(path_entries, preparation.first_kept_entry_id))``.
+    ``editor_file_ops`` are the editor's records since the previous compaction's kept entries,
+    kept tail included: pass ``editor_file_ops_in(editor_records_to_fold_in(path_entries))``.
     ``in_cache``, when given, lets the summaries be asked for in place (module docstring).
     ``file_exists`` tells which paths still exist (read files that are gone leave the lists,
     modified ones are marked deleted); without it every path counts as existing.
@@ -319,23 +320,33 @@ def file_details(file_ops: FileOps, file_exists: FileExists | None = None) -> di
 def entries_to_summarize(path_entries: Sequence[Entry], first_kept_entry_id: Any) -> list[Entry]:
     """The entries a compaction with this ``first_kept_entry_id`` summarizes (split-turn prefix
     included): from the previous compaction's first kept entry, or the path's start, up to the first
-    kept entry.
-
-    Editor records before that range already live in the previous compaction's ``details``; those
-    from the first kept entry on stay in the context and count at the next compaction.
-    """
-    ids = entry_ids(path_entries)
-    end = first_index_with_id(ids, first_kept_entry_id, len(path_entries))
+    kept entry."""
+    end = first_index_with_id(entry_ids(path_entries), first_kept_entry_id, len(path_entries))
     if end < 0:
         return []
-    start = 0
+    return list(path_entries[_range_start(path_entries) : end])
+
+
+def editor_records_to_fold_in(path_entries: Sequence[Entry]) -> list[Entry]:
+    """The entries whose editor file operations a compaction of ``path_entries`` folds into its
+    file lists: from the previous compaction's first kept entry, or the path's start, to the end.
+
+    The kept tail counts too: unlike the agent's tool calls, which its kept messages still show,
+    the editor's records never reach the model except through a summary's lists. Records before
+    that range already live in the previous compaction's ``details``.
+    """
+    return list(path_entries[_range_start(path_entries) :])
+
+
+def _range_start(path_entries: Sequence[Entry]) -> int:
+    """Where a compaction's range starts: the previous compaction's first kept entry, else the
+    entry after that compaction, else the path's start."""
     for index in range(len(path_entries) - 1, -1, -1):
         if path_entries[index].get("type") == "compaction":
             kept_id = path_entries[index].get("firstKeptEntryId", UNDEFINED)
-            kept_index = first_index_with_id(ids, kept_id, len(path_entries))
-            start = kept_index if kept_index >= 0 else index + 1
-            break
-    return list(path_entries[start:end])
+            kept_index = first_index_with_id(entry_ids(path_entries), kept_id, len(path_entries))
+            return kept_index if kept_index >= 0 else index + 1
+    return 0
 
 
 # ------------------------------------------------------------------ one checked model call

@@ -18,7 +18,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from pi_lsp import protocol
-from pi_lsp.errors import PiError
+from pi_lsp.errors import InvalidParamsError, PiError
 from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.services import Services
 
@@ -42,7 +42,10 @@ def pi_request(method: str) -> Callable[[Handler], Handler]:
 async def dispatch(server: Any, method: str, raw_params: Any) -> Any:
     """Run the handler of ``method`` on raw params, with pi-lsp's error mapping."""
     try:
-        params = protocol.parse_params(method, to_plain(raw_params))
+        try:
+            params = protocol.parse_params(method, to_plain(raw_params))
+        except RecursionError:
+            raise InvalidParamsError(f"{method}: params are nested too deep") from None
         services = server.services
         if services is None:
             raise JsonRpcException(code=-32002, message="the server is not initialized yet")

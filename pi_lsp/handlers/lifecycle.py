@@ -20,6 +20,7 @@ from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
 from pi_lsp.handlers import configuration
 from pi_lsp.handlers.base import to_plain
+from pi_lsp.handlers.client_gone import watch_the_client
 from pi_lsp.handlers.permissions import LspPermissionAsker
 from pi_lsp.handlers.progress import Progress
 from pi_lsp.logs import ClientLogHandler
@@ -54,6 +55,7 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
         initialization_options=options,
         asker=LspPermissionAsker(ls),
     )
+    watch_the_client(ls, params.process_id)
     for problem in config.problems:
         logger.warning("configuration: %s", problem)
     logger.info("pi-lsp serving %s; sessions in %s", root, config.session_dir)

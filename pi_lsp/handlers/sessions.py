@@ -119,7 +119,11 @@ def on_open_session(
     else:
         raise InvalidParamsError("pi/openSession: give exactly one of sessionId and path")
     return protocol.OpenSessionResult(
-        runtime.id, runtime.path, runtime.session.leaf_id, runtime.read_only_reason is not None
+        runtime.id,
+        runtime.path,
+        runtime.session.leaf_id,
+        runtime.read_only_reason is not None,
+        runtime.read_only_reason,
     )
 
 

@@ -182,6 +182,7 @@ def state_result(state: SessionState) -> protocol.StateResult:
             cache_write=state.cost.cache_write,
             cached_percent=state.cost.cached_percent,
         ),
+        read_only_reason=state.read_only_reason,
     )
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol, Self
 
+from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.events import StreamEvent
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 
@@ -51,18 +52,27 @@ class ModelClient(Protocol):
 
 
 class LitellmClient:
-    """Completions through litellm (imported lazily: ``preload`` starts that on a daemon thread)."""
+    """Completions through litellm, or straight over HTTP for the models ``direct`` serves.
+
+    ``configured_model`` tells ``preload`` which model the first prompt will likely use: for one
+    that streams directly, litellm (seconds of import, a few hundred MB) is not loaded at all.
+    """
+
+    def __init__(self, configured_model: Callable[[], ModelConfig | None] | None = None) -> None:
+        self._configured_model = configured_model
 
     def stream(self, request: CompletionRequest) -> AssistantStream:
         return AssistantStream(request)
 
     def preload(self) -> None:
-        """Import litellm on a daemon thread, so the first prompt does not wait for it.
+        """Import what the first prompt needs on a daemon thread, so it does not wait for it.
 
         A daemon thread, because an import cannot be interrupted and a client that exits right
         away must not wait seconds for it.
         """
-        threading.Thread(target=_load_quietly, name="litellm-preload", daemon=True).start()
+        threading.Thread(
+            target=_load_quietly, args=(self._configured_model,), name="llm-preload", daemon=True
+        ).start()
 
 
 async def complete(client: ModelClient, request: CompletionRequest) -> dict[str, Any]:
@@ -73,10 +83,15 @@ async def complete(client: ModelClient, request: CompletionRequest) -> dict[str,
         return stream.message or stream.partial_message("error", "the stream ended early")
 
 
-def _load_quietly() -> None:
+def _load_quietly(configured_model: Callable[[], ModelConfig | None] | None) -> None:
+    from pi_lsp.llm import direct
     from pi_lsp.llm._litellm import load_litellm
 
     try:
-        load_litellm()
+        model = configured_model() if configured_model is not None else None
+        if model is not None and direct.serves(model):
+            direct.preload(model)
+        else:
+            load_litellm()
     except Exception:
-        logger.exception("loading litellm failed")
+        logger.exception("preloading the LLM client failed")

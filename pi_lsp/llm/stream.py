@@ -21,8 +21,9 @@ persists ``stream.partial_message("aborted")``, which keeps the text, thinking a
 received so far. Leaving the ``async with`` block closes the stream too, whoever stops
 iterating early.
 
-Where the chunks come from is ``_chunks`` (litellm here; the model double feeds scripted ones), so
-every stream turns chunks into events and messages the same way.
+Where the chunks come from is ``_chunks``: ``direct.py`` for an OpenAI-compatible endpoint (plain
+dicts, no litellm), litellm for every other provider (its chunk objects); the model double feeds
+scripted ones. Every stream turns chunks into events and messages the same way.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any, Self
 
 import attrs
 
+from pi_lsp.llm import direct
 from pi_lsp.llm._litellm import load_litellm, preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
 from pi_lsp.llm.caching import (
@@ -60,6 +62,8 @@ from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.usage import usage_from_openai
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
+# The cache parameters litellm forwards to an ``openai/…`` endpoint (a unit test holds it to that).
+DIRECT_CACHE_PARAMETERS = ("prompt_cache_key", "prompt_cache_retention")
 REASONING_FIELD = "reasoning_content"
 # pi's thinking levels → litellm's reasoning_effort; "off" sends none.
 _REASONING_EFFORT = {
@@ -147,6 +151,8 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
 
 def _supported_parameters(model: ModelConfig) -> tuple[str, ...]:
     """The OpenAI parameters litellm forwards to ``model``'s provider (none when it cannot say)."""
+    if direct.serves(model):
+        return DIRECT_CACHE_PARAMETERS  # what litellm says for an OpenAI-compatible endpoint
     return _parameters_litellm_forwards(model.call_model, model.api_base)
 
 
@@ -243,17 +249,28 @@ class AssistantStream:
         yield Completed(self.message)
 
     async def _chunks(self) -> AsyncGenerator[Any, None]:
-        """The provider's streamed chunks (OpenAI chat-completion chunk objects), from litellm."""
+        """The provider's streamed chunks: dicts from ``direct``, or litellm's chunk objects."""
+        model = self.request.model
+        streams_directly = direct.serves(model)
+        # litellm (seconds to import) loads off the event loop, before anything asks it questions.
+        litellm = None if streams_directly else await preload_litellm()
+        arguments = completion_arguments(self.request)
+        # Keys may come from a command: resolved off the event loop, and only now.
+        auth = await asyncio.to_thread(request_auth, model)
+        if auth.api_key is not None:
+            arguments["api_key"] = auth.api_key
+        if litellm is None:
+            chunks = direct.stream_chunks(model, arguments, auth.headers or {})
+            try:
+                async for chunk in chunks:
+                    yield chunk
+            finally:
+                await chunks.aclose()
+            return
+        if auth.headers:
+            arguments["extra_headers"] = dict(auth.headers)
         response = None
         try:
-            litellm = await preload_litellm()
-            arguments = completion_arguments(self.request)
-            # Keys may come from a command: resolved off the event loop, and only now.
-            auth = await asyncio.to_thread(request_auth, self.request.model)
-            if auth.api_key is not None:
-                arguments["api_key"] = auth.api_key
-            if auth.headers:
-                arguments["extra_headers"] = dict(auth.headers)
             response = await litellm.acompletion(**arguments)
             async for chunk in response:
                 yield chunk
@@ -262,33 +279,37 @@ class AssistantStream:
                 await _close_quietly(response)
 
     def _events_of(self, chunk: Any) -> list[StreamEvent]:
-        usage = getattr(chunk, "usage", None)
+        usage = _get(chunk, "usage")
         if usage is not None:
             self.partial.usage = usage_from_openai(usage, self.request.model)
-        choices = getattr(chunk, "choices", None) or []
+        choices = _get(chunk, "choices")
         if not choices:
             return []
         choice = choices[0]
-        if getattr(choice, "finish_reason", None):
-            self.partial.finish_reason = choice.finish_reason
-        delta = getattr(choice, "delta", None)
+        finish_reason = _get(choice, "finish_reason")
+        if finish_reason:
+            self.partial.finish_reason = finish_reason
+        delta = _get(choice, "delta")
         return self._delta_events(delta) if delta is not None else []
 
     def _delta_events(self, delta: Any) -> list[StreamEvent]:
         events: list[StreamEvent] = []
-        reasoning = getattr(delta, REASONING_FIELD, None)
+        reasoning = _get(delta, REASONING_FIELD)
+        if not reasoning and type(delta) is dict:
+            # litellm reads the other names servers use (vLLM, llama.cpp, OpenRouter) as this one.
+            reasoning = delta.get("reasoning") or delta.get("reasoning_text")
         if isinstance(reasoning, str) and reasoning:
             self.partial.add_thinking(reasoning, REASONING_FIELD)
             events.append(ThinkingDelta(reasoning))
-        for block in getattr(delta, "thinking_blocks", None) or []:
+        for block in _get(delta, "thinking_blocks") or ():
             signature = _get(block, "signature")
             if isinstance(signature, str) and signature:
                 self.partial.sign_thinking(signature)
-        content = getattr(delta, "content", None)
+        content = _get(delta, "content")
         if isinstance(content, str) and content:
             self.partial.add_text(content)
             events.append(TextDelta(content))
-        for call in getattr(delta, "tool_calls", None) or []:
+        for call in _get(delta, "tool_calls") or ():
             events.extend(self._tool_call_events(call))
         return events
 
@@ -309,6 +330,9 @@ class AssistantStream:
 
 
 def _get(value: Any, key: str) -> Any:
+    """``key`` of a chunk part: a dict (direct streaming) or an object (litellm's chunks)."""
+    if type(value) is dict:
+        return value.get(key)
     if value is None:
         return None
     if isinstance(value, Mapping):

@@ -10,6 +10,8 @@ Invariants:
 - A non-empty file that is not a pi session is refused and never modified.
 - A last line without ``\\n`` (a crash mid-write) is tolerated: it is skipped if it does not parse,
   and a ``\\n`` goes in front of the next append so the new entry starts on its own line.
+- A write that fails part-way (a full disk) is cut back off the file, so the lines before it stay
+  exactly as they were and the next append lands on a clean line.
 """
 
 from __future__ import annotations
@@ -201,8 +203,23 @@ class SessionWriter:
         payload = b"\n".join(lines) + b"\n"
         if self._needs_newline:
             payload = b"\n" + payload
-        _write_all(self._descriptor, payload)
+        size_before = os.fstat(self._descriptor).st_size
+        try:
+            _write_all(self._descriptor, payload)
+        except OSError:
+            self._undo_partial_write(size_before)
+            raise
         self._needs_newline = False
+
+    def _undo_partial_write(self, size_before: int) -> None:
+        """After a failed write (a full disk), cut off what part of it reached the file; if even
+        that fails, the next append starts on a line of its own."""
+        assert self._descriptor is not None
+        try:
+            if os.fstat(self._descriptor).st_size > size_before:
+                os.ftruncate(self._descriptor, size_before)
+        except OSError:
+            self._needs_newline = True
 
     def replace_contents(self, lines: Sequence[bytes | memoryview]) -> None:
         """Atomically replace the file with ``lines``

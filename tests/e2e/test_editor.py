@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from pi_lsp.scripted_llm import replies
 from tests.e2e.conftest import request
@@ -87,3 +89,50 @@ async def test_files_opened_and_saved_in_the_editor_are_recorded_at_the_next_pro
     assert file_ops["customType"] == "pi-lsp.editor-file-ops"
     assert file_ops["data"] == {"readFiles": ["README.md"], "modifiedFiles": ["app.py"]}
     assert "pi-lsp.editor-file-ops" not in json.dumps(scripted_llm.requests[0]["messages"])
+
+
+def save_document(client, path: Path, text: str) -> None:
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    path.write_text(text)
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=path.as_uri())
+        )
+    )
+
+
+@pytest.mark.options(compaction={"keepRecentTokens": 10}, tokenizer="chars4")
+async def test_a_compaction_lists_the_editors_files_since_the_last_prompt_and_records_them(
+    client, scripted_llm, workspace
+):
+    scripted_llm.enqueue(replies.text("First answer, long enough to be summarized later on."))
+    await request(client, "pi/prompt", {"text": "first question, also long enough to summarize"})
+    scripted_llm.enqueue(replies.text("Second answer."))
+    await request(client, "pi/prompt", {"text": "second"})
+    notes, app = workspace / "notes.md", workspace / "app.py"
+    notes.write_text("# Notes\n")
+    open_document(client, notes, "# Notes\n")
+    open_document(client, app, app.read_text())
+    save_document(client, app, "saved in the editor\n")
+    [path] = (workspace / ".pi" / "sessions").glob("*.jsonl")
+    before = path.read_bytes()
+
+    scripted_llm.enqueue(replies.error(500, "the summary failed"))
+    with pytest.raises(JsonRpcException):
+        await request(client, "pi/compact", {})
+    assert path.read_bytes() == before, "a failed compaction records nothing"
+
+    scripted_llm.enqueue(replies.text("## Goal\nSummarized."))
+    result = await request(client, "pi/compact", {})
+    assert result["readFiles"] == ["notes.md"] and result["modifiedFiles"] == ["app.py"]
+    assert "<read-files>\nnotes.md\n</read-files>" in result["summary"]
+    entries = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    record = entries[-1]
+    assert record["customType"] == "pi-lsp.editor-file-ops"
+    assert record["data"] == {"readFiles": ["notes.md"], "modifiedFiles": ["app.py"]}
+    assert record["parentId"] == result["entryId"]

@@ -134,7 +134,8 @@ async def test_aborting_the_turn_withdraws_the_question(client, events, scripted
 
     scripted_llm.enqueue(replies.tool_calls([("call_1", "bash", {"command": "touch ran.txt"})]))
     prompt = asyncio.ensure_future(request(client, "pi/prompt", {"text": "run it"}))
-    await events.wait_for("tool_execution_start")
+    # The server's first turn imports the model client: on a loaded machine that can take a while.
+    await events.wait_for("tool_execution_start", timeout=60)
     await asyncio.wait_for(asked.wait(), 10)
     aborted = await request(client, "pi/abort", {})
     result = await asyncio.wait_for(prompt, 15)

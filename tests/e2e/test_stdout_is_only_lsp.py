@@ -34,7 +34,12 @@ async def answer_of(stdout: asyncio.StreamReader, request_id: int) -> dict:
 
 async def test_a_whole_turn_writes_nothing_but_lsp_frames_to_stdout(workspace):
     async with ScriptedLLM((replies.text("All clean."),)) as scripted_llm:
-        environment = {**server_environment(), "LITELLM_LOG": "INFO"}
+        # Through litellm: the direct path for OpenAI-compatible endpoints would never load it.
+        environment = {
+            **server_environment(),
+            "LITELLM_LOG": "INFO",
+            "PI_LSP_LLM_TRANSPORT": "litellm",
+        }
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",

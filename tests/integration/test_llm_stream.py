@@ -1,6 +1,7 @@
-"""The real litellm client streaming from the scripted OpenAI-compatible server.
+"""Both transports streaming from the scripted OpenAI-compatible server: the direct one
+(``direct.py``, what an ``openai/…`` model with an ``apiBase`` uses) and the real litellm client.
 
-One litellm import serves the whole module (the first stream pays for it).
+Every test runs on both (the ``transport`` fixture); one litellm import serves the whole module.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.llm import direct
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.errors import is_context_overflow, is_retryable_error
 from pi_lsp.llm.events import Completed, StreamEvent, TextDelta
@@ -30,6 +32,18 @@ READ_TOOL = ToolSpec(
 )
 
 scripted_llm = fixtures.scripted_llm
+
+
+@pytest.fixture(autouse=True, params=["direct", "litellm"])
+def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The transport every stream of the test goes through."""
+    if request.param == "litellm":
+        monkeypatch.setenv(direct.TRANSPORT_ENVIRONMENT_VARIABLE, "litellm")
+    else:
+        monkeypatch.delenv(direct.TRANSPORT_ENVIRONMENT_VARIABLE, raising=False)
+    probe = ModelConfig(model="openai/x", provider="openai", model_id="x", api_base="http://h")
+    assert direct.serves(probe) == (request.param == "direct")
+    return str(request.param)
 
 
 def model_for(server: ScriptedLLM, model: str = "openai/scripted", **options: Any) -> ModelConfig:
@@ -183,7 +197,7 @@ async def test_tool_round_trip_replays_calls_and_results(scripted_llm: ScriptedL
     _, answer = await collect(second)
     assert answer["content"] == [{"type": "text", "text": "It prints hi."}]
     replayed = scripted_llm.requests[1]["messages"]
-    # litellm drops the null content of an assistant message that only calls tools.
+    # An assistant message that only calls tools goes without content (litellm drops the null).
     assert replayed[2] == {
         "role": "assistant",
         "tool_calls": [
@@ -212,7 +226,7 @@ async def test_rate_limit_is_a_retryable_error(scripted_llm: ScriptedLLM) -> Non
     assert message["errorMessage"].startswith("429 ")
     assert "Rate limit reached for gpt-4o" in message["errorMessage"]
     assert is_retryable_error(message) and not is_context_overflow(message, 128_000)
-    assert len(scripted_llm.requests) == 1, "litellm must not retry on its own"
+    assert len(scripted_llm.requests) == 1, "the client must not retry on its own"
 
 
 async def test_context_overflow_is_classified_as_overflow(scripted_llm: ScriptedLLM) -> None:

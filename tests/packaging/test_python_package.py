@@ -30,7 +30,14 @@ from packaging.requirements import Requirement
 from pi_lsp import __version__
 from pi_lsp.client import EventLog
 from tests.e2e.conftest import make_client, request, server_environment
-from tests.wheelhouse import offline_pip_environment, wheelhouse_for
+from tests.wheelhouse import (
+    BUILD_TIMEOUT_S,
+    building_from_the_checkout,
+    offline_pip_environment,
+    wheelhouse_for,
+)
+
+pytestmark = pytest.mark.timeout(BUILD_TIMEOUT_S)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,14 +52,15 @@ def distributions(tmp_path_factory, wheelhouse) -> dict[str, Path]:
     """``python -m build``'s sdist and wheel (the wheel is built from the sdist, as PyPI users
     get it)."""
     output = tmp_path_factory.mktemp("dist")
-    completed = subprocess.run(
-        [sys.executable, "-m", "build", "--outdir", str(output), str(ROOT)],
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=300,
-        env=offline_pip_environment(wheelhouse),  # the isolated build env's setuptools, offline
-    )
+    with building_from_the_checkout():
+        completed = subprocess.run(
+            [sys.executable, "-m", "build", "--outdir", str(output), str(ROOT)],
+            capture_output=True,
+            check=False,
+            text=True,
+            timeout=300,
+            env=offline_pip_environment(wheelhouse),  # the isolated build env's setuptools, offline
+        )
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
     (sdist,) = output.glob("pi_lsp-*.tar.gz")
     (wheel,) = output.glob("pi_lsp-*-py3-none-any.whl")

@@ -23,6 +23,7 @@ from pi_lsp.compaction.settings import CompactionSettings
 from pi_lsp.compaction.summarize import (
     combine_usage,
     editor_file_ops_in,
+    editor_records_to_fold_in,
     entries_to_summarize,
     summarize_compaction,
 )
@@ -484,12 +485,26 @@ async def test_editor_file_ops_of_a_planned_range_end_up_in_the_summary():
     session.assistant(words(100))  # 6
     preparation = plan(session, 150)
     assert preparation.first_kept_entry_id == "test-id-4"  # the cut moves back over the record
-    summarized = entries_to_summarize(session.entries, preparation.first_kept_entry_id)
     result = await summarize_compaction(
-        preparation, ScriptedModel(answer("s")), editor_file_ops=editor_file_ops_in(summarized)
+        preparation,
+        ScriptedModel(answer("s")),
+        editor_file_ops=editor_file_ops_in(editor_records_to_fold_in(session.entries)),
     )
-    assert result.details == {"readFiles": [], "modifiedFiles": ["saved.py"]}
-    # kept.md stays in the context: the next compaction counts it.
+    # kept.md was opened in the kept tail: no kept message shows it to the model, so it is listed.
+    assert result.details == {"readFiles": ["kept.md"], "modifiedFiles": ["saved.py"]}
+
+
+def test_editor_records_are_folded_in_from_the_previous_boundary_to_the_leaf():
+    session = conversation(3)
+    session.custom("pi-lsp.editor-file-ops", {"readFiles": ["before.md"], "modifiedFiles": []})  # 7
+    session.compaction("earlier", first_kept_entry_id="test-id-5")  # 8
+    session.custom("pi-lsp.editor-file-ops", {"readFiles": ["after.md"], "modifiedFiles": []})  # 9
+    records = editor_file_ops_in(editor_records_to_fold_in(session.entries))
+    assert [record.read_files for record in records] == [["before.md"], ["after.md"]]
+    session.compaction("latest", first_kept_entry_id="no-such-id")  # 10: starts after itself
+    session.custom("pi-lsp.editor-file-ops", {"readFiles": ["last.md"], "modifiedFiles": []})  # 11
+    records = editor_file_ops_in(editor_records_to_fold_in(session.entries))
+    assert [record.read_files for record in records] == [["last.md"]]
 
 
 # ------------------------------------------------------------------ in place

@@ -275,6 +275,7 @@ export interface OpenSessionResult {
   path: string | null;
   leafId: string | null;
   readOnly: boolean;
+  readOnlyReason?: string;
 }
 
 export interface ForkParams {
@@ -355,6 +356,7 @@ export interface StateResult {
   isCompacting: boolean;
   readOnly: boolean;
   cost: SessionCost;
+  readOnlyReason?: string;
 }
 
 export interface ModelsParams {

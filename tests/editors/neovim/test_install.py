@@ -16,7 +16,14 @@ import pytest
 from pi_lsp import __version__
 from tests.editors.neovim.conftest import running_editor
 from tests.editors.neovim.test_health import health_report
-from tests.wheelhouse import offline_pip_environment, wheelhouse_for
+from tests.wheelhouse import (
+    BUILD_TIMEOUT_S,
+    building_from_the_checkout,
+    offline_pip_environment,
+    wheelhouse_for,
+)
+
+pytestmark = pytest.mark.timeout(BUILD_TIMEOUT_S)
 
 BASE_PYTHON = Path(sys.base_prefix) / "bin" / "python3"
 
@@ -38,7 +45,10 @@ def installed(tmp_path_factory, scripted_model):
     bin_directory = base / "bin"
     bin_directory.mkdir()
     (bin_directory / "python3").symlink_to(BASE_PYTHON.resolve())
-    with running_editor(base, {"PATH": path_without_pi_lsp(bin_directory)}) as editor:
+    with (
+        building_from_the_checkout(),  # pip builds pi-lsp in the checkout
+        running_editor(base, {"PATH": path_without_pi_lsp(bin_directory)}) as editor,
+    ):
         assert editor.lua("return vim.fn.exepath('pi-lsp')") == ""
         python = editor.lua("return (require('pi.install').find_python())")
         assert python, "no Python 3.11+ on the test's PATH"

@@ -28,11 +28,14 @@ import pytest
 
 from pi_lsp import __version__
 from tests.big_session import write_big_session
+from tests.wheelhouse import BUILD_TIMEOUT_S, building_from_the_checkout
 
 ROOT = Path(__file__).resolve().parents[3]
 EXTENSION = ROOT / "editors" / "vscode"
 CODE_SERVER = EXTENSION / ".code-server" / "node_modules" / ".bin" / "code-server"
 ARTIFACTS = EXTENSION / "test-artifacts"
+
+pytestmark = pytest.mark.timeout(BUILD_TIMEOUT_S)
 SCENARIOS = [
     "activation",
     "prompt_stream_tool_call",
@@ -122,9 +125,10 @@ def vsix(tmp_path_factory) -> Path:
     users install, and what the e2e run installs."""
     _require_installed()
     path = tmp_path_factory.mktemp("vsix") / "pi-lsp-linux-x64.vsix"
-    result = _run(
-        ["npm", "run", "package", "--", "--target", "linux-x64", "-o", str(path)], timeout=900
-    )
+    with building_from_the_checkout():  # the bundle's wheel is built in the checkout
+        result = _run(
+            ["npm", "run", "package", "--", "--target", "linux-x64", "-o", str(path)], timeout=900
+        )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return path
 

@@ -114,6 +114,7 @@ local client = require("pi.client")
 ---@field path? string
 ---@field leafId? string
 ---@field readOnly boolean
+---@field readOnlyReason? string
 
 ---@class pi.ProviderInfo
 ---@field provider string
@@ -214,6 +215,7 @@ local client = require("pi.client")
 ---@field isCompacting boolean
 ---@field readOnly boolean
 ---@field cost pi.SessionCost
+---@field readOnlyReason? string
 
 ---@class pi.Template
 ---@field name string

@@ -1,0 +1,415 @@
+"""pi-lsp next to pi 0.84.2, in one run, on the same scripted OpenAI-compatible stream.
+
+Both agents get the same scratch HOME with one ``models.json`` custom provider (``api:
+"openai-completions"``, pointing at the scripted server in this process) and one
+``settings.json`` (retries and automatic compaction off, so that a turn is timed alone). pi-lsp
+is ``python -m pi_lsp`` spoken to over stdio with pi-lsp's own client; pi is ``cli.js --mode rpc``
+spoken to over its JSON lines. Printed, each for both and with the ratio pi-lsp / pi:
+
+1. cold start: process spawn → the first request reaching the model (``initialize`` +
+   ``pi/prompt`` against pi's ``prompt`` sent at once);
+2. CPU per streamed delta: the server's CPU time (utime + stime from /proc) for a reply of
+   ``--deltas`` text chunks sent at once, after a warm-up turn, divided by the chunks;
+3. per-turn overhead: the median wall time of a one-chunk turn minus the scripted model's own
+   time, on a new session and on a 10k-entry one;
+4. resident memory (VmRSS): idle after the first turn, and after opening a 100k-entry session;
+5. (pi-lsp only) spawn → ``initialize`` answered, with the goal of 300 ms.
+
+Asserts nothing; ``--quick`` runs fewer repetitions and a smaller big session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from server_common import (
+    NODE,
+    PI_CLI,
+    ROOT,
+    SERVER_COMMAND,
+    PiClient,
+    TimedScriptedLLM,
+    bench_environment,
+    many_small_chunks,
+    process_cpu_seconds,
+    replies,
+)
+from server_turns import generate_big_session
+
+PROVIDER, MODEL_ID = "scripted", "scripted"
+TURN_TIMEOUT = 300.0
+
+
+class ArrivalsLLM(TimedScriptedLLM):
+    """The scripted model, also noting when each request arrived (``time.perf_counter``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrivals: list[float] = []
+
+    async def _chat_completions(self, request):  # type: ignore[override]
+        self.arrivals.append(time.perf_counter())
+        return await super()._chat_completions(request)
+
+
+def write_agent_files(home: Path, base_url: str) -> None:
+    """pi's models.json and settings.json, read by both agents (``PI_CODING_AGENT_DIR``)."""
+    agent = home / "agent"
+    agent.mkdir(parents=True, exist_ok=True)
+    model = {"id": MODEL_ID, "contextWindow": 100_000_000, "maxTokens": 4096}
+    provider = {
+        "baseUrl": base_url,
+        "api": "openai-completions",
+        "apiKey": "no-key",
+        "models": [model],
+    }
+    (agent / "models.json").write_text(json.dumps({"providers": {PROVIDER: provider}}))
+    settings = {
+        "defaultProvider": PROVIDER,
+        "defaultModel": MODEL_ID,
+        "retry": {"enabled": False},
+        "compaction": {"enabled": False},
+    }
+    (agent / "settings.json").write_text(json.dumps(settings))
+
+
+def resident_mb(pid: int) -> float:
+    for status_line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if status_line.startswith("VmRSS:"):
+            return int(status_line.split()[1]) / 1024
+    return float("nan")
+
+
+# ------------------------------------------------------------------------------------ the agents
+
+
+@dataclass
+class Agent:
+    """What a benchmark does with either agent."""
+
+    name: str
+    pid: int = 0
+    spawned_at: float = 0.0
+
+    async def start(self, workspace: Path, environment: dict[str, str]) -> None: ...
+    async def prompt(self, text: str) -> None: ...
+    async def send_prompt(self, text: str) -> asyncio.Future: ...
+    async def open_session(self, path: Path) -> None: ...
+    async def new_session(self) -> None: ...
+    async def stop(self) -> None: ...
+
+
+@dataclass
+class PiLsp(Agent):
+    name: str = "pi-lsp"
+    client: PiClient = field(default_factory=lambda: PiClient("pi-lsp-bench", timeout=None))
+    initialized_at: float = 0.0
+
+    async def start(self, workspace: Path, environment: dict[str, str]) -> None:
+        self.spawned_at = time.perf_counter()
+        await self.client.start_server(
+            (*SERVER_COMMAND, "--log-file", str(workspace.parent / "pi-lsp.log")),
+            env=environment,
+            cwd=ROOT,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        assert self.client.process is not None
+        self.pid = self.client.process.pid
+        await self.client.initialize_workspace(workspace, {})
+        self.initialized_at = time.perf_counter()
+
+    async def send_prompt(self, text: str) -> asyncio.Future:
+        return asyncio.ensure_future(self.prompt(text))
+
+    async def prompt(self, text: str) -> None:
+        result = await self.client.request("pi/prompt", {"text": text})
+        if result["stopReason"] != "stop":
+            raise RuntimeError(f"pi-lsp's turn failed: {result.get('errorMessage')}")
+
+    async def open_session(self, path: Path) -> None:
+        await self.client.request("pi/openSession", {"path": str(path)})
+        await self.client.request("pi/setModel", {"model": f"{PROVIDER}/{MODEL_ID}"})
+
+    async def new_session(self) -> None:
+        await self.client.request("pi/newSession", {})
+
+    async def stop(self) -> None:
+        await self.client.close(timeout=10)
+
+
+@dataclass
+class Pi(Agent):
+    """pi 0.84.2's RPC mode: JSON commands on stdin, responses and events on stdout."""
+
+    name: str = "pi 0.84.2"
+    process: asyncio.subprocess.Process | None = None
+    _responses: dict[str, asyncio.Future] = field(default_factory=dict)
+    _turn_ends: asyncio.Queue = field(default_factory=asyncio.Queue)
+    _reader: asyncio.Task | None = None
+    _ids: int = 0
+
+    async def start(self, workspace: Path, environment: dict[str, str]) -> None:
+        self.spawned_at = time.perf_counter()
+        self.process = await asyncio.create_subprocess_exec(
+            str(NODE),
+            str(PI_CLI),
+            "--mode",
+            "rpc",
+            "--offline",
+            cwd=workspace,
+            env=environment,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            limit=64 * 1024 * 1024,
+        )
+        self.pid = self.process.pid
+        self._reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        async for output_line in self.process.stdout:
+            message = json.loads(output_line)
+            kind = message.get("type")
+            if kind == "response" and message.get("id") in self._responses:
+                self._responses.pop(message["id"]).set_result(message)
+            elif kind == "agent_end":
+                self._turn_ends.put_nowait(message)
+
+    async def command(self, command: dict[str, Any]) -> dict[str, Any]:
+        self._ids += 1
+        identifier = f"bench-{self._ids}"
+        answer = asyncio.get_running_loop().create_future()
+        self._responses[identifier] = answer
+        assert self.process is not None and self.process.stdin is not None
+        self.process.stdin.write(json.dumps({**command, "id": identifier}).encode() + b"\n")
+        await self.process.stdin.drain()
+        response = await asyncio.wait_for(answer, TURN_TIMEOUT)
+        if not response.get("success"):
+            raise RuntimeError(f"pi's {command['type']} failed: {response}")
+        return response
+
+    async def send_prompt(self, text: str) -> asyncio.Future:
+        return asyncio.ensure_future(self.prompt(text))
+
+    async def prompt(self, text: str) -> None:
+        await self.command({"type": "prompt", "message": text})
+        end = await asyncio.wait_for(self._turn_ends.get(), TURN_TIMEOUT)
+        last = (end.get("messages") or [{}])[-1]
+        if last.get("stopReason") not in (None, "stop"):
+            raise RuntimeError(f"pi's turn failed: {last.get('errorMessage')}")
+
+    async def open_session(self, path: Path) -> None:
+        await self.command({"type": "switch_session", "sessionPath": str(path)})
+        await self.command({"type": "set_model", "provider": PROVIDER, "modelId": MODEL_ID})
+
+    async def new_session(self) -> None:
+        await self.command({"type": "new_session"})
+
+    async def stop(self) -> None:
+        if self.process is None:
+            return
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), 10)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+        if self._reader is not None:
+            self._reader.cancel()
+
+
+def agents() -> list[type[Agent]]:
+    return [PiLsp, Pi]
+
+
+# ------------------------------------------------------------------------------------ the figures
+
+
+@dataclass
+class Setup:
+    scratch: Path
+    llm: ArrivalsLLM
+    environment: dict[str, str]
+
+    def workspace(self, name: str) -> Path:
+        path = self.scratch / name
+        (path / ".pi" / "sessions").mkdir(parents=True, exist_ok=True)
+        return path
+
+
+async def cold_start(setup: Setup, kind: type[Agent], run: int) -> dict[str, float]:
+    """Spawn → first request at the model, and (pi-lsp) spawn → initialize answered."""
+    agent = kind()
+    setup.llm.enqueue(replies.text("ok"))
+    arrivals = len(setup.llm.arrivals)
+    await agent.start(setup.workspace(f"cold-{kind.__name__}-{run}"), setup.environment)
+    turn = await agent.send_prompt("hello")
+    await turn
+    figures = {"first_request": setup.llm.arrivals[arrivals] - agent.spawned_at}
+    if isinstance(agent, PiLsp):
+        figures["initialize"] = agent.initialized_at - agent.spawned_at
+    await agent.stop()
+    return figures
+
+
+async def warm_agent(setup: Setup, kind: type[Agent], name: str) -> Agent:
+    agent = kind()
+    await agent.start(setup.workspace(f"{name}-{kind.__name__}"), setup.environment)
+    for text in ("warm up", "warm up again"):
+        setup.llm.enqueue(replies.text("warm"))
+        await agent.prompt(text)
+    return agent
+
+
+async def streaming_and_memory(setup: Setup, kind: type[Agent], deltas: int) -> dict[str, float]:
+    """RSS idle after the first turns, then the CPU of a ``deltas``-chunk turn."""
+    agent = await warm_agent(setup, kind, "stream")
+    await asyncio.sleep(1.0)
+    figures = {"idle_rss_mb": resident_mb(agent.pid)}
+    setup.llm.enqueue(many_small_chunks(deltas))
+    cpu_before = process_cpu_seconds(agent.pid)
+    await agent.prompt("stream")
+    figures["cpu_per_delta_us"] = (process_cpu_seconds(agent.pid) - cpu_before) / deltas * 1e6
+    await agent.stop()
+    return figures
+
+
+async def turn_overhead(setup: Setup, agent: Agent, turns: int) -> float:
+    """Median seconds of a one-chunk turn beyond the scripted model's own time."""
+    overheads = []
+    for index in range(turns):
+        setup.llm.enqueue(replies.text("ok", chunks=1))
+        handled = len(setup.llm.handling_seconds)
+        start = time.perf_counter()
+        await agent.prompt(f"short question {index}")
+        wall = time.perf_counter() - start
+        overheads.append(wall - sum(setup.llm.handling_seconds[handled:]))
+    return statistics.median(overheads)
+
+
+async def turns_and_sessions(
+    setup: Setup, kind: type[Agent], turns: int, sessions: dict[str, Path]
+) -> dict[str, float]:
+    agent = await warm_agent(setup, kind, "turns")
+    # pi-lsp opens only sessions inside its session directory: each agent gets its own copies.
+    workspace = setup.workspace(f"turns-{kind.__name__}")
+    copies = {size: copy_session(path, workspace) for size, path in sessions.items()}
+    await agent.new_session()
+    figures = {"turn_new_ms": await turn_overhead(setup, agent, turns) * 1000}
+    await agent.open_session(copies["10k"])
+    figures["turn_10k_ms"] = await turn_overhead(setup, agent, turns) * 1000
+    await agent.open_session(copies["100k"])
+    await asyncio.sleep(1.0)
+    figures["big_session_rss_mb"] = resident_mb(agent.pid)
+    await agent.stop()
+    return figures
+
+
+def copy_session(path: Path, workspace: Path) -> Path:
+    """A copy of the session ``path`` in ``workspace``'s session directory, its header's ``cwd``
+    the workspace (pi refuses a session whose working directory does not exist)."""
+    copy = workspace / ".pi" / "sessions" / path.name
+    with path.open("rb") as source, copy.open("wb") as target:
+        header = json.loads(source.readline())
+        target.write(json.dumps({**header, "cwd": str(workspace)}).encode() + b"\n")
+        shutil.copyfileobj(source, target)
+    return copy
+
+
+async def measure(scratch: Path, quick: bool, deltas: int) -> dict[str, dict[str, float]]:
+    (scratch / ".pi" / "sessions").mkdir(parents=True)
+    sessions = {
+        "10k": generate_big_session(scratch, 10_000),
+        "100k": generate_big_session(scratch, 20_000 if quick else 100_000),
+    }
+    results: dict[str, dict[str, float]] = {kind.__name__: {} for kind in agents()}
+    async with ArrivalsLLM() as llm:
+        home = scratch / "home"
+        write_agent_files(home, llm.base_url)
+        setup = Setup(scratch, llm, bench_environment(home))
+        runs = 3 if quick else 7
+        for kind in agents():  # the first start of each warms the file cache
+            await cold_start(setup, kind, -1)
+        starts: dict[str, list[dict[str, float]]] = {kind.__name__: [] for kind in agents()}
+        for run in range(runs):  # interleaved, so both see the same load
+            for kind in agents():
+                starts[kind.__name__].append(await cold_start(setup, kind, run))
+        for kind in agents():
+            figures = results[kind.__name__]
+            for key in starts[kind.__name__][0]:
+                figures[f"{key}_ms"] = (
+                    statistics.median(run[key] for run in starts[kind.__name__]) * 1000
+                )
+            figures.update(await streaming_and_memory(setup, kind, deltas))
+            figures.update(await turns_and_sessions(setup, kind, 5 if quick else 15, sessions))
+    return results
+
+
+ROWS = (
+    ("first_request_ms", "spawn -> first request at the model (ms)", "<= 1.0x"),
+    ("cpu_per_delta_us", "server CPU per streamed delta (us)", "<= 1.0x"),
+    ("turn_new_ms", "per-turn overhead, new session (ms)", "<= 1.0x"),
+    ("turn_10k_ms", "per-turn overhead, 10k-entry session (ms)", "<= 1.0x"),
+    ("idle_rss_mb", "resident memory idle after the first turn (MB)", "< 1.0x"),
+    ("big_session_rss_mb", "resident memory, big session open (MB)", "< 1.0x"),
+)
+
+
+def print_table(results: dict[str, dict[str, float]], deltas: int, big_entries: int) -> None:
+    ours, pis = results["PiLsp"], results["Pi"]
+    print(f"\n{'':50} {'pi-lsp':>9} {'pi 0.84.2':>10} {'ratio':>7}  goal")
+    for key, row_label, goal in ROWS:
+        label = row_label.replace("big session", f"{big_entries // 1000}k-entry session")
+        ratio = ours[key] / pis[key] if pis.get(key) else float("nan")
+        print(f"{label:50} {ours[key]:>9.1f} {pis[key]:>10.1f} {ratio:>6.2f}x  {goal}")
+    print(
+        f"{'pi-lsp: spawn -> initialize answered (ms)':50} {ours['initialize_ms']:>9.1f} "
+        f"{'':>10} {'':>7}  < 300 ms"
+    )
+    print(f"(CPU per delta: a reply of {deltas:,} chunks; ratio = pi-lsp / pi)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test)")
+    parser.add_argument("--deltas", type=int, default=3000, help="chunks of the streamed reply")
+    arguments = parser.parse_args()
+    if not (NODE.exists() and PI_CLI.exists()):
+        sys.exit("pi 0.84.2 is not installed: make install-reference")
+    scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-side-by-side-"))
+    started = time.perf_counter()
+    try:
+        print(
+            f"pi-lsp next to pi 0.84.2 on the scripted stream, {time.strftime('%Y-%m-%d')}, "
+            f"{os.cpu_count()} CPUs, {_memory_gb():.0f} GB, load average "
+            f"{os.getloadavg()[0]:.1f}"
+        )
+        results = asyncio.run(measure(scratch, arguments.quick, arguments.deltas))
+        print_table(results, arguments.deltas, 20_000 if arguments.quick else 100_000)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")
+
+
+def _memory_gb() -> float:
+    for meminfo_line in Path("/proc/meminfo").read_text().splitlines():
+        if meminfo_line.startswith("MemTotal:"):
+            return int(meminfo_line.split()[1]) / 1024 / 1024
+    return 0.0
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""pi 0.84.2 and pi-lsp reading the same session files: one Node process for every file.
+
+``read_in_pi`` loads each file with pi's real ``SessionManager`` (through the conformance suite's
+``pi_reference.mjs batch``, so Node starts once for the whole batch) and returns the entries and
+the context pi builds; ``read_in_pi_lsp`` gives pi-lsp's answer to the same questions, and
+``assert_same_reading`` compares them file by file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.conformance.harness import REFERENCE_SCRIPT, run_node_script, run_our_cli_in_process
+
+
+def read_in_pi(node: Path, files: Sequence[Path]) -> dict[Path, dict[str, Any]]:
+    """pi's ``tree`` and ``context`` answers per file (``ok`` false with ``error`` on failure)."""
+    queries = [[command, str(path)] for path in files for command in ("tree", "context")]
+    output = run_node_script(
+        node, REFERENCE_SCRIPT, ["batch", "-"], stdin=json.dumps(queries).encode()
+    )
+    answers = json.loads(output.decode("utf-8"))
+    read: dict[Path, dict[str, Any]] = {}
+    for index, path in enumerate(files):
+        tree, context = answers[2 * index], answers[2 * index + 1]
+        read[path] = {"tree": tree, "context": context}
+    return read
+
+
+def read_in_pi_lsp(path: Path) -> dict[str, Any]:
+    """pi-lsp's ``session tree --json`` and ``session context`` answers for one file."""
+    tree = run_our_cli_in_process(["session", "tree", str(path), "--json"])
+    context = run_our_cli_in_process(["session", "context", str(path)])
+    return {
+        "tree": {"ok": tree.ok, "result": tree.value, "error": tree.error},
+        "context": {"ok": context.ok, "result": context.value, "error": context.error},
+    }
+
+
+def entry_ids(tree_answer: dict[str, Any]) -> list[str]:
+    return [entry["id"] for entry in tree_answer["result"]["entries"]]
+
+
+def assert_same_reading(node: Path, files: Sequence[Path]) -> None:
+    """Every file opens in pi 0.84.2 and in pi-lsp, with the same entries, leaf and context."""
+    by_pi = read_in_pi(node, files)
+    problems = []
+    for path in files:
+        ours = read_in_pi_lsp(path)
+        theirs = by_pi[path]
+        for question in ("tree", "context"):
+            if not theirs[question]["ok"]:
+                problems.append(f"{path.name}: pi cannot {question}: {theirs[question]['error']}")
+            if not ours[question]["ok"]:
+                problems.append(f"{path.name}: pi-lsp cannot {question}: {ours[question]['error']}")
+        if problems:
+            continue
+        if entry_ids(ours["tree"]) != entry_ids(theirs["tree"]):
+            problems.append(f"{path.name}: pi and pi-lsp see different entries")
+        if ours["tree"]["result"]["leafId"] != theirs["tree"]["result"]["leafId"]:
+            problems.append(f"{path.name}: pi and pi-lsp see different leaves")
+        if ours["context"]["result"]["messages"] != theirs["context"]["result"]["messages"]:
+            problems.append(f"{path.name}: pi and pi-lsp build different contexts")
+    assert not problems, "\n".join(problems[:20]) + f"\n({len(problems)} problems)"
