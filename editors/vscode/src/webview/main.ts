@@ -228,9 +228,13 @@ byId('new-session').addEventListener('click', () => vscode.postMessage({ type: '
 byId('setup-key').addEventListener('click', () =>
   vscode.postMessage({ type: 'setApiKey', provider: model.keyStatus === 'missing' ? model.provider ?? undefined : undefined }),
 );
-// Reaching the top of the transcript loads the page before it.
+// Scrolling up to the top of the transcript loads the page before it. Only a move up counts: a
+// view shown again, or a render while it was hidden, reports the top without the user scrolling.
+let lastScrollTop = 0;
 transcript.addEventListener('scroll', () => {
-  if (transcript.scrollTop < 40) loadEarlier();
+  const top = transcript.scrollTop;
+  if (top < 40 && top < lastScrollTop) loadEarlier();
+  lastScrollTop = top;
 });
 byId('setup-local').addEventListener('click', () => vscode.postMessage({ type: 'useLocalServer' }));
 byId('setup-model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));

@@ -558,6 +558,8 @@ async function bigSession(context) {
   if ((await text(frame, '[data-testid="user-message"]')).includes('message 99898')) throw new Error('the chat loaded more than the tail');
   await until('the earlier page after scrolling to the top', async () => {
     await frame.$eval('[data-testid="transcript"]', (transcript) => {
+      transcript.scrollTop = transcript.scrollHeight; // the user scrolls up from the bottom
+      transcript.dispatchEvent(new Event('scroll'));
       transcript.scrollTop = 0;
       transcript.dispatchEvent(new Event('scroll'));
     });
