@@ -12,7 +12,6 @@ import pytest
 
 LONGEST_FIRST = (
     "tests/editors/vscode/test_vscode.py",
-    "tests/reliability/test_kill_server_mid_turn.py",
     "tests/packaging/test_python_package.py",
     "tests/editors/neovim/test_install.py",
 )

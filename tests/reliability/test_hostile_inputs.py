@@ -5,8 +5,8 @@ truncation, and the server's memory stays bounded (its peak resident size is rep
 - ``read`` of a file whose one line is 10 MB, and of binary files;
 - ``find`` and ``grep`` under a symlink loop;
 - a 1 MB prompt;
-- a session file of ``PI_LSP_HUGE_SESSION_MB`` megabytes (default 50; the figure in
-  docs/reliability.md is for 500), opened and prompted.
+- a session file of ``PI_LSP_HUGE_SESSION_MB`` megabytes (default 50; ``make
+  test-reliability-full`` writes 500), opened and prompted.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import pytest
 
 from pi_lsp.session.session import Session
 from pi_lsp.session.store import parse_session_bytes
+from tests.builders import assistant_message, text, user_message
 
 from .figures import record_figure
 from .pi_reader import assert_same_reading
@@ -41,27 +42,10 @@ def random_text(rng: random.Random) -> str:
 
 
 def message(rng: random.Random, index: int) -> dict:
-    role = "user" if index % 2 == 0 else "assistant"
-    content = [{"type": "text", "text": random_text(rng)}]
-    if role == "user":
-        return {"role": role, "content": content, "timestamp": 1_767_225_600_000 + index}
-    return {
-        "role": role,
-        "content": content,
-        "api": "openai-completions",
-        "provider": "openai",
-        "model": "gpt-4o",
-        "usage": {
-            "input": 10,
-            "output": 5,
-            "cacheRead": 0,
-            "cacheWrite": 0,
-            "totalTokens": 15,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-        },
-        "stopReason": "stop",
-        "timestamp": 1_767_225_600_000 + index,
-    }
+    timestamp = 1_767_225_600_000 + index
+    if index % 2 == 0:
+        return user_message([text(random_text(rng))], timestamp)
+    return assistant_message(random_text(rng), timestamp=timestamp)
 
 
 def writer(path: Path, seed: int, report: int) -> None:

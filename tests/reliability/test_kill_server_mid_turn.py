@@ -9,8 +9,8 @@ server resumes them, and after the last trial pi 0.84.2 reads every file (one No
 the entries and the context pi-lsp sees.
 
 Each kill interrupts three turns (streaming, a command, a compaction): ``PI_LSP_SERVER_KILLS``
-kills (default 10 in CI, 30 interrupted turns; ``make test-reliability-full`` runs 34, so 102)
-on two chains of sessions running side by side.
+kills (default 34, as in CI: 102 interrupted turns) on two chains of sessions running side by
+side.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from .figures import record_figure
 from .pi_reader import assert_same_reading
 from .servers import make_workspace, server_options, start_server
 
-KILLS = int(os.environ.get("PI_LSP_SERVER_KILLS", "10"))
+KILLS = int(os.environ.get("PI_LSP_SERVER_KILLS", "34"))
 CHAINS = 2
 LONG_ANSWER = " ".join(f"token{number}" for number in range(400))
 COMMAND = "for i in $(seq 30); do echo line $i; sleep 0.05; done"
