@@ -13,6 +13,8 @@ export interface PickItem {
   model?: string;
   command?: string;
   provider?: string;
+  /** The item that takes what is typed ("use as typed"). */
+  typed?: boolean;
 }
 
 export const SET_API_KEY_COMMAND = 'pi.apiKey.set';
@@ -39,7 +41,7 @@ export function modelPickItems(result: ModelsResult, current: string | undefined
   const others = result.models.filter((model) => !model.available);
   const items: PickItem[] = [];
   if (typed && !result.models.some((model) => model.model === typed)) {
-    items.push({ label: typed, description: 'use as typed', model: typed });
+    items.push({ label: typed, description: 'use as typed', model: typed, typed: true });
   }
   items.push(
     { label: '$(key) Set API Key…', description: keyedProviders(result.providers), command: SET_API_KEY_COMMAND },
@@ -65,7 +67,7 @@ export function providerPickItems(providers: ProviderInfo[], typed: string): Pic
   }));
   const name = typed.trim();
   if (name && !/\s/.test(name) && !providers.some((provider) => provider.provider === name)) {
-    items.unshift({ label: name, description: 'another provider', provider: name });
+    items.unshift({ label: name, description: 'another provider', provider: name, typed: true });
   }
   return items;
 }

@@ -4,6 +4,7 @@
 // `pi.apiBase` and `pi.model` settings, which hold no secret.
 import * as vscode from 'vscode';
 import { type ApiKeyStore, normalizeProvider } from './apiKeys';
+import { growItems } from './growingItems';
 import { checkServerUrl, type PickItem, modelPickItems, providerPickItems, serverModelIds } from './modelPicks';
 import type { ModelsResult, StateResult } from './protocol';
 import { describeError, type PiServer } from './server';
@@ -25,18 +26,39 @@ function quickPickItems(items: PickItem[]): Item[] {
   return items.map((item) => (item.separator ? { ...item, kind: vscode.QuickPickItemKind.Separator } : item));
 }
 
-/** A quick pick whose items follow what is typed; resolves with the accepted item (or the typed text). */
+/** Where the item that takes what is typed goes: first, and an empty separator (nothing shown) while there is none. */
+const NO_TYPED_ITEM: PickItem = { label: '', separator: true, typed: true };
+
+function pickKey(item: PickItem): string {
+  if (item.typed) return 'typed';
+  if (item.separator) return `separator:${item.label}`;
+  if (item.model) return `model:${item.model}`;
+  if (item.command) return `command:${item.command}`;
+  return item.provider ? `provider:${item.provider}` : `label:${item.label}`;
+}
+
+/**
+ * A quick pick whose items follow what is typed; resolves with the accepted item, or undefined
+ * when dismissed. The items only grow while it is open (growingItems.ts), and only the answer to
+ * the latest text is put in.
+ */
 async function pick(title: string, placeholder: string, items: (typed: string) => Promise<PickItem[]>): Promise<Item | undefined> {
   const quickPick = vscode.window.createQuickPick<Item>();
   quickPick.title = title;
   quickPick.placeholder = placeholder;
   quickPick.matchOnDescription = true;
+  let shown: PickItem[] = [NO_TYPED_ITEM];
+  let asked = 0;
   const load = async (typed: string) => {
+    const ticket = ++asked;
     quickPick.busy = true;
     try {
-      quickPick.items = quickPickItems(await items(typed));
+      const next = await items(typed);
+      if (ticket !== asked) return;
+      shown = growItems(shown, next, pickKey, (item) => (item.typed ? NO_TYPED_ITEM : item));
+      quickPick.items = quickPickItems(shown);
     } finally {
-      quickPick.busy = false;
+      if (ticket === asked) quickPick.busy = false;
     }
   };
   let timer: NodeJS.Timeout | undefined;
@@ -45,11 +67,16 @@ async function pick(title: string, placeholder: string, items: (typed: string) =
     timer = setTimeout(() => void load(value.trim()), 150);
   });
   const chosen = await new Promise<Item | undefined>((resolve) => {
-    quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]));
+    quickPick.onDidAccept(() => {
+      // Enter on no item, or on the empty place of the typed one: the pick stays open.
+      const accepted = quickPick.selectedItems[0] ?? quickPick.activeItems[0];
+      if (accepted && !accepted.separator) resolve(accepted);
+    });
     quickPick.onDidHide(() => resolve(undefined));
     quickPick.show();
     void load('');
   });
+  clearTimeout(timer);
   quickPick.dispose();
   return chosen;
 }
@@ -135,7 +162,7 @@ export async function useLocalServer(context: ModelSetupContext): Promise<void> 
   const base = url.trim().replace(/\/+$/, '');
   const listed = await listServerModels(base);
   const chosen = await pick(`A model of ${base}`, listed.length ? 'Choose one, or type its name' : 'Type the model name', async (typed) => [
-    ...(typed && !listed.includes(typed) ? [{ label: typed, description: 'use as typed', model: typed }] : []),
+    ...(typed && !listed.includes(typed) ? [{ label: typed, description: 'use as typed', model: typed, typed: true }] : []),
     ...listed.map((id) => ({ label: id, model: id })),
   ]);
   if (!chosen?.model) return;
