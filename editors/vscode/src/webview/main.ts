@@ -37,6 +37,13 @@ const renderer = new TranscriptRenderer(transcript, (action) =>
 let earlierAsked: string | undefined;
 /** After an earlier page is put on top: the distance from the bottom to keep, so the view does not jump. */
 let keepFromBottom: number | undefined;
+/**
+ * Where the transcript was last scrolled to, by the user or by drawing it: only a move up from
+ * there to the top loads the page before. Clearing the transcript for another session, or drawing
+ * it again, moves it too, and the browser reports that move a frame later, as if the user had
+ * scrolled; so drawing sets this to where it left the transcript.
+ */
+let lastScrollTop = 0;
 
 function earlierCursor(): string | undefined {
   const first = chat.items[0];
@@ -75,6 +82,7 @@ function render(): void {
     transcript.scrollTop = transcript.scrollHeight - keepFromBottom;
     keepFromBottom = undefined;
   }
+  lastScrollTop = transcript.scrollTop;
   document.body.dataset.running = String(chat.running);
   document.body.dataset.compacting = String(chat.compacting);
   send.textContent = chat.running ? 'Steer' : 'Send';
@@ -228,10 +236,10 @@ byId('new-session').addEventListener('click', () => vscode.postMessage({ type: '
 byId('setup-key').addEventListener('click', () =>
   vscode.postMessage({ type: 'setApiKey', provider: model.keyStatus === 'missing' ? model.provider ?? undefined : undefined }),
 );
-// Scrolling up to the top of the transcript loads the page before it. Only a move up counts: a
-// view shown again, or a render while it was hidden, reports the top without the user scrolling.
-let lastScrollTop = 0;
+// Scrolling up to the top of the transcript loads the page before it. Only a move up counts, and
+// not while the view is hidden (it then reports the top without the user scrolling).
 transcript.addEventListener('scroll', () => {
+  if (transcript.clientHeight === 0) return;
   const top = transcript.scrollTop;
   if (top < 40 && top < lastScrollTop) loadEarlier();
   lastScrollTop = top;
@@ -247,6 +255,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       model = message.model;
       completions = message.completions;
       renderer.clear();
+      lastScrollTop = transcript.scrollTop;
       break;
     case 'event':
       chat = applyNotification(chat, message.notification);
