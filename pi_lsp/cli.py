@@ -12,16 +12,16 @@ its result on stdout and, for bad input, exits non-zero with a one-line error on
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from pi_lsp import __version__
 from pi_lsp.errors import InvalidParamsError, PiError
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from pi_lsp import demo, eval_cli, session_cli
-    from pi_lsp.acp import command_line as acp_command
-
+def build_parser(with_commands: bool = True) -> argparse.ArgumentParser:
+    """The command line; without ``with_commands`` only the server's options, which spares the
+    server's start the import of every subcommand's modules (a tenth of a second or more)."""
     parser = argparse.ArgumentParser(
         prog="pi-lsp",
         description="pi's session tree, compaction and branch summaries for LSP editors.",
@@ -50,17 +50,56 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the log (default: the user log directory)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages too")
+    sharing = parser.add_mutually_exclusive_group()
+    sharing.add_argument(
+        "--shared",
+        action="store_true",
+        default=None,
+        help="connect to one server process shared by this user's editor windows, starting it "
+        "if none runs (also PI_LSP_SHARED=1); later windows then start in a fraction of a second",
+    )
+    sharing.add_argument(
+        "--no-shared",
+        dest="shared",
+        action="store_false",
+        help="serve this editor from a process of its own even if PI_LSP_SHARED=1",
+    )
+    parser.add_argument("--serve-shared", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(handler=run_server)
+    if with_commands:
+        _add_commands(parser)
+    return parser
+
+
+def _add_commands(parser: argparse.ArgumentParser) -> None:
+    from pi_lsp import demo, eval_cli, session_cli
+    from pi_lsp.acp import command_line as acp_command
+
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     session_cli.add_commands(commands)
     demo.add_command(commands)
     eval_cli.add_command(commands)
     acp_command.add_command(commands)
-    return parser
 
 
 def run_server(arguments: argparse.Namespace) -> int:
     """Serve LSP over stdio (the default) or TCP until the client exits."""
+    if arguments.serve_shared:
+        from pi_lsp.startup import pause_collection
+
+        pause_collection()
+        from pi_lsp.shared import daemon
+
+        return daemon.run(arguments.log_file, arguments.verbose)
+    if not arguments.tcp and _sharing(arguments):
+        from pi_lsp.shared import forwarder
+
+        connection = forwarder.connect(os.environ, _server_options(arguments))
+        if connection is not None:
+            return forwarder.forward(connection)
+    from pi_lsp.startup import pause_collection
+
+    pause_collection()
     from pi_lsp.handlers.client_gone import WatchedInput, leave_when_stdin_ends
     from pi_lsp.logs import configure_logging
     from pi_lsp.server import build_server
@@ -89,6 +128,18 @@ def run_server(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def _sharing(arguments: argparse.Namespace) -> bool:
+    from pi_lsp.shared import address
+
+    return address.enabled(os.environ) if arguments.shared is None else arguments.shared
+
+
+def _server_options(arguments: argparse.Namespace) -> list[str]:
+    """The options a shared server started by this invocation takes from it."""
+    options = ["--log-file", arguments.log_file] if arguments.log_file else []
+    return options + (["--verbose"] if arguments.verbose else [])
+
+
 def _skip_the_final_collection() -> None:
     """Leave the heap to the operating system when the server exits.
 
@@ -103,9 +154,25 @@ def _skip_the_final_collection() -> None:
     atexit.register(gc.freeze)
 
 
+_VALUE_OPTIONS = frozenset({"--tcp", "--token-file", "--log-file"})
+
+
+def _may_name_a_command(argv: list[str]) -> bool:
+    """Whether ``argv`` may need the subcommands: a word that is not an option or an option's
+    value (a command, or a typo the full parser names the commands for), or a request for help."""
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help") or not word.startswith("-"):
+            return True
+        if word in _VALUE_OPTIONS:
+            next(words, None)
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    arguments = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(with_commands=_may_name_a_command(words))
+    arguments = parser.parse_args(words)
     try:
         return arguments.handler(arguments)
     except PiError as error:

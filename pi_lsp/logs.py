@@ -9,12 +9,19 @@ log, whoever logged it (litellm included).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 from pathlib import Path
 
 import platformdirs
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+CONNECTION: contextvars.ContextVar[object | None] = contextvars.ContextVar(
+    "pi_lsp_connection", default=None
+)
+"""Which client's work is running: set by the shared server for each connection (its tasks
+inherit it), so a record goes to the client whose work logged it and to no other."""
 
 
 def default_log_file() -> Path:
@@ -55,7 +62,12 @@ class ClientLogHandler(logging.Handler):
     def __init__(self, server) -> None:
         super().__init__(logging.INFO)
         self._server = server
+        self._connection = CONNECTION.get()
+        self.addFilter(self._from_this_connection)
         self.addFilter(SecretFilter())
+
+    def _from_this_connection(self, record: logging.LogRecord) -> bool:
+        return CONNECTION.get() is self._connection
 
     def emit(self, record: logging.LogRecord) -> None:
         from lsprotocol import types

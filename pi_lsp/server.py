@@ -83,8 +83,8 @@ def _shortened(text: str, limit: int = 200) -> str:
 class PiLanguageServer(LanguageServer):
     """The server; ``services`` exists from ``initialize`` on."""
 
-    def __init__(self) -> None:
-        super().__init__("pi-lsp", __version__, protocol_cls=PiProtocol)
+    def __init__(self, protocol_cls: type[PiProtocol] = PiProtocol) -> None:
+        super().__init__("pi-lsp", __version__, protocol_cls=protocol_cls)
         self.services: Services | None = None
         self.resource_watch: asyncio.Task | None = None
         """The task reloading resources as their files change (started at ``initialized``)."""
@@ -94,6 +94,14 @@ class PiLanguageServer(LanguageServer):
         """The loop serving the client (known from ``initialize`` on)."""
         self.editor_watch: asyncio.Task | None = None
         """The task watching the editor process named in ``initialize`` (see ``client_gone``)."""
+        self.log_handler: logging.Handler | None = None
+        """The handler sending log records to this client (from ``initialized`` on)."""
+        self.working_directory: str | None = None
+        """The client's working directory when it is not this process's (the shared server):
+        the workspace of a client that names none."""
+        self.connection_ended: Any = None
+        """Set by the shared server (``shared/daemon.py``): called, instead of ending the
+        process, once this client is gone and its work is saved."""
 
     def editor_bridge(self):
         from pi_lsp.handlers.editor import LspEditorBridge
@@ -112,9 +120,9 @@ class PiLanguageServer(LanguageServer):
             self.protocol._send_response(None, error=parse_error.to_response_error())  # type: ignore[arg-type]
 
 
-def build_server() -> PiLanguageServer:
+def build_server(protocol_cls: type[PiProtocol] = PiProtocol) -> PiLanguageServer:
     from pi_lsp.handlers import register_all
 
-    server = PiLanguageServer()
+    server = PiLanguageServer(protocol_cls)
     register_all(server)
     return server

@@ -98,13 +98,25 @@ async def watch_editor_process(server, pid: int) -> None:
     """Poll the editor process; once it is gone, save what the turns have and exit."""
     while is_running(pid):
         await asyncio.sleep(POLL_SECONDS)
-    exit_soon(f"the editor process {pid} is gone")
+    if server.connection_ended is None:
+        exit_soon(f"the editor process {pid} is gone")
+    else:
+        logger.warning("the editor process %s is gone: closing its connection", pid)
     await leave(server)
 
 
 async def leave(server) -> None:
     """Abort every turn and wait for it to save its partial answer, kill the commands, close the
-    sessions and exit."""
+    sessions and exit; in the shared server, end this client's connection instead."""
+    await release(server)
+    if server.connection_ended is not None:
+        server.connection_ended()
+        return
+    _exit_now()
+
+
+async def release(server) -> None:
+    """Abort the client's turns, wait for them to save what they have, close its sessions."""
     services = server.services
     if services is not None:
         turns = [
@@ -118,7 +130,6 @@ async def leave(server) -> None:
             await asyncio.wait(turns, timeout=EXIT_GRACE_SECONDS / 2)
         services.resources.stop()
         services.sessions.close_all()
-    _exit_now()
 
 
 def is_running(pid: int) -> bool:

@@ -25,6 +25,7 @@ from pi_lsp.handlers.permissions import LspPermissionAsker
 from pi_lsp.handlers.progress import Progress
 from pi_lsp.logs import ClientLogHandler
 from pi_lsp.services import Services
+from pi_lsp.startup import RESUME_AFTER_SECONDS, resume_collection
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ def register(server) -> None:
 
 
 def on_initialize(ls, params: types.InitializeParams) -> None:
-    root = _workspace_root(params)
+    root = _workspace_root(params, ls.working_directory)
     options = to_plain(params.initialization_options)
     publisher = ResourcePublisher(ls)
     trusted = load_config(root, options).settings.trusted
@@ -64,7 +65,8 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
 def on_initialized(ls, params: types.InitializedParams) -> None:
     if ls.services is None:
         return
-    logging.getLogger("pi_lsp").addHandler(ClientLogHandler(ls))
+    ls.log_handler = ClientLogHandler(ls)
+    logging.getLogger("pi_lsp").addHandler(ls.log_handler)
     problems = ls.services.config.problems
     if problems:
         ls.window_show_message(
@@ -74,6 +76,7 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
         )
     configuration.start_pulling(ls)
     ls.services.agent.client.preload()
+    asyncio.get_running_loop().call_later(RESUME_AFTER_SECONDS, resume_collection)
     resources = ls.services.resources
     resources.publish_current()  # the first diagnostics, now that the client is listening
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
@@ -82,7 +85,12 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
 def on_shutdown(ls, params: None) -> None:
     if ls.services is not None:
         ls.services.resources.stop()
-        ls.services.agent.shutdown()
+        if ls.connection_ended is None:
+            ls.services.agent.shutdown()
+        else:
+            # The shared server: other clients' commands run in this process too, and the loop
+            # goes on, so each aborted turn ends its own command.
+            ls.services.agent.abort_all()
         ls.services.sessions.close_all()
 
 
@@ -134,11 +142,11 @@ class ResourcePublisher:
         self._published = {path for path, diagnostics in by_path.items() if diagnostics}
 
 
-def _workspace_root(params: types.InitializeParams) -> Path:
+def _workspace_root(params: types.InitializeParams, working_directory: str | None) -> Path:
     if params.workspace_folders:
         return Path(to_fs_path(params.workspace_folders[0].uri) or ".").resolve()
     if params.root_uri:
         return Path(to_fs_path(params.root_uri) or ".").resolve()
     if params.root_path:
         return Path(params.root_path).resolve()
-    return Path.cwd()
+    return Path(working_directory).resolve() if working_directory else Path.cwd()

@@ -5,13 +5,14 @@ litellm turns every streamed chunk into pydantic objects (the openai SDK's, then
 seconds and a few hundred MB. For a model served by an OpenAI-compatible endpoint of its own (a
 ``models.json`` provider with ``api: "openai-completions"``, a local server, an ``openai/…``
 model with an ``apiBase``) pi-lsp needs none of that: the request body is the one litellm would
-send (``completion_arguments``, then ``request_body``), it goes out over one aiohttp session per
-event loop (connections are reused across turns), and each server-sent ``data:`` line is decoded
-by jiter into plain dicts that ``AssistantStream`` turns into events.
+send (``completion_arguments``, then ``request_body``), it goes out over ``http_stream`` (h11 on
+asyncio's streams; connections are reused across turns), and each server-sent ``data:`` line is
+decoded by jiter into plain dicts that ``AssistantStream`` turns into events.
 
 ``serves(model)`` decides. Everything else goes through litellm: other providers and the OpenAI
 models litellm rewrites parameters for (``o1``…, ``gpt-5``…). ``PI_LSP_LLM_TRANSPORT=litellm``
-sends every model through litellm.
+sends every model through litellm, and so does an endpoint an ``HTTP(S)_PROXY`` variable would
+route through a proxy (litellm's httpx client honours those variables; ``http_stream`` does not).
 
 Failures read as litellm's do (``provider_error``): the HTTP status, litellm's exception name
 for it and ``OpenAIException - <provider text>``, so ``errors.py`` classifies both paths alike.
@@ -19,16 +20,16 @@ for it and ``OpenAIException - <provider text>``, so ``errors.py`` classifies bo
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
-import weakref
 from collections.abc import AsyncGenerator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import h11
 import jiter
 import msgspec
 
+from pi_lsp.llm import http_stream
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.failures import (
     ProviderError,
@@ -36,9 +37,6 @@ from pi_lsp.llm.failures import (
     provider_error,
     timeout_error,
 )
-
-if TYPE_CHECKING:
-    import aiohttp
 
 TRANSPORT_ENVIRONMENT_VARIABLE = "PI_LSP_LLM_TRANSPORT"
 # Model ids litellm rewrites parameters for (max_tokens → max_completion_tokens, no temperature…).
@@ -50,11 +48,6 @@ _CLIENT_ARGUMENTS = frozenset(
 _DATA_PREFIX = b"data:"
 _DONE = b"[DONE]"
 
-_sessions: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, tuple[aiohttp.ClientSession, AsyncGenerator[None, None]]
-] = weakref.WeakKeyDictionary()
-# aiohttp is imported with the first request (or by ``preload``), not with this module: the
-# server imports this module before it answers ``initialize``.
 _encode = msgspec.json.Encoder().encode
 
 
@@ -68,7 +61,22 @@ def serves(model: ModelConfig) -> bool:
         and prefix == "openai"
         and bool(model.api_base)
         and not _REWRITTEN_MODELS.match(model_id)
+        and not _proxied(model.api_base)
     )
+
+
+def _proxied(url: str) -> bool:
+    """Whether the environment's proxy variables send requests to ``url`` through a proxy."""
+    if not any(name.lower().endswith("_proxy") for name in os.environ):
+        return False
+    import urllib.request  # 70 ms of imports, paid only where proxy variables are set
+
+    scheme, _, rest = url.partition("://")
+    host = rest.split("/", 1)[0]
+    proxies = urllib.request.getproxies_environment()
+    if not (proxies.get(scheme.lower()) or proxies.get("all")):
+        return False
+    return not urllib.request.proxy_bypass_environment(host, proxies)
 
 
 def request_body(arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -88,38 +96,11 @@ def _without_empty_content(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def preload(model: ModelConfig) -> None:
-    """Load what the first request needs (tenths of a second), off the event loop: aiohttp, and
-    the model table (whether the model reasons, its prices)."""
-    import aiohttp  # noqa: F401
-
+    """Load what the first request needs, off the event loop: the model table (whether the model
+    reasons, its prices; about a tenth of a second)."""
     from pi_lsp.llm.models import model_info
 
     model_info(model)
-
-
-async def _session() -> aiohttp.ClientSession:
-    """This event loop's HTTP session, open until the loop shuts down."""
-    import aiohttp
-
-    loop = asyncio.get_running_loop()
-    held = _sessions.get(loop)
-    if held is not None and not held[0].closed:
-        return held[0]
-    # No total timeout: a stream may run for minutes; each read has the request's timeout.
-    session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None))
-    keeper = _close_at_shutdown(session)
-    await anext(keeper)
-    _sessions[loop] = (session, keeper)
-    return session
-
-
-async def _close_at_shutdown(session: aiohttp.ClientSession) -> AsyncGenerator[None, None]:
-    """Suspended for the loop's lifetime: ``asyncio.run`` closes every open async generator
-    (``shutdown_asyncgens``) before it closes the loop, and with this one the session."""
-    try:
-        yield
-    finally:
-        await session.close()
 
 
 async def stream_chunks(
@@ -128,8 +109,6 @@ async def stream_chunks(
     headers: Mapping[str, str],
 ) -> AsyncGenerator[dict[str, Any], None]:
     """The endpoint's streamed chunks as dicts; a failure raises ``ProviderError``."""
-    import aiohttp
-
     url = str(model.api_base).rstrip("/") + "/chat/completions"
     timeout = arguments.get("timeout")
     request_headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
@@ -138,18 +117,14 @@ async def stream_chunks(
     if api_key:
         request_headers["Authorization"] = f"Bearer {api_key}"
     request_headers.update(headers)
-    client_timeout = aiohttp.ClientTimeout(total=None, sock_connect=timeout, sock_read=timeout)
     try:
-        session = await _session()
-        async with session.post(
-            url,
-            data=_encode(request_body(arguments)),
-            headers=request_headers,
-            timeout=client_timeout,
+        # No total timeout: a stream may run for minutes; each connect and read has ``timeout``.
+        async with http_stream.post(
+            url, _encode(request_body(arguments)), request_headers, timeout
         ) as response:
             if response.status >= 400:
                 raise provider_error(response.status, await response.text())
-            async for line in response.content:
+            async for line in response.lines():
                 if not line.startswith(_DATA_PREFIX):
                     continue  # blank separators, comments (": keep-alive"), event names
                 payload = line[len(_DATA_PREFIX) :].strip()
@@ -163,9 +138,9 @@ async def stream_chunks(
         raise
     except TimeoutError as error:
         raise timeout_error() from error
-    except aiohttp.ClientPayloadError as error:
+    except http_stream.AnswerCutOff as error:
         raise connection_error(answered=True) from error
-    except (aiohttp.ClientError, OSError) as error:
+    except (OSError, h11.ProtocolError) as error:
         raise connection_error(answered=False) from error
 
 

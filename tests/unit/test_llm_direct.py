@@ -41,6 +41,27 @@ def test_the_environment_can_send_everything_through_litellm(
     assert not direct.serves(model("openai/qwen3-coder"))
 
 
+@pytest.mark.parametrize(
+    ("proxy_variables", "direct_path"),
+    [
+        ({"HTTPS_PROXY": "http://proxy.corp:3128"}, False),
+        ({"https_proxy": "http://proxy.corp:3128", "NO_PROXY": "gateway.example"}, True),
+        ({"ALL_PROXY": "http://proxy.corp:3128"}, False),
+        ({"HTTP_PROXY": "http://proxy.corp:3128"}, True),  # only http:// goes through it
+    ],
+)
+def test_an_endpoint_behind_a_proxy_goes_through_litellm(
+    proxy_variables: dict[str, str], direct_path: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    monkeypatch.delenv(direct.TRANSPORT_ENVIRONMENT_VARIABLE, raising=False)
+    for name, value in proxy_variables.items():
+        monkeypatch.setenv(name, value)
+    assert direct.serves(model("openai/gpt-4o", "https://gateway.example/v1")) is direct_path
+
+
 def test_models_json_openai_completions_models_stream_directly() -> None:
     configured = ModelConfig(
         model="local/qwen",
