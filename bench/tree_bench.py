@@ -14,6 +14,11 @@ four entries appended (prompt, tool call, tool result, answer); after it the ser
 pi has no request that serves a tree to an editor (its TUI draws from memory), so there is no
 ratio against pi here; ``session_bench.py`` compares opening and context building with pi 0.84.2.
 
+Last, ``pi-lsp session tree FILE`` (the text tree on stdout) runs as a user runs it, in a fresh
+process per size with its address space capped at ``CLI_MEMORY_CAP_MB``: its wall time, peak RSS
+and output size, next to the same process only opening the session (what the tree itself adds is
+the difference).
+
     python bench/tree_bench.py [--sizes 10000 100000] [--repeats 5]
 """
 
@@ -23,6 +28,8 @@ import argparse
 import json
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -167,6 +174,62 @@ def measure(entries: int, repeats: int) -> dict[str, tuple[float, int]]:
     return figures
 
 
+CLI_MEMORY_CAP_MB = 4096
+"""The address-space cap of the ``session tree`` process: a drawing that grows faster than the
+session stops with MemoryError there instead of taking the machine's memory."""
+
+_CLI_PROCESS = """
+import resource, sys, time
+cap = int(sys.argv[3]) * 1024 * 1024
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+started = time.perf_counter()
+if sys.argv[1] == "tree":
+    from pi_lsp.cli import main
+    code = main(["session", "tree", sys.argv[2]])
+else:
+    from pi_lsp.session.session import Session
+    Session.open(sys.argv[2], writable=False)
+    code = 0
+sys.stdout.flush()
+elapsed = (time.perf_counter() - started) * 1000
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"{code} {elapsed:.1f} {peak:.1f}", file=sys.stderr)
+"""
+
+
+def cli_tree(entries: int) -> dict[str, str]:
+    """``pi-lsp session tree`` in a fresh, memory-capped process, next to opening only."""
+    path = session_file(entries)
+    figures = {}
+    for what in ("open only", "tree"):
+        with tempfile.TemporaryFile() as output:
+            completed = subprocess.run(
+                [sys.executable, "-c", _CLI_PROCESS, what, str(path), str(CLI_MEMORY_CAP_MB)],
+                check=False,
+                stdout=output,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            size = output.seek(0, 2)
+        if "MemoryError" in completed.stderr:
+            figures[what] = f"MemoryError over {CLI_MEMORY_CAP_MB:,} MB"
+            continue
+        code, elapsed, peak = completed.stderr.split()[-3:]
+        figures[what] = (
+            f"{float(elapsed):,.0f} ms, peak RSS {float(peak):,.0f} MB"
+            + (f", {size / 1e6:.1f} MB printed" if what == "tree" else "")
+            + ("" if code == "0" else f", exit {code}")
+        )
+    return figures
+
+
+def print_cli_tree(sizes: list[int]) -> None:
+    print("pi-lsp session tree FILE (text), one process per size:")
+    for size in sizes:
+        for what, figure in cli_tree(size).items():
+            print(f"  {size:>7,} entries  {what:<10} {figure}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -197,6 +260,8 @@ def main() -> None:
         " editors fill) and `messages limit 100`; after a turn the editors patch in"
         " `tree_changed`."
     )
+    print()
+    print_cli_tree(arguments.sizes)
 
 
 if __name__ == "__main__":

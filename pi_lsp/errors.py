@@ -3,9 +3,26 @@
 The pure core raises these; the LSP adapters turn them into JSON-RPC error responses unchanged, and
 the CLI prints their message on one line. Codes in the -32000..-32099 range are the server-defined
 range JSON-RPC reserves for implementations.
+
+A message that names what a client sent (an id, a path, a value) quotes it through ``echoed``, so
+an error never sends back more than the start of a megabyte-long id.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+ECHO_LIMIT = 80
+"""Characters of client input an error message quotes before it shortens it."""
+
+
+def echoed(value: Any, limit: int = ECHO_LIMIT) -> str:
+    """Client input as an error message quotes it: whole when it is short, else its first
+    ``limit`` characters, an ellipsis and its length."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
 
 
 class PiError(Exception):

@@ -1,7 +1,9 @@
 """Logging: a file under the user log directory, and ``window/logMessage`` once a client is
 attached.
 
-stdout belongs to the LSP stream, so nothing may log there; stderr is left for crashes.
+stdout belongs to the LSP stream, so nothing may log there; stderr is left for crashes. On SIGUSR1
+the process writes the stack of every thread to the log file (for a server that seems stuck:
+``kill -USR1 <pid>``).
 Every record passes ``SecretFilter`` on its way out: an API key pi-lsp resolved never reaches a
 log, whoever logged it (litellm included).
 """
@@ -10,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import faulthandler
 import logging
+import signal
 from pathlib import Path
 
 import platformdirs
@@ -38,6 +42,8 @@ def configure_logging(log_file: str | None, *, verbose: bool = False) -> Path:
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     logging.getLogger("pygls").setLevel(logging.DEBUG if verbose else logging.WARNING)
+    if hasattr(signal, "SIGUSR1") and handler.stream is not None:  # no SIGUSR1 on Windows
+        faulthandler.register(signal.SIGUSR1, file=handler.stream, all_threads=True)
     return path
 
 

@@ -17,7 +17,7 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from pi_lsp.errors import InvalidParamsError
+from pi_lsp.errors import InvalidParamsError, echoed
 
 # ----------------------------------------------------------------------- requests (client → server)
 
@@ -1084,7 +1084,8 @@ def _readable(message: str) -> str:
         r"unknown error \((.*) not in literal typing\.Literal\[(.*)\]\)(.*)", message
     )
     if literal:
-        return f"must be one of {literal.group(2)}, got {literal.group(1)!r}{literal.group(3)}"
+        value, where = echoed(repr(literal.group(1))), literal.group(3)
+        return f"must be one of {literal.group(2)}, got {value}{where}"
     return message
 
 

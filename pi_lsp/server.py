@@ -12,11 +12,17 @@ import logging
 from typing import Any
 
 import attrs
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcParseError
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcMethodNotFound,
+    JsonRpcParseError,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from pi_lsp import __version__, protocol
+from pi_lsp.errors import echoed
 from pi_lsp.services import Services
 
 logger = logging.getLogger(__name__)
@@ -60,24 +66,39 @@ class PiProtocol(LanguageServerProtocol):
         return super().get_message_type(method)
 
     def structure_message(self, data: dict[str, Any]):
-        """Answer a request whose typed params pygls cannot parse (a standard LSP method with
-        wrong params) with InvalidParams; pygls itself would log it and never answer."""
+        """Keep a request whose typed params pygls cannot parse (a standard LSP method with wrong
+        params) for an InvalidParams answer; pygls itself would log it and never answer."""
         try:
             return super().structure_message(data)
         except JsonRpcException as error:
             if data.get("jsonrpc") != "2.0" or "id" not in data or "method" not in data:
                 raise
-            message = f"{data['method']}: invalid params: {_shortened(error.message)}"
-            self._send_response(data["id"], error=JsonRpcInvalidParams(message).to_response_error())
-            return _ANSWERED
+            reason = f"{echoed(data['method'])}: invalid params: {echoed(error.message, 200)}"
+            return RequestWithInvalidParams(data["id"], reason)
+
+    def handle_message(self, message) -> None:
+        # Answered here, once the whole body has decoded: structure_message also sees the objects
+        # of a body that turns out not to be JSON, and objects nested inside a message.
+        if isinstance(message, RequestWithInvalidParams):
+            error = JsonRpcInvalidParams(message.reason).to_response_error()
+            self._send_response(message.id, error=error)
+            return
+        super().handle_message(message)
+
+    def _get_handler(self, feature_name: str):
+        # pygls's "Method Not Found" quotes the method name, which a client may make megabytes long.
+        try:
+            return super()._get_handler(feature_name)
+        except JsonRpcMethodNotFound:
+            raise JsonRpcMethodNotFound.of(echoed(feature_name)) from None
 
 
-_ANSWERED = RawNotification(method="", params=None, jsonrpc="answered")
-"""What a request already answered becomes: handle_message drops it (not JSON-RPC 2.0)."""
+@attrs.frozen
+class RequestWithInvalidParams:
+    """A request pygls could not structure, to be answered with InvalidParams."""
 
-
-def _shortened(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
+    id: int | str
+    reason: str
 
 
 class PiLanguageServer(LanguageServer):

@@ -37,6 +37,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.io_ import run_async
 
 from pi_lsp.errors import AlreadyServingError, InvalidParamsError, UnauthorizedConnectionError
+from pi_lsp.handlers.framing import ResynchronisingReader
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -329,7 +330,7 @@ async def _serve_client(
         server.report_server_error(error, JsonRpcException)
     await run_async(
         stop_event=threading.Event(),
-        reader=reader,
+        reader=ResynchronisingReader(reader),
         protocol=protocol,
         logger=logger,
         error_handler=server.report_server_error,

@@ -7,9 +7,11 @@ ordered. Every builder returns plain dicts with pi's key order.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+from pi_lsp.compaction.settings import CompactionSettings
 from pi_lsp.session.timestamps import epoch_ms_to_iso
 
 BASE_EPOCH_MS = 1_735_689_600_000  # 2025-01-01T00:00:00.000Z
@@ -105,6 +107,57 @@ def bash_execution(command: str, output: str, exit_code: int | None = 0, **extra
     }
     message.update(extra)
     return message
+
+
+SUMMARY_HEADINGS = [
+    "## Goal",
+    "## Constraints & Preferences",
+    "## Progress",
+    "### Done",
+    "### In Progress",
+    "### Blocked",
+    "## Key Decisions",
+    "## Next Steps",
+]
+"""The sections every structured summary (a compaction's or a branch's) has, in order."""
+
+
+def words(count: int) -> str:
+    """Text worth ``count`` tokens by pi's chars/4 estimate."""
+    return "abcd" * count
+
+
+def keep(tokens: int) -> CompactionSettings:
+    """Compaction settings that keep about ``tokens`` recent tokens."""
+    return CompactionSettings(keep_recent_tokens=tokens)
+
+
+def user_entry(entry_id: str, parent_id: str | None, timestamp_ms: int, text: str) -> dict:
+    """A user message entry with the id, parent and time given (for trees laid out by hand)."""
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent_id,
+        "timestamp": epoch_ms_to_iso(timestamp_ms),
+        "message": user_message([{"type": "text", "text": text}], timestamp_ms),
+    }
+
+
+def write_session_file(
+    path: Path, entries: list[dict], session_id: str = "s1", cwd: str = "/p"
+) -> Path:
+    """``entries`` under a version 3 session header, one JSON line each, at ``path``."""
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": session_id,
+        "timestamp": epoch_ms_to_iso(BASE_EPOCH_MS),
+        "cwd": cwd,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps(line, separators=(",", ":")) for line in [header, *entries]]
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 class SessionBuilder:
@@ -209,6 +262,16 @@ class SessionBuilder:
 
     def ids(self) -> list[str]:
         return [entry["id"] for entry in self.entries]
+
+
+def conversation(turns: int) -> SessionBuilder:
+    """``turns`` exchanges of a 100-token user prompt (``u0``, ``u1``, … first) and a 100-token
+    answer."""
+    session = SessionBuilder()
+    for turn in range(turns):
+        session.user(f"u{turn}" + words(100))
+        session.assistant(words(100))
+    return session
 
 
 class ScriptedModel:

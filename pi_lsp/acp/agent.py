@@ -45,7 +45,7 @@ from pi_lsp.acp import commands, config_options, prompts, updates
 from pi_lsp.acp.editor import AcpFiles, prompting_session
 from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import InvalidParamsError, PiError
+from pi_lsp.errors import InvalidParamsError, PiError, echoed
 from pi_lsp.protocol import EventNotification
 from pi_lsp.services import Services
 from pi_lsp.session.transcript import transcript
@@ -233,7 +233,7 @@ class PiAcpAgent:
             services.agent.abort(runtime)
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        raise RequestError.method_not_found(method)
+        raise RequestError.method_not_found(echoed(method))
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None
@@ -250,7 +250,7 @@ class PiAcpAgent:
 
     def _workspace(self, cwd: str) -> Services:
         if not Path(cwd).is_absolute():
-            raise _invalid(f"cwd must be an absolute path: {cwd}")
+            raise _invalid(f"cwd must be an absolute path: {echoed(cwd)}")
         root = Path(cwd).resolve()
         services = self._workspaces.get(root)
         if services is None:
@@ -318,7 +318,9 @@ class PiAcpAgent:
     def _session(self, session_id: str) -> tuple[Services, SessionRuntime]:
         found = self._sessions.get(session_id)
         if found is None:
-            raise _invalid(f"unknown session {session_id}: session/new or session/load it first")
+            raise _invalid(
+                f"unknown session {echoed(session_id)}: session/new or session/load it first"
+            )
         return found
 
     def _show(self, acp_id: str, services: Services, runtime: SessionRuntime) -> None:

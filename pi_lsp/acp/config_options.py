@@ -12,7 +12,7 @@ import asyncio
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
 
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import InvalidParamsError
+from pi_lsp.errors import InvalidParamsError, echoed
 from pi_lsp.protocol import THINKING_LEVELS
 from pi_lsp.services import Services
 
@@ -33,7 +33,9 @@ async def set_config_option(
     elif config_id == THINKING_LEVEL and value in THINKING_LEVELS:
         services.agent.set_thinking_level(runtime, str(value))
     else:
-        raise InvalidParamsError(f"configId {config_id!r} does not take the value {value!r}")
+        raise InvalidParamsError(
+            f"configId {echoed(repr(config_id))} does not take the value {echoed(repr(value))}"
+        )
 
 
 async def _model_option(services: Services, runtime: SessionRuntime) -> SessionConfigOptionSelect:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pi_lsp.agent.events import EventStream, Sender
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import SessionLockedError, SessionNotFoundError
+from pi_lsp.errors import SessionLockedError, SessionNotFoundError, echoed
 from pi_lsp.llm.config import litellm_model_string
 from pi_lsp.session.confinement import is_inside, require_inside
 from pi_lsp.session.fork import fork_session
@@ -91,7 +91,7 @@ class SessionRegistry:
             (info for info in list_sessions(self.session_dir) if info.id == session_id), None
         )
         if info is None:
-            raise SessionNotFoundError(f"no session {session_id} in {self.session_dir}")
+            raise SessionNotFoundError(f"no session {echoed(session_id)} in {self.session_dir}")
         return self.open_path(Path(info.path), make_current=False)
 
     def open(self, session_id: str) -> SessionRuntime:
@@ -126,7 +126,7 @@ class SessionRegistry:
                     self._current = runtime
                 return runtime
         if not resolved.is_file():
-            raise SessionNotFoundError(f"no session file at {resolved}")
+            raise SessionNotFoundError(f"no session file at {echoed(str(resolved))}")
         read_only_reason = None
         try:
             session = Session.open(resolved)

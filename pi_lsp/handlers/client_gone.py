@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO
 
+from pi_lsp.handlers.framing import resynchronised
 from pi_lsp.tools.bash import kill_running_commands
 
 logger = logging.getLogger(__name__)
@@ -34,7 +35,8 @@ POLL_SECONDS = 0.5
 
 class WatchedInput:
     """The server's stdin: at its end (the client is gone) it calls ``on_end`` once and then never
-    returns, so the message loop keeps running while ``on_end`` saves what the turns have."""
+    returns, so the message loop keeps running while ``on_end`` saves what the turns have. Header
+    lines come resynchronised after a frame of the wrong length (see ``framing.py``)."""
 
     def __init__(self, stream: BinaryIO, on_end: Callable[[], None]) -> None:
         self._stream = stream
@@ -42,7 +44,7 @@ class WatchedInput:
         self._ended = threading.Event()
 
     def readline(self) -> bytes:
-        return self._unless_ended(self._stream.readline())
+        return self._unless_ended(resynchronised(self._stream.readline()))
 
     def read(self, size: int = -1) -> bytes:
         return self._unless_ended(self._stream.read(size) if size else b"", size != 0)

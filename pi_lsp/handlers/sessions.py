@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_lsp import protocol
-from pi_lsp.errors import InvalidParamsError
+from pi_lsp.errors import InvalidParamsError, echoed
 from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.handlers.configuration import wait_for_first_answer
@@ -26,7 +26,9 @@ def on_tree(services: Services, params: protocol.SessionParams) -> protocol.Tree
 @pi_request(protocol.MESSAGES)
 def on_messages(services: Services, params: protocol.MessagesParams) -> protocol.MessagesResult:
     if params.limit is not None and params.limit < 1:
-        raise InvalidParamsError(f"pi/messages: limit must be at least 1, got {params.limit}")
+        raise InvalidParamsError(
+            f"pi/messages: limit must be at least 1, got {echoed(params.limit)}"
+        )
     runtime = services.sessions.get(params.session_id)
     return shapes.messages_result(
         runtime.id, transcript(runtime.session, params.limit, params.before)

@@ -61,7 +61,7 @@ def serves(model: ModelConfig) -> bool:
         and prefix == "openai"
         and bool(model.api_base)
         and not _REWRITTEN_MODELS.match(model_id)
-        and not _proxied(model.api_base)
+        and not _proxied(model.api_base or "")
     )
 
 
@@ -76,7 +76,7 @@ def _proxied(url: str) -> bool:
     proxies = urllib.request.getproxies_environment()
     if not (proxies.get(scheme.lower()) or proxies.get("all")):
         return False
-    return not urllib.request.proxy_bypass_environment(host, proxies)
+    return not urllib.request.proxy_bypass(host)  # on POSIX: NO_PROXY from the environment
 
 
 def request_body(arguments: Mapping[str, Any]) -> dict[str, Any]:

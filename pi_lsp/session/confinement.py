@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from pi_lsp.errors import InvalidParamsError
+from pi_lsp.errors import InvalidParamsError, echoed
 
 
 def is_inside(path: Path, directories: Iterable[Path]) -> bool:
@@ -25,7 +25,7 @@ def require_inside(path: Path, session_dir: Path, allowed_dirs: Iterable[Path] =
     """InvalidParams unless ``path`` resolves inside ``session_dir`` or an allowed directory."""
     if not is_inside(path, (session_dir, *allowed_dirs)):
         raise InvalidParamsError(
-            f"{path} is outside the session directory {session_dir}: pi-lsp opens only session "
-            "files that resolve inside it (symlinks followed) or inside a directory listed in "
-            "the allowedSessionDirs setting"
+            f"{echoed(str(path))} is outside the session directory {session_dir}: pi-lsp "
+            "opens only session files that resolve inside it (symlinks followed) or inside a "
+            "directory listed in the allowedSessionDirs setting"
         )

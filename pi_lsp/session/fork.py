@@ -10,7 +10,7 @@ message, and otherwise when its first one arrives.
 
 from __future__ import annotations
 
-from pi_lsp.errors import EntryNotFoundError
+from pi_lsp.errors import EntryNotFoundError, echoed
 from pi_lsp.session import entries as build
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
@@ -20,7 +20,7 @@ def fork_session(source: Session, entry_id: str) -> Session:
     """A new session in ``source``'s directory holding the path from the root to ``entry_id``."""
     path = source.branch(entry_id)
     if not path:
-        raise EntryNotFoundError(f"entry {entry_id} not found in session {source.id}")
+        raise EntryNotFoundError(f"entry {echoed(entry_id)} not found in session {source.id}")
     kept: list[StoredEntry] = []
     parent_id = None
     for entry in path:

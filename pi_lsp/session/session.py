@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Self, cast
 
-from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError
+from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError, echoed
 from pi_lsp.session import entries as build
 from pi_lsp.session.context import (
     UNSET,
@@ -181,7 +181,7 @@ class Session:
     def require_entry(self, entry_id: str) -> StoredEntry:
         entry = self._by_id.get(entry_id)
         if entry is None:
-            raise EntryNotFoundError(f"entry {entry_id} not found in session {self.id}")
+            raise EntryNotFoundError(f"entry {echoed(entry_id)} not found in session {self.id}")
         return entry
 
     def branch(self, from_id: str | Any | None = UNSET) -> list[StoredEntry]:

@@ -97,6 +97,13 @@ class StoredEntry(msgspec.Struct, _ReadOnlyMapping, gc=False, eq=False, rename=_
             body = self.body_ = decode_json_line(memoryview(self.source_)[self.start_ : self.end_])
         return body
 
+    def peek(self) -> dict:
+        """The whole entry, decoded for one use without caching it (the cached one if there is
+        one): a pass over every entry of a big session holds one decoded entry at a time."""
+        if self.body_ is not None:
+            return self.body_
+        return decode_json_line(memoryview(self.source_)[self.start_ : self.end_])
+
     @property
     def is_decoded(self) -> bool:
         return self.body_ is not None

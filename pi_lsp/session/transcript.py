@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from pi_lsp.errors import InvalidParamsError
+from pi_lsp.errors import InvalidParamsError, echoed
 from pi_lsp.session.path_index import SUMMARY_TYPES, active_path_index
 from pi_lsp.session.projection import (
     ContextEditEffect,
@@ -73,7 +73,7 @@ def transcript(session: Session, limit: int | None = None, before: str | None = 
         position = index.position.get(before)
         if position is None:
             session.require_entry(before)
-            raise InvalidParamsError(f"before: entry {before} is not on the active path")
+            raise InvalidParamsError(f"before: entry {echoed(before)} is not on the active path")
         end = bisect.bisect_left(shown, position)
     start = max(0, end - limit) if limit else 0
     effects = index.effects

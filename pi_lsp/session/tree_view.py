@@ -1,7 +1,10 @@
 """The session tree for people and editors: one-line previews, the active path, labels.
 
 ``tree_view`` is the flat form editors list (entries in file order; clients nest them by parent);
-``render_tree_text`` draws the indented tree ``pi-lsp session tree`` prints, like pi's ``/tree``.
+``tree_text_lines`` draws the indented tree ``pi-lsp session tree`` prints, indented the way pi's
+``/tree`` indents: a run of single children stays in one column, only branches step right. Each
+line has a bounded width (indentation stops at ``MAX_INDENT_LEVELS``), so the text grows with the
+number of entries, not with their depth.
 
 Entries pi 1.6 writes preview as what they do: a context edit as "removed from context: <the
 target's preview>" (or "replaced in context: …"), a usage record by its kind and model, a
@@ -13,7 +16,7 @@ the text tree. Kinds pi-lsp does not know are shown by their type.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -28,9 +31,11 @@ from pi_lsp.session.projection import (
 )
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
-from pi_lsp.session.tree import walk_depth_first
+from pi_lsp.session.tree import TreeNode, walk_depth_first
 
 PREVIEW_LENGTH = 80
+MAX_INDENT_LEVELS = 20
+"""Levels of indentation the text tree draws; a deeper row says how many more levels it has."""
 
 
 @attrs.frozen
@@ -112,21 +117,52 @@ def _text_or_none(value: Any) -> str | None:
 
 
 def render_tree_text(session: Session) -> str:
-    """An indented tree; ``*`` marks the active path, ``@`` the leaf, ``[label]`` shows labels,
-    ``(removed from context)``/``(replaced in context)`` what a context edit changed."""
+    """The whole text tree as one string (see ``tree_text_lines``)."""
+    return "".join(tree_text_lines(session))
+
+
+def tree_text_lines(session: Session) -> Iterator[str]:
+    """An indented tree, line by line; ``*`` marks the active path, ``@`` the leaf, ``[label]``
+    shows labels, ``(removed from context)``/``(replaced in context)`` what a context edit changed.
+    """
     active_path = session.branch()
     active = {entry.id for entry in active_path}
     effects = context_edit_effects(active_path)
-    lines = [f"session {session.id}" + (f"  {session.name!r}" if session.name else "")]
-    for node, depth in walk_depth_first(session.tree()):
-        entry = node.entry
+    yield f"session {session.id}" + (f"  {session.name!r}" if session.name else "") + "\n"
+    for node, level in _walk_with_pis_indentation(session.tree()):
+        entry = node.entry.peek() if isinstance(node.entry, StoredEntry) else node.entry
         entry_id = entry.get("id")
         marker = "@" if entry_id == session.leaf_id else ("*" if entry_id in active else " ")
         label = f" [{node.label}]" if node.label else ""
         effect = f" ({_EFFECT_TEXT[effect_name(effects[entry_id])]})" if entry_id in effects else ""
         text = preview(entry, session.get_entry)
-        lines.append(f"{marker} {'  ' * depth}{entry_id} {_kind(entry)}{label}{effect}: {text}")
-    return "\n".join(lines) + "\n"
+        yield f"{marker} {_indentation(level)}{entry_id} {_kind(entry)}{label}{effect}: {text}\n"
+
+
+def _walk_with_pis_indentation(roots: list[TreeNode]) -> Iterator[tuple[TreeNode, int]]:
+    """``(node, indentation level)`` in display order, indented as pi's tree selector indents
+    (``flattenTree``): the children of a branch point one level right of it, their own first
+    children one more; an only child stays at its parent's level. Several roots are drawn as
+    the branches of an invisible top."""
+    several_roots = len(roots) > 1
+    top = 1 if several_roots else 0
+    stack = [(root, top, several_roots) for root in reversed(roots)]
+    visited: set[int] = set()
+    while stack:
+        node, level, just_branched = stack.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        yield node, max(0, level - 1) if several_roots else level
+        branches = len(node.children) > 1
+        child_level = level + 1 if branches or (just_branched and level > 0) else level
+        stack.extend((child, child_level, branches) for child in reversed(node.children))
+
+
+def _indentation(level: int) -> str:
+    if level <= MAX_INDENT_LEVELS:
+        return "  " * level
+    return "  " * MAX_INDENT_LEVELS + f"+{level - MAX_INDENT_LEVELS} "
 
 
 def _kind(entry: Mapping[str, Any]) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from pi_lsp.errors import InvalidParamsError
+from pi_lsp.errors import InvalidParamsError, echoed
 from pi_lsp.session.path_index import ActivePathIndex, active_path_index
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
@@ -59,7 +59,9 @@ def check_limit(limit: int | None, method: str) -> int:
     if limit is None:
         return DEFAULT_LIMIT
     if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidParamsError(f"{method}: limit must be between 1 and {MAX_LIMIT}, got {limit}")
+        raise InvalidParamsError(
+            f"{method}: limit must be between 1 and {MAX_LIMIT}, got {echoed(limit)}"
+        )
     return limit
 
 
@@ -79,7 +81,9 @@ def tree_children(
     if around_id is not None:
         index = next((i for i, entry in enumerate(rows) if entry.id == around_id), None)
         if index is None:
-            raise InvalidParamsError(f"entry {around_id} is not shown under {parent_id}")
+            raise InvalidParamsError(
+                f"entry {echoed(around_id)} is not shown under {echoed(parent_id)}"
+            )
         start = _centred(index, len(rows), limit)
     else:
         start = min(max(offset or 0, 0), len(rows))

@@ -16,6 +16,7 @@ subprocess.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import inspect
@@ -24,6 +25,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,6 +218,15 @@ class ReferenceAnswers:
 # ---------------------------------------------------------------------------------------------
 # Running our CLI
 # ---------------------------------------------------------------------------------------------
+
+
+def session_written_in(
+    tmp_path_factory: pytest.TempPathFactory, name: str, write: Callable[[Path], Awaitable[Path]]
+) -> Path:
+    """The session file ``write(workspace)`` writes, in a new empty ``project`` directory."""
+    workspace = tmp_path_factory.mktemp(name) / "project"
+    workspace.mkdir()
+    return asyncio.run(write(workspace))
 
 
 def ask_pi(node: Path, queries: list[list[str]], pi_dir: Path | None = None) -> list[dict]:

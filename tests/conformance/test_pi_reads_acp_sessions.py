@@ -8,7 +8,6 @@ every line to the same bytes and build the same context at every entry.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,9 @@ from acp import text_block
 from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
 from pi_lsp.session.session import Session
-from tests.e2e.test_acp import acp_agent
+from tests.e2e.acp.support import acp_agent
 
-from .harness import Query, disagreements
+from .harness import Query, disagreements, session_written_in
 
 # The same check as for checkpoints, collected here again on this module's ``session_file``.
 from .test_pi_reads_checkpoints import (  # noqa: F401
@@ -28,6 +27,7 @@ from .test_pi_reads_checkpoints import (  # noqa: F401
 
 
 async def _write_session(workspace: Path) -> Path:
+    (workspace / "app.py").write_text("def add(a, b):\n    return a - b\n")
     async with ScriptedLLM() as scripted_llm:
         scripted_llm.enqueue(
             replies.tool_calls([("c1", "read", {"path": "app.py"})]),
@@ -61,10 +61,7 @@ async def _write_session(workspace: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def session_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    workspace = tmp_path_factory.mktemp("acp") / "project"
-    workspace.mkdir()
-    (workspace / "app.py").write_text("def add(a, b):\n    return a - b\n")
-    return asyncio.run(_write_session(workspace))
+    return session_written_in(tmp_path_factory, "acp", _write_session)
 
 
 def test_the_session_holds_what_the_test_is_about(session_file):

@@ -10,7 +10,6 @@ boundary, and re-serialize every line to the same bytes.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -21,7 +20,7 @@ from pi_lsp.checkpoints.records import CHECKPOINT_TYPE
 from pi_lsp.llm.double import replies
 from pi_lsp.session.session import Session
 
-from .harness import Query, ask_pi, disagreements
+from .harness import Query, ask_pi, disagreements, session_written_in
 from .test_pi_reads_ours import ROUND_TRIP_SCRIPT
 
 SUMMARY = "## Goal\nChange a.txt\n\n## Progress\nEdited it twice."
@@ -65,9 +64,7 @@ async def _write_session(workspace: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def session_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    workspace = tmp_path_factory.mktemp("checkpoints") / "project"
-    workspace.mkdir()
-    return asyncio.run(_write_session(workspace))
+    return session_written_in(tmp_path_factory, "checkpoints", _write_session)
 
 
 def test_the_session_holds_what_the_test_is_about(session_file):

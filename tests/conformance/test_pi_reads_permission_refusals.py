@@ -17,7 +17,7 @@ from pi_lsp.agent.permissions import Answer
 from pi_lsp.llm.double import replies
 from pi_lsp.session.session import Session
 
-from .harness import Query, disagreements
+from .harness import Query, disagreements, session_written_in
 
 # The same check as for checkpoints, collected here again on this module's ``session_file``.
 from .test_pi_reads_checkpoints import (  # noqa: F401
@@ -68,9 +68,7 @@ async def _write_session(workspace: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def session_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    workspace = tmp_path_factory.mktemp("permissions") / "project"
-    workspace.mkdir()
-    return asyncio.run(_write_session(workspace))
+    return session_written_in(tmp_path_factory, "permissions", _write_session)
 
 
 def test_the_session_holds_refusals_of_every_kind(session_file):

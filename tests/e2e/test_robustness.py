@@ -219,3 +219,66 @@ async def test_a_model_picked_for_a_session_is_kept_when_it_is_opened_again(
         await request(again, "pi/newSession", {})
         assert (await request(again, "pi/state", {}))["model"]["model"] == "openai/scripted"
     assert fork["parentSessionId"] == first["sessionId"]
+
+
+HUGE_ID = "x" * 100_000
+LOOKED_UP_FIELDS = {
+    "session_id",
+    "entry_id",
+    "target_id",
+    "to_id",
+    "from_id",
+    "before",
+    "parent_id",
+    "around_id",
+    "path",
+    "model",
+    "level",
+    "provider",
+    "streaming_behavior",
+}
+"""Fields whose value the server looks up or checks (text a user writes is stored as it is)."""
+
+
+def requests_with_a_huge_field() -> list[tuple[str, str, dict]]:
+    """``(method, field, params)``: each looked-up field of each ``pi/*`` request 100,000
+    characters long, the request's other required strings short."""
+    import typing
+
+    import attrs
+
+    drawn = []
+    for method, params_type in sorted(protocol.PARAMS_BY_METHOD.items()):
+        fields = attrs.fields(attrs.resolve_types(params_type))
+        required = {
+            protocol.camel_case(field.name): (typing.get_args(field.type) or ("x",))[0]
+            for field in fields
+            if field.default is attrs.NOTHING
+        }
+        for field in fields:
+            if field.name in LOOKED_UP_FIELDS:
+                name = protocol.camel_case(field.name)
+                drawn.append((method, name, {**required, name: HUGE_ID}))
+    return drawn
+
+
+async def test_errors_quote_client_input_shortened(client):
+    """A request naming an unknown session, entry, file or model gets an error that quotes the
+    name's start and length, not the whole name (the fuzzed-requests test sent 2 MB ids)."""
+    answers = {}
+    for method, field, params in requests_with_a_huge_field():
+        try:
+            await asyncio.wait_for(client.protocol.send_request_async(method, params), 10)
+        except JsonRpcException as error:
+            answers[(method, field)] = error.message
+    try:
+        await client.protocol.send_request_async(HUGE_ID, {})
+    except JsonRpcException as error:
+        answers[("unknown", "method")] = error.message
+    assert len(answers) >= 30, answers.keys()  # sessions, entries, files, values: all unknown
+    too_long = {key: len(message) for key, message in answers.items() if len(message) > 400}
+    assert not too_long
+    shortened = "x" * 80 + "… (100,000 characters)"
+    assert f"entry {shortened} not found" in answers[(protocol.NAVIGATE, "targetId")]
+    assert f"no session {shortened}" in answers[(protocol.TREE, "sessionId")]
+    assert shortened in answers[("unknown", "method")]

@@ -3,13 +3,16 @@
 The fuzz tests need what a real client library would refuse to send: bodies that are not JSON,
 broken headers, requests nested thousands deep. ``RawLsp`` writes any bytes, frames JSON-RPC
 messages itself and reads the server's frames back (notifications and server requests included,
-which it answers with null so the server never waits on it).
+which it answers with null so the server never waits on it). Answers with a null id (a Parse
+error for a body whose id could not be read) are kept apart: they cannot be matched to the
+message they answer, only counted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pi_lsp.client import STREAM_LIMIT
@@ -52,31 +55,21 @@ class RawLsp:
         return await self.answer(request_id, timeout)
 
     async def answer(self, request_id: Any, timeout: float = 30) -> dict:
-        async def arrived() -> dict:
-            while request_id not in self.responses:
+        await self.wait_until(lambda: request_id in self.responses, timeout)
+        return self.responses.pop(request_id)
+
+    async def wait_until(self, condition: Callable[[], bool], timeout: float) -> None:
+        """Wait until what has arrived satisfies ``condition``; TimeoutError after ``timeout``
+        seconds, ConnectionError if the server closes its end first."""
+
+        async def arrived() -> None:
+            while not condition():
                 if self._reader.done():
                     raise ConnectionError("the server closed the connection")
                 self._arrived.clear()
                 await self._arrived.wait()
-            return self.responses.pop(request_id)
 
-        return await asyncio.wait_for(arrived(), timeout)
-
-    async def answer_or_parse_error(self, request_id: Any, timeout: float = 30) -> dict:
-        """The answer to ``request_id``, or the next Parse error without an id (a body the
-        server could not decode cannot be answered with its id)."""
-
-        async def arrived() -> dict:
-            while request_id not in self.responses and not self.null_id_errors:
-                if self._reader.done():
-                    raise ConnectionError("the server closed the connection")
-                self._arrived.clear()
-                await self._arrived.wait()
-            if request_id in self.responses:
-                return self.responses.pop(request_id)
-            return self.null_id_errors.pop(0)
-
-        return await asyncio.wait_for(arrived(), timeout)
+        await asyncio.wait_for(arrived(), timeout)
 
     async def drain(self) -> None:
         assert self.process.stdin is not None

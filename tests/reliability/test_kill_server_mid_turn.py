@@ -157,7 +157,7 @@ async def chain(root: Path, kills: int, seed: int) -> tuple[list[Path], dict[str
     return list(sessions.values()), counts
 
 
-@pytest.mark.timeout(1800)
+@pytest.mark.timeout(max(900, KILLS * 25))
 async def test_kill_9_of_the_server_mid_turn(tmp_path, reference_node):
     started = time.perf_counter()
     per_chain = [KILLS // CHAINS + (index < KILLS % CHAINS) for index in range(CHAINS)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -10,20 +9,13 @@ import pytest
 from pi_lsp.acp.tree_text import tree_text
 from pi_lsp.errors import EntryNotFoundError
 from pi_lsp.session.session import Session
-from pi_lsp.session.timestamps import epoch_ms_to_iso
+from tests.builders import user_entry, write_session_file
 
 BASE_MS = 1_767_225_600_000
 
 
 def _message(entry_id: str, parent_id: str | None, index: int, text: str) -> dict:
-    ms = BASE_MS + index * 1000
-    return {
-        "type": "message",
-        "id": entry_id,
-        "parentId": parent_id,
-        "timestamp": epoch_ms_to_iso(ms),
-        "message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ms},
-    }
+    return user_entry(entry_id, parent_id, BASE_MS + index * 1000, text)
 
 
 @pytest.fixture
@@ -41,12 +33,7 @@ def session(tmp_path) -> Session:
     for index in range(200):
         entries.append(_message(f"b0{index:03d}", parent, 600 + index, f"branch 0 step {index}"))
         parent = f"b0{index:03d}"
-    header = {"type": "session", "version": 3, "id": "s1", "timestamp": epoch_ms_to_iso(BASE_MS)}
-    header["cwd"] = "/p"
-    lines = [json.dumps(item) for item in [header, *entries]]
-    path = tmp_path / "s.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    return Session.open(path, writable=False)
+    return Session.open(write_session_file(tmp_path / "s.jsonl", entries), writable=False)
 
 
 def ids(text: str) -> list[str]:
@@ -103,9 +90,7 @@ def test_a_path_through_many_branch_points_shows_its_last_levels(tmp_path):
         if index % 3 == 2:
             entries.append(_message(f"s{index:03d}", f"p{index:03d}", 1000 + index, "side"))
         parent = f"p{index:03d}"
-    header = {"type": "session", "version": 3, "id": "s2", "timestamp": epoch_ms_to_iso(BASE_MS)}
-    path = tmp_path / "s.jsonl"
-    path.write_text("\n".join(json.dumps(item) for item in [{**header, "cwd": "/p"}, *entries]))
+    path = write_session_file(tmp_path / "s.jsonl", entries, session_id="s2")
     session = Session.open(path, writable=False)
     text = tree_text(session, limit=5)
     (further,) = [line for line in text.splitlines() if "the path further up" in line]

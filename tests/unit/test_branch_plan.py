@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders import SessionBuilder, tool_call
+from builders import SessionBuilder, tool_call, words
 
 from pi_lsp.compaction.branch import (
     DEFAULT_BRANCH_TOKEN_BUDGET,
@@ -10,10 +10,6 @@ from pi_lsp.compaction.branch import (
     plan_branch_summary,
     prepare_branch_entries,
 )
-
-
-def words(count: int) -> str:
-    return "abcd" * count
 
 
 def forked_session() -> SessionBuilder:

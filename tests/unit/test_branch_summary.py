@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from builders import ScriptedModel, SessionBuilder, answer, tool_call, usage
+from builders import SUMMARY_HEADINGS, ScriptedModel, SessionBuilder, answer, tool_call, usage
 
 from pi_lsp.compaction.branch import BranchSummaryPlan, plan_branch_summary
 from pi_lsp.compaction.branch_summary import summarize_branch
@@ -15,17 +15,6 @@ from pi_lsp.compaction.prompts import (
 from pi_lsp.compaction.serialize import serialize_conversation
 from pi_lsp.errors import CompactionCancelledError, SummaryError
 from pi_lsp.session.messages import convert_to_llm
-
-BRANCH_HEADINGS = [
-    "## Goal",
-    "## Constraints & Preferences",
-    "## Progress",
-    "### Done",
-    "### In Progress",
-    "### Blocked",
-    "## Key Decisions",
-    "## Next Steps",
-]
 
 
 def forked_session() -> SessionBuilder:
@@ -79,7 +68,7 @@ def test_preamble_introduces_the_summary():
 
 
 def test_branch_instructions_have_no_critical_context():
-    for heading in BRANCH_HEADINGS:
+    for heading in SUMMARY_HEADINGS:
         assert f"\n{heading}\n" in BRANCH_SUMMARY_INSTRUCTIONS
     assert "## Critical Context" not in BRANCH_SUMMARY_INSTRUCTIONS
 

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from builders import SessionBuilder, tool_call
+from builders import SessionBuilder, tool_call, words
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_lsp.compaction.cut_point import CutPoint, find_cut_point, find_turn_start_index
 from pi_lsp.compaction.tokens import TIKTOKEN
-
-
-def words(count: int) -> str:
-    """Text worth ``count`` chars4 tokens."""
-    return "abcd" * count
 
 
 def long_conversation(turns: int = 10, tokens_per_message: int = 100) -> SessionBuilder:

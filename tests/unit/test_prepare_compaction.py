@@ -2,33 +2,16 @@
 
 from __future__ import annotations
 
-from builders import SessionBuilder, tool_call, usage
+from builders import SessionBuilder, conversation, keep, tool_call, usage, words
 
 from pi_lsp.compaction.prepare import prepare_compaction
-from pi_lsp.compaction.settings import CompactionSettings
 from pi_lsp.compaction.tokens import TIKTOKEN
-
-
-def words(count: int) -> str:
-    return "abcd" * count
-
-
-def keep(tokens: int) -> CompactionSettings:
-    return CompactionSettings(keep_recent_tokens=tokens)
 
 
 def ids_of(messages) -> list[str]:
     return [
         message["content"] if message["role"] == "user" else message["role"] for message in messages
     ]
-
-
-def conversation(turns: int) -> SessionBuilder:
-    session = SessionBuilder()
-    for turn in range(turns):
-        session.user(f"u{turn}" + words(100))
-        session.assistant(words(100))
-    return session
 
 
 def test_nothing_to_plan_for_empty_or_just_compacted_paths():

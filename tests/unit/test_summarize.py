@@ -6,7 +6,18 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from builders import BASE_EPOCH_MS, ScriptedModel, SessionBuilder, answer, tool_call, usage
+from builders import (
+    BASE_EPOCH_MS,
+    SUMMARY_HEADINGS,
+    ScriptedModel,
+    SessionBuilder,
+    answer,
+    conversation,
+    keep,
+    tool_call,
+    usage,
+    words,
+)
 
 from pi_lsp.compaction.file_ops import EditorFileOps
 from pi_lsp.compaction.prepare import CompactionPreparation, prepare_compaction
@@ -30,33 +41,7 @@ from pi_lsp.compaction.summarize import (
 from pi_lsp.errors import CompactionCancelledError, SummaryError
 from pi_lsp.session.messages import convert_to_llm
 
-CHECKPOINT_HEADINGS = [
-    "## Goal",
-    "## Constraints & Preferences",
-    "## Progress",
-    "### Done",
-    "### In Progress",
-    "### Blocked",
-    "## Key Decisions",
-    "## Next Steps",
-    "## Critical Context",
-]
-
-
-def words(count: int) -> str:
-    return "abcd" * count
-
-
-def keep(tokens: int) -> CompactionSettings:
-    return CompactionSettings(keep_recent_tokens=tokens)
-
-
-def conversation(turns: int) -> SessionBuilder:
-    session = SessionBuilder()
-    for turn in range(turns):
-        session.user(f"u{turn}" + words(100))
-        session.assistant(words(100))
-    return session
+CHECKPOINT_HEADINGS = [*SUMMARY_HEADINGS, "## Critical Context"]
 
 
 def plan(session: SessionBuilder, keep_tokens: int) -> CompactionPreparation:

@@ -8,7 +8,6 @@ by a straightforward reference and compared node by node.
 from __future__ import annotations
 
 import itertools
-import json
 import random
 
 import pytest
@@ -17,29 +16,15 @@ from pi_lsp.agent.tree_changes import TreeChanges
 from pi_lsp.errors import EntryNotFoundError, InvalidParamsError
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import lines_containing
-from pi_lsp.session.timestamps import epoch_ms_to_iso
 from pi_lsp.session.tree_search import search_tree
 from pi_lsp.session.tree_window import tree_children, tree_levels
+from tests.builders import user_entry, write_session_file
 
 BASE_MS = 1_767_225_600_000
 
 
-def _line(entry_id, parent_id, ms, text):
-    return {
-        "type": "message",
-        "id": entry_id,
-        "parentId": parent_id,
-        "timestamp": epoch_ms_to_iso(ms),
-        "message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ms},
-    }
-
-
 def _write(path, entries) -> Session:
-    header = {"type": "session", "version": 3, "id": "s1", "timestamp": epoch_ms_to_iso(BASE_MS)}
-    header["cwd"] = "/p"
-    lines = [json.dumps(item, separators=(",", ":")) for item in [header, *entries]]
-    path.write_text("\n".join(lines) + "\n")
-    return Session.open(path, writable=False)
+    return Session.open(write_session_file(path, entries), writable=False)
 
 
 def _random_forest(generator: random.Random, count: int) -> list[dict]:
@@ -56,7 +41,7 @@ def _random_forest(generator: random.Random, count: int) -> list[dict]:
         else:
             parent = generator.choice(entries)["id"]  # a branch
         ms = BASE_MS + index * 1000 - (generator.randint(0, 5) * 1000 if choice > 0.9 else 0)
-        entries.append(_line(entry_id, parent, ms, f"text {index}"))
+        entries.append(user_entry(entry_id, parent, ms, f"text {index}"))
     return entries
 
 
@@ -128,7 +113,8 @@ def test_levels_lead_down_to_the_target_one_path_row_each(tmp_path, seed):
 
 def test_a_long_run_is_paged_and_windowed_around_an_entry(tmp_path):
     entries = [
-        _line(f"e{i:04d}", f"e{i - 1:04d}" if i else None, BASE_MS + i, "t") for i in range(500)
+        user_entry(f"e{i:04d}", f"e{i - 1:04d}" if i else None, BASE_MS + i, "t")
+        for i in range(500)
     ]
     session = _write(tmp_path / "s.jsonl", entries)
     first = tree_levels(session, None, limit=20)
@@ -146,8 +132,11 @@ def test_a_long_run_is_paged_and_windowed_around_an_entry(tmp_path):
 
 
 def test_a_branch_point_shows_its_branches_collapsed_with_counts(tmp_path):
-    entries = [_line("a", None, BASE_MS, "root"), _line("b", "a", BASE_MS + 1, "old")]
-    entries += [_line("c", "b", BASE_MS + 2, "old 2"), _line("d", "a", BASE_MS + 3, "new")]
+    entries = [user_entry("a", None, BASE_MS, "root"), user_entry("b", "a", BASE_MS + 1, "old")]
+    entries += [
+        user_entry("c", "b", BASE_MS + 2, "old 2"),
+        user_entry("d", "a", BASE_MS + 3, "new"),
+    ]
     session = _write(tmp_path / "s.jsonl", entries)
     levels = tree_levels(session, None, limit=50)
     assert [(level.parent_id, level.total) for level in levels] == [(None, 1), ("a", 2)]

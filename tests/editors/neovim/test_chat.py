@@ -221,3 +221,51 @@ def test_statusline_shows_the_session_cost_and_its_cached_share(pi, scripted_mod
     assert re.fullmatch(
         r"pi \d+(\.\d)?k?/100k \(\d+%%, compacts at \d+%%\) \$0\.007 \(75%% cached\)", status
     ), status
+
+
+def test_the_chat_shown_while_a_shorter_conversation_replaces_it_raises_no_highlighting_error(pi):
+    """Opening another session with the chat open empties the chat and draws the other
+    conversation. The chat stays highlighted as markdown, and no redraw meanwhile fails (Neovim's
+    treesitter highlighter, while it parses a long buffer in the background, draws from its tree
+    of the text before: "Invalid 'end_col': out of range" when the buffer got shorter)."""
+
+    def conversation(last_lines: int) -> dict:
+        entries = []
+        for index in range(300):
+            for role in ("user", "assistant"):
+                lines = 5 if index < 299 or role == "user" else last_lines
+                text = "\n".join([f"A *long* line number {index}, " + "word " * 12] * lines)
+                content = [{"type": "text", "text": text}]
+                entries.append({"type": "message", "message": {"role": role, "content": content}})
+        return {"entries": entries, "total": len(entries)}
+
+    pi.lua(
+        """
+        local before, after = ...
+        local chat = require('pi.chat')
+        chat.open()
+        chat.history(before)
+        -- Redrawn until the first conversation is highlighted (its parse done).
+        for _ = 1, 20 do vim.cmd('redraw'); vim.wait(50, function() return false end) end
+        chat.clear()
+        chat.history(after)
+        vim.cmd('redraw')
+        """,
+        conversation(5),
+        conversation(4),
+    )
+    # An error in a redraw is shown once Neovim is back in its main loop, after that call.
+    messages = pi.lua("return vim.api.nvim_exec2('messages', { output = true }).output")
+    assert "out of range" not in messages and "stack traceback" not in messages, messages
+    header_highlights = pi.lua(
+        "local buffer = require('pi.chat').chat_buffer()\n"
+        "local lnum = vim.api.nvim_buf_call(buffer, function() "
+        "return vim.fn.search('^## pi', 'nw') end)\n"
+        "local shown = vim.inspect_pos(buffer, lnum - 1, 0)\n"
+        "local names = vim.tbl_map(function(item) return item.hl_group end, shown.syntax)\n"
+        "for _, item in ipairs(shown.treesitter) do table.insert(names, item.capture) end\n"
+        "return names"
+    )
+    assert any(
+        name == "markdownH2" or name.startswith("markup.heading") for name in header_highlights
+    ), f"the chat's headers are not highlighted as markdown: {header_highlights}"

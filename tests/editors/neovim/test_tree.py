@@ -23,11 +23,16 @@ def two_turns(pi, scripted_model) -> None:
 
 
 def open_tree(pi) -> list[dict]:
-    """Opens the tree and returns its entry lines parsed: mark, id, kind, preview, label."""
+    """Opens the tree and returns its entry lines parsed (mark, id, kind, preview, label) once the
+    tree it fetches is drawn: a tree buffer shown before already holds rows, maybe the same."""
     leaf = pi.request("pi/state")["leafId"]
+    drawn = pi.lua(
+        "local buffer = vim.fn.bufnr('pi://tree') "
+        "return buffer == -1 and -1 or vim.b[buffer].changedtick"
+    )
     pi.command("PiTree")
     pi.wait_until(
-        "table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, "
+        f"vim.b.changedtick > {drawn} and table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, "
         f"false), '\\n'):find('◉ {leaf}', 1, true) ~= nil"
     )
     return tree_rows(pi)
@@ -228,3 +233,29 @@ def test_a_session_with_context_edits_shows_what_they_did_in_the_tree_and_the_ch
     assert row(rows, "user", "My key is sk-live-1")["edited"] == "removed from context"
     assert row(rows, "context_edit", "removed from context: My key is sk-live-1")["edited"] is None
     assert [r["edited"] for r in rows if r["preview"] in ("Noted", "Carry on")] == [None, None]
+
+
+def test_a_reopened_tree_starts_at_the_leaf_and_its_fetch_leaves_the_cursor_where_the_user_put_it(
+    pi, scripted_model
+):
+    """The tree window shows the rows it had at once (the cursor on the leaf) while it fetches the
+    tree again; that fetch arriving does not move a cursor the user has moved meanwhile."""
+    two_turns(pi, scripted_model)
+    rows = open_tree(pi)
+    pi.command("close")
+    leaf, target = row(rows, "assistant", "Answer 2"), row(rows, "user", "First question")
+    start, after_fetch = pi.lua(
+        """
+        local target = ...
+        local buffer = vim.fn.bufnr('pi://tree')
+        local drawn = vim.b[buffer].changedtick
+        vim.cmd('PiTree')
+        local start = vim.api.nvim_win_get_cursor(0)[1]
+        vim.api.nvim_win_set_cursor(0, { target, 0 })
+        local fetched = vim.wait(15000, function() return vim.b[buffer].changedtick > drawn end, 10)
+        return { start, fetched and vim.api.nvim_win_get_cursor(0)[1] }
+        """,
+        target["lnum"],
+    )
+    assert start == leaf["lnum"]
+    assert after_fetch == target["lnum"]

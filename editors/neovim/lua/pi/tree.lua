@@ -379,11 +379,13 @@ function M.open(target_id)
   if shown then
     vim.api.nvim_set_current_win(shown)
   else
-    model = nil -- a new window starts at the leaf
     vim.cmd("topleft vsplit")
     vim.api.nvim_win_set_buf(0, buffer)
     vim.api.nvim_win_set_width(0, util.window_size(vim.o.columns, config.options.window.tree_size))
     vim.wo.wrap, vim.wo.number, vim.wo.cursorline = false, false, true
+    -- A new window starts at the leaf of the rows it shows at once; the fetch moves the cursor
+    -- only if the leaf moved since, not from under a user already moving through the rows.
+    draw(true)
   end
   fetch_window(target_id)
 end

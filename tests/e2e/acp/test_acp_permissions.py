@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,8 +22,7 @@ from acp.schema import (
 )
 
 from pi_lsp.scripted_llm import replies
-from pi_lsp.scripted_llm.server import ScriptedLLM
-from tests.e2e.acp_support import RecordingClient, acp_agent, saved_tool_results
+from tests.e2e.acp.support import RecordingClient, acp_agent, saved_tool_results
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -48,6 +46,13 @@ class AnsweringClient(RecordingClient):
     def on_connect(self, connection: Any) -> None:
         self.connection = connection
 
+    def reset(self) -> None:
+        super().reset()
+        self.questions.clear()
+
+    def check_nothing_left(self) -> None:
+        assert not self.answers, "an answer was left for the next test"
+
     async def request_permission(self, options, session_id, tool_call, **kwargs: Any):
         self.questions.append((session_id, tool_call, options))
         self.updates_before_question.append(len(self.updates))
@@ -63,12 +68,6 @@ class AnsweringClient(RecordingClient):
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def scripted_llm():
-    async with ScriptedLLM() as server:
-        yield server
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def warm(scripted_llm, tmp_path_factory):
     client = AnsweringClient()
     permissions = {"bash": "ask", "write": "ask"}
@@ -76,23 +75,6 @@ async def warm(scripted_llm, tmp_path_factory):
         scripted_llm, tmp_path_factory.mktemp("acp-permissions"), client, permissions=permissions
     ) as (connection, _, _):
         yield connection, client
-
-
-@pytest.fixture
-def agent(warm, scripted_llm):
-    warm[1].updates.clear()
-    warm[1].questions.clear()
-    yield warm
-    assert not scripted_llm._queue, "a scripted reply was left for the next test"
-    assert not warm[1].answers, "an answer was left for the next test"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("def add(a, b):\n    return a - b\n")
-    return root
 
 
 async def test_allow_once_runs_the_call_and_asks_again_next_time(scripted_llm, workspace, agent):

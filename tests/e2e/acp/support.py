@@ -47,6 +47,13 @@ class RecordingClient:
     async def ext_notification(self, method: str, params: dict) -> None:
         pass
 
+    def reset(self) -> None:
+        """Forget what was recorded (a warm process's client, between tests)."""
+        self.updates.clear()
+
+    def check_nothing_left(self) -> None:
+        """Fail when something prepared for a test was not used by it."""
+
     def of_type(self, kind: type) -> list[Any]:
         return [update for _, update in self.updates if isinstance(update, kind)]
 

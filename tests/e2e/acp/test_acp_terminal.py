@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import signal
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,8 +22,7 @@ from acp.schema import (
 )
 
 from pi_lsp.scripted_llm import replies
-from pi_lsp.scripted_llm.server import ScriptedLLM
-from tests.e2e.acp_support import RecordingClient, acp_agent, saved_tool_results, start_streaming
+from tests.e2e.acp.support import RecordingClient, acp_agent, saved_tool_results, start_streaming
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -86,11 +84,9 @@ class TerminalClient(RecordingClient):
     async def release_terminal(self, session_id, terminal_id, **kwargs):
         self.calls.append(("release", terminal_id))
 
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def scripted_llm():
-    async with ScriptedLLM() as server:
-        yield server
+    def reset(self) -> None:
+        super().reset()
+        self.calls.clear()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -101,21 +97,6 @@ async def warm(scripted_llm, tmp_path_factory):
         scripted_llm, tmp_path_factory.mktemp("acp-terminal"), client, capabilities
     ) as (connection, _, _):
         yield connection, client
-
-
-@pytest.fixture
-def agent(warm, scripted_llm):
-    warm[1].updates.clear()
-    warm[1].calls.clear()
-    yield warm
-    assert not scripted_llm._queue, "a scripted reply was left for the next test"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 async def test_a_command_runs_in_the_clients_terminal_and_its_output_is_the_result(

@@ -31,42 +31,19 @@ from acp.schema import (
 
 from pi_lsp.client import isolated_environment
 from pi_lsp.scripted_llm import replies
-from pi_lsp.scripted_llm.server import ScriptedLLM
-from tests.e2e.acp_support import HOME, RecordingClient, acp_agent, start_streaming
+from tests.e2e.acp.support import HOME, RecordingClient, acp_agent, start_streaming
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def scripted_llm():
-    async with ScriptedLLM() as server:
-        yield server
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("def add(a, b):\n    return a - b\n")
-    return root
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def warm_agent(scripted_llm, tmp_path_factory):
+async def warm(scripted_llm, tmp_path_factory):
     async with acp_agent(scripted_llm, tmp_path_factory.mktemp("acp-shared")) as (
         connection,
         client,
         _,
     ):
         yield connection, client
-
-
-@pytest.fixture
-def agent(warm_agent, scripted_llm):
-    """The shared warm process, its recorded updates cleared for this test."""
-    warm_agent[1].updates.clear()
-    yield warm_agent
-    assert not scripted_llm._queue, "a scripted reply was left for the next test"
 
 
 @contextlib.asynccontextmanager
@@ -415,7 +392,7 @@ async def test_tree_of_a_big_session_shows_a_window_and_every_hint_shows_more(wo
     and each ``/tree <id>`` it offers answers the same way, around that entry."""
     sessions = workspace / ".pi" / "sessions"
     sessions.mkdir(parents=True)
-    generator = Path(__file__).resolve().parents[2] / "bench" / "generate_session.py"
+    generator = Path(__file__).resolve().parents[3] / "bench" / "generate_session.py"
     file = sessions / "2026-01-01T00-00-00-000Z_bench-10000.jsonl"
     completed = await asyncio.create_subprocess_exec(
         sys.executable, str(generator), str(file), "10000"
@@ -444,3 +421,31 @@ async def test_tree_of_a_big_session_shows_a_window_and_every_hint_shows_more(wo
             assert re.search(rf"^[@* ] +{entry_id} ", around, re.MULTILINE), entry_id
         with pytest.raises(RequestError, match="usage: /tree"):
             await tree("one", "two")
+
+
+async def test_errors_quote_client_input_shortened(workspace, agent):
+    """Unknown sessions, entries and values sent megabytes long come back as their start and
+    length, not whole."""
+    huge = "x" * 100_000
+    shortened = "x" * 79 + "… (100,00"  # 100,002 characters where the value is quoted
+    async with reuse(agent) as (connection, _, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        known = session.session_id
+        calls = {
+            "prompt": connection.prompt(session_id=huge, prompt=[text_block("hi")]),
+            "load": connection.load_session(cwd=str(workspace), session_id=huge, mcp_servers=[]),
+            "/tree": connection.prompt(session_id=known, prompt=[text_block(f"/tree {huge}")]),
+            "/navigate": connection.prompt(
+                session_id=known, prompt=[text_block(f"/navigate {huge}")]
+            ),
+            "config": connection.set_config_option(
+                config_id="thinking_level", session_id=known, value=huge
+            ),
+            "cwd": connection.new_session(cwd=huge, mcp_servers=[]),
+            "extension method": connection.ext_method(huge, {}),
+        }
+        for name, call in calls.items():
+            with pytest.raises(RequestError) as raised:
+                await call
+            error = json.dumps([str(raised.value), raised.value.data], ensure_ascii=False)
+            assert shortened in error and len(error) < 400, (name, len(error))
