@@ -18,16 +18,21 @@ export class SessionController implements vscode.Disposable {
   private readonly switched = new vscode.EventEmitter<SessionSwitch>();
   private readonly stateChanged = new vscode.EventEmitter<StateResult>();
   private readonly treeChanged = new vscode.EventEmitter<TreeChangedEvent | undefined>();
+  private readonly shownAfterStart = new vscode.EventEmitter<number>();
   /** The shown session changed (its history is loaded). */
   readonly onDidSwitch = this.switched.event;
   readonly onDidChangeState = this.stateChanged.event;
   /** The shown session's tree or leaf changed: with what changed, or undefined when another session is shown. */
   readonly onDidChangeTree = this.treeChanged.event;
+  /** A server (re)start's session is shown: the start's generation. */
+  readonly onDidShowAfterStart = this.shownAfterStart.event;
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly server: PiServer) {
     this.subscriptions = [
-      server.onDidStart(() => void this.switchTo(undefined)),
+      // The chat reports a (re)started server only once its session is shown again: a prompt
+      // sent before that reset would have its streamed answer wiped by it.
+      server.onDidStart((generation) => void this.switchTo(undefined).finally(() => this.shownAfterStart.fire(generation))),
       server.onEvent((notification) => this.onEvent(notification)),
     ];
   }
@@ -70,6 +75,7 @@ export class SessionController implements vscode.Disposable {
     this.switched.dispose();
     this.stateChanged.dispose();
     this.treeChanged.dispose();
+    this.shownAfterStart.dispose();
   }
 
   private async loadHistory(state: StateResult): Promise<ChatItem[]> {

@@ -38,7 +38,7 @@ export class ChatController implements vscode.Disposable {
         this.post?.({ type: 'model', model: this.modelInfo() });
       }),
       server.onResourcesChanged(() => void this.loadCompletions()),
-      server.onDidStart((generation) => {
+      session.onDidShowAfterStart((generation) => {
         this.setServerStatus({ state: 'running', generation });
         void this.loadCompletions();
       }),
