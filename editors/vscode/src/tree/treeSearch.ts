@@ -1,7 +1,10 @@
 // Search in the session tree: a quick pick that asks `pi/treeSearch` as the user types (entry
 // text, labels, names; the newest matches first), so a session of any size is searched on the
-// server rather than in the entries the view happens to hold.
+// server rather than in the entries the view happens to hold. VS Code names the chosen item by its
+// index, so the list only grows while the pick is open (growingItems.ts): the latest matches are
+// always shown, and VS Code's own filter on the typed text hides the earlier ones.
 import * as vscode from 'vscode';
+import { growItems } from '../growingItems';
 import type { TreeNodeRow } from '../protocol';
 import { describeError, type PiServer } from '../server';
 import { entryKind } from './treeModel';
@@ -35,14 +38,21 @@ export function searchTree(
   pick.placeholder = 'Search the session: message text, tool calls, labels, names';
   pick.matchOnDescription = true;
   const initial = options.initial.map((row) => pickOf(row, options.leafId));
-  pick.items = initial;
+  let shown = initial;
+  pick.items = shown;
   let timer: NodeJS.Timeout | undefined;
   let asked = 0;
+
+  /** Puts `items` in (alwaysShow: the server matched them already); the others only if VS Code's filter keeps them. */
+  const show = (items: RowPick[]) => {
+    shown = growItems(shown, items, (item) => item.row.id, (item) => ({ ...item, alwaysShow: false }));
+    pick.items = shown;
+  };
 
   const search = async (query: string) => {
     const ticket = ++asked;
     if (!query.trim()) {
-      pick.items = initial;
+      show(initial);
       pick.title = options.title;
       return;
     }
@@ -50,12 +60,10 @@ export function searchTree(
     try {
       const result = await server.request('pi/treeSearch', { ...(sessionId ? { sessionId } : {}), query, limit: SEARCH_LIMIT });
       if (ticket !== asked) return;
-      // The server matched already: keep VS Code from filtering its matches out again. The item
-      // the user is on stays active when it is among the matches.
+      // The item the user is on stays active when it is among the matches.
       const active = pick.activeItems[0]?.row.id;
-      const items = result.rows.map((row) => ({ ...pickOf(row, options.leafId), alwaysShow: true }));
-      pick.items = items;
-      const kept = items.find((item) => item.row.id === active);
+      show(result.rows.map((row) => ({ ...pickOf(row, options.leafId), alwaysShow: true })));
+      const kept = shown.find((item) => item.row.id === active && item.alwaysShow);
       if (kept) pick.activeItems = [kept];
       pick.title = `${options.title} ${result.total} match${result.total === 1 ? '' : 'es'}${result.total > result.rows.length ? `, the newest ${result.rows.length}` : ''}`;
     } catch (error) {
@@ -71,7 +79,6 @@ export function searchTree(
       timer = setTimeout(() => void search(value), SEARCH_DELAY_MS);
     });
     pick.onDidAccept(() => {
-      // The server's matches may have replaced the items as the user chose: take the active one.
       resolve((pick.selectedItems[0] ?? pick.activeItems[0])?.row);
       pick.hide();
     });
