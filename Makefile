@@ -64,6 +64,7 @@ install-vscode:
 
 bench: install
 	$(PY) bench/side_by_side.py
+	$(PY) bench/anthropic_streaming.py
 	$(PY) bench/session_bench.py
 	$(PY) bench/cache_bench.py
 
