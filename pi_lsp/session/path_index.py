@@ -17,7 +17,6 @@ message's role), never by decoding or searching the lines.
 from __future__ import annotations
 
 import bisect
-import itertools
 import operator
 import weakref
 from collections.abc import Mapping
@@ -64,29 +63,6 @@ def _shown_positions(entries: list[StoredEntry], first: int) -> list[int]:
     ]
 
 
-_SYSTEM_HEAD = MessageHead("system")
-_head_of = operator.attrgetter("message_head")
-
-
-def _count_shown(entries: list[StoredEntry]) -> int:
-    """How many of ``entries`` the chat shows (``len(_shown_positions(entries, 0))``), counted
-    in C loops over what the file's index read: a 100k-entry path costs a few milliseconds."""
-    types = list(map(_type_of, entries))
-    heads = list(
-        itertools.compress(
-            map(_head_of, entries), map(operator.eq, types, itertools.repeat("message"))
-        )
-    )
-    # A message shows when its ``message`` is an object whose role is not ``system``.
-    shown = operator.countOf(map(type, heads), MessageHead) - operator.countOf(heads, _SYSTEM_HEAD)
-    shown += sum(map(types.count, SUMMARY_TYPES))
-    if "custom_message" in types:
-        shown += sum(
-            shown_in_transcript(entry) for entry in entries if entry.type == "custom_message"
-        )
-    return shown
-
-
 class ActivePathIndex:
     """The active path's entries, their positions, and which of them the chat shows."""
 
@@ -100,7 +76,6 @@ class ActivePathIndex:
         """``id()`` of an entry → its depth: its position if it is on the path (``_OFF_PATH``
         when its walk up met no entry of the path)."""
         self._shown: list[int] | None = None
-        self._shown_count: int | None = None
         self._effects: dict[Any, ProjectedEntry] | None = None
         self._has_context_edits: bool | None = None
         self._branch_positions: tuple[int, list[int]] | None = None
@@ -144,8 +119,6 @@ class ActivePathIndex:
         if keep == len(self.entries):
             return
         entries = self.entries
-        if self._shown_count is not None and self._shown is None:
-            self._shown_count -= _count_shown(entries[keep:])
         del entries[keep:]
         # Depths found since rest on positions that may be gone: keep only the anchors.
         self._depths = {id(entries[index]): index for index in range(0, keep, ANCHOR_SPACING)}
@@ -167,8 +140,6 @@ class ActivePathIndex:
             depths[id(entries[index])] = index
         if self._shown is not None:
             self._shown.extend(_shown_positions(added, known))
-        elif self._shown_count is not None:
-            self._shown_count += _count_shown(added)
         if self._has_context_edits is False and CONTEXT_EDIT in map(_type_of, added):
             self._has_context_edits = True  # stays set if the edit is left: only slower
         self._effects = None
@@ -177,34 +148,11 @@ class ActivePathIndex:
     @property
     def shown(self) -> list[int]:
         """Positions (in ``entries``) of the entries the chat shows, in path order; worked out
-        the first time something asks, then followed."""
+        the first time the chat asks (one pass over the path, on what opening read), then
+        followed."""
         if self._shown is None:
             self._shown = _shown_positions(self.entries, 0)
         return self._shown
-
-    @property
-    def shown_count(self) -> int:
-        """How many entries of the path the chat shows (``len(shown)``, without listing them)."""
-        if self._shown is not None:
-            return len(self._shown)
-        if self._shown_count is None:
-            self._shown_count = _count_shown(self.entries)
-        return self._shown_count
-
-    def last_shown(self, count: int) -> list[int]:
-        """The positions of the last ``count`` entries the chat shows (the chat's first page):
-        found walking back from the leaf when ``shown`` was not worked out yet."""
-        if self._shown is not None:
-            return self._shown[-count:]
-        found: list[int] = []
-        entries = self.entries
-        for position in range(len(entries) - 1, -1, -1):
-            if len(found) == count:
-                break
-            if shown_in_transcript(entries[position]):
-                found.append(position)
-        found.reverse()
-        return found
 
     def position_of(self, entry_id: Any) -> int | None:
         """The position on the path of the entry ``entry_id``; ``None`` when it is not on it."""

@@ -64,34 +64,26 @@ def transcript(session: Session, limit: int | None = None, before: str | None = 
     only those before the entry ``before`` (a cursor on the path) if given.
 
     Costs the entries returned, not the path's length: the path's visible entries are found once,
-    from the file's index, and followed as turns append (``path_index``).
+    from what opening the file read of each line, and followed as turns append (``path_index``).
     """
     index = active_path_index(session)
-    if before is None and limit:  # the tail: the chat's first page, and the newest entries
-        total = index.shown_count
-        page = index.last_shown(limit)
-        start = total - len(page)
-    else:
-        shown = index.shown
-        total = end = len(shown)
-        if before is not None:
-            position = index.position_of(before)
-            if position is None:
-                session.require_entry(before)
-                raise InvalidParamsError(
-                    f"before: entry {echoed(before)} is not on the active path"
-                )
-            end = bisect.bisect_left(shown, position)
-        start = max(0, end - limit) if limit else 0
-        page = shown[start:end]
+    shown = index.shown
+    end = len(shown)
+    if before is not None:
+        position = index.position_of(before)
+        if position is None:
+            session.require_entry(before)
+            raise InvalidParamsError(f"before: entry {echoed(before)} is not on the active path")
+        end = bisect.bisect_left(shown, position)
+    start = max(0, end - limit) if limit else 0
     effects = index.effects
     items = []
-    for position in page:
+    for position in shown[start:end]:
         entry = index.entries[position]
         item = _transcript_item(entry, effects.get(entry.id))
         if item is not None:
             items.append(item)
-    return Transcript(session.leaf_id, total, start, items)
+    return Transcript(session.leaf_id, len(shown), start, items)
 
 
 def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> TranscriptItem | None:
