@@ -106,13 +106,13 @@ def project_session(
 
 def build_context_from_path(path: Sequence[Entry]) -> SessionContext:
     """The context of a root→leaf ``path`` already walked (the store keeps its active path)."""
-    thinking_level, model = _context_settings(path)
+    thinking_level, model = context_settings(path)
     return SessionContext(
         messages=context_messages(path), thinking_level=thinking_level, model=model
     )
 
 
-def _context_settings(path: Sequence[Entry]) -> tuple[Any, dict[str, Any] | None]:
+def context_settings(path: Sequence[Entry]) -> tuple[Any, dict[str, Any] | None]:
     """The last thinking level and model set on the path.
 
     pi scans the path forwards and keeps overwriting; scanning backwards and stopping at the first
