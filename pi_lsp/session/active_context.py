@@ -132,6 +132,5 @@ class ActivePathContext:
             )
 
 
-
 def _names_level(entry: Entry) -> bool:
     return isinstance(entry.get("thinkingLevel"), str)
