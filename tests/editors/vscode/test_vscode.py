@@ -13,12 +13,14 @@ A second run installs the same .vsix into a fresh profile where nothing but the 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import zipfile
@@ -221,13 +223,29 @@ def _healthy(url: str) -> bool:
         return False
 
 
+SHARED_SETTINGS = ("PI_LSP_SHARED", "PI_LSP_SHARED_IDLE_SECONDS")
+"""Kept from the caller's environment: ``PI_LSP_SHARED=1 pytest tests/editors/vscode`` runs the
+editor's servers as forwarders to one shared server (docs/performance.md, "The shared server")."""
+
+
+@functools.cache
+def _shared_runtime() -> Path:
+    """The shared server's runtime directory: short, as a socket's path must fit in 107 bytes."""
+    return Path(tempfile.mkdtemp(prefix="pi-lsp-run-"))
+
+
 def _hermetic_environment(home: Path) -> dict[str, str]:
     environment = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("PI_LSP_", "PI_CODING_AGENT", "VSCODE_"))
-        and not key.endswith("_API_KEY")  # the machine's own provider keys stay out
+        if key in SHARED_SETTINGS
+        or (
+            not key.startswith(("PI_LSP_", "PI_CODING_AGENT", "VSCODE_"))
+            and not key.endswith("_API_KEY")  # the machine's own provider keys stay out
+        )
     }
+    if environment.get("PI_LSP_SHARED"):
+        environment["XDG_RUNTIME_DIR"] = str(_shared_runtime())
     environment.update(
         HOME=str(home),
         XDG_CONFIG_HOME=str(home / "config"),
@@ -414,6 +432,7 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
         }
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=240, env=driver_environment)
         (ARTIFACTS / "driver.log").write_text(driver.stdout + driver.stderr)
+        shared_servers = _shared_servers()
     finally:
         processes.stop_all()
         _collect_server_logs(root / "user-data")
@@ -423,7 +442,30 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
             result = json.loads(line)
             results[result["scenario"]] = result
     assert "driver" not in results, results["driver"]["error"]
+    results["shared servers"] = {"count": len(shared_servers)}
     return results
+
+
+def _shared_servers() -> set[int]:
+    """The shared servers (``pi-lsp --serve-shared``) running on this run's runtime directory."""
+    runtime = f"XDG_RUNTIME_DIR={_shared_runtime()}".encode()
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            if (
+                entry.name.isdigit()
+                and b"--serve-shared" in (entry / "cmdline").read_bytes()
+                and runtime in (entry / "environ").read_bytes()
+            ):
+                pids.add(int(entry.name))
+        except OSError:
+            continue
+    return pids
+
+
+@pytest.mark.skipif(not os.environ.get("PI_LSP_SHARED"), reason="PI_LSP_SHARED is not set")
+def test_e2e_ran_on_one_shared_server_when_asked(e2e_results):
+    assert e2e_results["shared servers"]["count"] == 1
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
