@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pi_lsp.session.context import SessionContext, context_settings
-from pi_lsp.session.js_values import UNDEFINED, without_undefined
-from pi_lsp.session.paths import entry_role, entry_types
+from pi_lsp.session.context import SessionContext, context_settings, model_set_by
+from pi_lsp.session.js_values import UNDEFINED
+from pi_lsp.session.paths import entry_types
 from pi_lsp.session.projection import (
     CONTEXT_EDIT,
     ProjectedEntry,
@@ -115,21 +115,10 @@ class ActivePathContext:
             self._thinking_level = entry.get("thinkingLevel", UNDEFINED)
             if _names_level(entry):
                 self._named_thinking_level = entry["thinkingLevel"]
-        elif entry_type == "model_change":
-            self._model = without_undefined(
-                {
-                    "provider": entry.get("provider", UNDEFINED),
-                    "modelId": entry.get("modelId", UNDEFINED),
-                }
-            )
-        elif entry_type == "message" and entry_role(entry) == "assistant":
-            message = entry["message"]
-            self._model = without_undefined(
-                {
-                    "provider": message.get("provider", UNDEFINED),
-                    "modelId": message.get("model", UNDEFINED),
-                }
-            )
+        else:
+            model = model_set_by(entry_type, entry)
+            if model is not None:  # {} too: a change that names nothing still sets it
+                self._model = model
 
 
 def _names_level(entry: Entry) -> bool:

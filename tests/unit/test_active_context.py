@@ -29,6 +29,7 @@ operations = st.lists(
         st.tuples(st.just("thinking"), st.sampled_from(["off", "low", "high"])),
         st.tuples(st.just("odd thinking"), st.sampled_from([None, 3])),
         st.tuples(st.just("model"), st.sampled_from(["a", "b"])),
+        st.tuples(st.just("odd model")),
         st.tuples(st.just("custom message"), st.text(max_size=10)),
         st.tuples(st.just("label"), st.integers(0, 60)),
         st.tuples(st.just("read")),
@@ -65,6 +66,8 @@ def apply(session: Session, operation: tuple) -> None:
         session.append_thinking_level_change(arguments[0])
     elif kind == "odd thinking":  # a damaged line: a level that is not a string
         session.append_raw({"type": "thinking_level_change", "thinkingLevel": arguments[0]})
+    elif kind == "odd model":  # a model change that names no model
+        session.append_raw({"type": "model_change"})
     elif kind == "model":
         session.append_model_change(arguments[0], "model")
     elif kind == "custom message":
