@@ -432,7 +432,7 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
         }
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=240, env=driver_environment)
         (ARTIFACTS / "driver.log").write_text(driver.stdout + driver.stderr)
-        shared_servers = _shared_servers()
+        shared_servers = _shared_servers(_shared_runtime())
     finally:
         processes.stop_all()
         _collect_server_logs(root / "user-data")
@@ -446,9 +446,9 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
     return results
 
 
-def _shared_servers() -> set[int]:
-    """The shared servers (``pi-lsp --serve-shared``) running on this run's runtime directory."""
-    runtime = f"XDG_RUNTIME_DIR={_shared_runtime()}".encode()
+def _shared_servers(runtime_directory: Path) -> set[int]:
+    """The shared servers (``pi-lsp --serve-shared``) running on ``runtime_directory``."""
+    runtime = f"XDG_RUNTIME_DIR={runtime_directory}".encode()
     pids = set()
     for entry in Path("/proc").iterdir():
         try:
@@ -525,6 +525,12 @@ def bundled_run(tmp_path_factory, vsix) -> dict:
     artifacts.mkdir(parents=True)
     root = tmp_path_factory.mktemp("vscode-bundled")
     environment = _bare_environment(root / "home")
+    # The packaged server runs as a shared one here: CI's VS Code run of the shared server (the
+    # main run covers the plain stdio server; PI_LSP_SHARED=1 runs it shared too).
+    runtime = Path(tempfile.mkdtemp(prefix="pi-lsp-run-"))
+    environment.update(
+        PI_LSP_SHARED="1", PI_LSP_SHARED_IDLE_SECONDS="5", XDG_RUNTIME_DIR=str(runtime)
+    )
     for name in ("pi-lsp", "python"):
         assert shutil.which(name, path=environment["PATH"]) is None, f"{name} is on the bare PATH"
     assert shutil.which("python3", path=environment["PATH"]) == str(SYSTEM_PYTHON)
@@ -554,12 +560,24 @@ def bundled_run(tmp_path_factory, vsix) -> dict:
         }
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=300, env=driver_environment)
         (artifacts / "driver.log").write_text(driver.stdout + driver.stderr)
+        shared_servers = _shared_servers(runtime)
     finally:
         processes.stop_all()
         _collect_server_logs(root / "user-data", artifacts)
     results = [json.loads(line) for line in driver.stdout.splitlines() if line.startswith("{")]
     output = artifacts / "pi-lsp-output.log"
-    return {"results": results, "output": output.read_text() if output.exists() else ""}
+    return {
+        "results": results,
+        "output": output.read_text() if output.exists() else "",
+        "shared servers": len(shared_servers),
+    }
+
+
+def test_the_vsix_server_serves_the_editor_from_a_shared_server(bundled_run):
+    [result] = bundled_run["results"]
+    assert result["ok"], f"{result['error']}\nscreenshot: {result.get('screenshot')}"
+    assert "not sharing a server" not in bundled_run["output"], bundled_run["output"]
+    assert bundled_run["shared servers"] == 1
 
 
 def test_the_vsix_runs_its_own_server_with_only_the_system_python(bundled_run):
