@@ -13,7 +13,7 @@ LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 	install-vscode install-luacheck bench clean test-reliability-full
 
 test: install lint
-	$(PY) -m pytest -n 2 --dist loadfile --durations=20
+	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20
 
 # The unit and in-process suites (no editors, no pi, no server subprocesses): well under a minute.
 test-fast: install-python
@@ -64,6 +64,7 @@ install-vscode:
 
 bench: install
 	$(PY) bench/side_by_side.py
+	$(PY) bench/anthropic_streaming.py
 	$(PY) bench/session_bench.py
 	$(PY) bench/cache_bench.py
 

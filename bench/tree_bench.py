@@ -46,6 +46,9 @@ from pi_lsp.handlers.base import HANDLERS
 from pi_lsp.session.session import Session
 from pi_lsp.session.tree_view import render_tree_text
 
+EDITOR_PAGE = 100
+"""The rows and history entries the editors fetch at once (their first screen and each page)."""
+
 
 def _handlers_loaded() -> None:
     from pi_lsp.handlers import sessions, tree  # noqa: F401 - registers the handlers
@@ -96,6 +99,26 @@ def one_turn(session: Session, index: int) -> None:
     )
 
 
+def editors_tree_screen(services: Any) -> tuple[float, int]:
+    """What both editors ask to show the tree of a session: the window, then the levels above it
+    they fetch whole (every one in a small session; in a big one the other branches of the three
+    branch points nearest the leaf, as TreeWindowModel.levelsToFill and tree_window.lua decide)."""
+    total_ms, total_bytes, window = call(services, protocol.TREE_WINDOW, {"limit": EDITOR_PAGE})
+    partial = [level for level in window["levels"] if len(level["rows"]) < level["total"]][::-1]
+    if sum(level["total"] for level in window["levels"]) > 2 * EDITOR_PAGE:
+        partial = [level for level in partial if level["total"] <= 10][:3]
+    for level in partial:
+        params = {"parentId": level["parentId"], "offset": 0, "limit": EDITOR_PAGE}
+        ms, size, _ = call(services, protocol.TREE_CHILDREN, params)
+        total_ms, total_bytes = total_ms + ms, total_bytes + size
+    return total_ms, total_bytes
+
+
+def tree_screen(services: Any, repeats: int) -> tuple[float, int]:
+    runs = [editors_tree_screen(services) for _ in range(repeats)]
+    return statistics.median(run[0] for run in runs), runs[0][1]
+
+
 def measure(entries: int, repeats: int) -> dict[str, tuple[float, int]]:
     figures: dict[str, tuple[float, int]] = {}
     with tempfile.TemporaryDirectory() as scratch:
@@ -111,16 +134,17 @@ def measure(entries: int, repeats: int) -> dict[str, tuple[float, int]]:
         cold_ms, cold_bytes, window = call(services, protocol.TREE_WINDOW, {})
         figures["treeWindow cold"] = (cold_ms, cold_bytes)
         figures["treeWindow"] = median_call(services, protocol.TREE_WINDOW, {}, repeats)
-        figures["messages limit 50"] = median_call(
-            services, protocol.MESSAGES, {"limit": 50}, repeats
+        figures["messages limit 100"] = median_call(
+            services, protocol.MESSAGES, {"limit": EDITOR_PAGE}, repeats
         )
-        _, _, tail = call(services, protocol.MESSAGES, {"limit": 50})
+        _, _, tail = call(services, protocol.MESSAGES, {"limit": EDITOR_PAGE})
         figures["messages earlier page"] = median_call(
             services,
             protocol.MESSAGES,
-            {"limit": 50, "before": tail["entries"][0]["entryId"]},
+            {"limit": EDITOR_PAGE, "before": tail["entries"][0]["entryId"]},
             repeats,
         )
+        figures["tree first screen (editors)"] = tree_screen(services, repeats)
         top = window["levels"][0]
         figures["treeChildren page"] = median_call(
             services,
@@ -231,7 +255,11 @@ def main() -> None:
     print(
         "before: the editors fetched `tree (whole)` on every tree_changed, i.e. after every turn;"
     )
-    print("now: the first screen is `treeWindow` + `messages limit 50`, a turn costs its event.")
+    print(
+        "now: the first screen is `tree first screen (editors)` (treeWindow and the levels the"
+        " editors fill) and `messages limit 100`; after a turn the editors patch in"
+        " `tree_changed`."
+    )
     print()
     print_cli_tree(arguments.sizes)
 

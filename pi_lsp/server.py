@@ -23,6 +23,13 @@ from pygls.protocol import LanguageServerProtocol
 
 from pi_lsp import __version__, protocol
 from pi_lsp.errors import echoed
+from pi_lsp.handlers.invalid_request import (
+    NotAMessage,
+    invalid_request,
+    invalid_request_error,
+    is_message,
+    problem_with,
+)
 from pi_lsp.services import Services
 
 logger = logging.getLogger(__name__)
@@ -67,7 +74,12 @@ class PiProtocol(LanguageServerProtocol):
 
     def structure_message(self, data: dict[str, Any]):
         """Keep a request whose typed params pygls cannot parse (a standard LSP method with wrong
-        params) for an InvalidParams answer; pygls itself would log it and never answer."""
+        params) for an InvalidParams answer, and an object that is no JSON-RPC 2.0 message for an
+        Invalid Request answer; pygls itself would log either and never answer."""
+        if "jsonrpc" in data:
+            problem = problem_with(data)
+            if problem is not None:
+                return NotAMessage(data, problem)
         try:
             return super().structure_message(data)
         except JsonRpcException as error:
@@ -79,11 +91,26 @@ class PiProtocol(LanguageServerProtocol):
     def handle_message(self, message) -> None:
         # Answered here, once the whole body has decoded: structure_message also sees the objects
         # of a body that turns out not to be JSON, and objects nested inside a message.
+        if not is_message(message) and not isinstance(message, RequestWithInvalidParams):
+            invalid = invalid_request(message)
+            if invalid is None:
+                logger.warning("dropped a response without a jsonrpc member")
+                return
+            request_id, reason = invalid
+            logger.warning("answered Invalid Request (id %r): %s", request_id, reason)
+            self.send_error_answer(request_id, invalid_request_error(reason))
+            return
         if isinstance(message, RequestWithInvalidParams):
             error = JsonRpcInvalidParams(message.reason).to_response_error()
             self._send_response(message.id, error=error)
             return
         super().handle_message(message)
+
+    def send_error_answer(self, request_id: int | str | None, error: Any) -> None:
+        """An error answer that keeps ``"id": null`` (pygls's would drop a null id, and JSON-RPC
+        requires the member: null says the id of the message answered could not be read)."""
+        answer = {"jsonrpc": "2.0", "id": request_id, "error": self._converter.unstructure(error)}
+        self._send_data(answer)
 
     def _get_handler(self, feature_name: str):
         # pygls's "Method Not Found" quotes the method name, which a client may make megabytes long.
@@ -138,7 +165,9 @@ class PiLanguageServer(LanguageServer):
             # with a null id since the request's own id could not be read.
             reason = "nested too deep" if isinstance(error, RecursionError) else str(error)
             parse_error = JsonRpcParseError(f"the message is not valid JSON: {reason}")
-            self.protocol._send_response(None, error=parse_error.to_response_error())  # type: ignore[arg-type]
+            protocol = self.protocol
+            assert isinstance(protocol, PiProtocol)
+            protocol.send_error_answer(None, parse_error.to_response_error())
 
 
 def build_server(protocol_cls: type[PiProtocol] = PiProtocol) -> PiLanguageServer:

@@ -199,7 +199,8 @@ class ConnectionGate:
                 "the first message is not JSON", _error_answer(None, -32700, "Parse error")
             ) from None
         if not isinstance(message, dict):
-            raise Refused("the first message is not a JSON-RPC message")
+            reason = "the first message is not a JSON-RPC message"
+            raise Refused(reason, _error_answer(None, -32600, f"Invalid Request: {reason}"))
         params = message.get("params")
         options = params.get("initializationOptions") if isinstance(params, dict) else None
         problem = self._problem(message.get("method"), options)

@@ -274,6 +274,18 @@ def conversation(turns: int) -> SessionBuilder:
     return session
 
 
+def split_turn_session() -> SessionBuilder:
+    """Three short turns, then one long tool-using turn that the cut splits (entry ids in the
+    comments)."""
+    session = conversation(3)
+    session.user("big task")  # 7
+    session.assistant(tool_call("read", path="a.py"))  # 8
+    session.tool_result(words(50))  # 9
+    session.assistant(tool_call("edit", path="b.py"))  # 10
+    session.tool_result(words(400))  # 11
+    return session
+
+
 class ScriptedModel:
     """A summarizer ``Complete`` function: records each
     request, answers with the next scripted message."""

@@ -1,4 +1,5 @@
-"""The ``scripted_llm`` pytest fixture: a started ``ScriptedLLM`` on a free port, per test.
+"""The ``scripted_llm`` pytest fixture: a started ``ScriptedLLM`` on a free port, per test, and
+scripted answers several tests give.
 
 Import it into a test module or a conftest (``from pi_lsp.scripted_llm_fixtures import
 scripted_llm``); pytest-asyncio runs it on the test's event loop.
@@ -10,6 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
+from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
 
 
@@ -18,3 +20,14 @@ async def scripted_llm() -> AsyncIterator[ScriptedLLM]:
     """A running scripted LLM server with an empty queue; stopped after the test."""
     async with ScriptedLLM() as server:
         yield server
+
+
+def read_then_edit_app(old_text: str, new_text: str, final_text: str, id_separator: str = "_"):
+    """The model reads ``app.py``, replaces ``old_text`` with ``new_text`` in it, and says
+    ``final_text`` (tool calls ``call<sep>1`` and ``call<sep>2``)."""
+    edit = {"path": "app.py", "edits": [{"oldText": old_text, "newText": new_text}]}
+    return (
+        replies.tool_calls([(f"call{id_separator}1", "read", {"path": "app.py"})]),
+        replies.tool_calls([(f"call{id_separator}2", "edit", edit)]),
+        replies.text(final_text),
+    )

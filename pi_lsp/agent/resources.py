@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,12 +27,14 @@ from typing import Any
 import attrs
 
 from pi_lsp.extensions import ExtensionHost
+from pi_lsp.resources.context_files import prompt_file_candidates
 from pi_lsp.resources.files import ParsedFileCache
 from pi_lsp.resources.snapshot import (
     ResourceChanges,
     ResourceSnapshot,
     diff_snapshots,
     load_resources,
+    prompt_files_are_stale,
 )
 
 logger = logging.getLogger(__name__)
@@ -66,10 +69,16 @@ class ResourceService:
         self._watching: list[tuple[Path, bool]] | None = None
         self._places_changed = asyncio.Event()
         self._round_stop = asyncio.Event()
+        self._prompt_files = prompt_file_candidates(
+            Path(os.path.abspath(workspace)), Path(os.path.abspath(agent_dir))
+        )
 
     @property
     def snapshot(self) -> ResourceSnapshot:
-        if self._snapshot is None:
+        """The resources in force; loaded again first when a context or system-prompt file
+        changed since (an editor that truncates, then writes, may be seen by the watcher half-way
+        through, and its next reload may not have come yet)."""
+        if self._snapshot is None or prompt_files_are_stale(self._snapshot, self._prompt_files):
             self.reload()
         assert self._snapshot is not None
         return self._snapshot

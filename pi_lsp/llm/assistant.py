@@ -24,6 +24,7 @@ from pi_lsp.llm.usage import empty_usage
 
 API = "openai-completions"
 ABORTED_ERROR_MESSAGE = "Request was aborted."
+REDACTED_THINKING_TEXT = "[Reasoning redacted]"
 
 _STOP_REASONS = {
     "stop": "stop",
@@ -83,6 +84,18 @@ class PartialAssistant:
     def sign_thinking(self, signature: str) -> None:
         """Record a provider signature (Anthropic) that must accompany the thinking on replay."""
         self._ensure_thinking(signature)["thinkingSignature"] = signature
+
+    def add_redacted_thinking(self, data: str) -> None:
+        """A thinking block the provider redacted (Anthropic's ``redacted_thinking``): kept as pi
+        keeps it, its opaque ``data`` in ``thinkingSignature``, to be replayed as it came."""
+        self._content.append(
+            {
+                "type": "thinking",
+                "thinking": REDACTED_THINKING_TEXT,
+                "thinkingSignature": data,
+                "redacted": True,
+            }
+        )
 
     def _ensure_thinking(self, signature: str) -> dict[str, Any]:
         if self._thinking is None:

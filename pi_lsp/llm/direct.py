@@ -61,11 +61,11 @@ def serves(model: ModelConfig) -> bool:
         and prefix == "openai"
         and bool(model.api_base)
         and not _REWRITTEN_MODELS.match(model_id)
-        and not _proxied(model.api_base or "")
+        and not proxied(model.api_base or "")
     )
 
 
-def _proxied(url: str) -> bool:
+def proxied(url: str) -> bool:
     """Whether the environment's proxy variables send requests to ``url`` through a proxy."""
     if not any(name.lower().endswith("_proxy") for name in os.environ):
         return False

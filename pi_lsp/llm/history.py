@@ -7,8 +7,8 @@ Applied to pi LLM messages (``convert_to_llm``'s output) before they become chat
 - a tool call left without a result (the turn was aborted, or the user spoke next) gets a
   synthetic error result "No result provided", because providers refuse unanswered tool calls;
 - thinking from another model becomes plain text; thinking of the same model is kept only when it
-  has text or a signature to replay; redacted thinking is dropped (it is opaque and this adapter
-  cannot replay it);
+  has text or a signature to replay; redacted thinking is kept for the same model only (its data
+  is opaque to any other);
 - tool-call ids from another model that OpenAI would refuse (``|``-joined Responses API ids, more
   than 40 characters) are shortened, and their results follow the new id.
 
@@ -78,7 +78,8 @@ def _transform_block(
 
 def _transform_thinking(block: Mapping[str, Any], same_model: bool) -> list[dict[str, Any]]:
     if block.get("redacted"):
-        return []
+        # Opaque, and only the model that wrote it can read it (pi's rule).
+        return [dict(block)] if same_model and block.get("thinkingSignature") else []
     thinking = block.get("thinking") or ""
     if same_model and block.get("thinkingSignature"):
         return [dict(block)]

@@ -16,7 +16,8 @@ provider, after ``history.prepare_history`` has cleaned the history:
 Thinking is sent back conservatively, only for the model that produced it and only in the two
 shapes litellm forwards: as ``reasoning_content`` (or the ``reasoning``/``reasoning_text`` field
 the thinking was streamed in, recorded in ``thinkingSignature``, as pi does) and as Anthropic
-``thinking_blocks`` with their signature. Unsigned thinking is not sent at all.
+``thinking_blocks`` with their signature (a redacted block as ``redacted_thinking`` with its
+data). Unsigned thinking is not sent at all.
 
 Lone UTF-16 surrogates (JSON allows them, providers do not) are removed from every text.
 """
@@ -202,14 +203,21 @@ def _replayed_thinking(thinking_blocks: list[Mapping[str, Any]]) -> dict[str, An
         return {field: "\n".join(texts)} if texts else {}
     return {
         "thinking_blocks": [
-            {
-                "type": "thinking",
-                "thinking": block.get("thinking") or "",
-                "signature": block["thinkingSignature"],
-            }
+            _thinking_block(block)
             for block in signed
             if block["thinkingSignature"] not in REASONING_FIELDS
         ]
+    }
+
+
+def _thinking_block(block: Mapping[str, Any]) -> dict[str, Any]:
+    """litellm's ``thinking_blocks`` entry (Anthropic's block) for a signed pi thinking block."""
+    if block.get("redacted"):
+        return {"type": "redacted_thinking", "data": block["thinkingSignature"]}
+    return {
+        "type": "thinking",
+        "thinking": block.get("thinking") or "",
+        "signature": block["thinkingSignature"],
     }
 
 

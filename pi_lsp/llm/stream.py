@@ -22,8 +22,9 @@ received so far. Leaving the ``async with`` block closes the stream too, whoever
 iterating early.
 
 Where the chunks come from is ``_chunks``: ``direct.py`` for an OpenAI-compatible endpoint (plain
-dicts, no litellm), litellm for every other provider (its chunk objects); the model double feeds
-scripted ones. Every stream turns chunks into events and messages the same way.
+dicts, no litellm), ``anthropic_direct.py`` for Anthropic (plain dicts; litellm builds the request),
+litellm for every other provider (its chunk objects); the model double feeds scripted ones.
+Every stream turns chunks into events and messages the same way.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Any, Self
 
 import attrs
 
-from pi_lsp.llm import direct
+from pi_lsp.llm import anthropic_direct, direct
 from pi_lsp.llm._litellm import load_litellm, preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
 from pi_lsp.llm.caching import (
@@ -273,6 +274,14 @@ class AssistantStream:
             return
         if auth.headers:
             arguments["extra_headers"] = dict(auth.headers)
+        if anthropic_direct.serves(model):
+            anthropic_chunks = anthropic_direct.stream_chunks(model, arguments)
+            try:
+                async for chunk in anthropic_chunks:
+                    yield chunk
+            finally:
+                await anthropic_chunks.aclose()
+            return
         response = None
         try:
             response = await litellm.acompletion(**arguments)
@@ -306,6 +315,11 @@ class AssistantStream:
             self.partial.add_thinking(reasoning, REASONING_FIELD)
             events.append(ThinkingDelta(reasoning))
         for block in _get(delta, "thinking_blocks") or ():
+            if _get(block, "type") == "redacted_thinking":
+                data = _get(block, "data")
+                if isinstance(data, str) and data:
+                    self.partial.add_redacted_thinking(data)
+                continue
             signature = _get(block, "signature")
             if isinstance(signature, str) and signature:
                 self.partial.sign_thinking(signature)

@@ -26,9 +26,12 @@ from pi_lsp.resources.auth_file import AUTH_FILE, AuthFile, load_auth_file
 from pi_lsp.resources.context_files import (
     PROJECT_CONFIG_DIR,
     ContextFile,
+    FileSignature,
     find_append_system_prompt,
     find_system_prompt,
     load_context_files,
+    prompt_file_candidates,
+    prompt_files_signature,
 )
 from pi_lsp.resources.diagnostics import ResourceDiagnostic
 from pi_lsp.resources.extension_files import (
@@ -69,6 +72,9 @@ class ResourceSnapshot:
     """``<agentDir>/auth.json``: pi's stored credentials (secrets: never shown)."""
     extension_files: tuple[ExtensionFile, ...] = ()
     """Python extensions to load, in load order (``pi_lsp/extensions`` imports them)."""
+    prompt_files_signature: tuple[FileSignature, ...] = ()
+    """The context and system-prompt files as they were when this snapshot started reading them
+    (``prompt_files_are_stale`` compares it with the files now)."""
 
 
 def load_resources(
@@ -88,6 +94,8 @@ def load_resources(
     """
     workspace, agent_dir = Path(os.path.abspath(workspace)), Path(os.path.abspath(agent_dir))
     home = Path(os.path.abspath(home or Path.home()))
+    # Taken before the files are read: a write landing during the load shows as a change later.
+    signature = prompt_files_signature(prompt_file_candidates(workspace, agent_dir))
     settings = load_settings(
         workspace, agent_dir, trusted=trusted, previous=previous.settings if previous else None
     )
@@ -153,7 +161,15 @@ def load_resources(
         models,
         auth,
         extension_files,
+        signature,
     )
+
+
+def prompt_files_are_stale(snapshot: ResourceSnapshot, candidates: tuple[str, ...]) -> bool:
+    """Whether a context file, ``SYSTEM.md`` or ``APPEND_SYSTEM.md`` was written, created or
+    deleted since ``snapshot`` read them (the watcher's reload may not have come yet);
+    ``candidates``: ``prompt_file_candidates`` of the snapshot's workspace and agent directory."""
+    return prompt_files_signature(candidates) != snapshot.prompt_files_signature
 
 
 def extension_paths(

@@ -2,7 +2,8 @@
 
 The replies are the same ``Reply`` objects the OpenAI endpoint serves (from the same queue),
 translated into Anthropic's shapes: ``reasoning_content`` deltas become a ``thinking`` block
-closed by a ``signature_delta`` (so the thinking can be replayed), ``content`` deltas a ``text``
+closed by a ``signature_delta`` (so the thinking can be replayed), a ``redacted_thinking`` delta a
+``redacted_thinking`` block carrying that data, ``content`` deltas a ``text``
 block, tool-call deltas ``tool_use`` blocks fed by ``input_json_delta``; the finish reason becomes
 ``stop_reason`` (``end_turn``, ``tool_use``, ``max_tokens``). An HTTP error reply gets Anthropic's
 error body, a mid-stream error an ``error`` event. The usage comes from the server's
@@ -39,6 +40,7 @@ _ERROR_TYPES = {
     529: "overloaded_error",
 }
 _message_ids = itertools.count(1)
+_ONE_BLOCK_EACH = ("tool_use", "redacted_thinking")
 
 
 async def messages_endpoint(server: ScriptedLLM, request: web.Request) -> web.StreamResponse:
@@ -108,7 +110,7 @@ def content_events(reply: Reply) -> Iterator[dict[str, Any]]:
     open_tool: int | None = None
     for delta in reply.deltas:
         for kind, start, piece, tool_index in _pieces(delta):
-            if kind != open_kind or (kind == "tool_use" and tool_index != open_tool):
+            if kind != open_kind or (kind in _ONE_BLOCK_EACH and tool_index != open_tool):
                 if open_kind is not None:
                     yield from _close(index, open_kind)
                 index += 1
@@ -121,6 +123,10 @@ def content_events(reply: Reply) -> Iterator[dict[str, Any]]:
 
 
 def _pieces(delta: Delta) -> Iterator[tuple[str, dict[str, Any], dict[str, Any] | None, Any]]:
+    if delta.get("redacted_thinking"):
+        # Anthropic sends a redacted block whole, in its start event; one block per delta.
+        redacted = {"type": "redacted_thinking", "data": delta["redacted_thinking"]}
+        yield "redacted_thinking", redacted, None, id(delta)
     if delta.get("reasoning_content"):
         thinking = {"type": "thinking_delta", "thinking": delta["reasoning_content"]}
         yield "thinking", {"type": "thinking", "thinking": "", "signature": ""}, thinking, None

@@ -20,6 +20,7 @@ from pytest_lsp.client import LanguageClientProtocol, register_lsp_features
 
 from pi_lsp.client import EventLog, PlainPiMessages, isolated_environment, pi_request
 from pi_lsp.scripted_llm.server import ScriptedLLM
+from tests.reliability.raw_lsp import RawLsp
 
 SCRIPTED_MODEL = "openai/scripted"
 
@@ -137,3 +138,18 @@ async def another_server(
 async def request(client: LanguageClient, method: str, params: dict) -> dict:
     """Send a ``pi/*`` request; its result as plain JSON (``PiRequestError`` for an error)."""
     return await pi_request(client, method, params)
+
+
+@pytest.fixture
+async def raw_server(tmp_path: Path):
+    """A server over stdio, initialized, that the test speaks to byte by byte (``RawLsp``): for
+    what a client library would refuse to send."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    raw = await RawLsp.start([sys.executable, "-m", "pi_lsp"], isolated_environment(tmp_path))
+    initialize = {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}
+    await raw.request(0, "initialize", initialize, 60)
+    raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    yield raw
+    raw.process.kill()
+    await raw.process.wait()

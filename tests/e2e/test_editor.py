@@ -12,6 +12,7 @@ from pygls.exceptions import JsonRpcException
 
 from pi_lsp.scripted_llm import replies
 from tests.e2e.conftest import request
+from tests.scripted_llm_fixtures import read_then_edit_app
 
 
 def open_document(client, path: Path, text: str) -> None:
@@ -37,19 +38,7 @@ async def test_read_sees_unsaved_text_and_edits_go_through_the_editor(
     app = workspace / "app.py"
     unsaved = "def add(a, b):\n    return a - b  # unsaved\n"
     open_document(client, app, unsaved)
-    scripted_llm.enqueue(
-        replies.tool_calls([("call_1", "read", {"path": "app.py"})]),
-        replies.tool_calls(
-            [
-                (
-                    "call_2",
-                    "edit",
-                    {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]},
-                )
-            ]
-        ),
-        replies.text("Done."),
-    )
+    scripted_llm.enqueue(*read_then_edit_app("a - b", "a + b", "Done."))
     await request(client, "pi/prompt", {"text": "fix it"})
     read_result = scripted_llm.requests[1]["messages"][-1]
     assert "# unsaved" in json.dumps(read_result)

@@ -8,6 +8,7 @@ import pytest
 
 from pi_lsp.scripted_llm import replies
 from tests.e2e.conftest import request
+from tests.scripted_llm_fixtures import read_then_edit_app
 
 
 async def test_a_prompt_streams_events_and_persists_the_turn(
@@ -40,19 +41,7 @@ async def test_a_prompt_streams_events_and_persists_the_turn(
 async def test_tool_calls_run_and_their_results_go_back_to_the_model(
     client, events, scripted_llm, workspace
 ):
-    scripted_llm.enqueue(
-        replies.tool_calls([("call_1", "read", {"path": "app.py"})]),
-        replies.tool_calls(
-            [
-                (
-                    "call_2",
-                    "edit",
-                    {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]},
-                )
-            ]
-        ),
-        replies.text("Fixed the bug."),
-    )
+    scripted_llm.enqueue(*read_then_edit_app("a - b", "a + b", "Fixed the bug."))
     result = await request(client, "pi/prompt", {"text": "Fix add()"})
     assert result["stopReason"] == "stop"
     assert (workspace / "app.py").read_text() == "def add(a, b):\n    return a + b\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 import pytest
 from pygls.exceptions import JsonRpcException
@@ -50,6 +51,26 @@ async def test_editing_agents_md_changes_the_next_system_prompt(client, scripted
         changes, lambda item: any(ref["kind"] == "contextFile" for ref in item["changed"])
     )
     assert change["changed"][0]["path"].endswith("AGENTS.md")
+    await request(client, "pi/prompt", {"text": "two"})
+    assert "Always answer in French." in system_prompt(scripted_llm)
+
+
+async def test_a_prompt_right_after_a_truncate_then_write_save_reads_the_written_file(
+    client, scripted_llm, workspace
+):
+    # An editor that saves in place: the watcher reloads on the truncation, and the prompt comes
+    # before its reload for the write.
+    changes = record_resource_changes(client)
+    scripted_llm.enqueue(replies.text("First."), replies.text("Second."))
+    await request(client, "pi/prompt", {"text": "one"})
+    saving = os.open(workspace / "AGENTS.md", os.O_WRONLY | os.O_TRUNC)
+    try:
+        await wait_for_change(
+            changes, lambda item: any(ref["kind"] == "contextFile" for ref in item["changed"])
+        )
+        os.write(saving, b"Always answer in French.\n")
+    finally:
+        os.close(saving)
     await request(client, "pi/prompt", {"text": "two"})
     assert "Always answer in French." in system_prompt(scripted_llm)
 

@@ -9,7 +9,7 @@ the context pi builds; ``read_in_pi_lsp`` gives pi-lsp's answer to the same ques
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,24 +44,30 @@ def entry_ids(tree_answer: dict[str, Any]) -> list[str]:
     return [entry["id"] for entry in tree_answer["result"]["entries"]]
 
 
-def assert_same_reading(node: Path, files: Sequence[Path]) -> None:
-    """Every file opens in pi 0.84.2 and in pi-lsp, with the same entries, leaf and context."""
+def assert_same_reading(
+    node: Path, files: Sequence[Path], ours: Mapping[Path, dict[str, Any]] | None = None
+) -> None:
+    """Every file opens in pi 0.84.2 and in pi-lsp, with the same entries, leaf and context.
+
+    ``ours``: pi-lsp's readings (``read_in_pi_lsp``) when they were taken elsewhere, in another
+    process; otherwise they are taken here."""
     by_pi = read_in_pi(node, files)
     problems = []
     for path in files:
-        ours = read_in_pi_lsp(path)
+        ours_of_path = ours[path] if ours is not None else read_in_pi_lsp(path)
         theirs = by_pi[path]
         for question in ("tree", "context"):
             if not theirs[question]["ok"]:
                 problems.append(f"{path.name}: pi cannot {question}: {theirs[question]['error']}")
-            if not ours[question]["ok"]:
-                problems.append(f"{path.name}: pi-lsp cannot {question}: {ours[question]['error']}")
+            if not ours_of_path[question]["ok"]:
+                error = ours_of_path[question]["error"]
+                problems.append(f"{path.name}: pi-lsp cannot {question}: {error}")
         if problems:
             continue
-        if entry_ids(ours["tree"]) != entry_ids(theirs["tree"]):
+        if entry_ids(ours_of_path["tree"]) != entry_ids(theirs["tree"]):
             problems.append(f"{path.name}: pi and pi-lsp see different entries")
-        if ours["tree"]["result"]["leafId"] != theirs["tree"]["result"]["leafId"]:
+        if ours_of_path["tree"]["result"]["leafId"] != theirs["tree"]["result"]["leafId"]:
             problems.append(f"{path.name}: pi and pi-lsp see different leaves")
-        if ours["context"]["result"]["messages"] != theirs["context"]["result"]["messages"]:
+        if ours_of_path["context"]["result"]["messages"] != theirs["context"]["result"]["messages"]:
             problems.append(f"{path.name}: pi and pi-lsp build different contexts")
     assert not problems, "\n".join(problems[:20]) + f"\n({len(problems)} problems)"

@@ -3,15 +3,17 @@
 Drawn with hypothesis: every ``pi/*`` method with wrong params (methods that write get params
 that cannot be valid), unknown methods, standard LSP methods with wrong params, strings of up to
 2 MB and params nested up to 100,000 deep; between them, frames that are not JSON, not UTF-8 or
-not objects, header lines that are junk, and frames whose Content-Length is too short or too
-long. Every request must get an answer with its id (a body too deep to decode, or in a frame of
-the wrong length, gets JSON-RPC's Parse error, whose id cannot be known; a request swallowed by
-a frame too long before it is never read), the server must keep serving, no session file may
-change, and closing the pipe must end the server.
+no JSON-RPC 2.0 messages, header lines that are junk, and frames whose Content-Length is too
+short or too long. Every request must get an answer with its id (a body too deep to decode, or
+in a frame of the wrong length, gets JSON-RPC's Parse error, whose id cannot be known; a request
+swallowed by a frame too long before it is never read), JSON that is no message must get Invalid
+Request (with its id when it has one that can be read), the server must keep serving, no session
+file may change, and closing the pipe must end the server.
 
-Answers come in any order: a Parse error is sent as soon as its frame is read, before the
-answers to slower requests in front of it. So a batch's Parse errors are counted, never matched
-to a request (matching the next one to whichever request was awaited stalled this test once).
+Answers come in any order: a Parse error or an Invalid Request is sent as soon as its frame is
+read, before the answers to slower requests in front of it. So a batch's answers with a null id
+are counted by code, never matched to a request (matching the next one to whichever request was
+awaited stalled this test once).
 
 ``PI_LSP_FUZZ_REQUESTS`` sets the count (``make test`` sends 2,000, ``make
 test-reliability-full`` 10,000).
@@ -124,18 +126,23 @@ def body(request_id: int, method: str, params: object, rng: random.Random) -> tu
     return json.dumps(message).encode(), False
 
 
-GARBAGE = [  # a frame's body, and how many Parse errors (with a null id) it gets
-    (b"not json at all", 1),
-    (b"\xff\xfe\x00 not utf-8", 1),
-    (b"{" * 10, 1),
-    # JSON, but no JSON-RPC 2.0 message: logged and dropped (none of them is a 2.0 request)
-    (b"[1, 2, 3]", 0),
-    (b'"a string"', 0),
-    (b"{}", 0),
-    (b'{"jsonrpc": "2.0"}', 0),
-    (b'{"jsonrpc": "2.0", "method": 5}', 0),
-    (b'{"jsonrpc": "1.0", "id": "x", "method": "pi/state"}', 0),
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+GARBAGE = [  # a frame's body, and the error it gets with a null id
+    (b"not json at all", PARSE_ERROR),
+    (b"\xff\xfe\x00 not utf-8", PARSE_ERROR),
+    (b"{" * 10, PARSE_ERROR),
+    # JSON, but no JSON-RPC 2.0 message
+    (b"[1, 2, 3]", INVALID_REQUEST),
+    (b"[]", INVALID_REQUEST),
+    (b'"a string"', INVALID_REQUEST),
+    (b"{}", INVALID_REQUEST),
+    (b'{"jsonrpc": "2.0"}', INVALID_REQUEST),
+    (b'{"jsonrpc": "2.0", "method": 5}', INVALID_REQUEST),
+    (b'{"jsonrpc": "2.0", "id": [1], "method": "pi/state"}', INVALID_REQUEST),
 ]
+READABLE_ID_GARBAGE = b'{"jsonrpc": "1.0", "id": "garbage-%d", "method": "pi/state"}'
+"""No JSON-RPC 2.0 message either, but its id can be read: its Invalid Request carries it."""
 JUNK_HEADERS = [b"Content-Type: text/plain\r\n", b"garbage\r\n", b"X-Whatever: 1\r\n"]
 WRONG_LENGTH = 0.01
 """The share of requests sent in a frame whose Content-Length is wrong (half too short, half too
@@ -156,7 +163,27 @@ class Batch:
     """Requests in or after a frame of the wrong length: never read, so never answered."""
     parse_errors: int = 0
     """Parse errors owed for garbage and wrong lengths (the deep requests' come on top)."""
+    invalid_requests: int = 0
+    """Invalid Requests with a null id owed for garbage."""
+    invalid_with_id: list[str] = attrs.Factory(list)
+    """Garbage owed an Invalid Request with its own id."""
     garbage_frames: int = 0
+
+
+def send_garbage(server: RawLsp, batch: Batch, request_id: int, rng: random.Random) -> None:
+    """Send a frame that is no request, and count the answer it is owed."""
+    batch.garbage_frames += 1
+    if rng.random() < 1 / len(GARBAGE):
+        garbage_id = f"garbage-{request_id}"
+        server.send(READABLE_ID_GARBAGE % request_id)
+        batch.invalid_with_id.append(garbage_id)
+        return
+    garbage, code = rng.choice(GARBAGE)
+    server.send(garbage)
+    if code == PARSE_ERROR:
+        batch.parse_errors += 1
+    else:
+        batch.invalid_requests += 1
 
 
 def send_request(server: RawLsp, batch: Batch, request_id: int, message: bytes, deep: bool, rng):
@@ -205,6 +232,8 @@ async def test_ten_thousand_fuzzed_requests_are_all_answered(tmp_path):
     started = time.perf_counter()
     server = await RawLsp.start([sys.executable, "-m", "pi_lsp"], isolated_environment(tmp_path))
     codes: dict[int, int] = {}
+    null_id_codes: dict[int, int] = {}
+    """Answers to what was no request (Parse errors, Invalid Requests), by code."""
     garbage_frames = lost = 0
     try:
         await server.request(
@@ -219,10 +248,7 @@ async def test_ten_thousand_fuzzed_requests_are_all_answered(tmp_path):
             for offset, (method, params) in enumerate(drawn[start : start + BATCH]):
                 request_id = start + offset + 1
                 if rng.random() < 0.02:
-                    garbage, parse_errors = rng.choice(GARBAGE)
-                    server.send(garbage)
-                    batch.parse_errors += parse_errors
-                    batch.garbage_frames += 1
+                    send_garbage(server, batch, request_id, rng)
                 if rng.random() < 0.01:
                     server.send_bytes(rng.choice(JUNK_HEADERS))
                     batch.garbage_frames += 1
@@ -237,7 +263,12 @@ async def test_ten_thousand_fuzzed_requests_are_all_answered(tmp_path):
                 code = answer.get("error", {}).get("code", 0)
                 assert code != -32603, (drawn[request_id - 1], answer)  # never an internal error
                 codes[code] = codes.get(code, 0) + 1
-            codes[-32700] = codes.get(-32700, 0) + len(server.null_id_errors)
+            for garbage_id in batch.invalid_with_id:
+                assert server.responses.pop(garbage_id)["error"]["code"] == INVALID_REQUEST
+                null_id_codes[INVALID_REQUEST] = null_id_codes.get(INVALID_REQUEST, 0) + 1
+            for error in server.null_id_errors:
+                code = error["error"]["code"]
+                null_id_codes[code] = null_id_codes.get(code, 0) + 1
             server.null_id_errors.clear()
             garbage_frames += batch.garbage_frames
             lost += len(batch.lost)
@@ -258,8 +289,10 @@ async def test_ten_thousand_fuzzed_requests_are_all_answered(tmp_path):
     record_figure(
         "fuzzed requests",
         requests=len(drawn),
-        answered=sum(codes.values()) - codes.get(-32700, 0),
+        answered=sum(codes.values()),
         garbage_frames=garbage_frames,
+        parse_errors=null_id_codes.get(PARSE_ERROR, 0),
+        invalid_requests=null_id_codes.get(INVALID_REQUEST, 0),
         lost_to_wrong_lengths=lost,
         answers_by_code=dict(sorted(codes.items())),
         drawing_seconds=round(drawing_seconds, 1),
@@ -275,28 +308,45 @@ async def answered(
     Parse error names no request, so they are counted, not matched. A batch that is not
     answered in time fails with what is missing and the server's threads."""
 
+    def parse_errors() -> int:
+        return sum(error["error"]["code"] == PARSE_ERROR for error in server.null_id_errors)
+
+    def invalid_requests() -> int:
+        return sum(error["error"]["code"] == INVALID_REQUEST for error in server.null_id_errors)
+
     def settled() -> bool:
         unanswered_deep = sum(request_id not in server.responses for request_id in batch.deep)
-        errors = len(server.null_id_errors) - batch.parse_errors
-        return errors >= unanswered_deep and all(
-            request_id in server.responses for request_id in batch.answers
+        return (
+            parse_errors() - batch.parse_errors >= unanswered_deep
+            and invalid_requests() >= batch.invalid_requests
+            and all(
+                request_id in server.responses
+                for request_id in batch.answers + batch.invalid_with_id
+            )
         )
 
     try:
         await server.wait_until(settled, BATCH_SECONDS)
     except TimeoutError:
-        missing = [
+        missing: list[object] = [
             (request_id, drawn[request_id - 1][0])
             for request_id in batch.answers + batch.deep
             if request_id not in server.responses
         ]
+        missing += [garbage for garbage in batch.invalid_with_id if garbage not in server.responses]
         pytest.fail(
-            f"no answer in {BATCH_SECONDS} s to {missing} ({len(server.null_id_errors)} Parse "
-            f"errors, {batch.parse_errors} owed to garbage; deep requests: {batch.deep}); the "
-            f"stacks:\n{stacks(tmp_path)}"
+            f"no answer in {BATCH_SECONDS} s to {missing} ({parse_errors()} Parse errors, "
+            f"{batch.parse_errors} owed to garbage; {invalid_requests()} Invalid Requests of "
+            f"{batch.invalid_requests}; deep requests: {batch.deep}); the stacks:\n"
+            f"{stacks(tmp_path)}"
         )
     unanswered_deep = sum(request_id not in server.responses for request_id in batch.deep)
-    assert len(server.null_id_errors) == batch.parse_errors + unanswered_deep, (
+    assert parse_errors() == batch.parse_errors + unanswered_deep, (
         "more Parse errors than frames that were not JSON",
         server.null_id_errors,
     )
+    assert invalid_requests() == batch.invalid_requests, (
+        "more Invalid Requests than frames that were no message",
+        server.null_id_errors,
+    )
+    assert len(server.null_id_errors) == parse_errors() + invalid_requests(), server.null_id_errors

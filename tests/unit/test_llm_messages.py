@@ -193,10 +193,24 @@ def test_unsigned_thinking_is_not_sent_and_other_models_thinking_becomes_text() 
     assert other == {"role": "assistant", "content": "plananswer"}
 
 
-def test_redacted_thinking_is_dropped() -> None:
-    redacted = {"type": "thinking", "thinking": "", "thinkingSignature": "opaque", "redacted": True}
-    [_, message] = chat([user("a"), assistant(redacted, text("answer"))])
-    assert message == {"role": "assistant", "content": "answer"}
+def test_redacted_thinking_is_replayed_to_its_model_only() -> None:
+    """pi's rule: the opaque data goes back to the model that wrote it, as Anthropic's
+    ``redacted_thinking`` block; any other model never sees it."""
+    redacted = {
+        "type": "thinking",
+        "thinking": "[Reasoning redacted]",
+        "thinkingSignature": "opaque",
+        "redacted": True,
+    }
+    answer = assistant(redacted, text("answer"), provider="anthropic", model="claude-sonnet-4-5")
+    [_, same] = chat([user("a"), answer], provider="anthropic", model_id="claude-sonnet-4-5")
+    assert same == {
+        "role": "assistant",
+        "content": "answer",
+        "thinking_blocks": [{"type": "redacted_thinking", "data": "opaque"}],
+    }
+    [_, other] = chat([user("a"), answer])
+    assert other == {"role": "assistant", "content": "answer"}
 
 
 def test_foreign_tool_call_ids_are_shortened_consistently() -> None:

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from builders import SessionBuilder, conversation, keep, tool_call, usage, words
+from builders import (
+    SessionBuilder,
+    conversation,
+    keep,
+    split_turn_session,
+    tool_call,
+    usage,
+    words,
+)
 
 from pi_lsp.compaction.prepare import prepare_compaction
 from pi_lsp.compaction.tokens import TIKTOKEN
@@ -41,12 +49,7 @@ def test_basic_plan_summarizes_older_turns_and_keeps_recent_ones():
 
 
 def test_split_turn_puts_the_turn_start_in_the_prefix():
-    session = conversation(3)
-    session.user("big task")  # 7
-    session.assistant(tool_call("read", path="a.py"))  # 8
-    session.tool_result(words(50))  # 9
-    session.assistant(tool_call("edit", path="b.py"))  # 10
-    session.tool_result(words(400))  # 11
+    session = split_turn_session()
     preparation = prepare_compaction(session.entries, keep(450))
     assert preparation.first_kept_entry_id == "test-id-10"
     assert preparation.is_split_turn is True

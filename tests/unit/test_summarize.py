@@ -14,6 +14,7 @@ from builders import (
     answer,
     conversation,
     keep,
+    split_turn_session,
     tool_call,
     usage,
     words,
@@ -52,17 +53,6 @@ def plan(session: SessionBuilder, keep_tokens: int) -> CompactionPreparation:
 
 def serialized(messages) -> str:
     return serialize_conversation(convert_to_llm(messages))
-
-
-def split_turn_session() -> SessionBuilder:
-    """Three short turns, then one long tool-using turn that the cut splits."""
-    session = conversation(3)
-    session.user("big task")  # 7
-    session.assistant(tool_call("read", path="a.py"))  # 8
-    session.tool_result(words(50))  # 9
-    session.assistant(tool_call("edit", path="b.py"))  # 10
-    session.tool_result(words(400))  # 11
-    return session
 
 
 # ------------------------------------------------------------------ the requests

@@ -11,7 +11,9 @@ import { ErrorCodes, THINKING_LEVELS } from './protocol';
 import { describeError, errorCode, type PiServer } from './server';
 import type { SessionController } from './session';
 import { type SessionTreeProvider, TREE_VIEW_ID } from './tree/treeView';
-import { entryKind, type TreeNode } from './tree/treeModel';
+import { entryKind } from './tree/treeModel';
+import { searchTree } from './tree/treeSearch';
+import type { EntryNode, MoreNode } from './tree/treeWindow';
 
 export interface CommandContext {
   server: PiServer;
@@ -63,12 +65,12 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
   const register = (id: string, what: string, action: (...args: never[]) => Promise<unknown>) =>
     vscode.commands.registerCommand(id, (...args: never[]) => guarded(what, server, () => action(...args)));
 
-  const navigate = async (node: TreeNode | undefined) => {
-    const target = node ?? (await pickEntry(tree, 'Navigate to…'));
+  const navigate = async (node: EntryNode | undefined) => {
+    const target = node ?? (await pickEntry(tree, 'Navigate to…', context));
     if (target) await navigateTo(context, target);
   };
-  const fork = async (node: TreeNode | undefined) => {
-    const target = node ?? (await pickEntry(tree, 'Fork from…'));
+  const fork = async (node: EntryNode | undefined) => {
+    const target = node ?? (await pickEntry(tree, 'Fork from…', context));
     if (!target) return;
     const result = await server.request('pi/fork', { ...sessionParams(), entryId: target.entry.id });
     await session.switchTo(result.sessionId);
@@ -130,9 +132,16 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
       await tree.refresh();
     }),
     register('pi.tree.refresh', 'Refresh the tree', () => tree.refresh()),
+    register('pi.tree.loadMore', 'Load more of the tree', (node: MoreNode) => tree.loadMore(node)),
+    register('pi.tree.search', 'Search the tree', async () => {
+      const target = await pickEntry(tree, 'Search the session tree', context);
+      if (!target) return;
+      await vscode.commands.executeCommand(`${TREE_VIEW_ID}.focus`);
+      await tree.jumpTo(target.entry.id);
+    }),
     register('pi.tree.navigate', 'Navigate', () => navigate(undefined)),
-    register('pi.tree.open', 'Navigate', (node: TreeNode) => navigate(node)),
-    register('pi.tree.restore', 'Go back with the files', async (node: TreeNode) => {
+    register('pi.tree.open', 'Navigate', (node: EntryNode) => navigate(node)),
+    register('pi.tree.restore', 'Go back with the files', async (node: EntryNode) => {
       const label = `${entryKind(node.entry)} "${node.entry.preview.slice(0, 40)}"`;
       const result = await goBackWithFiles(context, node.entry.id, label);
       if (!result) return;
@@ -143,8 +152,8 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
       }
     }),
     register('pi.session.fork', 'Fork', () => fork(undefined)),
-    register('pi.tree.fork', 'Fork', (node: TreeNode) => fork(node)),
-    register('pi.tree.label', 'Label', async (node: TreeNode) => {
+    register('pi.tree.fork', 'Fork', (node: EntryNode) => fork(node)),
+    register('pi.tree.label', 'Label', async (node: EntryNode) => {
       const label = await vscode.window.showInputBox({
         title: `Label ${entryKind(node.entry)} ${node.entry.id}`,
         prompt: 'An empty label clears it',
@@ -153,7 +162,7 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
       if (label === undefined) return;
       await server.request('pi/label', { ...sessionParams(), entryId: node.entry.id, label: label.trim() || null });
     }),
-    register('pi.tree.copyId', 'Copy id', async (node: TreeNode) => {
+    register('pi.tree.copyId', 'Copy id', async (node: EntryNode) => {
       await vscode.env.clipboard.writeText(node.entry.id);
       vscode.window.setStatusBarMessage(`Copied ${node.entry.id}`, 3000);
     }),
@@ -164,7 +173,7 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
 
 type SummaryChoice = { label: string; detail: string; summarize: boolean; ask: boolean };
 
-async function navigateTo(context: CommandContext, node: TreeNode): Promise<void> {
+async function navigateTo(context: CommandContext, node: EntryNode): Promise<void> {
   const { server, session, chat, chatView } = context;
   const choices: SummaryChoice[] = [
     { label: 'No summary', detail: 'Just move there; the branch you leave stays in the tree', summarize: false, ask: false },
@@ -200,19 +209,18 @@ async function navigateTo(context: CommandContext, node: TreeNode): Promise<void
   }
 }
 
-async function pickEntry(tree: SessionTreeProvider, title: string): Promise<TreeNode | undefined> {
+/** An entry the user searches for (pi/treeSearch), starting from the rows the tree holds. */
+async function pickEntry(tree: SessionTreeProvider, title: string, context: CommandContext): Promise<EntryNode | undefined> {
   const model = tree.current ?? (await tree.refresh());
-  if (!model) return undefined;
-  const nodes = [...model.byId.values()];
-  const picked = await vscode.window.showQuickPick(
-    nodes.map((node) => ({
-      label: `${node.active ? '$(circle-filled) ' : ''}${node.label ? `[${node.label}] ` : ''}${node.entry.preview || entryKind(node.entry)}`,
-      description: `${entryKind(node.entry)} · ${node.entry.id}${node.isLeaf ? ' · leaf' : ''}`,
-      node,
-    })),
-    { title, matchOnDescription: true, placeHolder: 'Type to search the session' },
-  );
-  return picked?.node;
+  const loaded = model?.loadedEntries() ?? [];
+  const row = await searchTree(context.server, context.session.sessionId, {
+    title,
+    initial: loaded.map((node) => node.entry),
+    leafId: model?.leafId ?? null,
+  });
+  if (!row) return undefined;
+  const shown = tree.current?.nodeOf(row.id);
+  return shown ?? { kind: 'entry', entry: row, active: row.active, isLeaf: row.id === model?.leafId, label: row.label, expandable: row.expandable, branchStart: row.branchStart };
 }
 
 async function pickSession(server: PiServer): Promise<string | undefined> {

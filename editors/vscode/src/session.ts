@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { HISTORY_LIMIT, historyItems } from './chat/history';
 import type { ChatItem } from './chat/reducer';
 import type { EventNotification, StateResult } from './protocol';
+import type { TreeChangedEvent } from './tree/treeWindow';
 import { describeError, type PiServer } from './server';
 
 export interface SessionSwitch {
@@ -16,12 +17,12 @@ export class SessionController implements vscode.Disposable {
   private current: StateResult | undefined;
   private readonly switched = new vscode.EventEmitter<SessionSwitch>();
   private readonly stateChanged = new vscode.EventEmitter<StateResult>();
-  private readonly treeChanged = new vscode.EventEmitter<void>();
+  private readonly treeChanged = new vscode.EventEmitter<TreeChangedEvent | undefined>();
   private readonly shownAfterStart = new vscode.EventEmitter<number>();
   /** The shown session changed (its history is loaded). */
   readonly onDidSwitch = this.switched.event;
   readonly onDidChangeState = this.stateChanged.event;
-  /** The shown session's tree or leaf changed. */
+  /** The shown session's tree or leaf changed: with what changed, or undefined when another session is shown. */
   readonly onDidChangeTree = this.treeChanged.event;
   /** A server (re)start's session is shown: the start's generation. */
   readonly onDidShowAfterStart = this.shownAfterStart.event;
@@ -49,7 +50,7 @@ export class SessionController implements vscode.Disposable {
     const state = await this.refreshState(sessionId);
     if (!state) return;
     this.switched.fire({ sessionId: state.sessionId, history: await this.loadHistory(state) });
-    this.treeChanged.fire();
+    this.treeChanged.fire(undefined);
   }
 
   async refreshState(sessionId = this.sessionId): Promise<StateResult | undefined> {
@@ -90,7 +91,7 @@ export class SessionController implements vscode.Disposable {
   private onEvent(notification: EventNotification): void {
     if (notification.sessionId !== this.sessionId) return;
     const type = notification.event.type;
-    if (type === 'tree_changed') this.treeChanged.fire();
+    if (notification.event.type === 'tree_changed') this.treeChanged.fire(notification.event);
     if (type === 'agent_end' || type === 'compaction_end' || type === 'agent_start') void this.refreshState();
     // Each answer adds to the session's cost; a long turn of tool rounds shows it growing.
     else if (type === 'message_end' && notification.event.message.role === 'assistant') void this.refreshState();

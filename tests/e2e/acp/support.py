@@ -20,6 +20,11 @@ from pi_lsp.scripted_llm.server import ScriptedLLM
 HOME = Path(tempfile.mkdtemp(prefix="pi-lsp-acp-home-"))
 
 
+def acp_command(options: dict[str, Any]) -> list[str]:
+    """``pi-lsp acp --options OPTIONS`` as this checkout runs it."""
+    return [sys.executable, "-m", "pi_lsp", "acp", "--options", json.dumps(options)]
+
+
 class RecordingClient:
     """An ACP client that records every ``session/update`` and offers no fs or terminal."""
 
@@ -71,23 +76,15 @@ async def acp_agent(
 ):
     """A ``pi-lsp acp`` process, initialized, and the client recording its updates."""
     client = client or RecordingClient()
-    options = json.dumps(
-        {
-            "model": "openai/scripted",
-            "apiBase": scripted_llm.base_url,
-            "retry": {"baseDelayMs": 20},
-            **extra_options,
-        }
-    )
-    options = json.dumps({key: value for key, value in json.loads(options).items() if value})
+    options = {
+        "model": "openai/scripted",
+        "apiBase": scripted_llm.base_url,
+        "retry": {"baseDelayMs": 20},
+        **extra_options,
+    }
     async with spawn_agent_process(
         client,
-        sys.executable,
-        "-m",
-        "pi_lsp",
-        "acp",
-        "--options",
-        options,
+        *acp_command({key: value for key, value in options.items() if value}),
         env=isolated_environment(HOME),
         cwd=workspace,
     ) as (connection, _process):

@@ -31,7 +31,14 @@ from acp.schema import (
 
 from pi_lsp.client import isolated_environment
 from pi_lsp.scripted_llm import replies
-from tests.e2e.acp.support import HOME, RecordingClient, acp_agent, start_streaming
+from tests.e2e.acp.support import (
+    HOME,
+    RecordingClient,
+    acp_agent,
+    acp_command,
+    start_streaming,
+)
+from tests.scripted_llm_fixtures import read_then_edit_app
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -220,19 +227,7 @@ async def test_tools_read_and_write_through_the_clients_file_system(scripted_llm
 
     app = str(workspace / "app.py")
     client = FileSystemClient({app: "def add(a, b):\n    return a * b  # unsaved\n"})
-    scripted_llm.enqueue(
-        replies.tool_calls([("call-1", "read", {"path": "app.py"})]),
-        replies.tool_calls(
-            [
-                (
-                    "call-2",
-                    "edit",
-                    {"path": "app.py", "edits": [{"oldText": "a * b", "newText": "a + b"}]},
-                )
-            ]
-        ),
-        replies.text("Fixed."),
-    )
+    scripted_llm.enqueue(*read_then_edit_app("a * b", "a + b", "Fixed.", "-"))
     capabilities = ClientCapabilities(
         fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
     )
@@ -305,14 +300,9 @@ async def test_stdout_carries_nothing_but_acp_messages(scripted_llm, workspace):
     """litellm logging at INFO writes to stdout; under ``pi-lsp acp`` every line must still be one
     JSON-RPC message."""
     scripted_llm.enqueue(replies.text("All clean."))
-    options = json.dumps({"model": "openai/scripted", "apiBase": scripted_llm.base_url})
+    options = {"model": "openai/scripted", "apiBase": scripted_llm.base_url}
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "pi_lsp",
-        "acp",
-        "--options",
-        options,
+        *acp_command(options),
         env={**isolated_environment(HOME), "LITELLM_LOG": "INFO"},
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,

@@ -162,12 +162,27 @@ class Editor:
         self.nvim.command(command)
 
     def keys(self, keys: str) -> None:
-        """Types ``keys`` (with <CR>-style notation) as the user would, mappings included."""
+        """Types ``keys`` (with <CR>-style notation) as the user would, mappings included, and
+        returns once they have run. Only from Normal mode: fed this way (feedkeys 'x', inside a
+        request) keys that end an Insert mode Neovim's main loop entered run in a nested loop,
+        and the main loop stays in Insert mode's for good; from then on every cursor move sends
+        CursorMovedI instead of CursorMoved (and InsertLeave never comes). Use leave_insert."""
+        mode = self.nvim.api.get_mode()["mode"]
+        assert mode == "n", f"keys() in mode {mode!r}: leave Insert mode with leave_insert()"
         self.lua(
             "vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(..., "
             "true, false, true), 'x', false)",
             keys,
         )
+
+    def leave_insert(self, timeout: float = 10.0) -> None:
+        """Presses <Esc> in Insert mode as typed input (nvim_input), which the main loop's Insert
+        mode reads itself, and waits for Normal mode."""
+        self.nvim.input("<Esc>")
+        deadline = time.monotonic() + timeout
+        while self.nvim.api.get_mode()["mode"] != "n":
+            assert time.monotonic() < deadline, "still in Insert mode after <Esc>"
+            time.sleep(0.01)
 
     def wait_until(self, condition_lua: str, timeout_ms: int = 15000) -> None:
         """Waits until the Lua expression ``condition_lua`` is true."""

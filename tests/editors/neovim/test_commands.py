@@ -21,7 +21,7 @@ def test_pi_without_text_opens_the_prompt_input_in_insert_mode(pi):
     pi.command("Pi")
     assert pi.lua("return vim.bo.filetype") == "pi-prompt"
     assert pi.lua("return vim.api.nvim_get_mode().mode") == "i"
-    pi.keys("<Esc>")
+    pi.leave_insert()
 
 
 def test_pi_new_starts_an_empty_named_session_and_clears_the_chat(pi, scripted_model):

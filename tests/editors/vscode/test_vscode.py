@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp import __version__
+from tests.big_session import write_big_session
 from tests.wheelhouse import BUILD_TIMEOUT_S, building_from_the_checkout
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -59,6 +60,7 @@ SCENARIOS = [
     "permission_question",
     "auth_error_notice",
     "setup_view",
+    "big_session",
 ]
 SCREENSHOTS = [
     "activation.png",
@@ -74,6 +76,7 @@ SCREENSHOTS = [
     "auth-error.png",
     "setup.png",
     "restore-preview.png",
+    "big-session.png",
 ]
 FAKE_KEY = "sk-vscode-e2e-FAKE-5d1c0b9a"
 """The key the api_key scenario stores with "Pi: Set API Key…" (scenarios.mjs has the same)."""
@@ -423,14 +426,19 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
         llm = _start_scripted_llm(processes, root, environment)
         _user_settings(root / "user-data", f"{llm}/v1")
         url = _start_code_server(processes, root, workspace, environment, vsix)
+        # Copied into the session directory by the big_session scenario (not before: the server
+        # opens the newest session at start).
+        big = root / "2026-01-01T00-00-00-000Z_big-100000.jsonl"
+        write_big_session(big, workspace, 100_000)
         driver_environment = {
             **_hermetic_environment(root / "chromium-home"),
             "PI_E2E_URL": url,
             "PI_E2E_LLM": llm,
             "PI_E2E_ARTIFACTS": str(ARTIFACTS),
             "PI_E2E_WORKSPACE": str(workspace),
+            "PI_E2E_BIG_SESSION": str(big),
         }
-        driver = _run(["node", "test/e2e/drive.mjs"], timeout=240, env=driver_environment)
+        driver = _run(["node", "test/e2e/drive.mjs"], timeout=300, env=driver_environment)
         (ARTIFACTS / "driver.log").write_text(driver.stdout + driver.stderr)
         shared_servers = _shared_servers(_shared_runtime())
     finally:

@@ -63,6 +63,10 @@ function M.compact(instructions)
   end)
 end
 
+function M.earlier()
+  chat.load_earlier()
+end
+
 function M.tree()
   require("pi.tree").open()
 end
@@ -134,9 +138,6 @@ local function session_label(session)
   return ("%s  %s  (%s messages)"):format(tostring(session.modified), one_line, tostring(session.messageCount))
 end
 
--- How much of an opened session's conversation the chat shows; the tree has the rest.
-local HISTORY_LIMIT = 200
-
 function M.sessions()
   api.sessions({}, api.report_error("pi/sessions", function(result)
     if #result.sessions == 0 then
@@ -146,7 +147,7 @@ function M.sessions()
       if session then
         api.open_session({ sessionId = session.id }, api.report_error("pi/openSession", function(opened)
           switched(opened.readOnly and "opened read-only" or "opened", opened, true)
-          api.messages({ limit = HISTORY_LIMIT }, api.report_error("pi/messages", chat.history))
+          api.messages({ limit = chat.HISTORY_LIMIT }, api.report_error("pi/messages", chat.history))
         end))
       end
     end)

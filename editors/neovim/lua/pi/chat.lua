@@ -42,6 +42,17 @@ local function chat_keymaps(buffer)
   map(buffer, "n", keys.tree, function() actions().tree() end, "open the session tree")
   map(buffer, "n", keys.prompt, function() M.focus_prompt(true) end, "write a prompt")
   map(buffer, "n", keys.close, M.close, "close the chat")
+  map(buffer, "n", keys.earlier, function() M.load_earlier() end, "load earlier messages")
+  -- Moving up to the line that offers the earlier history loads it.
+  vim.api.nvim_create_autocmd("CursorMoved", {
+    buffer = buffer,
+    callback = function()
+      local offered = require("pi.render").earlier(buffer)
+      if offered and vim.api.nvim_win_get_cursor(0)[1] <= offered.lnum then
+        M.load_earlier()
+      end
+    end,
+  })
 end
 
 local function prompt_keymaps(buffer)
@@ -171,6 +182,35 @@ function M.clear()
   vim.api.nvim_buf_set_lines(buffer, 0, -1, false, {})
   vim.bo[buffer].modifiable = false
   require("pi.render").reset(buffer)
+end
+
+--- How many entries the chat loads at once: the tail of an opened session, then each earlier page.
+M.HISTORY_LIMIT = 100
+
+local loading_before = nil
+
+--- Loads the page of history before the first entry shown, when there is one.
+function M.load_earlier()
+  local buffer = M.chat_buffer()
+  local offered = require("pi.render").earlier(buffer)
+  if not offered then
+    return vim.notify("pi: the chat shows the whole conversation", vim.log.levels.INFO)
+  end
+  if loading_before == offered.before then
+    return
+  end
+  loading_before = offered.before
+  local api = require("pi.api")
+  api.messages({ limit = M.HISTORY_LIMIT, before = offered.before }, function(err, result)
+    loading_before = nil
+    if err then
+      return api.report_error("pi/messages", function() end)(err, result)
+    end
+    local still = require("pi.render").earlier(buffer)
+    if result and still and still.before == offered.before then
+      require("pi.render").prepend_history(buffer, result)
+    end
+  end)
 end
 
 --- An opened session's conversation, from a pi/messages result.

@@ -38,7 +38,7 @@ M.defaults = {
   fold = { thinking = true, tool_results = true },
   -- false disables a mapping.
   keymaps = {
-    chat = { abort = "<C-c>", compact = "gC", tree = "gt", prompt = "i", close = "q" },
+    chat = { abort = "<C-c>", compact = "gC", tree = "gt", prompt = "i", close = "q", earlier = "[h" },
     prompt = { send = "<CR>", send_insert = "<C-s>", abort = "<C-c>", close = "q" },
     tree = {
       navigate = "<CR>",
@@ -47,6 +47,8 @@ M.defaults = {
       restore = "r",
       fork = "f",
       label = "l",
+      expand = "o",
+      search = "/",
       refresh = "R",
       close = "q",
     },

@@ -18,7 +18,7 @@ local function check_seq(params)
   last_seq[params.sessionId] = params.seq
 end
 
-local function update_views(event)
+local function update_views(event, session_id)
   local status = require("pi.status")
   if ACTIVITY[event.type] then
     status.set_activity(ACTIVITY[event.type])
@@ -31,14 +31,14 @@ local function update_views(event)
     status.refresh()
   end
   if event.type == "tree_changed" then
-    require("pi.tree").refresh()
+    require("pi.tree").on_tree_changed(event, session_id)
   end
 end
 
 function M.on_event(params)
   check_seq(params)
   require("pi.chat").on_event(params.event)
-  update_views(params.event)
+  update_views(params.event, params.sessionId)
   vim.api.nvim_exec_autocmds("User", { pattern = "PiEvent", data = params, modeline = false })
 end
 

@@ -246,9 +246,12 @@ local CONTEXT_EDIT_NOTES = {
 
 function M.history(buffer, messages)
   local entries = messages.entries or {}
-  if (messages.total or #entries) > #entries then
-    local hidden = messages.total - #entries
-    M.notice(buffer, ("%d earlier entries are not shown; :PiTree shows the whole tree"):format(hidden))
+  local hidden = messages.offset or ((messages.total or #entries) - #entries)
+  if hidden > 0 and entries[1] then
+    local key = require("pi.config").options.keymaps.chat.earlier
+    local how = key and ("move up here or press " .. key) or "move up here or run :PiEarlier"
+    M.notice(buffer, ("%d earlier entries (%s to load them)"):format(hidden, how))
+    view(buffer).earlier = { before = entries[1].entryId, lnum = transcript.line_count(buffer) }
   end
   for _, entry in ipairs(entries) do
     if entry.type == "message" and type(entry.message) == "table" then
@@ -370,6 +373,52 @@ end
 
 function on.error(buffer, event)
   M.notice(buffer, "error: " .. tostring(event.message))
+end
+
+--- Where the chat offers the earlier history: `{before = entry id, lnum = the notice's line}`, or nil.
+function M.earlier(buffer)
+  return view(buffer).earlier
+end
+
+local function shift_tools(buffer, after, delta)
+  for _, tool in pairs(view(buffer).tools) do
+    for _, field in ipairs({ "line", "live", "live_end" }) do
+      if tool[field] and tool[field] > after then
+        tool[field] = tool[field] + delta
+      end
+    end
+  end
+end
+
+--- Puts an earlier page of the history (a pi/messages result) in place of the line that offered
+--- it, drawn as the history is; windows keep showing what they showed.
+function M.prepend_history(buffer, messages)
+  local offered = view(buffer).earlier
+  if not offered then
+    return
+  end
+  local scratch = vim.api.nvim_create_buf(false, true)
+  M.history(scratch, messages)
+  local lines = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
+  local page_folds, page_earlier = transcript.folds_of(scratch), view(scratch).earlier
+  M.reset(scratch)
+  vim.api.nvim_buf_delete(scratch, { force = true })
+  table.insert(lines, "")
+  local saved = {}
+  for _, window in ipairs(vim.fn.win_findbuf(buffer)) do
+    saved[window] = vim.api.nvim_win_call(window, vim.fn.winsaveview)
+  end
+  local at = offered.lnum
+  local delta = transcript.replace_line_with(buffer, at, lines, page_folds)
+  shift_tools(buffer, at, delta)
+  view(buffer).earlier = page_earlier and { before = page_earlier.before, lnum = page_earlier.lnum + at - 1 } or nil
+  for window, before in pairs(saved) do
+    local cursor = before.lnum > at and before.lnum + delta or at + #lines - 1
+    local top = before.topline > at and before.topline + delta or math.max(1, cursor - 2)
+    vim.api.nvim_win_call(window, function()
+      vim.fn.winrestview({ lnum = cursor, topline = top, col = 0 })
+    end)
+  end
 end
 
 --- Renders one pi/event `event` into `buffer`.

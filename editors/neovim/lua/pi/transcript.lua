@@ -87,6 +87,31 @@ function M.line_count(buffer)
   return line_count(buffer)
 end
 
+--- The fold ranges of `buffer` (to move them into another buffer with `replace_line_with`).
+function M.folds_of(buffer)
+  return folds[buffer] or {}
+end
+
+--- Replaces line `lnum` with `lines` whose own fold ranges (numbered from 1) are `new_folds`:
+--- the one change in the middle of the transcript, for an earlier page of the history put in
+--- place of the line that offered it. Fold ranges below move down with their lines.
+function M.replace_line_with(buffer, lnum, lines, new_folds)
+  local delta = #lines - 1
+  for _, fold in ipairs(folds[buffer] or {}) do
+    if fold.start > lnum then
+      fold.start = fold.start + delta
+    end
+    if fold.stop and fold.stop > lnum then
+      fold.stop = fold.stop + delta
+    end
+  end
+  for _, fold in ipairs(new_folds) do
+    add_fold(buffer, { start = fold.start + lnum - 1, stop = fold.stop and (fold.stop + lnum - 1) })
+  end
+  write(buffer, lnum - 1, lnum, lines)
+  return delta
+end
+
 --- Starts a fold at the next line; it grows with the transcript until `close_fold`. Recorded
 --- before its lines exist, because Neovim evaluates foldexpr as lines are added.
 function M.open_fold(buffer)

@@ -1,8 +1,11 @@
--- Lays out a pi/tree result as text lines: one line per entry, indented only where the tree
--- branches (as pi's /tree does), the active path and the leaf marked, labels shown. Label
--- entries are bookkeeping, not conversation, so they are hidden and their children take their place.
--- An entry a context edit (pi 1.6) left out of the model's context, or replaced there, says so.
+-- Lays out the windowed tree (tree_window.lua) as text lines: one line per entry, indented only
+-- where the tree branches (as pi's /tree does), the active path and the leaf marked, labels shown.
+-- What is not fetched shows as a line of its own: "⋯ N earlier entries" before a window, "⋯ N
+-- later entries" after it, "▸ …" under a row whose branches are not expanded. Label entries are
+-- bookkeeping, not conversation, so they are hidden and their children take their place. An
+-- entry a context edit (pi 1.6) left out of the model's context, or replaced there, says so.
 local context_edit = require("pi.api").context_edit
+local tree_window = require("pi.tree_window")
 local util = require("pi.util")
 
 local M = {}
@@ -32,74 +35,95 @@ local function preview(entry)
   return text
 end
 
--- The entries shown under `ids`, looking through hidden ones.
-local function visible(tree, by_id, ids)
-  local result = {}
-  for _, id in ipairs(ids or {}) do
-    local entry = by_id[id]
-    if entry and HIDDEN[entry.type] then
-      vim.list_extend(result, visible(tree, by_id, tree.children[id]))
-    elseif entry then
-      table.insert(result, entry)
-    end
+-- The leaf mark goes to the leaf, or, when the leaf is a hidden label entry, to the nearest
+-- shown entry above it.
+local function shown_leaf(model)
+  local id = model.leaf_id
+  while id and model.rows[id] and HIDDEN[model.rows[id].type] do
+    id = util.present(model.rows[id].parentId) and model.rows[id].parentId or nil
   end
-  return result
+  return id
 end
 
--- The last shown entry of the active path carries the leaf mark (the leaf may be a hidden label).
-local function shown_leaf(tree, by_id)
-  local path = tree.activePath or {}
-  for index = #path, 1, -1 do
-    local entry = by_id[path[index]]
-    if entry and not HIDDEN[entry.type] then
-      return entry.id
-    end
-  end
-end
-
-local function mark(id, active, leaf)
-  if id == leaf then
-    return M.MARKS.leaf
-  end
-  return active[id] and M.MARKS.active or M.MARKS.other
-end
-
-local function line(entry, depth, marks)
+local function line(entry, depth, mark)
   local label = (util.present(entry.label) and entry.label ~= "") and ("  [" .. entry.label .. "]") or ""
   local edited = EDITED[entry.contextEdit] and (" (" .. EDITED[entry.contextEdit] .. ")") or ""
-  return ("%s%s %s %s%s: %s%s"):format(("  "):rep(depth), marks, entry.id, what(entry), edited, preview(entry), label)
+  return ("%s%s %s %s%s: %s%s"):format(("  "):rep(depth), mark, entry.id, what(entry), edited, preview(entry), label)
 end
 
---- Returns the lines, the id of each line's entry (nil for header lines), and the leaf's line.
-function M.layout(tree)
-  local by_id, active = {}, {}
-  for _, entry in ipairs(tree.entries or {}) do
-    by_id[entry.id] = entry
-  end
-  for _, id in ipairs(tree.activePath or {}) do
-    active[id] = true
-  end
-  local leaf = shown_leaf(tree, by_id)
-  local name = util.present(tree.name) and tree.name or tree.sessionId
-  local lines, ids = { ("session %s   leaf %s"):format(tostring(name), tostring(tree.leafId)), "" }, {}
+local function count(number, one, many)
+  local text = tostring(number):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+  return ("%s %s"):format(text, number == 1 and one or many)
+end
 
+local function more_text(level, direction)
+  local branches = level.rows[1] and level.rows[1].branchStart
+  local number = direction == "before" and level.offset or (level.total - level.offset - #level.rows)
+  if branches then
+    return "⋯ " .. count(number, "other branch", "other branches")
+  end
+  return "⋯ " .. count(number, direction == "before" and "earlier entry" or "later entry",
+    direction == "before" and "earlier entries" or "later entries")
+end
+
+local function collapsed_text(row)
+  if (row.childCount or 0) > 1 then
+    return "▸ " .. count(row.childCount, "branch", "branches")
+  end
+  return "▸ the rest of this branch"
+end
+
+--- Returns the lines, what each line stands for (`{id = …}` for an entry, `{more = true, parent =
+--- parent_id, direction = "before"|"after"}` for rows not fetched, `{expand = id}` for a collapsed row's
+--- children; nil for the header), and the leaf's line. `collapsed` holds the ids the user folded.
+function M.layout(model, collapsed)
+  collapsed = collapsed or {}
+  local leaf = shown_leaf(model)
+  local name = util.present(model.name) and model.name or model.session_id
+  local lines, actions = { ("session %s   leaf %s"):format(tostring(name), tostring(model.leaf_id)), "" }, {}
   local leaf_lnum
-  local function walk(entries, depth)
-    local branches = #entries > 1
-    for _, entry in ipairs(entries) do
-      local indent = branches and depth + 1 or depth
-      table.insert(lines, line(entry, indent, mark(entry.id, active, leaf)))
-      ids[#lines] = entry.id
-      leaf_lnum = entry.id == leaf and #lines or leaf_lnum
-      walk(visible(tree, by_id, tree.children[entry.id]), indent)
+
+  local function add(text, action)
+    table.insert(lines, text)
+    actions[#lines] = action
+  end
+
+  local function walk(parent_id, depth)
+    local level = tree_window.level(model, parent_id)
+    if not level then
+      return
+    end
+    local branches = level.rows[1] and level.rows[1].branchStart
+    local indent = branches and depth + 1 or depth
+    if level.offset > 0 then
+      add(("  "):rep(indent) .. more_text(level, "before"), { more = true, parent = parent_id, direction = "before" })
+    end
+    for _, row in ipairs(level.rows) do
+      if HIDDEN[row.type] then
+        walk(row.id, indent)
+      else
+        local mark = row.id == leaf and M.MARKS.leaf or (row.active and M.MARKS.active or M.MARKS.other)
+        add(line(row, indent, mark), { id = row.id })
+        leaf_lnum = row.id == leaf and #lines or leaf_lnum
+        if row.expandable then
+          if tree_window.level(model, row.id) and not collapsed[row.id] then
+            walk(row.id, indent)
+          else
+            add(("  "):rep(indent + 1) .. collapsed_text(row), { expand = row.id })
+          end
+        end
+      end
+    end
+    if level.offset + #level.rows < level.total then
+      add(("  "):rep(indent) .. more_text(level, "after"), { more = true, parent = parent_id, direction = "after" })
     end
   end
 
-  walk(visible(tree, by_id, tree.roots), 0)
+  walk(nil, 0)
   if #lines == 2 then
     table.insert(lines, "(the session is empty)")
   end
-  return lines, ids, leaf_lnum
+  return lines, actions, leaf_lnum
 end
 
 return M

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { ErrorCodes, type PromptParams } from '../protocol';
 import { describeError, errorCode, errorProvider, type PiServer } from '../server';
 import type { SessionController } from '../session';
+import { HISTORY_LIMIT, historyItems } from './history';
 import type { Completion, FromWebview, ModelInfo, ServerStatus, ToWebview } from './messages';
 import { applyNotification, type ChatState, emptyChat, isSeqGap, type LocalAction, reduce } from './reducer';
 
@@ -14,6 +15,7 @@ export class ChatController implements vscode.Disposable {
   private serverStatus: ServerStatus = { state: 'starting', generation: 0 };
   private post: ((message: ToWebview) => void) | undefined;
   private pendingInput: string | undefined;
+  private earlierPages = 0;
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(
@@ -83,6 +85,8 @@ export class ChatController implements vscode.Disposable {
         return void vscode.commands.executeCommand('pi.apiKey.set', message.provider);
       case 'useLocalServer':
         return void vscode.commands.executeCommand('pi.localServer.use');
+      case 'loadEarlier':
+        return this.loadEarlier(message.before);
     }
   }
 
@@ -103,6 +107,23 @@ export class ChatController implements vscode.Disposable {
       if (result.stopReason === 'error' && result.errorMessage) this.server.output.appendLine(`turn error: ${result.errorMessage}`);
     } catch (error) {
       this.showPromptError(error);
+    }
+  }
+
+  /** The page of history before `before`, put on top of the chat. */
+  private async loadEarlier(before: string): Promise<void> {
+    const sessionId = this.session.sessionId;
+    if (!sessionId) return;
+    try {
+      const page = await this.server.request('pi/messages', { sessionId, limit: HISTORY_LIMIT, before });
+      // A navigation or another session since: the page belongs to a path no longer shown.
+      const first = this.state.items[0];
+      const offered = first?.kind === 'notice' && first.action?.kind === 'loadEarlier' ? first.action.before : undefined;
+      if (sessionId !== this.session.sessionId || offered !== before) return;
+      this.earlierPages += 1;
+      this.apply({ type: 'local_prepend', items: historyItems(sessionId, page, `p${this.earlierPages}-`) });
+    } catch (error) {
+      this.server.output.appendLine(`Could not load earlier messages: ${describeError(error)}`);
     }
   }
 

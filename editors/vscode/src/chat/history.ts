@@ -1,24 +1,35 @@
 // Rebuilds the chat transcript of a session's active path from the server's `pi/messages`, so a
 // resumed, forked or navigated session shows its conversation (pi/tree only carries previews).
 import type { AgentMessage, MessagesResult, PiEvent, TranscriptEntry } from '../protocol';
-import { type ChatItem, type ChatState, emptyChat, reduce } from './reducer';
+import { type ChatItem, type ChatState, EARLIER_TOPIC, emptyChat, type NoticeAction, reduce } from './reducer';
 
-/** How many entries of the active path a resumed chat shows; the tree view has the rest. */
-export const HISTORY_LIMIT = 500;
+/**
+ * How many entries of the active path a chat loads at once: the tail when it opens a session,
+ * then each earlier page (`pi/messages` with `before`) as the user scrolls up.
+ */
+export const HISTORY_LIMIT = 100;
 
-/** The chat items of a session's active path, built by replaying its entries as events. */
-export function historyItems(sessionId: string | null, transcript: MessagesResult): ChatItem[] {
+/**
+ * The chat items of a page of a session's active path, built by replaying its entries as events;
+ * when earlier entries exist, a notice at the top offers to load them. `page` makes the item ids
+ * of an earlier page differ from those already shown.
+ */
+export function historyItems(sessionId: string | null, transcript: MessagesResult, page = ''): ChatItem[] {
   let state: ChatState = emptyChat(sessionId);
-  const hidden = transcript.total - transcript.entries.length;
-  if (hidden > 0) {
-    state = reduce(state, { type: 'local_notice', level: 'info', text: `${hidden} earlier entries are not shown; the session tree has them all.` });
+  const hidden = transcript.offset;
+  const first = transcript.entries[0]?.entryId;
+  if (hidden > 0 && first) {
+    const action: NoticeAction = { kind: 'loadEarlier', label: 'Load earlier messages', before: first };
+    const text = `${hidden} earlier entr${hidden === 1 ? 'y' : 'ies'} (scroll up to load them).`;
+    state = reduce(state, { type: 'local_notice', level: 'info', text, topic: EARLIER_TOPIC, action });
   }
   for (const entry of transcript.entries) {
     for (const event of entryEvents(entry)) state = reduce(state, event);
   }
-  return state.items.map((item) =>
-    item.kind === 'tool' && (item.status === 'pending' || item.status === 'running') ? { ...item, status: 'unfinished' } : item,
-  );
+  return state.items.map((item) => {
+    const id = `${page}${item.id}`;
+    return item.kind === 'tool' && (item.status === 'pending' || item.status === 'running') ? { ...item, id, status: 'unfinished' } : { ...item, id };
+  });
 }
 
 type HistoryEvent = PiEvent | { type: 'local_notice'; level: 'info'; text: string };

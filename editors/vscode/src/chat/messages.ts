@@ -45,4 +45,6 @@ export type FromWebview =
   | { type: 'newSession' }
   /** Store an API key (for `provider`, else asking which). */
   | { type: 'setApiKey'; provider?: string }
-  | { type: 'useLocalServer' };
+  | { type: 'useLocalServer' }
+  /** The user scrolled to the top (or clicked "Load earlier messages"): the page before `before`. */
+  | { type: 'loadEarlier'; before: string };

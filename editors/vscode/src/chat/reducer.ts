@@ -44,12 +44,16 @@ export interface ToolItem extends ItemBase {
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
-/** What a notice offers to do about it (a button): store another API key for `provider`. */
-export interface NoticeAction {
-  kind: 'setApiKey';
-  label: string;
-  provider?: string;
-}
+/**
+ * What a notice offers to do about it (a button): store another API key for `provider`, or
+ * load the page of history before the entry `before`.
+ */
+export type NoticeAction =
+  | { kind: 'setApiKey'; label: string; provider?: string }
+  | { kind: 'loadEarlier'; label: string; before: string };
+
+/** The topic of the notice at the top of a chat whose earlier history is not loaded yet. */
+export const EARLIER_TOPIC = 'earlier';
 
 export interface NoticeItem extends ItemBase {
   kind: 'notice';
@@ -79,7 +83,9 @@ export type LocalAction =
   | { type: 'local_queued'; text: string; behavior: 'steer' | 'followUp' }
   | { type: 'local_notice'; level: NoticeLevel; text: string; topic?: string; action?: NoticeAction }
   | { type: 'local_context'; usage: ContextUsage | null }
-  | { type: 'local_reset'; sessionId: string | null; items: ChatItem[] };
+  | { type: 'local_reset'; sessionId: string | null; items: ChatItem[] }
+  /** An earlier page of the history, put in place of the "earlier" notice at the top. */
+  | { type: 'local_prepend'; items: ChatItem[] };
 
 export type ChatAction = PiEvent | LocalAction;
 
@@ -169,9 +175,24 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, context: action.usage };
     case 'local_reset':
       return { ...emptyChat(action.sessionId), items: action.items, nextId: action.items.length + 1, context: state.context };
+    case 'local_prepend':
+      return { ...state, items: joinPages(action.items, state.items.filter((item) => !(item.kind === 'notice' && item.topic === EARLIER_TOPIC))) };
     default:
       return state;
   }
+}
+
+/** An earlier page before the items shown: a tool call cut from its result by the page boundary is one item again. */
+function joinPages(earlier: ChatItem[], later: ChatItem[]): ChatItem[] {
+  const results = new Map(later.flatMap((item) => (item.kind === 'tool' ? [[item.toolCallId, item] as const] : [])));
+  const joined = new Set<ChatItem>();
+  const page = earlier.map((item) => {
+    const result = item.kind === 'tool' && item.status === 'unfinished' ? results.get(item.toolCallId) : undefined;
+    if (!result || item.kind !== 'tool') return item;
+    joined.add(result);
+    return { ...result, id: item.id, name: item.name || result.name, arguments: item.arguments ?? result.arguments };
+  });
+  return [...page, ...later.filter((item) => !joined.has(item))];
 }
 
 type NewItem = ChatItem extends infer T ? (T extends ChatItem ? Omit<T, 'id' | 'rev'> : never) : never;

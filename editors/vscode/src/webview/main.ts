@@ -2,7 +2,7 @@
 // draws it, and sends the user's prompts and actions to the host. The state and the unsent draft
 // are saved with `setState`, so hiding and showing the view loses nothing.
 import type { Completion, FromWebview, ModelInfo, ToWebview } from '../chat/messages';
-import { applyNotification, type ChatState, emptyChat, reduce } from '../chat/reducer';
+import { applyNotification, type ChatState, EARLIER_TOPIC, emptyChat, reduce } from '../chat/reducer';
 import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../contextLevel';
 import { setupReason } from '../chat/setup';
 import { acceptCompletion, matchingCompletions } from './completion';
@@ -29,9 +29,34 @@ const followUp = byId<HTMLButtonElement>('follow-up');
 const stop = byId<HTMLButtonElement>('stop');
 const status = byId<HTMLSpanElement>('status');
 const completionList = byId<HTMLDivElement>('completions');
-const renderer = new TranscriptRenderer(byId('transcript'), (action) =>
-  vscode.postMessage({ type: 'setApiKey', provider: action.provider }),
+const transcript = byId('transcript');
+const renderer = new TranscriptRenderer(transcript, (action) =>
+  action.kind === 'setApiKey' ? vscode.postMessage({ type: 'setApiKey', provider: action.provider }) : loadEarlier(true),
 );
+/** The cursor of the earlier page asked for, so scrolling asks once per page. */
+let earlierAsked: string | undefined;
+/** After an earlier page is put on top: the distance from the bottom to keep, so the view does not jump. */
+let keepFromBottom: number | undefined;
+/**
+ * Where the transcript was last scrolled to, by the user or by drawing it: only a move up from
+ * there to the top loads the page before. Clearing the transcript for another session, or drawing
+ * it again, moves it too, and the browser reports that move a frame later, as if the user had
+ * scrolled; so drawing sets this to where it left the transcript.
+ */
+let lastScrollTop = 0;
+
+function earlierCursor(): string | undefined {
+  const first = chat.items[0];
+  return first?.kind === 'notice' && first.topic === EARLIER_TOPIC && first.action?.kind === 'loadEarlier' ? first.action.before : undefined;
+}
+
+/** Asks for the earlier page once per cursor when scrolling; a click on the button asks again. */
+function loadEarlier(clicked = false): void {
+  const before = earlierCursor();
+  if (!before || (before === earlierAsked && !clicked)) return;
+  earlierAsked = before;
+  vscode.postMessage({ type: 'loadEarlier', before });
+}
 
 const saved = vscode.getState();
 let chat: ChatState = saved?.chat ?? emptyChat();
@@ -53,6 +78,11 @@ function scheduleRender(): void {
 
 function render(): void {
   renderer.render(chat.items);
+  if (keepFromBottom !== undefined) {
+    transcript.scrollTop = transcript.scrollHeight - keepFromBottom;
+    keepFromBottom = undefined;
+  }
+  lastScrollTop = transcript.scrollTop;
   document.body.dataset.running = String(chat.running);
   document.body.dataset.compacting = String(chat.compacting);
   send.textContent = chat.running ? 'Steer' : 'Send';
@@ -206,6 +236,14 @@ byId('new-session').addEventListener('click', () => vscode.postMessage({ type: '
 byId('setup-key').addEventListener('click', () =>
   vscode.postMessage({ type: 'setApiKey', provider: model.keyStatus === 'missing' ? model.provider ?? undefined : undefined }),
 );
+// Scrolling up to the top of the transcript loads the page before it. Only a move up counts, and
+// not while the view is hidden (it then reports the top without the user scrolling).
+transcript.addEventListener('scroll', () => {
+  if (transcript.clientHeight === 0) return;
+  const top = transcript.scrollTop;
+  if (top < 40 && top < lastScrollTop) loadEarlier();
+  lastScrollTop = top;
+});
 byId('setup-local').addEventListener('click', () => vscode.postMessage({ type: 'useLocalServer' }));
 byId('setup-model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));
 
@@ -217,11 +255,13 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       model = message.model;
       completions = message.completions;
       renderer.clear();
+      lastScrollTop = transcript.scrollTop;
       break;
     case 'event':
       chat = applyNotification(chat, message.notification);
       break;
     case 'action':
+      if (message.action.type === 'local_prepend') keepFromBottom = transcript.scrollHeight - transcript.scrollTop;
       chat = reduce(chat, message.action);
       break;
     case 'model':

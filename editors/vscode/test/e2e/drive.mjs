@@ -5,7 +5,9 @@
 //
 // Environment: PI_E2E_URL (code-server, with ?folder=), PI_E2E_LLM (the scripted model server's
 // base URL, without /v1), PI_E2E_ARTIFACTS (where screenshots go), PI_E2E_WORKSPACE (the opened
-// folder), PI_E2E_CHROMIUM (optional), PI_E2E_SUITE (optional: "bundled" runs the scenario of bundled.mjs instead of scenarios.mjs).
+// folder), PI_E2E_CHROMIUM (optional), PI_E2E_SUITE (optional: "bundled" runs the scenario of bundled.mjs instead of scenarios.mjs),
+// PI_E2E_SCENARIOS (optional, for working on a scenario: the names to run, comma-separated, in
+// the suite's order; the test module expects them all).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -16,7 +18,9 @@ const url = required('PI_E2E_URL');
 const llm = required('PI_E2E_LLM');
 const artifacts = required('PI_E2E_ARTIFACTS');
 const workspace = required('PI_E2E_WORKSPACE');
-const scenarios = process.env.PI_E2E_SUITE === 'bundled' ? bundledScenarios : allScenarios;
+const chosen = (process.env.PI_E2E_SCENARIOS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+const scenarios = (process.env.PI_E2E_SUITE === 'bundled' ? bundledScenarios : allScenarios)
+  .filter((scenario) => chosen.length === 0 || chosen.includes(scenario.name));
 
 function required(name) {
   const value = process.env[name];

@@ -1,7 +1,7 @@
 // The end-to-end scenarios, run in order against one code-server window (each builds on the
 // session the previous ones left): activation, a streamed answer with a tool call, stopping a
-// turn, compaction, navigating the tree with a summary, and forking; last, a session written by
-// pi 1.6 with a context edit, resumed.
+// turn, compaction, navigating the tree with a summary, and forking; a session written by pi 1.6
+// with a context edit, resumed; last, a session of 100k entries in the tree and the chat.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -497,6 +497,78 @@ async function setupView(context) {
   return shot;
 }
 
+/** Scrolls the session tree by `deltaY` at a time until `row` is shown. */
+async function scrollTreeUntil(page, row, deltaY) {
+  const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
+  await until('the row in view', async () => {
+    if (await row.isVisible()) return true;
+    await list.hover();
+    await page.mouse.wheel(0, deltaY);
+    return false;
+  });
+}
+
+/**
+ * A session of 100k entries written like pi's (tests/big_session.py, passed as
+ * PI_E2E_BIG_SESSION): the tree shows the active path at once, loads earlier entries and expands
+ * the collapsed branch on demand, the tree search jumps to a labelled entry, and the chat loads
+ * an earlier page when scrolled to the top.
+ */
+async function bigSession(context) {
+  const { page, workspace } = context;
+  const source = process.env.PI_E2E_BIG_SESSION;
+  if (!source) throw new Error('PI_E2E_BIG_SESSION is not set');
+  fs.copyFileSync(source, path.join(workspace, '.pi', 'sessions', path.basename(source)));
+  await runCommand(page, 'Pi: Resume Session…');
+  const picked = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Big session' }).first();
+  await picked.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await picked.click();
+  await runCommand(page, 'Pi: Show Session Tree');
+  // The leaf at the end of the active path; above it, the other branch of entry 16 (the older
+  // one, so listed before the branch the path takes), collapsed.
+  await until('the leaf of the big session', async () => (await treeRow(page, 'message 99999').innerText()).includes('leaf'), 60_000);
+  const branch = treeRow(page, 'the other approach');
+  await scrollTreeUntil(page, branch, -400);
+  if ((await branch.getAttribute('aria-expanded')) !== 'false') throw new Error('the other branch is not collapsed');
+  await branch.locator('.monaco-tl-twistie').click();
+  await treeRow(page, 'the other approach, step 1').waitFor({ state: 'visible', timeout: TIMEOUT });
+  await screenshot(context, 'big-session.png');
+
+  // The run before the window is a row with a count; clicking it loads the page before.
+  const earlier = treeRows(page).filter({ hasText: /⋯ \d+,\d{3} earlier entries/ }).first();
+  await scrollTreeUntil(page, earlier, 200);
+  const count = async () => Number((await earlier.innerText()).match(/⋯ ([\d,]+) earlier/)[1].replace(/,/g, ''));
+  const before = await count();
+  if (before < 99_000) throw new Error(`the window holds too much: ${before} earlier entries left`);
+  await earlier.click();
+  await until('the page before loaded', async () => (await count()) === before - 100);
+
+  // The search asks the server (pi/treeSearch) and the tree jumps to the match.
+  await runCommand(page, 'Pi: Search Session Tree…');
+  await page.locator('.quick-input-widget .quick-input-box input').fill('parser milestone');
+  const match = page.locator('.quick-input-list .monaco-list-row', { hasText: '[Parser milestone] message 32' }).first();
+  await match.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await match.click();
+  await until('the labelled entry selected in the tree', async () =>
+    (await treeRows(page).filter({ hasText: '[Parser milestone] message 32' }).first().getAttribute('aria-selected')) === 'true');
+
+  // The chat shows the tail; scrolled to the top it loads the page before.
+  const frame = await chatFrame(page);
+  await until('the tail of the conversation', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('message 99999'));
+  // A page loaded unasked (the cleared transcript's top reported as a scroll up) comes a moment after the tail.
+  await page.waitForTimeout(1000);
+  if ((await text(frame, '[data-testid="user-message"]')).includes('message 99898')) throw new Error('the chat loaded more than the tail');
+  await until('the earlier page after scrolling to the top', async () => {
+    await frame.$eval('[data-testid="transcript"]', (transcript) => {
+      transcript.scrollTop = transcript.scrollHeight; // the user scrolls up from the bottom
+      transcript.dispatchEvent(new Event('scroll'));
+      transcript.scrollTop = 0;
+      transcript.dispatchEvent(new Event('scroll'));
+    });
+    return (await text(frame, '[data-testid="user-message"]')).includes('message 99898');
+  });
+}
+
 export const scenarios = [
   { name: 'activation', run: activation },
   { name: 'prompt_stream_tool_call', run: promptWithToolCall },
@@ -520,4 +592,5 @@ export const scenarios = [
   { name: 'permission_question', run: permissionQuestion },
   { name: 'auth_error_notice', run: authErrorNotice },
   { name: 'setup_view', run: setupView },
+  { name: 'big_session', run: bigSession },
 ];

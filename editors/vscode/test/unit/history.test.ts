@@ -1,6 +1,7 @@
 // Session history from pi/messages, and skill prompts read back as typed.
 import { describe, expect, it } from 'vitest';
 import { CONTEXT_EDIT_NOTES, historyItems } from '../../src/chat/history';
+import { type ChatState, emptyChat, reduce } from '../../src/chat/reducer';
 import { skillInvocation, skillPreview } from '../../src/chat/messageText';
 import type { MessagesResult, TranscriptEntry } from '../../src/protocol';
 
@@ -38,9 +39,22 @@ describe('session history', () => {
     expect(items[3]).toMatchObject({ text: CONTEXT_EDIT_NOTES.replaced });
   });
 
-  it('says how many earlier entries are left out', () => {
+  it('offers to load the earlier entries left out, before the first one shown', () => {
     const items = historyItems('s1', transcript(entries.slice(2), 9));
-    expect(items[0]).toMatchObject({ kind: 'notice', text: expect.stringContaining('7 earlier entries') });
+    expect(items[0]).toMatchObject({ kind: 'notice', topic: 'earlier', text: expect.stringContaining('7 earlier entries') });
+    expect(items[0]).toMatchObject({ action: { kind: 'loadEarlier', before: 't1' } });
+    expect(historyItems('s1', transcript(entries)).some((item) => item.kind === 'notice' && item.topic === 'earlier')).toBe(false);
+  });
+
+  it('puts an earlier page in place of the notice, with ids of its own', () => {
+    let state: ChatState = reduce(emptyChat('s1'), { type: 'local_reset', sessionId: 's1', items: historyItems('s1', transcript(entries.slice(2), 4)) });
+    const page = historyItems('s1', { ...transcript(entries.slice(0, 2), 4), offset: 0 }, 'p1-');
+    state = reduce(state, { type: 'local_prepend', items: page });
+    // The call on the earlier page and its result on the later one are one item again.
+    expect(state.items.map((item) => item.kind)).toEqual(['user', 'assistant', 'tool', 'notice']);
+    expect(state.items[2]).toMatchObject({ name: 'ls', status: 'done', result: 'app.py', arguments: {} });
+    expect(new Set(state.items.map((item) => item.id)).size).toBe(state.items.length);
+    expect(state.items[0].id).toBe('p1-i1');
   });
 });
 
