@@ -69,21 +69,25 @@ class ArrivalsLLM(TimedScriptedLLM):
         return await super()._chat_completions(request)
 
 
-def write_agent_files(home: Path, base_url: str) -> None:
+def write_agent_files(
+    home: Path,
+    base_url: str,
+    *,
+    provider: str = PROVIDER,
+    model_id: str = MODEL_ID,
+    api: str = "openai-completions",
+    context_window: int = 100_000_000,
+    api_key: str = "no-key",
+) -> None:
     """pi's models.json and settings.json, read by both agents (``PI_CODING_AGENT_DIR``)."""
     agent = home / "agent"
     agent.mkdir(parents=True, exist_ok=True)
-    model = {"id": MODEL_ID, "contextWindow": 100_000_000, "maxTokens": 4096}
-    provider = {
-        "baseUrl": base_url,
-        "api": "openai-completions",
-        "apiKey": "no-key",
-        "models": [model],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {PROVIDER: provider}}))
+    model = {"id": model_id, "contextWindow": context_window, "maxTokens": 4096}
+    provider_entry = {"baseUrl": base_url, "api": api, "apiKey": api_key, "models": [model]}
+    (agent / "models.json").write_text(json.dumps({"providers": {provider: provider_entry}}))
     settings = {
-        "defaultProvider": PROVIDER,
-        "defaultModel": MODEL_ID,
+        "defaultProvider": provider,
+        "defaultModel": model_id,
         "retry": {"enabled": False},
         "compaction": {"enabled": False},
     }
