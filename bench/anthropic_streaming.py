@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import shutil
 import statistics
@@ -36,7 +35,7 @@ from server_common import (
     process_cpu_seconds,
     replies,
 )
-from side_by_side import Agent, Pi, PiLsp
+from side_by_side import Agent, Pi, PiLsp, write_agent_files
 
 PROVIDER, MODEL_ID = "scripted-anthropic", "claude-sonnet-4-5"
 VARIANTS = (
@@ -44,26 +43,6 @@ VARIANTS = (
     ("pi-lsp via litellm", PiLsp, {"PI_LSP_LLM_TRANSPORT": "litellm"}),
     ("pi 0.84.2", Pi, {}),
 )
-
-
-def write_agent_files(home: Path, root_url: str) -> None:
-    agent = home / "agent"
-    agent.mkdir(parents=True, exist_ok=True)
-    model = {"id": MODEL_ID, "contextWindow": 200_000, "maxTokens": 4096}
-    provider = {
-        "baseUrl": root_url,
-        "api": "anthropic-messages",
-        "apiKey": "scripted-key",
-        "models": [model],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {PROVIDER: provider}}))
-    settings = {
-        "defaultProvider": PROVIDER,
-        "defaultModel": MODEL_ID,
-        "retry": {"enabled": False},
-        "compaction": {"enabled": False},
-    }
-    (agent / "settings.json").write_text(json.dumps(settings))
 
 
 async def started(
@@ -90,7 +69,15 @@ async def measure(scratch: Path, deltas: int, runs: int) -> dict[str, list[float
     figures: dict[str, list[float]] = {name: [] for name, _, _ in VARIANTS}
     async with TimedScriptedLLM() as llm:
         home = scratch / "home"
-        write_agent_files(home, llm.root_url)
+        write_agent_files(
+            home,
+            llm.root_url,
+            provider=PROVIDER,
+            model_id=MODEL_ID,
+            api="anthropic-messages",
+            context_window=200_000,
+            api_key="scripted-key",
+        )
         environment = bench_environment(home)
         agents = [
             (name, await started(name, kind, extra, scratch, llm, environment))

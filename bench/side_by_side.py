@@ -11,13 +11,16 @@ spoken to over its JSON lines. Printed, each for both and with the ratio pi-lsp 
 2. CPU per streamed delta: the server's CPU time (utime + stime from /proc) for a reply of
    ``--deltas`` text chunks sent at once, after a warm-up turn, divided by the chunks;
 3. per-turn overhead: the median wall time of a one-chunk turn minus the scripted model's own
-   time, on a new session and on a 10k-entry one;
-4. resident memory (VmRSS): idle after the first turn, and after opening a 100k-entry session;
+   time, on a new session and on a 10k-entry one, with both agents running and taking turns
+   (one turn of each, the order swapped every round), so that both meet the same load; and the
+   server's mean CPU time per turn;
+4. resident memory (VmRSS): idle after the first turn, and with a ``--big-entries`` session
+   (100k by default) open, both agents holding theirs at the same time;
 5. (pi-lsp only) spawn → ``initialize`` answered; and with ``--shared`` (``PI_LSP_SHARED=1``),
    the same for a later start (a new editor window) once the shared server runs, with the goal
    of 300 ms.
 
-Asserts nothing; ``--quick`` runs fewer repetitions and a smaller big session.
+Asserts nothing; ``--quick`` runs fewer repetitions; ``--only`` measures one part alone.
 """
 
 from __future__ import annotations
@@ -66,21 +69,25 @@ class ArrivalsLLM(TimedScriptedLLM):
         return await super()._chat_completions(request)
 
 
-def write_agent_files(home: Path, base_url: str) -> None:
+def write_agent_files(
+    home: Path,
+    base_url: str,
+    *,
+    provider: str = PROVIDER,
+    model_id: str = MODEL_ID,
+    api: str = "openai-completions",
+    context_window: int = 100_000_000,
+    api_key: str = "no-key",
+) -> None:
     """pi's models.json and settings.json, read by both agents (``PI_CODING_AGENT_DIR``)."""
     agent = home / "agent"
     agent.mkdir(parents=True, exist_ok=True)
-    model = {"id": MODEL_ID, "contextWindow": 100_000_000, "maxTokens": 4096}
-    provider = {
-        "baseUrl": base_url,
-        "api": "openai-completions",
-        "apiKey": "no-key",
-        "models": [model],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {PROVIDER: provider}}))
+    model = {"id": model_id, "contextWindow": context_window, "maxTokens": 4096}
+    provider_entry = {"baseUrl": base_url, "api": api, "apiKey": api_key, "models": [model]}
+    (agent / "models.json").write_text(json.dumps({"providers": {provider: provider_entry}}))
     settings = {
-        "defaultProvider": PROVIDER,
-        "defaultModel": MODEL_ID,
+        "defaultProvider": provider,
+        "defaultModel": model_id,
         "retry": {"enabled": False},
         "compaction": {"enabled": False},
     }
@@ -104,6 +111,7 @@ class Agent:
     name: str
     pid: int = 0
     spawned_at: float = 0.0
+    last_open_seconds: float = 0.0
 
     async def start(self, workspace: Path, environment: dict[str, str]) -> None: ...
     async def prompt(self, text: str) -> None: ...
@@ -141,7 +149,9 @@ class PiLsp(Agent):
             raise RuntimeError(f"pi-lsp's turn failed: {result.get('errorMessage')}")
 
     async def open_session(self, path: Path) -> None:
+        start = time.perf_counter()
         await self.client.request("pi/openSession", {"path": str(path)})
+        self.last_open_seconds = time.perf_counter() - start
         await self.client.request("pi/setModel", {"model": f"{PROVIDER}/{MODEL_ID}"})
 
     async def new_session(self) -> None:
@@ -214,7 +224,9 @@ class Pi(Agent):
             raise RuntimeError(f"pi's turn failed: {last.get('errorMessage')}")
 
     async def open_session(self, path: Path) -> None:
+        start = time.perf_counter()
         await self.command({"type": "switch_session", "sessionPath": str(path)})
+        self.last_open_seconds = time.perf_counter() - start
         await self.command({"type": "set_model", "provider": PROVIDER, "modelId": MODEL_ID})
 
     async def new_session(self) -> None:
@@ -310,34 +322,72 @@ async def streaming_and_memory(setup: Setup, kind: type[Agent], deltas: int) -> 
     return figures
 
 
-async def turn_overhead(setup: Setup, agent: Agent, turns: int) -> float:
-    """Median seconds of a one-chunk turn beyond the scripted model's own time."""
-    overheads = []
+async def timed_turn(setup: Setup, agent: Agent, text: str) -> tuple[float, float]:
+    """One one-chunk turn: its wall seconds beyond the scripted model's own time, and the
+    agent's CPU seconds during it (utime + stime, in 10 ms ticks: only a sum means much)."""
+    setup.llm.enqueue(replies.text("ok", chunks=1))
+    handled = len(setup.llm.handling_seconds)
+    cpu_before = process_cpu_seconds(agent.pid)
+    start = time.perf_counter()
+    await agent.prompt(text)
+    wall = time.perf_counter() - start
+    cpu = process_cpu_seconds(agent.pid) - cpu_before
+    return wall - sum(setup.llm.handling_seconds[handled:]), cpu
+
+
+async def alternating_turns(
+    setup: Setup, running: dict[str, Agent], turns: int, name: str
+) -> dict[str, dict[str, float]]:
+    """``turns`` turns of each agent, one of each in turn (the order swapped every round), so
+    both see the same load: the median overhead in ms and the mean CPU per turn in ms."""
+    overheads: dict[str, list[float]] = {kind: [] for kind in running}
+    cpu: dict[str, float] = dict.fromkeys(running, 0.0)
+    order = list(running)
     for index in range(turns):
-        setup.llm.enqueue(replies.text("ok", chunks=1))
-        handled = len(setup.llm.handling_seconds)
-        start = time.perf_counter()
-        await agent.prompt(f"short question {index}")
-        wall = time.perf_counter() - start
-        overheads.append(wall - sum(setup.llm.handling_seconds[handled:]))
-    return statistics.median(overheads)
+        for kind in order if index % 2 == 0 else reversed(order):
+            overhead, turn_cpu = await timed_turn(setup, running[kind], f"short question {index}")
+            overheads[kind].append(overhead)
+            cpu[kind] += turn_cpu
+    return {
+        kind: {
+            f"turn_{name}_ms": statistics.median(overheads[kind]) * 1000,
+            f"turn_{name}_cpu_ms": cpu[kind] / turns * 1000,
+        }
+        for kind in running
+    }
 
 
 async def turns_and_sessions(
-    setup: Setup, kind: type[Agent], turns: int, sessions: dict[str, Path]
-) -> dict[str, float]:
-    agent = await warm_agent(setup, kind, "turns")
-    # pi-lsp opens only sessions inside its session directory: each agent gets its own copies.
-    workspace = setup.workspace(f"turns-{kind.__name__}")
-    copies = {size: copy_session(path, workspace) for size, path in sessions.items()}
-    await agent.new_session()
-    figures = {"turn_new_ms": await turn_overhead(setup, agent, turns) * 1000}
-    await agent.open_session(copies["10k"])
-    figures["turn_10k_ms"] = await turn_overhead(setup, agent, turns) * 1000
-    await agent.open_session(copies["100k"])
-    await asyncio.sleep(1.0)
-    figures["big_session_rss_mb"] = resident_mb(agent.pid)
-    await agent.stop()
+    setup: Setup, turns: int, sessions: dict[str, Path]
+) -> dict[str, dict[str, float]]:
+    """Per-turn overhead on a new session and on the 10k-entry one, both agents running side by
+    side and taking turns; then each agent's memory with the big session open."""
+    running: dict[str, Agent] = {}
+    figures: dict[str, dict[str, float]] = {kind.__name__: {} for kind in agents()}
+    try:
+        for kind in agents():
+            running[kind.__name__] = await warm_agent(setup, kind, "turns")
+        copies = {}
+        for kind, agent in running.items():
+            # pi-lsp opens only sessions inside its session directory: each gets its own copies.
+            workspace = setup.workspace(f"turns-{kind}")
+            copies[kind] = {size: copy_session(path, workspace) for size, path in sessions.items()}
+            await agent.new_session()
+        for kind, numbers in (await alternating_turns(setup, running, turns, "new")).items():
+            figures[kind].update(numbers)
+        for kind, agent in running.items():
+            await agent.open_session(copies[kind]["10k"])
+        for kind, numbers in (await alternating_turns(setup, running, turns, "10k")).items():
+            figures[kind].update(numbers)
+        for kind, agent in running.items():
+            await agent.open_session(copies[kind]["big"])
+            figures[kind]["big_open_ms"] = agent.last_open_seconds * 1000
+        await asyncio.sleep(1.0)
+        for kind, agent in running.items():
+            figures[kind]["big_session_rss_mb"] = resident_mb(agent.pid)
+    finally:
+        for agent in running.values():
+            await agent.stop()
     return figures
 
 
@@ -352,34 +402,51 @@ def copy_session(path: Path, workspace: Path) -> Path:
     return copy
 
 
-async def measure(scratch: Path, quick: bool, deltas: int) -> dict[str, dict[str, float]]:
+@dataclass
+class Options:
+    quick: bool
+    deltas: int
+    big_entries: int
+    only: str | None
+
+
+async def measure(scratch: Path, options: Options) -> dict[str, dict[str, float]]:
     (scratch / ".pi" / "sessions").mkdir(parents=True)
-    sessions = {
-        "10k": generate_big_session(scratch, 10_000),
-        "100k": generate_big_session(scratch, 20_000 if quick else 100_000),
-    }
     results: dict[str, dict[str, float]] = {kind.__name__: {} for kind in agents()}
     async with ArrivalsLLM() as llm:
         home = scratch / "home"
         write_agent_files(home, llm.base_url)
         setup = Setup(scratch, llm, bench_environment(home))
-        runs = 3 if quick else 7
-        for kind in agents():  # the first start of each warms the file cache
-            await cold_start(setup, kind, -1)
-        starts: dict[str, list[dict[str, float]]] = {kind.__name__: [] for kind in agents()}
-        for run in range(runs):  # interleaved, so both see the same load
+        if options.only in (None, "starts"):
+            await starts(setup, 3 if options.quick else 7, results)
+        if options.only in (None, "streaming"):
             for kind in agents():
-                starts[kind.__name__].append(await cold_start(setup, kind, run))
-        results["PiLsp"].update(await shared_starts(setup, runs))
-        for kind in agents():
-            figures = results[kind.__name__]
-            for key in starts[kind.__name__][0]:
-                figures[f"{key}_ms"] = (
-                    statistics.median(run[key] for run in starts[kind.__name__]) * 1000
+                results[kind.__name__].update(
+                    await streaming_and_memory(setup, kind, options.deltas)
                 )
-            figures.update(await streaming_and_memory(setup, kind, deltas))
-            figures.update(await turns_and_sessions(setup, kind, 5 if quick else 15, sessions))
+        if options.only in (None, "turns"):
+            sessions = {
+                "10k": generate_big_session(scratch, 10_000),
+                "big": generate_big_session(scratch, options.big_entries),
+            }
+            turns = 9 if options.quick else 25
+            for kind, figures in (await turns_and_sessions(setup, turns, sessions)).items():
+                results[kind].update(figures)
     return results
+
+
+async def starts(setup: Setup, runs: int, results: dict[str, dict[str, float]]) -> None:
+    """Cold starts of both agents, interleaved so both see the same load; the shared server's."""
+    for kind in agents():  # the first start of each warms the file cache
+        await cold_start(setup, kind, -1)
+    measured: dict[str, list[dict[str, float]]] = {kind.__name__: [] for kind in agents()}
+    for run in range(runs):
+        for kind in agents():
+            measured[kind.__name__].append(await cold_start(setup, kind, run))
+    results["PiLsp"].update(await shared_starts(setup, runs))
+    for kind, runs_of_kind in measured.items():
+        for key in runs_of_kind[0]:
+            results[kind][f"{key}_ms"] = statistics.median(run[key] for run in runs_of_kind) * 1000
 
 
 ROWS = (
@@ -387,38 +454,55 @@ ROWS = (
     ("cpu_per_delta_us", "server CPU per streamed delta (us)", "<= 1.0x"),
     ("turn_new_ms", "per-turn overhead, new session (ms)", "<= 1.0x"),
     ("turn_10k_ms", "per-turn overhead, 10k-entry session (ms)", "<= 1.0x"),
+    ("turn_new_cpu_ms", "  server CPU per turn, new session (ms)", ""),
+    ("turn_10k_cpu_ms", "  server CPU per turn, 10k-entry session (ms)", ""),
     ("idle_rss_mb", "resident memory idle after the first turn (MB)", "< 1.0x"),
     ("big_session_rss_mb", "resident memory, big session open (MB)", "< 1.0x"),
+    ("big_open_ms", "  opening the big session (ms)", ""),
 )
 
 
-def print_table(results: dict[str, dict[str, float]], deltas: int, big_entries: int) -> None:
+def print_table(results: dict[str, dict[str, float]], options: Options) -> None:
     ours, pis = results["PiLsp"], results["Pi"]
     print(f"\n{'':50} {'pi-lsp':>9} {'pi 0.84.2':>10} {'ratio':>7}  goal")
     for key, row_label, goal in ROWS:
-        label = row_label.replace("big session", f"{big_entries // 1000}k-entry session")
+        if key not in ours:
+            continue
+        label = row_label.replace("big session", f"{options.big_entries // 1000}k-entry session")
         ratio = ours[key] / pis[key] if pis.get(key) else float("nan")
         print(f"{label:50} {ours[key]:>9.1f} {pis[key]:>10.1f} {ratio:>6.2f}x  {goal}")
+    if "initialize_ms" in ours:
+        print(
+            f"{'pi-lsp: spawn -> initialize answered (ms)':50} {ours['initialize_ms']:>9.1f} "
+            f"{'':>10} {'':>7}  < 300 ms"
+        )
+        print(
+            f"{'pi-lsp --shared: later start -> initialize (ms)':50} "
+            f"{ours['shared_later_initialize_ms']:>9.1f} {'':>10} {'':>7}  < 300 ms"
+        )
+        print(
+            f"{'  (the first start, which starts the server)':50} "
+            f"{ours['shared_first_initialize_ms']:>9.1f}"
+        )
     print(
-        f"{'pi-lsp: spawn -> initialize answered (ms)':50} {ours['initialize_ms']:>9.1f} "
-        f"{'':>10} {'':>7}  < 300 ms"
+        f"(CPU per delta: a reply of {options.deltas:,} chunks; per turn: the median of "
+        f"{9 if options.quick else 25} one-chunk turns of each agent, taken in turns; "
+        "ratio = pi-lsp / pi)"
     )
-    print(
-        f"{'pi-lsp --shared: later start -> initialize (ms)':50} "
-        f"{ours['shared_later_initialize_ms']:>9.1f} {'':>10} {'':>7}  < 300 ms"
-    )
-    print(
-        f"{'  (the first start, which starts the server)':50} "
-        f"{ours['shared_first_initialize_ms']:>9.1f}"
-    )
-    print(f"(CPU per delta: a reply of {deltas:,} chunks; ratio = pi-lsp / pi)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test)")
     parser.add_argument("--deltas", type=int, default=3000, help="chunks of the streamed reply")
+    parser.add_argument(
+        "--big-entries", type=int, default=100_000, help="entries of the big session (memory)"
+    )
+    parser.add_argument(
+        "--only", choices=("starts", "streaming", "turns"), help="measure one part alone"
+    )
     arguments = parser.parse_args()
+    options = Options(arguments.quick, arguments.deltas, arguments.big_entries, arguments.only)
     if not (NODE.exists() and PI_CLI.exists()):
         sys.exit("pi 0.84.2 is not installed: make install-reference")
     scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-side-by-side-"))
@@ -430,8 +514,8 @@ def main() -> None:
             f"{os.cpu_count()} CPUs, {_memory_gb():.0f} GB, load average "
             f"{os.getloadavg()[0]:.1f}"
         )
-        results = asyncio.run(measure(scratch, arguments.quick, arguments.deltas))
-        print_table(results, arguments.deltas, 20_000 if arguments.quick else 100_000)
+        results = asyncio.run(measure(scratch, options))
+        print_table(results, options)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")

@@ -185,8 +185,12 @@ class PiClient(LanguageClient):
         self.events = EventLog()
         self._stopping = threading.Event()
         self._connection: asyncio.Task | None = None
+        self.log_messages: list[str] = []
+        """The texts of the server's ``window/logMessage`` notifications, in arrival order."""
         self.feature(protocol.EVENT)(lambda params: self.events.add(params))
-        self.feature(types.WINDOW_LOG_MESSAGE)(lambda params: None)
+        self.feature(types.WINDOW_LOG_MESSAGE)(
+            lambda params: self.log_messages.append(params.message)
+        )
 
     @property
     def stopped(self) -> bool:

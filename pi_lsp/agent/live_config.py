@@ -143,12 +143,8 @@ class LiveConfig:
 
     def thinking_level(self, runtime: SessionRuntime) -> str:
         """The level of the session's active path (its last change), else the configured one."""
-        for entry in reversed(runtime.session.branch()):
-            if entry.type == "thinking_level_change" and isinstance(
-                entry.get("thinkingLevel"), str
-            ):
-                return entry["thinkingLevel"]
-        return self.current.thinking_level()
+        level = runtime.session.named_thinking_level()
+        return level if level is not None else self.current.thinking_level()
 
     def cache_retention(self) -> str:
         """Prompt-cache retention: the setting, else ``PI_CACHE_RETENTION=long``, else short."""

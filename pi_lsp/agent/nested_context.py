@@ -92,7 +92,11 @@ class NestedContextFiles:
 
     def due(self, path_entries: Sequence[Entry]) -> list[Injection]:
         """What to append before the next request, for the active path ``path_entries``."""
-        projected = project_path(path_entries)
+        return self.due_in_projection(project_path(path_entries))
+
+    def due_in_projection(self, projected: Sequence[ProjectedEntry]) -> list[Injection]:
+        """``due`` for the active path's projection (``Session.projection``, kept between
+        requests, so a long session is not projected again for every request)."""
         present = _present(projected)
         injections = []
         for file_path in self._required(projected):

@@ -194,7 +194,7 @@ class _Turn:
             return
         session = self.runtime.session
         try:
-            injections = self.setup.context_files.due(session.branch())
+            injections = self.setup.context_files.due_in_projection(session.projection())
         except Exception:  # a context file must never cost the user the turn
             logger.exception("finding nested context files failed in session %s", self.runtime.id)
             return

@@ -192,6 +192,15 @@ class RequestAuth:
     headers: Mapping[str, str] = attrs.field(repr=False)
 
 
+def runs_commands(model: ModelConfig) -> bool:
+    """Whether resolving ``model``'s key or headers may run a ``!command`` (else ``request_auth``
+    only reads the environment and is cheap enough for the event loop)."""
+    credential = model.credential
+    if credential is not None and not credential.verbatim and is_command(credential.value):
+        return True
+    return any(is_command(raw) for raw in model.headers.values())
+
+
 def request_auth(
     model: ModelConfig,
     environ: Mapping[str, str] | None = None,

@@ -129,6 +129,7 @@ async def stream_chunks(
                     continue  # blank separators, comments (": keep-alive"), event names
                 payload = line[len(_DATA_PREFIX) :].strip()
                 if payload == _DONE:
+                    response.saw_end()  # the connection is then kept for the next request
                     return
                 chunk = jiter.from_json(payload)
                 if isinstance(chunk, dict) and chunk.get("error") is not None:

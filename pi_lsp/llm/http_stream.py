@@ -27,6 +27,9 @@ import h11
 
 READ_SIZE = 65536
 USER_AGENT = "pi-lsp"
+FINISH_SECONDS = 5.0
+"""How long the rest of an answer whose reader saw its end marker may take to arrive, read in the
+background so the connection can be kept alive."""
 
 
 class AnswerCutOff(Exception):
@@ -98,6 +101,14 @@ class Response:
     _connection: _Connection
     _timeout: float | None
     finished: bool = False
+    end_seen: bool = False
+    """The reader met the body's own end marker (a server-sent ``[DONE]``) and stopped there."""
+
+    def saw_end(self) -> None:
+        """Tell the response its reader stopped at the body's end marker: the HTTP message's
+        end, which is all that should follow, is then read in the background and the connection
+        kept alive for the next request (else it is closed, as after an aborted read)."""
+        self.end_seen = True
 
     async def chunks(self) -> AsyncIterator[bytes]:
         # The events already received are taken without a coroutine call each: a stream of
@@ -168,8 +179,35 @@ async def post(
     finally:
         if response.finished and connection.ready_for_next():
             pool.give_back(target, connection)
+        elif response.end_seen and not response.finished:
+            finishing = asyncio.ensure_future(_finish(pool, target, connection, response))
+            _finishing.add(finishing)
+            finishing.add_done_callback(_finishing.discard)
         else:
             connection.close()
+
+
+_finishing: set[asyncio.Future[None]] = set()
+"""The answers being read to their end in the background (held so they are not collected)."""
+
+
+async def _finish(pool: _Pool, target: Target, connection: _Connection, response: Response) -> None:
+    """Read what remains of an answer whose end marker was seen; keep the connection if it ends
+    within ``FINISH_SECONDS`` and may carry another request."""
+    try:
+        async with asyncio.timeout(FINISH_SECONDS):
+            async for _ in response.chunks():
+                pass
+    except (TimeoutError, OSError, h11.ProtocolError, AnswerCutOff):
+        connection.close()
+        return
+    except BaseException:  # cancelled: the loop is shutting down
+        connection.close()
+        raise
+    if response.finished and connection.ready_for_next():
+        pool.give_back(target, connection)
+    else:
+        connection.close()
 
 
 async def _send(

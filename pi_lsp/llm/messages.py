@@ -103,8 +103,19 @@ def to_chat_messages(
 
 
 def sanitize(text: str) -> str:
-    """``text`` without lone surrogates."""
-    return _LONE_SURROGATE.sub("", text)
+    """``text`` without lone surrogates.
+
+    Every request sanitizes the whole history again; the checks in C (ASCII, then UTF-8, which
+    refuses any surrogate) are many times faster than the expression's scan, which only a text
+    holding a surrogate then needs.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("", text)
+    return text
 
 
 _encode_json = msgspec.json.Encoder().encode

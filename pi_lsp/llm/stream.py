@@ -47,7 +47,7 @@ from pi_lsp.llm.caching import (
     with_cache_breakpoints,
 )
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.credentials import UnresolvedKeyError, request_auth
+from pi_lsp.llm.credentials import UnresolvedKeyError, request_auth, runs_commands
 from pi_lsp.llm.events import (
     Completed,
     StreamEvent,
@@ -256,8 +256,12 @@ class AssistantStream:
         # litellm (seconds to import) loads off the event loop, before anything asks it questions.
         litellm = None if streams_directly else await preload_litellm()
         arguments = completion_arguments(self.request)
-        # Keys may come from a command: resolved off the event loop, and only now.
-        auth = await asyncio.to_thread(request_auth, model)
+        # Keys may come from a command: resolved off the event loop, and only now. Without one
+        # only the environment is read, so no thread hop adds to the turn.
+        if runs_commands(model):
+            auth = await asyncio.to_thread(request_auth, model)
+        else:
+            auth = request_auth(model)
         if auth.api_key is not None:
             arguments["api_key"] = auth.api_key
         if litellm is None:

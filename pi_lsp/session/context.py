@@ -106,13 +106,13 @@ def project_session(
 
 def build_context_from_path(path: Sequence[Entry]) -> SessionContext:
     """The context of a root→leaf ``path`` already walked (the store keeps its active path)."""
-    thinking_level, model = _context_settings(path)
+    thinking_level, model = context_settings(path)
     return SessionContext(
         messages=context_messages(path), thinking_level=thinking_level, model=model
     )
 
 
-def _context_settings(path: Sequence[Entry]) -> tuple[Any, dict[str, Any] | None]:
+def context_settings(path: Sequence[Entry]) -> tuple[Any, dict[str, Any] | None]:
     """The last thinking level and model set on the path.
 
     pi scans the path forwards and keeps overwriting; scanning backwards and stopping at the first
@@ -125,29 +125,37 @@ def _context_settings(path: Sequence[Entry]) -> tuple[Any, dict[str, Any] | None
         if entry_type == "thinking_level_change":
             if thinking_level is _NOT_FOUND:
                 thinking_level = entry.get("thinkingLevel", UNDEFINED)
-        elif model is not _NOT_FOUND:
-            pass
-        elif entry_type == "model_change":
-            model = without_undefined(
-                {
-                    "provider": entry.get("provider", UNDEFINED),
-                    "modelId": entry.get("modelId", UNDEFINED),
-                }
-            )
-        elif entry_type == "message" and entry_role(entry) == "assistant":
-            message = entry["message"]
-            model = without_undefined(
-                {
-                    "provider": message.get("provider", UNDEFINED),
-                    "modelId": message.get("model", UNDEFINED),
-                }
-            )
+        elif model is _NOT_FOUND:
+            found = model_set_by(entry_type, entry)
+            if found is not None:  # {} too: a change that names nothing still sets it
+                model = found
         if thinking_level is not _NOT_FOUND and model is not _NOT_FOUND:
             break
     return (
         "off" if thinking_level is _NOT_FOUND else thinking_level,
         None if model is _NOT_FOUND else model,
     )
+
+
+def model_set_by(entry_type: Any, entry: Entry) -> dict[str, Any] | None:
+    """The model an entry of ``entry_type`` sets: a model change's, or the model an assistant
+    message came from (an answer counts as setting it); None for any other entry."""
+    if entry_type == "model_change":
+        return without_undefined(
+            {
+                "provider": entry.get("provider", UNDEFINED),
+                "modelId": entry.get("modelId", UNDEFINED),
+            }
+        )
+    if entry_type == "message" and entry_role(entry) == "assistant":
+        message = entry["message"]
+        return without_undefined(
+            {
+                "provider": message.get("provider", UNDEFINED),
+                "modelId": message.get("model", UNDEFINED),
+            }
+        )
+    return None
 
 
 _NOT_FOUND: Any = object()

@@ -15,13 +15,14 @@ from typing import Any, Self, cast
 
 from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError, echoed
 from pi_lsp.session import entries as build
+from pi_lsp.session.active_context import ActivePathContext
 from pi_lsp.session.context import (
     UNSET,
     SessionContext,
     branch_path,
-    build_context_from_path,
     build_session_context,
 )
+from pi_lsp.session.projection import ProjectedEntry
 from pi_lsp.session.store import (
     LoadReport,
     SessionWriter,
@@ -63,6 +64,8 @@ class Session:
         self._active_path: list[StoredEntry] | None = None
         """The root→leaf path, kept while appends extend
         it (long sessions walk it on every turn)."""
+        self._active_context: ActivePathContext | None = None
+        """The context of ``_active_path``, extended with it (every model request needs it)."""
         self._children: dict[Any, list[StoredEntry]] = {}
         """Entries by parent id (None: no parent), in file order: the tree's shape, kept as
         entries are indexed so a view of a big session never rebuilds the whole tree."""
@@ -187,16 +190,38 @@ class Session:
     def branch(self, from_id: str | Any | None = UNSET) -> list[StoredEntry]:
         """Root-first path to ``from_id`` (default: the leaf); empty when the id is unknown."""
         if from_id is UNSET or from_id == self._leaf_id:
-            if self._active_path is None:
-                with paused_garbage_collection():
-                    self._active_path = self._path_to(self._leaf_id)
-            return list(self._active_path)
+            return list(self._walked_active_path())
         with paused_garbage_collection():
             return self._path_to(from_id)
+
+    def _walked_active_path(self) -> list[StoredEntry]:
+        """The root→leaf path itself (not a copy), walked once per leaf move."""
+        if self._active_path is None:
+            with paused_garbage_collection():
+                self._active_path = self._path_to(self._leaf_id)
+        return self._active_path
+
+    def _context_at_leaf(self) -> ActivePathContext:
+        path = self._walked_active_path()
+        if self._active_context is None or not self._active_context.follows(path):
+            with paused_garbage_collection():
+                self._active_context = ActivePathContext(path)
+        return self._active_context
+
+    def projection(self) -> list[ProjectedEntry]:
+        """What each entry of the context at the leaf gives (``project_path`` of the branch),
+        extended from the previous call's as entries are appended."""
+        with paused_garbage_collection():
+            return self._context_at_leaf().projection()
 
     def _path_to(self, entry_id: Any) -> list[StoredEntry]:
         # The path is made of this session's own entries, looked up in ``_by_id``.
         return cast("list[StoredEntry]", branch_path(self._by_id, entry_id))
+
+    def named_thinking_level(self) -> str | None:
+        """The level of the active path's last thinking level change that names one."""
+        with paused_garbage_collection():
+            return self._context_at_leaf().named_thinking_level()
 
     def children(self, parent_id: str) -> list[StoredEntry]:
         """The entries whose parent is ``parent_id``, in file order (a duplicate id counts once,
@@ -265,7 +290,7 @@ class Session:
         """What the LLM sees at ``leaf_id`` (default: the leaf), as pi's ``buildSessionContext``."""
         if leaf_id is UNSET or (leaf_id == self._leaf_id and leaf_id is not None):
             with paused_garbage_collection():
-                return build_context_from_path(self.branch())
+                return self._context_at_leaf().context()
         with paused_garbage_collection():
             return build_session_context(self._entries, leaf_id, self._by_id)
 

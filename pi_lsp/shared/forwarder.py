@@ -71,9 +71,22 @@ def _try_connect(path: Path) -> socket.socket | None:
     return connection
 
 
+def server_command(server_options: list[str]) -> list[str]:
+    """The shared server's command line: this process's own up to its arguments, so the server
+    starts as this one did (``pi-lsp``, ``python -m pi_lsp``, or the VS Code bundle's
+    ``python -I launch.py``, which puts its libraries on ``sys.path`` itself), then
+    ``--serve-shared``."""
+    original = list(getattr(sys, "orig_argv", ()))
+    arguments = len(sys.argv) - 1
+    if len(original) >= 2 and 0 <= arguments <= len(original) - 2:
+        start = original[1 : len(original) - arguments]
+        return [sys.executable, *start, "--serve-shared", *server_options]
+    return [sys.executable, "-m", "pi_lsp", "--serve-shared", *server_options]
+
+
 def _start_server(server_options: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "pi_lsp", "--serve-shared", *server_options],
+        server_command(server_options),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -110,6 +110,31 @@ async def test_two_clients_share_one_process_with_separate_workspaces(tmp_path, 
     await wait_until(lambda: not shared_server_pids(environment) & servers and not path.exists())
 
 
+async def test_each_client_gets_only_its_own_log_records(tmp_path, environment):
+    async with ScriptedLLM() as llm:
+        first = await start(environment, tmp_path / "one", llm)
+        second = await start(environment, tmp_path / "two", llm)
+        assert len(shared_server_pids(environment)) == 1
+        # Each logs "the editor's API keys: <providers>" on the connection it came from.
+        first.protocol.notify("pi/setCredentials", {"credentials": {"alphaprovider": "a-key"}})
+        second.protocol.notify("pi/setCredentials", {"credentials": {"betaprovider": "b-key"}})
+        await first.request("pi/state", {})
+        await second.request("pi/state", {})
+        await wait_until(
+            lambda: (
+                any("alphaprovider" in text for text in first.log_messages)
+                and any("betaprovider" in text for text in second.log_messages)
+            )
+        )
+        assert not any("betaprovider" in text for text in first.log_messages)
+        assert not any("alphaprovider" in text for text in second.log_messages)
+        # Each also saw its own start, and not the other's workspace.
+        assert not any(str(tmp_path / "two") in text for text in first.log_messages)
+        assert not any(str(tmp_path / "one") in text for text in second.log_messages)
+        await first.close(timeout=30)
+        await second.close(timeout=30)
+
+
 async def test_a_socket_left_behind_is_replaced(tmp_path, environment):
     path = socket_of(environment)
     path.parent.mkdir(mode=0o700, exist_ok=True)

@@ -96,6 +96,47 @@ async def test_lines_arrive_whole_across_chunks_and_the_connection_is_reused():
     assert b"x-team: pi" in request.lower() and request.endswith(b'\r\n\r\n{"a":1}')
 
 
+async def done_then_end_later(server, reader, writer):
+    """A server-sent stream whose ``[DONE]`` arrives before the end of the HTTP message."""
+    while True:
+        try:
+            server.requests.append(await read_request(reader))
+        except asyncio.IncompleteReadError:
+            return
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        writer.write(b"e\r\ndata: [DONE]\n\n\r\n")
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+
+
+async def read_to_done(url: str, *, say_so: bool) -> None:
+    async with http_stream.post(url, b"{}", {}, 5) as response:
+        async for line in response.lines():
+            if line == b"data: [DONE]":
+                if say_so:
+                    response.saw_end()
+                break
+
+
+async def test_a_reader_stopping_at_its_end_marker_keeps_the_connection_alive():
+    server = RawServer(done_then_end_later)
+    async with server as url:
+        for _ in range(3):
+            await read_to_done(url, say_so=True)
+            await asyncio.sleep(0.1)  # the rest of the answer is read in the background
+    assert server.connections == 1 and len(server.requests) == 3
+
+
+async def test_a_reader_stopping_anywhere_else_closes_the_connection():
+    server = RawServer(done_then_end_later)
+    async with server as url:
+        for _ in range(2):
+            await read_to_done(url, say_so=False)
+    assert server.connections == 2
+
+
 async def test_a_kept_alive_connection_closed_meanwhile_is_replaced():
     server = RawServer(answer_once_then_close)
     async with server as url:

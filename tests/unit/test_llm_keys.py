@@ -16,7 +16,7 @@ from pi_lsp.errors import InvalidParamsError
 from pi_lsp.llm.auth_store import AuthFileError, remove_api_key, save_api_key
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.config_values import CommandOutputs, resolve_value, template_variables
-from pi_lsp.llm.credentials import Credential, UnresolvedKeyError, request_auth
+from pi_lsp.llm.credentials import Credential, UnresolvedKeyError, request_auth, runs_commands
 from pi_lsp.llm.errors import auth_error_status, refused_key_message
 from pi_lsp.llm.secrets import redact_secrets, remember_secrets
 
@@ -105,6 +105,15 @@ def test_the_request_gets_the_key_headers_and_bearer():
     auth = request_auth(config, {"GW_KEY": "k-123", "TEAM": "blue"}, CommandOutputs())
     assert auth.api_key == "k-123"
     assert dict(auth.headers) == {"x-team": "blue", "x-lit": "$a", "Authorization": "Bearer k-123"}
+
+
+def test_only_a_command_key_or_header_is_resolved_off_the_event_loop():
+    assert runs_commands(model(credential=Credential("auth.json", "p", "!op read key")))
+    assert runs_commands(model(headers={"X-Token": "!op read token"}))
+    assert not runs_commands(model(credential=Credential("models.json", "p", "$GW_KEY")))
+    assert not runs_commands(model(credential=Credential("editor", "s", "!k", verbatim=True)))
+    assert not runs_commands(model(headers={"X-Team": "$TEAM"}))
+    assert not runs_commands(model())
 
 
 def test_an_unresolved_key_or_header_fails_the_request_with_why():

@@ -101,3 +101,42 @@ def test_a_runtime_directory_too_deep_for_a_socket_is_refused(tmp_path, monkeypa
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
     with pytest.raises(address.UnsafePlaceError, match="too long"):
         address.socket_path({"PATH": "/bin"})
+
+
+@pytest.mark.parametrize(
+    ("original", "argv", "start"),
+    [
+        # python -m pi_lsp --shared
+        (
+            ["py", "-m", "pi_lsp", "--shared"],
+            ["/p/pi_lsp/__main__.py", "--shared"],
+            ["-m", "pi_lsp"],
+        ),
+        # the pi-lsp script
+        (
+            ["py", "/venv/bin/pi-lsp", "--shared"],
+            ["/venv/bin/pi-lsp", "--shared"],
+            ["/venv/bin/pi-lsp"],
+        ),
+        # the VS Code bundle's launcher, which puts its libraries on sys.path itself
+        (
+            ["py", "-I", "/x/launch.py", "--log-file", "l"],
+            ["pi-lsp", "--log-file", "l"],
+            ["-I", "/x/launch.py"],
+        ),
+        # nothing to go by: the module
+        ([], ["pi-lsp"], ["-m", "pi_lsp"]),
+    ],
+)
+def test_the_shared_server_starts_the_way_this_process_started(monkeypatch, original, argv, start):
+    from pi_lsp.shared import forwarder
+
+    monkeypatch.setattr(sys, "orig_argv", original)
+    monkeypatch.setattr(sys, "argv", argv)
+    assert forwarder.server_command(["--log-file", "f"]) == [
+        sys.executable,
+        *start,
+        "--serve-shared",
+        "--log-file",
+        "f",
+    ]

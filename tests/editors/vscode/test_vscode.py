@@ -13,12 +13,14 @@ A second run installs the same .vsix into a fresh profile where nothing but the 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import zipfile
@@ -224,13 +226,29 @@ def _healthy(url: str) -> bool:
         return False
 
 
+SHARED_SETTINGS = ("PI_LSP_SHARED", "PI_LSP_SHARED_IDLE_SECONDS")
+"""Kept from the caller's environment: ``PI_LSP_SHARED=1 pytest tests/editors/vscode`` runs the
+editor's servers as forwarders to one shared server (docs/performance.md, "The shared server")."""
+
+
+@functools.cache
+def _shared_runtime() -> Path:
+    """The shared server's runtime directory: short, as a socket's path must fit in 107 bytes."""
+    return Path(tempfile.mkdtemp(prefix="pi-lsp-run-"))
+
+
 def _hermetic_environment(home: Path) -> dict[str, str]:
     environment = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("PI_LSP_", "PI_CODING_AGENT", "VSCODE_"))
-        and not key.endswith("_API_KEY")  # the machine's own provider keys stay out
+        if key in SHARED_SETTINGS
+        or (
+            not key.startswith(("PI_LSP_", "PI_CODING_AGENT", "VSCODE_"))
+            and not key.endswith("_API_KEY")  # the machine's own provider keys stay out
+        )
     }
+    if environment.get("PI_LSP_SHARED"):
+        environment["XDG_RUNTIME_DIR"] = str(_shared_runtime())
     environment.update(
         HOME=str(home),
         XDG_CONFIG_HOME=str(home / "config"),
@@ -422,6 +440,7 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
         }
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=300, env=driver_environment)
         (ARTIFACTS / "driver.log").write_text(driver.stdout + driver.stderr)
+        shared_servers = _shared_servers(_shared_runtime())
     finally:
         processes.stop_all()
         _collect_server_logs(root / "user-data")
@@ -431,7 +450,30 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
             result = json.loads(line)
             results[result["scenario"]] = result
     assert "driver" not in results, results["driver"]["error"]
+    results["shared servers"] = {"count": len(shared_servers)}
     return results
+
+
+def _shared_servers(runtime_directory: Path) -> set[int]:
+    """The shared servers (``pi-lsp --serve-shared``) running on ``runtime_directory``."""
+    runtime = f"XDG_RUNTIME_DIR={runtime_directory}".encode()
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            if (
+                entry.name.isdigit()
+                and b"--serve-shared" in (entry / "cmdline").read_bytes()
+                and runtime in (entry / "environ").read_bytes()
+            ):
+                pids.add(int(entry.name))
+        except OSError:
+            continue
+    return pids
+
+
+@pytest.mark.skipif(not os.environ.get("PI_LSP_SHARED"), reason="PI_LSP_SHARED is not set")
+def test_e2e_ran_on_one_shared_server_when_asked(e2e_results):
+    assert e2e_results["shared servers"]["count"] == 1
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
@@ -491,6 +533,12 @@ def bundled_run(tmp_path_factory, vsix) -> dict:
     artifacts.mkdir(parents=True)
     root = tmp_path_factory.mktemp("vscode-bundled")
     environment = _bare_environment(root / "home")
+    # The packaged server runs as a shared one here: CI's VS Code run of the shared server (the
+    # main run covers the plain stdio server; PI_LSP_SHARED=1 runs it shared too).
+    runtime = Path(tempfile.mkdtemp(prefix="pi-lsp-run-"))
+    environment.update(
+        PI_LSP_SHARED="1", PI_LSP_SHARED_IDLE_SECONDS="5", XDG_RUNTIME_DIR=str(runtime)
+    )
     for name in ("pi-lsp", "python"):
         assert shutil.which(name, path=environment["PATH"]) is None, f"{name} is on the bare PATH"
     assert shutil.which("python3", path=environment["PATH"]) == str(SYSTEM_PYTHON)
@@ -520,12 +568,24 @@ def bundled_run(tmp_path_factory, vsix) -> dict:
         }
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=300, env=driver_environment)
         (artifacts / "driver.log").write_text(driver.stdout + driver.stderr)
+        shared_servers = _shared_servers(runtime)
     finally:
         processes.stop_all()
         _collect_server_logs(root / "user-data", artifacts)
     results = [json.loads(line) for line in driver.stdout.splitlines() if line.startswith("{")]
     output = artifacts / "pi-lsp-output.log"
-    return {"results": results, "output": output.read_text() if output.exists() else ""}
+    return {
+        "results": results,
+        "output": output.read_text() if output.exists() else "",
+        "shared servers": len(shared_servers),
+    }
+
+
+def test_the_vsix_server_serves_the_editor_from_a_shared_server(bundled_run):
+    [result] = bundled_run["results"]
+    assert result["ok"], f"{result['error']}\nscreenshot: {result.get('screenshot')}"
+    assert "not sharing a server" not in bundled_run["output"], bundled_run["output"]
+    assert bundled_run["shared servers"] == 1
 
 
 def test_the_vsix_runs_its_own_server_with_only_the_system_python(bundled_run):
