@@ -20,7 +20,7 @@ import bisect
 import operator
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from pi_lsp.session.js_values import is_truthy
 from pi_lsp.session.paths import lookup
@@ -156,7 +156,7 @@ class ActivePathIndex:
 
     def position_of(self, entry_id: Any) -> int | None:
         """The position on the path of the entry ``entry_id``; ``None`` when it is not on it."""
-        entry = lookup(self._by_id, entry_id)
+        entry = _stored_entry(self._by_id, entry_id)
         return None if entry is None else self.position_of_entry(entry)
 
     def position_of_entry(self, entry: StoredEntry) -> int | None:
@@ -187,7 +187,7 @@ class ActivePathIndex:
             if type(parent_id) is str:
                 current = by_id.get(parent_id) if parent_id else None
             else:  # an odd parent id: as the session's own walk reads it
-                current = lookup(by_id, parent_id) if is_truthy(parent_id) else None
+                current = _stored_entry(by_id, parent_id) if is_truthy(parent_id) else None
         if base == _OFF_PATH:
             for off_path in walked:
                 depths[id(off_path)] = _OFF_PATH
@@ -221,6 +221,12 @@ class ActivePathIndex:
         if self._effects is None:
             self._effects = context_edit_effects(self.entries)
         return self._effects
+
+
+def _stored_entry(by_id: dict[Any, StoredEntry], entry_id: Any) -> StoredEntry | None:
+    """The session's entry ``entry_id`` (an odd id, like an object in a damaged line, finds
+    nothing, as the session's own walk reads it)."""
+    return cast("StoredEntry | None", lookup(by_id, entry_id))
 
 
 _indexes: weakref.WeakKeyDictionary[Session, ActivePathIndex] = weakref.WeakKeyDictionary()

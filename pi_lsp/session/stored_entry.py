@@ -29,7 +29,6 @@ MISSING: Any = js_json.UNDEFINED
 # Fields that hold pi-lsp's own bookkeeping are renamed to keys no session line uses; their type
 # (``None``) makes msgspec reject a line that has such a key anyway, which then takes the slow path.
 _PRIVATE_FIELDS = {
-    "message_head": "message",
     "source_": "\u2063pi-lsp source",
     "start_": "\u2063pi-lsp start",
     "end_": "\u2063pi-lsp end",
@@ -60,8 +59,12 @@ class MessageHead(msgspec.Struct, gc=False, frozen=True):
 _MessageField = MessageHead | list | str | int | float | bool | None
 
 
-class StoredEntry(msgspec.Struct, _ReadOnlyMapping, gc=False, eq=False, rename=_PRIVATE_FIELDS):
-    """A session line: ``type``, ``id`` and ``parentId`` up front, the rest decoded on first use."""
+_FIELD_NAMES = {"message_head": "message", **_PRIVATE_FIELDS}
+
+
+class StoredEntry(msgspec.Struct, _ReadOnlyMapping, gc=False, eq=False, rename=_FIELD_NAMES):
+    """A session line: ``type``, ``id``, ``parentId`` and a message's role up front, the rest
+    decoded on first use."""
 
     type: Any = MISSING
     id: Any = MISSING
