@@ -8,8 +8,9 @@ generated once into ``.bench-data/``), each request runs through its real handle
 result is turned into JSON and serialized as pygls sends it; the figures are that server time and
 the payload size, without the transport. "cold" is the first request after opening the session;
 "right after opening" are the two first screens the editors ask for after ``pi/openSession`` and
-``pi/state`` (which walks the active path and builds the context), in either order, each on the
-session freshly opened again; the other figures are medians of repeated requests. A turn is
+``pi/state`` (which builds the context and adds up the usage of every entry), in either order,
+on the session opened afresh (medians of ``FIRST_VIEW_OPENS``); the other figures are medians of
+repeated requests. A turn is
 four entries appended (prompt, tool call, tool result, answer); after it the server sends one
 ``tree_changed`` event, where before each editor fetched ``pi/tree`` again.
 
