@@ -6,8 +6,11 @@ the same windows, next to the whole text tree it drew before.
 For sessions of 10k and 100k entries written the way pi writes them (``generate_session.py``,
 generated once into ``.bench-data/``), each request runs through its real handler, its typed
 result is turned into JSON and serialized as pygls sends it; the figures are that server time and
-the payload size, without the transport. "cold" is the first request after opening the session
-(it indexes the active path once); the other figures are medians of repeated requests. A turn is
+the payload size, without the transport. "cold" is the first request after opening the session;
+"right after opening" are the two first screens the editors ask for after ``pi/openSession`` and
+``pi/state`` (which builds the context and adds up the usage of every entry), in either order,
+on the session opened afresh (medians of ``FIRST_VIEW_OPENS``); the other figures are medians of
+repeated requests. A turn is
 four entries appended (prompt, tool call, tool result, answer); after it the server sends one
 ``tree_changed`` event, where before each editor fetched ``pi/tree`` again.
 
@@ -119,17 +122,52 @@ def tree_screen(services: Any, repeats: int) -> tuple[float, int]:
     return statistics.median(run[0] for run in runs), runs[0][1]
 
 
+def served(session: Session, sent: list) -> Any:
+    """The services a handler needs, serving ``session`` alone."""
+    runtime = SessionRuntime(session, EventStream(session.id, sent.append))
+    return SimpleNamespace(sessions=SimpleNamespace(get=lambda _session_id: runtime))
+
+
+def chat_screen(services: Any) -> tuple[float, int]:
+    """What both chats ask first: the last page of the history."""
+    ms, size, _ = call(services, protocol.MESSAGES, {"limit": EDITOR_PAGE})
+    return ms, size
+
+
+FIRST_VIEW_OPENS = 3
+"""How many times the session is opened afresh for each order of the first screens (median)."""
+
+
+def first_views(path: Path, figures: dict[str, tuple[float, int]]) -> None:
+    """The first screens right after opening, as the editors ask for them: ``pi/openSession``,
+    then ``pi/state`` (its work on the session, as ``agent/state.py`` does it: the context at
+    the leaf, which walks the active path, and the usage of every entry), then the tree's and the
+    chat's first screens, in either order; the median of ``FIRST_VIEW_OPENS`` fresh openings."""
+    screens = {"tree": editors_tree_screen, "chat": chat_screen}
+    for first, then in (("tree", "chat"), ("chat", "tree")):
+        runs = []
+        for _ in range(FIRST_VIEW_OPENS):
+            with Session.open(path, writable=False) as session:
+                services = served(session, [])
+                session.build_context()
+                services.sessions.get(session.id).usage.totals(session.entries)
+                runs.append((screens[first](services), screens[then](services)))
+        for label, index in ((f"right after opening: {first}", 0), (f"  then the {then}", 1)):
+            figures[label] = (statistics.median(run[index][0] for run in runs), runs[0][index][1])
+
+
 def measure(entries: int, repeats: int) -> dict[str, tuple[float, int]]:
     figures: dict[str, tuple[float, int]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "session.jsonl"
         shutil.copyfile(session_file(entries), path)
+        first_views(path, figures)
         started = time.perf_counter()
         session = Session.open(path)
         figures["open"] = ((time.perf_counter() - started) * 1000, 0)
         sent: list[protocol.EventNotification] = []
-        runtime = SessionRuntime(session, EventStream(session.id, sent.append))
-        services = SimpleNamespace(sessions=SimpleNamespace(get=lambda _session_id: runtime))
+        services = served(session, sent)
+        runtime = services.sessions.get(session.id)
 
         cold_ms, cold_bytes, window = call(services, protocol.TREE_WINDOW, {})
         figures["treeWindow cold"] = (cold_ms, cold_bytes)
@@ -259,6 +297,10 @@ def main() -> None:
         "now: the first screen is `tree first screen (editors)` (treeWindow and the levels the"
         " editors fill) and `messages limit 100`; after a turn the editors patch in"
         " `tree_changed`."
+    )
+    print(
+        "right after opening: the first screen asked for first pays for what the session had"
+        " not worked out yet (after pi/openSession and pi/state), then the other one."
     )
     print()
     print_cli_tree(arguments.sizes)

@@ -1,10 +1,10 @@
 """One line of a session file, indexed cheaply and decoded lazily.
 
-Opening a 100k-entry session must not build 100 MB of Python objects: only ``type``, ``id`` and
-``parentId`` are read when the file is indexed (msgspec decodes the whole file into these small
-structs in one call, skipping everything else at C speed). The full entry is decoded the first
-time any other field is asked for. A ``StoredEntry`` behaves as a read-only ``Mapping``, so the
-pure algorithms that take entry dicts work on it unchanged.
+Opening a 100k-entry session must not build 100 MB of Python objects: only ``type``, ``id``,
+``parentId`` and a message's ``role`` are read when the file is indexed (msgspec decodes the whole
+file into these small structs in one call, skipping everything else at C speed). The full entry
+is decoded the first time any other field is asked for. A ``StoredEntry`` behaves as a read-only
+``Mapping``, so the pure algorithms that take entry dicts work on it unchanged.
 
 The line's original bytes stay available (a slice of the file's bytes, never copied at load), so
 an entry is written back byte for byte whatever it holds: entry types from newer pi versions,
@@ -48,12 +48,29 @@ else:
         __slots__ = ()
 
 
-class StoredEntry(msgspec.Struct, _ReadOnlyMapping, gc=False, eq=False, rename=_PRIVATE_FIELDS):
-    """A session line: ``type``, ``id`` and ``parentId`` up front, the rest decoded on first use."""
+class MessageHead(msgspec.Struct, gc=False, frozen=True):
+    """What the index reads of a ``message`` field that is an object: its ``role`` (the chat
+    view leaves system-role messages out without decoding every message of the path)."""
+
+    role: Any = MISSING
+
+
+# Any JSON value but an object is kept as it is (a damaged line), so no line leaves the fast path.
+_MessageField = MessageHead | list | str | int | float | bool | None
+
+
+_FIELD_NAMES = {"message_head": "message", **_PRIVATE_FIELDS}
+
+
+class StoredEntry(msgspec.Struct, _ReadOnlyMapping, gc=False, eq=False, rename=_FIELD_NAMES):
+    """A session line: ``type``, ``id``, ``parentId`` and a message's role up front, the rest
+    decoded on first use."""
 
     type: Any = MISSING
     id: Any = MISSING
     parentId: Any = MISSING
+    message_head: _MessageField = MISSING
+    """The ``message`` field: a ``MessageHead`` when it is an object, else the value itself."""
     source_: _Private = None  # bytes holding the line: the whole file's bytes, or the line's own
     start_: _Private = None
     end_: _Private = None
@@ -64,11 +81,8 @@ class StoredEntry(msgspec.Struct, _ReadOnlyMapping, gc=False, eq=False, rename=_
         """Wrap an entry built in memory (``raw`` defaults to its ``JSON.stringify`` bytes)."""
         if raw is None:
             raw = js_json.dumps_utf8(body)
-        entry = cls(
-            body.get("type", MISSING), body.get("id", MISSING), body.get("parentId", MISSING)
-        )
+        entry = _indexed_from_body(body)
         entry.attach(raw, 0, len(raw))
-        entry.body_ = body
         return entry
 
     def attach(self, source: bytes, start: int, end: int) -> None:
@@ -234,9 +248,18 @@ def index_line(data: bytes, start: int, end: int) -> StoredEntry | None:
             return None
         if not isinstance(body, dict):
             return None
-        entry = StoredEntry(
-            body.get("type", MISSING), body.get("id", MISSING), body.get("parentId", MISSING)
-        )
-        entry.body_ = body
+        entry = _indexed_from_body(body)
     entry.attach(data, start, end)
+    return entry
+
+
+def _indexed_from_body(body: dict) -> StoredEntry:
+    """An entry indexed from its decoded ``body`` (what msgspec would have read from its line)."""
+    message = body.get("message", MISSING)
+    if isinstance(message, dict):
+        message = MessageHead(message.get("role", MISSING))
+    entry = StoredEntry(
+        body.get("type", MISSING), body.get("id", MISSING), body.get("parentId", MISSING), message
+    )
+    entry.body_ = body
     return entry

@@ -63,14 +63,14 @@ def transcript(session: Session, limit: int | None = None, before: str | None = 
     """The visible entries of the active path, root first: only the last ``limit`` if given, and
     only those before the entry ``before`` (a cursor on the path) if given.
 
-    Costs the entries returned, not the path's length: the path's visible entries are indexed
-    once and followed as turns append (``path_index``).
+    Costs the entries returned, not the path's length: the path's visible entries are found once,
+    from what opening the file read of each line, and followed as turns append (``path_index``).
     """
     index = active_path_index(session)
     shown = index.shown
     end = len(shown)
     if before is not None:
-        position = index.position.get(before)
+        position = index.position_of(before)
         if position is None:
             session.require_entry(before)
             raise InvalidParamsError(f"before: entry {echoed(before)} is not on the active path")

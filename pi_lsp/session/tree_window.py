@@ -189,8 +189,8 @@ def _run(session: Session, paths: ActivePathIndex, start: StoredEntry) -> list[S
     few entries that have several children); only a run going on past the leaf, or off the
     active path, is walked.
     """
-    position = paths.position.get(start.id)
-    if position is not None and paths.entries[position] is start:
+    position = paths.position_of_entry(start)
+    if position is not None:
         branch_positions = paths.branch_positions(session.branch_points)
         for index in branch_positions[bisect.bisect_left(branch_positions, position) :]:
             if len(session.children(paths.entries[index].id)) >= 2:

@@ -8,6 +8,7 @@ by a straightforward reference and compared node by node.
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 import pytest
@@ -239,4 +240,76 @@ def test_the_active_path_index_follows_navigations_and_appends(tmp_path):
         fresh = ActivePathIndex()
         fresh.follow(session)
         assert index.entries == session.branch() == fresh.entries
-        assert index.shown == fresh.shown and index.position == fresh.position
+        assert index.shown == fresh.shown
+        positions = {entry_id: index.position_of(entry_id) for entry_id in ids}
+        assert positions == {entry_id: fresh.position_of(entry_id) for entry_id in ids}
+        on_path = {entry.id: position for position, entry in enumerate(fresh.entries)}
+        assert positions == {entry_id: on_path.get(entry_id) for entry_id in ids}
+
+
+def _varied_forest(generator: random.Random, count: int) -> list[dict]:
+    """A random forest of every kind of entry the chat decides on: messages (system-role ones
+    written compactly or with spaces, a ``message`` that is no object), summaries, custom messages
+    shown or hidden, and bookkeeping."""
+    entries = _random_forest(generator, count)
+    for index, entry in enumerate(entries):
+        kind = index % 9
+        if kind == 1:
+            entry["message"] = {"role": "system", "content": "You are pi.", "timestamp": 0}
+        elif kind == 2:
+            entry |= {"type": "compaction", "summary": "s", "firstKeptEntryId": entry["id"]}
+        elif kind == 3:
+            entry |= {"type": "custom_message", "customType": "x", "content": "c"}
+            entry["display"] = generator.choice([True, False, None])
+        elif kind == 4:
+            entry |= {"type": "label", "targetId": entry["id"], "label": "l"}
+        elif kind == 5:
+            entry["message"] = generator.choice([None, "text", [1]])
+        elif kind == 6:
+            entry |= {"type": "branch_summary", "summary": "b", "fromId": entry["id"]}
+    return entries
+
+
+def _reference_shown(entries) -> list[int]:
+    """What the chat shows, read from each entry decoded whole."""
+    shown = []
+    for position, entry in enumerate(entries):
+        body = json.loads(entry.raw)
+        message = body.get("message")
+        if body.get("type") == "message":
+            visible = isinstance(message, dict) and message.get("role") != "system"
+        else:
+            visible = body.get("type") in ("compaction", "branch_summary") or (
+                body.get("type") == "custom_message" and body.get("display") is not False
+            )
+        if visible:
+            shown.append(position)
+    return shown
+
+
+def test_the_chat_s_entries_are_found_from_the_index_alone_and_followed(tmp_path):
+    from pi_lsp.session.path_index import ActivePathIndex
+
+    generator = random.Random(11)
+    entries = _varied_forest(generator, 400)
+    path = write_session_file(tmp_path / "s.jsonl", entries)
+    spaced = path.read_text().replace('"role":"system"', '"role": "system"', 5)
+    path.write_text(spaced)  # a hand-edited line: the role is still read
+    session = Session.open(path)
+    ids = [entry.id for entry in session.entries]
+    following, late = ActivePathIndex(), ActivePathIndex()
+    for step in range(80):
+        if step % 4 == 3:
+            session.append_message({"role": "user", "content": f"step {step}", "timestamp": 1})
+        elif step % 4 == 2:
+            session.append_raw({"type": "custom_message", "customType": "x", "display": False})
+        else:
+            session.move_leaf(generator.choice(ids))
+        following.follow(session)
+        late.follow(session)
+        expected = _reference_shown(session.branch())
+        assert following.shown == expected  # worked out once, then followed
+        if step % 10 == 9:
+            assert late.shown == expected  # worked out after the path moved on
+            late = ActivePathIndex()
+            late.follow(session)
