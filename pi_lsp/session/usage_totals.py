@@ -13,6 +13,8 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.session.stored_entry import MessageHead, StoredEntry
+
 _SUMMARY_ENTRY_TYPES = ("compaction", "branch_summary", "usage")
 
 
@@ -50,18 +52,26 @@ class UsageTotals:
 
 
 def entry_usage(entry: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The usage an entry records, if it records one."""
+    """The usage an entry records, if it records one.
+
+    A stored entry is read without keeping its decoded body: totals walk every entry of the
+    file, and caching each body would hold a big session's whole text in memory."""
     kind = entry.get("type")
+    if kind != "message" and kind not in _SUMMARY_ENTRY_TYPES:
+        return None
+    if isinstance(entry, StoredEntry):
+        head = entry.message_head
+        if kind == "message" and type(head) is MessageHead and head.role != "assistant":
+            return None
+        entry = entry.peek()
     if kind == "message":
         message = entry.get("message")
         if isinstance(message, Mapping) and message.get("role") == "assistant":
             usage = message.get("usage")
             return usage if isinstance(usage, Mapping) else None
         return None
-    if kind in _SUMMARY_ENTRY_TYPES:
-        usage = entry.get("usage")
-        return usage if isinstance(usage, Mapping) else None
-    return None
+    usage = entry.get("usage")
+    return usage if isinstance(usage, Mapping) else None
 
 
 def usage_totals(

@@ -3,12 +3,15 @@ what a session spent: its totals over every branch and summary, as ``pi/state`` 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.double import replies
 from pi_lsp.llm.models import model_info
 from pi_lsp.llm.usage import usage_cost, usage_from_openai
+from pi_lsp.session.stored_entry import index_line
 from pi_lsp.session.usage_totals import UsageTally, UsageTotals, usage_totals
 
 SONNET = ModelConfig(
@@ -91,6 +94,14 @@ def test_totals_count_answers_and_summaries_on_every_branch():
     assert totals.cost == pytest.approx(0.016)
     assert totals.cached_percent == pytest.approx(66.7)
     assert UsageTotals().cached_percent is None
+
+
+def test_totals_over_stored_entries_leave_them_undecoded():
+    # pi/state totals every entry of the file: a big session's bodies must not stay in memory.
+    lines = [json.dumps(entry).encode() for entry in entries()]
+    stored = [index_line(line, 0, len(line)) for line in lines]
+    assert usage_totals(stored) == usage_totals(entries())
+    assert not any(entry.is_decoded for entry in stored)
 
 
 def test_the_tally_reads_only_what_was_appended():
