@@ -19,10 +19,11 @@ import pytest
 from pi_lsp.llm import anthropic_direct, direct
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.errors import auth_error_status, is_context_overflow, is_retryable_error
-from pi_lsp.llm.events import Completed, TextDelta
+from pi_lsp.llm.events import Completed
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
 from tests import scripted_llm_fixtures as fixtures
+from tests.integration.cancelling import SLOW_TEXT, cancel_after_three_deltas
 from tests.integration.test_anthropic_endpoint import READ, SYSTEM, anthropic_model, user
 
 scripted_llm = fixtures.scripted_llm
@@ -337,29 +338,12 @@ async def test_cancelling_mid_stream_closes_the_connection_and_keeps_the_partial
     scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_transport(monkeypatch, "direct")
-    scripted_llm.enqueue(
-        replies.slow_text("abcdefghijklmnopqrstuvwxyz0123", chunks=30, chunk_delay=0.05)
-    )
+    scripted_llm.enqueue(replies.slow_text(SLOW_TEXT, chunks=30, chunk_delay=0.05))
     request = CompletionRequest(
         model=anthropic_model(scripted_llm), system_prompt="s", messages=[user("Hi")], timeout=10
     )
     stream = AssistantStream(request)
-    received: list[str] = []
-    three = asyncio.Event()
-
-    async def consume() -> None:
-        async with stream:
-            async for event in stream.events():
-                if isinstance(event, TextDelta):
-                    received.append(event.text)
-                    if len(received) == 3:
-                        three.set()
-
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(three.wait(), 10)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 5)
+    received = await cancel_after_three_deltas(stream)
     message = stream.partial_message("aborted")
     assert message["stopReason"] == "aborted"
     [block] = message["content"]

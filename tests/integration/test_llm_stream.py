@@ -24,6 +24,7 @@ from pi_lsp.llm.stream import (
 )
 from pi_lsp.scripted_llm import ScriptedLLM, replies
 from tests import scripted_llm_fixtures as fixtures
+from tests.integration.cancelling import SLOW_TEXT, cancel_after_three_deltas
 
 READ_TOOL = ToolSpec(
     "read",
@@ -296,26 +297,9 @@ async def test_known_model_is_priced(scripted_llm: ScriptedLLM) -> None:
 async def test_cancelling_mid_stream_closes_the_connection_and_keeps_the_partial(
     scripted_llm: ScriptedLLM,
 ) -> None:
-    scripted_llm.enqueue(
-        replies.slow_text("abcdefghijklmnopqrstuvwxyz0123", chunks=30, chunk_delay=0.05)
-    )
+    scripted_llm.enqueue(replies.slow_text(SLOW_TEXT, chunks=30, chunk_delay=0.05))
     stream = AssistantStream(request_for(scripted_llm))
-    received: list[str] = []
-    three_deltas = asyncio.Event()
-
-    async def consume() -> None:
-        async with stream:
-            async for event in stream.events():
-                if isinstance(event, TextDelta):
-                    received.append(event.text)
-                    if len(received) == 3:
-                        three_deltas.set()
-
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(three_deltas.wait(), 10)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 5)
+    received = await cancel_after_three_deltas(stream)
     message = stream.partial_message("aborted")
     assert message["stopReason"] == "aborted"
     assert message["errorMessage"] == "Request was aborted."
