@@ -9,7 +9,7 @@ nothing behind, while a first prompt whose turn fails is still kept.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Self, cast
 
@@ -26,6 +26,7 @@ from pi_lsp.session.projection import ProjectedEntry
 from pi_lsp.session.store import (
     LoadReport,
     SessionWriter,
+    collect_young_objects,
     is_session_header,
     migrate_if_needed,
     parse_session_bytes,
@@ -66,9 +67,12 @@ class Session:
         it (long sessions walk it on every turn)."""
         self._active_context: ActivePathContext | None = None
         """The context of ``_active_path``, extended with it (every model request needs it)."""
-        self._children: dict[Any, list[StoredEntry]] = {}
+        self._children: dict[Any, StoredEntry | list[StoredEntry]] = {}
         """Entries by parent id (None: no parent), in file order: the tree's shape, kept as
-        entries are indexed so a view of a big session never rebuilds the whole tree."""
+        entries are indexed so a view of a big session never rebuilds the whole tree. A parent
+        with one child maps to the entry itself, not a list: a list per entry would give the
+        garbage collector 100k more objects to trace on a 100k-entry session, in every full
+        collection (``_children_of`` reads both)."""
         self._branch_points: set[Any] = set()
         """Ids of the entries with more than one child (where the tree branches)."""
         self._name_entry: StoredEntry | None = None
@@ -106,7 +110,7 @@ class Session:
                 writer.close()
             raise
         with paused_garbage_collection():
-            return cls(
+            session = cls(
                 loaded.lines[0],
                 loaded.lines[1:],
                 path=resolved,
@@ -114,6 +118,8 @@ class Session:
                 persisted=True,
                 report=loaded.report,
             )
+        collect_young_objects()
+        return session
 
     @classmethod
     def create(
@@ -227,9 +233,7 @@ class Session:
         """The entries whose parent is ``parent_id``, in file order (a duplicate id counts once,
         as its later entry)."""
         return [
-            entry
-            for entry in self._children.get(parent_id, ())
-            if self._by_id.get(entry.id) is entry
+            entry for entry in self._children_of(parent_id) if self._by_id.get(entry.id) is entry
         ]
 
     def only_child(self, parent_id: str) -> StoredEntry | None:
@@ -237,8 +241,8 @@ class Session:
         children = self._children.get(parent_id)
         if children is None:
             return None
-        if len(children) == 1 and self._by_id.get(children[0].id) is children[0]:
-            return children[0]
+        if not isinstance(children, list):
+            return children if self._by_id.get(children.id) is children else None
         kept = self.children(parent_id)
         return kept[0] if len(kept) == 1 else None
 
@@ -251,12 +255,12 @@ class Session:
     def root_entries(self) -> list[StoredEntry]:
         """The entries without a known parent (null, themselves or unknown), in file order."""
         by_id = self._by_id
-        roots = [entry for entry in self._children.get(None, ()) if by_id.get(entry.id) is entry]
+        roots = [entry for entry in self._children_of(None) if by_id.get(entry.id) is entry]
         orphans = [
             entry
             for parent_id in self._unknown_parents
             if parent_id not in by_id
-            for entry in self._children.get(parent_id, ())
+            for entry in self._children_of(parent_id)
             if by_id.get(entry.id) is entry
         ]
         if not orphans:
@@ -529,10 +533,22 @@ class Session:
             parent_id = None  # a root: no parent, or itself (pi's getTree makes both roots)
         elif parent_id not in self._by_id:
             self._unknown_parents.add(parent_id)
-        siblings = self._children.setdefault(parent_id, [])
-        siblings.append(entry)
-        if len(siblings) == 2 and parent_id is not None:
-            self._branch_points.add(parent_id)
+        siblings = self._children.get(parent_id)
+        if siblings is None:
+            self._children[parent_id] = entry
+        elif isinstance(siblings, list):
+            siblings.append(entry)
+        else:
+            self._children[parent_id] = [siblings, entry]
+            if parent_id is not None:
+                self._branch_points.add(parent_id)
+
+    def _children_of(self, parent_id: Any) -> Sequence[StoredEntry]:
+        """The entries indexed under ``parent_id``, duplicates included, in file order."""
+        children = self._children.get(parent_id)
+        if children is None:
+            return ()
+        return children if isinstance(children, list) else (children,)
 
 
 def _new_header(
