@@ -17,25 +17,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import shutil
 import statistics
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 from server_common import (
-    NODE,
-    PI_CLI,
     TimedScriptedLLM,
     bench_environment,
-    compile_bytecode,
     many_small_chunks,
     process_cpu_seconds,
     replies,
 )
-from side_by_side import Agent, Pi, PiLsp, write_agent_files
+from side_by_side import Agent, Pi, PiLsp, side_by_side_scratch, write_agent_files
 
 PROVIDER, MODEL_ID = "scripted-anthropic", "claude-sonnet-4-5"
 VARIANTS = (
@@ -98,20 +91,12 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=3000, help="chunks of the streamed reply")
     parser.add_argument("--runs", type=int, default=5, help="streamed turns per agent")
     arguments = parser.parse_args()
-    if not (NODE.exists() and PI_CLI.exists()):
-        sys.exit("pi 0.84.2 is not installed: make install-reference")
-    scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-anthropic-"))
     started_at = time.perf_counter()
-    compile_bytecode()
-    try:
-        print(
-            f"Anthropic Messages stream, {arguments.deltas:,} text deltas, median of "
-            f"{arguments.runs}; {time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, load average "
-            f"{os.getloadavg()[0]:.1f}"
-        )
+    title = (
+        f"Anthropic Messages stream, {arguments.deltas:,} text deltas, median of {arguments.runs}"
+    )
+    with side_by_side_scratch("pi-lsp-anthropic-", title) as scratch:
         figures = asyncio.run(measure(scratch, arguments.deltas, arguments.runs))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     medians = {name: statistics.median(values) for name, values in figures.items()}
     pi = medians["pi 0.84.2"]
     print(f"\n{'server CPU per streamed delta':32} {'us':>8} {'/ pi':>7}   runs (us)")

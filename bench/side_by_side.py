@@ -34,6 +34,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -503,22 +505,29 @@ def main() -> None:
     )
     arguments = parser.parse_args()
     options = Options(arguments.quick, arguments.deltas, arguments.big_entries, arguments.only)
+    started = time.perf_counter()
+    with side_by_side_scratch("pi-lsp-side-by-side-", "pi-lsp next to pi 0.84.2") as scratch:
+        results = asyncio.run(measure(scratch, options))
+        print_table(results, options)
+    print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")
+
+
+@contextmanager
+def side_by_side_scratch(prefix: str, title: str) -> Iterator[Path]:
+    """A scratch directory for a run next to pi (removed after it), once pi 0.84.2 is known to be
+    installed and pi-lsp's bytecode is compiled; prints ``title`` with the date and the machine."""
     if not (NODE.exists() and PI_CLI.exists()):
         sys.exit("pi 0.84.2 is not installed: make install-reference")
-    scratch = Path(tempfile.mkdtemp(prefix="pi-lsp-side-by-side-"))
-    started = time.perf_counter()
+    scratch = Path(tempfile.mkdtemp(prefix=prefix))
     compile_bytecode()
     try:
         print(
-            f"pi-lsp next to pi 0.84.2 on the scripted stream, {time.strftime('%Y-%m-%d')}, "
-            f"{os.cpu_count()} CPUs, {_memory_gb():.0f} GB, load average "
-            f"{os.getloadavg()[0]:.1f}"
+            f"{title}, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, "
+            f"{_memory_gb():.0f} GB, load average {os.getloadavg()[0]:.1f}"
         )
-        results = asyncio.run(measure(scratch, options))
-        print_table(results, options)
+        yield scratch
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")
 
 
 def _memory_gb() -> float:
