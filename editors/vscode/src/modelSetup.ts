@@ -118,8 +118,7 @@ export async function setApiKey(context: ModelSetupContext, provider?: string): 
     validateInput: (value) => (!value.trim() ? 'Enter the key' : /\s/.test(value.trim()) ? 'An API key has no spaces' : undefined),
   });
   if (key === undefined) return;
-  await keys.set(target, key.trim());
-  await server.sendCredentials();
+  await server.updateCredentials(() => keys.set(target, key.trim()));
   const state = await session.refreshState();
   void vscode.window.showInformationMessage(`The ${target} API key is stored in VS Code's secret storage.`);
   if (!state?.model || state.model.keyStatus === 'missing') await selectModel(context, target);
@@ -142,8 +141,7 @@ export async function removeApiKey(context: ModelSetupContext): Promise<void> {
   }
   const provider = await vscode.window.showQuickPick(stored, { title: 'Remove the API key stored in VS Code for…' });
   if (!provider) return;
-  await keys.remove(provider);
-  await server.sendCredentials();
+  await server.updateCredentials(() => keys.remove(provider));
   await session.refreshState();
 }
 

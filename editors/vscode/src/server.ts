@@ -64,6 +64,8 @@ export class PiServer implements vscode.Disposable {
   readonly output = vscode.window.createOutputChannel('pi-lsp');
   private client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
+  /** The change of the stored keys under way; requests wait for it (see updateCredentials). */
+  private credentialsUpdate: Promise<void> = Promise.resolve();
   private generation = 0;
   /** Why the server is not running, when its last start failed; requests repeat it. */
   private problem: string | undefined;
@@ -188,6 +190,17 @@ export class PiServer implements vscode.Disposable {
     this.output.appendLine(`API keys in VS Code for: ${providers.length ? providers.join(', ') : 'no provider'}`);
   }
 
+  /**
+   * Runs `change` (a change of the stored keys), then hands the server the keys. Requests sent
+   * meanwhile wait for both: a prompt sent right after "Pi: Set API Key…" uses the new key, though
+   * storing a secret takes a round trip to the window (the browser, in code-server).
+   */
+  updateCredentials(change: () => Promise<unknown>): Promise<void> {
+    const update = this.credentialsUpdate.then(change).then(() => this.sendCredentials());
+    this.credentialsUpdate = update.catch(() => undefined);
+    return update;
+  }
+
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
@@ -206,6 +219,7 @@ export class PiServer implements vscode.Disposable {
 
   async request<M extends Method>(method: M, params: ParamsOf<M>, token?: vscode.CancellationToken): Promise<ResultOf<M>> {
     await this.starting;
+    await this.credentialsUpdate;
     const client = this.client;
     if (!client || !this.isRunning) {
       const reason = this.problem ?? 'run "Pi: Restart Server"';
