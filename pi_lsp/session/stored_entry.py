@@ -122,11 +122,12 @@ class StoredEntry(msgspec.Struct, _ReadOnlyMapping, gc=False, eq=False, rename=_
 
     @property
     def role(self) -> Any:
-        """The role of a ``message`` entry's message (decodes the entry); ``MISSING`` otherwise."""
+        """The role of a ``message`` entry's message (read when the line was indexed);
+        ``MISSING`` otherwise."""
         if self.type != "message":
             return MISSING
-        message = self.body.get("message")
-        return message.get("role", MISSING) if isinstance(message, dict) else MISSING
+        head = self.message_head
+        return head.role if type(head) is MessageHead else MISSING
 
     def get(self, key: str, default: Any = None) -> Any:
         if self.body_ is None:
