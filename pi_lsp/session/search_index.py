@@ -196,11 +196,9 @@ def _indexed_chunk(entry_texts: Sequence[list[str]]) -> bytes:
     """The index of consecutive entries, given the searchable texts of each."""
     joined = _END_PLACEHOLDER.join(map(_TEXT_PLACEHOLDER.join, entry_texts)) + _END_PLACEHOLDER
     data = folded(joined)
+    found = stringzilla.Str(data)
     separators = sum(len(texts) - 1 for texts in entry_texts if texts)
-    placeholders = stringzilla.Str(data)
-    if placeholders.count(b"\x00") == separators and placeholders.count(b"\x01") == len(
-        entry_texts
-    ):
+    if found.count(b"\x00") == separators and found.count(b"\x01") == len(entry_texts):
         return data.translate(_SEPARATORS)
     return b"".join(TEXT_SEPARATOR.join(map(folded, texts)) + ENTRY_END for texts in entry_texts)
 
