@@ -12,7 +12,7 @@ The index is built on the first search (decoding each line once, only the fields
 and extended with the entries appended since at the next one. Entries are grouped in chunks of
 ``CHUNK_ENTRIES``; only the last, growing chunk is rebuilt when entries are appended. A chunk's
 bytes are searched with StringZilla's SIMD substring search (several GB/s, where ``bytes.find``
-manages about one on the same text).
+manages about one on the same text; ``bytes.find`` does it if StringZilla cannot be loaded).
 """
 
 from __future__ import annotations
@@ -23,7 +23,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
-import stringzilla
+
+try:
+    import stringzilla
+except ImportError:  # a compiled module that failed to load: search on, slower (``bytes.find``)
+    stringzilla = None
 
 from pi_lsp.session.store import paused_garbage_collection
 from pi_lsp.session.stored_entry import StoredEntry
@@ -196,11 +200,17 @@ def _indexed_chunk(entry_texts: Sequence[list[str]]) -> bytes:
     """The index of consecutive entries, given the searchable texts of each."""
     joined = _END_PLACEHOLDER.join(map(_TEXT_PLACEHOLDER.join, entry_texts)) + _END_PLACEHOLDER
     data = folded(joined)
-    found = stringzilla.Str(data)
+    found = searchable(data)
     separators = sum(len(texts) - 1 for texts in entry_texts if texts)
     if found.count(b"\x00") == separators and found.count(b"\x01") == len(entry_texts):
         return data.translate(_SEPARATORS)
     return b"".join(TEXT_SEPARATOR.join(map(folded, texts)) + ENTRY_END for texts in entry_texts)
+
+
+def searchable(data: bytes) -> Any:
+    """``data`` with the fastest substring search at hand: a StringZilla view of it (which keeps
+    the bytes alive), else the bytes themselves; both ``find`` and ``count`` as ``bytes`` do."""
+    return data if stringzilla is None else stringzilla.Str(data)
 
 
 class _Chunk:
@@ -211,7 +221,7 @@ class _Chunk:
     def __init__(self, first: int, entry_texts: Sequence[list[str]]) -> None:
         self.first = first
         """The position in the session's entries of this chunk's first entry."""
-        self.text = stringzilla.Str(_indexed_chunk(entry_texts))  # a view that keeps the bytes
+        self.text = searchable(_indexed_chunk(entry_texts))
         self._ends: array | None = None
 
     @property
