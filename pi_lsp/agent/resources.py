@@ -89,6 +89,16 @@ class ResourceService:
         assert self._snapshot is not None
         return self._snapshot
 
+    @property
+    def loaded(self) -> ResourceSnapshot:
+        """The resources last loaded, without the check of the context and system-prompt files
+        that ``snapshot`` makes (a few stats): for what a turn reads several times and only the
+        watcher keeps current anyway (settings, models, credentials, skills and templates)."""
+        if self._snapshot is None:
+            self.reload()
+        assert self._snapshot is not None
+        return self._snapshot
+
     def reload(self) -> ResourceChanges:
         """Load every resource again; tell the listener what changed (and the new diagnostics)."""
         previous = self._snapshot
@@ -132,7 +142,7 @@ class ResourceService:
         from pi_lsp.resources.skills import expand_skill_command
         from pi_lsp.resources.templates import expand_template
 
-        snapshot = self.snapshot
+        snapshot = self.loaded
         if snapshot.settings.settings.enable_skill_commands:
             text = expand_skill_command(text, snapshot.skills)
         return expand_template(text, snapshot.templates)
@@ -180,12 +190,7 @@ class ResourceService:
                     watcher.cancel()
                 await asyncio.gather(*pending, return_exceptions=True)
                 for watcher in done:
-                    if isinstance(watcher.exception(), OSError):
-                        # A folder went away between the plan and its watch: plan again shortly.
-                        logger.info("rebuilding the resource watch: %s", watcher.exception())
-                        await asyncio.sleep(WATCH_SETTLE_SECONDS)
-                    else:
-                        watcher.result()
+                    watcher.result()
                 self.reload()  # a new resource folder: rescan everything once the watch is rebuilt
         except Exception:
             logger.exception("watching resources stopped")
@@ -210,6 +215,9 @@ class ResourceService:
             debounce=WATCH_DEBOUNCE_MS,
             step=20,
             stop_event=stop_event,
+            # A folder that went away since it was planned (the next reload finds the plan
+            # changed and rebuilds the watch) or cannot be read is skipped, not fatal to the rest.
+            ignore_permission_denied=True,
             watch_filter=_resource_filter(paths) if recursive else _shallow_filter(plan),
         ):
             if not recursive and any(path in plan.places for _, path in changes):

@@ -2,8 +2,8 @@
 without waiting for the file watcher.
 
 An editor that saves in place truncates the file, then writes it: the watcher may reload between
-the two, and its reload for the write comes tens of milliseconds later. So every access to the
-snapshot asks this module first, several times a turn; it must be cheap.
+the two, and its reload for the write comes tens of milliseconds later. So every turn asks this
+module before it builds its system prompt (``ResourceService.snapshot``); it must be cheap.
 
 A signature records, for each folder a prompt file may be read from (the agent directory, the
 workspace and each ancestor, the project's ``.pi``), the folder's own status and the status of
@@ -107,9 +107,8 @@ def _folder_signature(folder: str, names: tuple[str, ...]) -> FolderSignature:
     if status is not None:
         for name in names:
             path = os.path.join(folder, name)
-            file_status = _status(path)
-            if file_status is not None or os.path.lexists(path):
-                present.append((name, file_status))
+            if os.path.lexists(path):  # one call for each absent name, the usual case
+                present.append((name, _status(path)))
     settled = status is None or time.time_ns() - max(status[1], status[2]) > SETTLED_NS
     return FolderSignature(folder, names, status, tuple(present), settled)
 
