@@ -42,7 +42,8 @@ class Services:
     initialization_options: Any = None
     """The options the client started the server with; live settings are merged over them."""
     client_configuration_ready: asyncio.Event = attrs.Factory(asyncio.Event)
-    """Set once the client's ``workspace/configuration`` answer is in force (or none is coming)."""
+    """Set while no ``workspace/configuration`` question is out: the client's latest answer is in
+    force (or none is coming)."""
 
     @classmethod
     def create(

@@ -61,14 +61,14 @@ class LiveConfig:
     @property
     def current(self) -> ServerConfig:
         """The configuration with pi's settings files as they are now (they are watched)."""
-        merged = self.resources.snapshot.settings.settings.merged
+        merged = self.resources.loaded.settings.settings.merged
         if merged == self.config.pi_settings:
             return self.config
         return attrs.evolve(self.config, pi_settings=merged)
 
     def catalog(self, environ: dict[str, str] | None = None) -> ModelCatalog:
         """Models and keys as they are now."""
-        snapshot = self.resources.snapshot
+        snapshot = self.resources.loaded
         environ = dict(self._environ) if environ is None else environ
         return ModelCatalog(snapshot.models, snapshot.auth, self.editor_keys, environ)
 

@@ -5,10 +5,16 @@ APPEND_SYSTEM.md, skills, prompt templates, pi's settings). ``reload`` lists eve
 again, re-reads only the skill and template files that changed (a parsed-file cache), and
 reports what was added, changed and removed; problems (a broken SKILL.md, a settings file with
 bad JSON) come back as diagnostics, and the last good values stay in force. ``watch`` runs
-watchfiles over the places resources live and reloads, debounced, whenever something there
-changes; a new folder triggers a full rescan, so a SKILL.md written right after its folder is
-created is not missed. Ancestor directories are watched without recursing into them; skill and
-template paths named in settings are watched too, and the watch is rebuilt when that list changes.
+watchfiles over the places resources live (``resources/watch_plan.py``: the resource folders
+recursively, the folders that hold resource files only for their own entries, so session appends
+in ``.pi/sessions`` wake nothing) and reloads, debounced, whenever something there changes; a
+resource folder appearing or going away rebuilds the watch and triggers a full rescan, so a
+SKILL.md written right after its folder is created is not missed. Skill and template paths named
+in settings are watched too, and the watch is rebuilt when that list changes.
+
+Every access to the snapshot first checks that no context or system-prompt file changed since it
+was read (``resources/prompt_file_signature.py``: a few stats), so a prompt sent right after an
+editor saved AGENTS.md in place never reads it half-written.
 
 Python extensions are resources too: each reload hands the extension files found to the
 ``ExtensionHost``, which imports what is new or changed (so an edited extension is live at the
@@ -19,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,15 +32,15 @@ from typing import Any
 import attrs
 
 from pi_lsp.extensions import ExtensionHost
-from pi_lsp.resources.context_files import prompt_file_candidates
 from pi_lsp.resources.files import ParsedFileCache
+from pi_lsp.resources.prompt_file_signature import PromptFilesSignature, check_prompt_files
 from pi_lsp.resources.snapshot import (
     ResourceChanges,
     ResourceSnapshot,
     diff_snapshots,
     load_resources,
-    prompt_files_are_stale,
 )
+from pi_lsp.resources.watch_plan import WatchPlan, watch_plan
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +49,6 @@ ChangeListener = Callable[[ResourceChanges, ResourceSnapshot], None]
 WATCH_DEBOUNCE_MS = 50
 WATCH_SETTLE_SECONDS = 0.2
 RESCAN_SECONDS = 5.0
-RECURSIVE_NAMES = (".pi", ".agents")
 
 
 class ResourceService:
@@ -66,19 +70,31 @@ class ResourceService:
         self._snapshot: ResourceSnapshot | None = None
         self._parsed_files = ParsedFileCache()
         self._stop = asyncio.Event()
-        self._watching: list[tuple[Path, bool]] | None = None
+        self._watching: WatchPlan | None = None
         self._places_changed = asyncio.Event()
         self._round_stop = asyncio.Event()
-        self._prompt_files = prompt_file_candidates(
-            Path(os.path.abspath(workspace)), Path(os.path.abspath(agent_dir))
-        )
+        self._prompt_files: PromptFilesSignature = ()
+        """The snapshot's signature of its prompt files, as last checked."""
 
     @property
     def snapshot(self) -> ResourceSnapshot:
         """The resources in force; loaded again first when a context or system-prompt file
         changed since (an editor that truncates, then writes, may be seen by the watcher half-way
         through, and its next reload may not have come yet)."""
-        if self._snapshot is None or prompt_files_are_stale(self._snapshot, self._prompt_files):
+        checked = check_prompt_files(self._prompt_files) if self._snapshot is not None else None
+        if checked is None:
+            self.reload()
+        else:
+            self._prompt_files = checked
+        assert self._snapshot is not None
+        return self._snapshot
+
+    @property
+    def loaded(self) -> ResourceSnapshot:
+        """The resources last loaded, without the check of the context and system-prompt files
+        that ``snapshot`` makes (a few stats): for what a turn reads several times and only the
+        watcher keeps current anyway (settings, models, credentials, skills and templates)."""
+        if self._snapshot is None:
             self.reload()
         assert self._snapshot is not None
         return self._snapshot
@@ -104,7 +120,8 @@ class ResourceService:
             )
         changes = diff_snapshots(previous, snapshot)
         self._snapshot = snapshot
-        if self._watching is not None and self.watched_places() != self._watching:
+        self._prompt_files = snapshot.prompt_files_signature
+        if self._watching is not None and self.watch_plan() != self._watching:
             self._places_changed.set()  # settings now name other paths: rebuild the watch
         if (
             self._on_change is not None
@@ -125,21 +142,15 @@ class ResourceService:
         from pi_lsp.resources.skills import expand_skill_command
         from pi_lsp.resources.templates import expand_template
 
-        snapshot = self.snapshot
+        snapshot = self.loaded
         if snapshot.settings.settings.enable_skill_commands:
             text = expand_skill_command(text, snapshot.skills)
         return expand_template(text, snapshot.templates)
 
-    def watched_places(self) -> list[tuple[Path, bool]]:
-        """(directory, recursive) pairs: resource folders recursively, ancestors for their AGENTS.md
-        only, folders named in settings recursively and the folders of files named there."""
-        places: list[tuple[Path, bool]] = [(self.agent_dir, True), (Path.home() / ".agents", True)]
-        for directory in (self.workspace, *self.workspace.parents):
-            places.append((directory, False))
-            places.extend((directory / name, True) for name in RECURSIVE_NAMES)
-        for named in self._named_paths():
-            places.append((named, True) if named.is_dir() else (named.parent, False))
-        return list(dict.fromkeys((path, recursive) for path, recursive in places if path.is_dir()))
+    def watch_plan(self) -> WatchPlan:
+        """The folders to watch now (``resources/watch_plan.py``): the resource folders, not the
+        session files that live beside them."""
+        return watch_plan(self.workspace, self.agent_dir, Path.home(), self._named_paths())
 
     def _named_paths(self) -> list[Path]:
         return (
@@ -151,26 +162,23 @@ class ResourceService:
     async def watch(self) -> None:
         """Reload on every change in a watched place until ``stop`` (best effort: never raises).
 
-        When a resource folder (``.pi``, ``.agents``) appears where there was none, the set of
-        watched places is rebuilt so its contents are watched too, and everything is rescanned.
+        When a resource folder (``.pi``, ``.pi/skills``, ``.agents``…) appears where there was
+        none, or goes away, the watch is rebuilt on a new plan, and everything is rescanned.
         """
         from watchfiles import awatch
 
         try:
             while not self._stop.is_set():
-                groups: dict[bool, list[Path]] = {True: [], False: []}
-                self._watching = self.watched_places()
+                self._watching = plan = self.watch_plan()
                 self._places_changed.clear()
-                for path, recursive in self._watching:
-                    groups[recursive].append(path)
                 # awatch sets the stop event it is given when it is cancelled: each round gets its
                 # own, so rebuilding the watch does not stop watching altogether.
                 self._round_stop = asyncio.Event()
                 watchers: list[asyncio.Future[Any]] = [
                     asyncio.ensure_future(
-                        self._watch_group(awatch, paths, recursive, self._round_stop)
+                        self._watch_group(awatch, plan, recursive, self._round_stop)
                     )
-                    for recursive, paths in groups.items()
+                    for recursive, paths in ((True, plan.recursive), (False, plan.shallow))
                     if paths
                 ]
                 if not watchers:
@@ -197,20 +205,22 @@ class ResourceService:
             self.reload()
 
     async def _watch_group(
-        self, awatch, paths: list[Path], recursive: bool, stop_event: asyncio.Event
+        self, awatch, plan: WatchPlan, recursive: bool, stop_event: asyncio.Event
     ) -> None:
-        """Reload on each batch of changes; return when a new resource folder needs watching."""
+        """Reload on each batch of changes; return when a place appeared or went away."""
+        paths = plan.recursive if recursive else plan.shallow
         async for changes in awatch(
             *paths,
             recursive=recursive,
             debounce=WATCH_DEBOUNCE_MS,
             step=20,
             stop_event=stop_event,
-            watch_filter=_resource_filter(paths)
-            if recursive
-            else _shallow_filter({str(path) for path in self._named_paths()}),
+            # A folder that went away since it was planned (the next reload finds the plan
+            # changed and rebuilds the watch) or cannot be read is skipped, not fatal to the rest.
+            ignore_permission_denied=True,
+            watch_filter=_resource_filter(paths) if recursive else _shallow_filter(plan),
         ):
-            if not recursive and any(Path(path).name in RECURSIVE_NAMES for _, path in changes):
+            if not recursive and any(path in plan.places for _, path in changes):
                 return
             self.reload()
 
@@ -222,9 +232,9 @@ class ResourceService:
 IGNORED_PARTS = frozenset({"sessions", "node_modules", ".git", "__pycache__"})
 
 
-def _resource_filter(roots: list[Path]):
-    """Inside resource folders, session files (pi-lsp's
-    own appends among them) never trigger a reload."""
+def _resource_filter(roots: tuple[Path, ...]):
+    """Inside resource folders, what tools and version control keep there never triggers a
+    reload (nor a session file, should settings name a folder that holds sessions)."""
 
     def accept(change, path: str) -> bool:
         if path.endswith(".jsonl"):
@@ -238,16 +248,11 @@ def _resource_filter(roots: list[Path]):
     return accept
 
 
-def _shallow_filter(named_files: set[str]):
-    """In a folder watched without recursion only its context files, new resource folders and the
-    files settings name matter."""
+def _shallow_filter(plan: WatchPlan):
+    """In a folder watched for its own entries, only its resource files and the resource folders
+    appearing or going away matter."""
 
     def accept(change, path: str) -> bool:
-        name = Path(path).name
-        return (
-            name.upper() in ("AGENTS.MD", "CLAUDE.MD", "AGENTS.OVERRIDE.MD")
-            or name in RECURSIVE_NAMES
-            or path in named_files
-        )
+        return plan.is_shallow_resource(path)
 
     return accept

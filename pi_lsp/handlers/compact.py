@@ -6,11 +6,13 @@ from __future__ import annotations
 from pi_lsp import protocol
 from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
+from pi_lsp.handlers.configuration import wait_for_client_settings
 from pi_lsp.services import Services
 
 
 @pi_request(protocol.COMPACT)
 async def on_compact(services: Services, params: protocol.CompactParams) -> protocol.CompactResult:
+    await wait_for_client_settings(services)  # the summary is written by the client's model
     runtime = services.sessions.get(params.session_id)
     progress = services.progress(params.work_done_token, "Compacting the session")
     try:

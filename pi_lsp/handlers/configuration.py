@@ -5,6 +5,10 @@ can answer ``workspace/configuration``), and asks again whenever the client repo
 Clients that cannot be asked may push the section inside ``didChangeConfiguration``'s
 ``settings`` instead. Every answer is merged over the ``initializationOptions`` and validated
 once (``config.py``); the next turn uses it, and only problems that are new are shown.
+
+While a question is out, the requests that use the settings (a prompt, a compaction, a summarized
+navigation, ``pi/state``) wait for its answer: a user who changes a setting and prompts at once
+(the permissions, the model) gets the new one, though the answer is a round trip to the editor.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ from pi_lsp.handlers.base import to_plain
 logger = logging.getLogger(__name__)
 
 SECTION = "pi"
-FIRST_ANSWER_TIMEOUT_SECONDS = 2.0
-"""How long a prompt waits for the client's first answer before it runs on the start options."""
+ANSWER_TIMEOUT_SECONDS = 2.0
+"""How long a request waits for the client's answer before it runs on the settings in force."""
 
 
 def start_pulling(ls) -> None:
@@ -29,6 +33,12 @@ def start_pulling(ls) -> None:
     if not _can_pull(ls):
         ls.services.client_configuration_ready.set()
         return
+    _ask(ls)
+
+
+def _ask(ls) -> None:
+    """Ask for the ``pi`` section; requests that use the settings wait for the answer."""
+    ls.services.client_configuration_ready.clear()
     ls.configuration_pull = asyncio.get_running_loop().create_task(pull(ls))
 
 
@@ -39,18 +49,20 @@ async def pull(ls) -> None:
             types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
         )
         apply(ls, to_plain(answer[0]) if answer else None)
-    # A client that fails to answer, however it fails, keeps the start options in force.
+    # A client that fails to answer, however it fails, keeps the settings in force.
     except Exception as error:  # noqa: BLE001
         logger.warning("workspace/configuration for %r failed: %s", SECTION, error)
     finally:
-        services.client_configuration_ready.set()
+        # Only the latest question's answer is the client's current settings.
+        if ls.configuration_pull is asyncio.current_task():
+            services.client_configuration_ready.set()
 
 
 def on_did_change_configuration(ls, params: types.DidChangeConfigurationParams) -> None:
     if ls.services is None:
         return
     if _can_pull(ls):
-        ls.configuration_pull = asyncio.get_running_loop().create_task(pull(ls))
+        _ask(ls)
         return
     settings = to_plain(params.settings)
     if isinstance(settings, dict) and isinstance(settings.get(SECTION), dict):
@@ -76,17 +88,15 @@ def apply(ls, section: Any) -> None:
         )
 
 
-async def wait_for_first_answer(services) -> None:
-    """Let the first turn use the client's settings,
+async def wait_for_client_settings(services) -> None:
+    """Let a request use the client's latest settings (the first ones, or a change it reported),
     without hanging on a client that never answers."""
     try:
-        await asyncio.wait_for(
-            services.client_configuration_ready.wait(), FIRST_ANSWER_TIMEOUT_SECONDS
-        )
+        await asyncio.wait_for(services.client_configuration_ready.wait(), ANSWER_TIMEOUT_SECONDS)
     except TimeoutError:
         logger.warning(
-            "no workspace/configuration answer within %.0f s; using the start options",
-            FIRST_ANSWER_TIMEOUT_SECONDS,
+            "no workspace/configuration answer within %.0f s; using the settings in force",
+            ANSWER_TIMEOUT_SECONDS,
         )
 
 

@@ -11,7 +11,7 @@ from pi_lsp import protocol
 from pi_lsp.errors import InvalidParamsError, echoed
 from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
-from pi_lsp.handlers.configuration import wait_for_first_answer
+from pi_lsp.handlers.configuration import wait_for_client_settings
 from pi_lsp.services import Services
 from pi_lsp.session.transcript import transcript
 from pi_lsp.session.tree_view import tree_view
@@ -46,7 +46,7 @@ async def on_navigate(
                 runtime, params.target_id, restore_files=params.restore_files, force=params.force
             )
         )
-    await wait_for_first_answer(services)  # the summary is written by the client's model
+    await wait_for_client_settings(services)  # the summary is written by the client's model
     runtime = services.sessions.get(params.session_id)
     progress = services.progress(params.work_done_token, "Summarizing the branch being left")
     try:

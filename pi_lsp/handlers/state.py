@@ -11,6 +11,7 @@ from pi_lsp import protocol
 from pi_lsp.agent.state import session_state
 from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
+from pi_lsp.handlers.configuration import wait_for_client_settings
 from pi_lsp.services import Services
 
 MODELS_LISTED = 500
@@ -18,6 +19,7 @@ MODELS_LISTED = 500
 
 @pi_request(protocol.STATE)
 async def on_state(services: Services, params: protocol.SessionParams) -> protocol.StateResult:
+    await wait_for_client_settings(services)  # the model and window it reports are the settings'
     runtime = services.sessions.get(params.session_id)
     # Looking up the context window may import litellm (seconds): keep the event loop free.
     return shapes.state_result(await asyncio.to_thread(session_state, services.live, runtime))

@@ -9,9 +9,9 @@ They need no trust: they only describe the project.
 ``SYSTEM.md`` (replaces the base prompt) and ``APPEND_SYSTEM.md`` (extends it) come from the
 project's ``.pi/`` when the workspace is trusted, else from ``<agentDir>``.
 
-``prompt_files_signature`` stats every place these files may be read from: it changes when one is
-written, created or deleted, so a snapshot taken while an editor was half-way through saving one
-(truncated, then written) can tell it is stale without waiting for the file watcher.
+``prompt_file_signature.py`` tells when one of these files changed since a snapshot read it, so a
+snapshot taken while an editor was half-way through saving one (truncated, then written) can tell
+it is stale without waiting for the file watcher.
 """
 
 from __future__ import annotations
@@ -82,32 +82,6 @@ def _context_file_in(directory: Path, diagnostics: list[ResourceDiagnostic]) -> 
         if content is not None:
             return ContextFile(str(candidate), content)
     return None
-
-
-def prompt_file_candidates(workspace: Path, agent_dir: Path) -> tuple[str, ...]:
-    """Every path a context file, ``SYSTEM.md`` or ``APPEND_SYSTEM.md`` may be read from."""
-    directories = [agent_dir, workspace, *workspace.parents]
-    candidates = [directory / name for directory in directories for name in CONTEXT_FILE_CANDIDATES]
-    for name in (SYSTEM_PROMPT_FILE, APPEND_SYSTEM_PROMPT_FILE):
-        candidates += [workspace / PROJECT_CONFIG_DIR / name, agent_dir / name]
-    return tuple(str(candidate) for candidate in candidates)
-
-
-FileSignature = tuple[int, int, int, int] | None
-
-
-def prompt_files_signature(candidates: tuple[str, ...]) -> tuple[FileSignature, ...]:
-    """(size, modification and change times, inode) of each of ``prompt_file_candidates``, None
-    where there is no file: a few dozen stats, cheap enough to take whenever a prompt starts."""
-    signature: list[FileSignature] = []
-    for candidate in candidates:
-        try:
-            status = os.stat(candidate)
-        except OSError:
-            signature.append(None)
-            continue
-        signature.append((status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino))
-    return tuple(signature)
 
 
 def find_system_prompt(

@@ -26,12 +26,9 @@ from pi_lsp.resources.auth_file import AUTH_FILE, AuthFile, load_auth_file
 from pi_lsp.resources.context_files import (
     PROJECT_CONFIG_DIR,
     ContextFile,
-    FileSignature,
     find_append_system_prompt,
     find_system_prompt,
     load_context_files,
-    prompt_file_candidates,
-    prompt_files_signature,
 )
 from pi_lsp.resources.diagnostics import ResourceDiagnostic
 from pi_lsp.resources.extension_files import (
@@ -43,6 +40,11 @@ from pi_lsp.resources.extension_files import (
 from pi_lsp.resources.files import ParsedFileCache
 from pi_lsp.resources.models_file import MODELS_FILE, ModelsFile, load_models_file
 from pi_lsp.resources.patterns import ResourcePatterns, is_pattern, patterns_of
+from pi_lsp.resources.prompt_file_signature import (
+    PromptFilesSignature,
+    prompt_file_folders,
+    prompt_files_signature,
+)
 from pi_lsp.resources.settings import SettingsFile, SettingsLoad, key_line, load_settings
 from pi_lsp.resources.skills import Scope, Skill, SkillLocation, load_skills
 from pi_lsp.resources.templates import PromptTemplate, TemplateLocation, load_templates
@@ -72,9 +74,9 @@ class ResourceSnapshot:
     """``<agentDir>/auth.json``: pi's stored credentials (secrets: never shown)."""
     extension_files: tuple[ExtensionFile, ...] = ()
     """Python extensions to load, in load order (``pi_lsp/extensions`` imports them)."""
-    prompt_files_signature: tuple[FileSignature, ...] = ()
+    prompt_files_signature: PromptFilesSignature = ()
     """The context and system-prompt files as they were when this snapshot started reading them
-    (``prompt_files_are_stale`` compares it with the files now)."""
+    (``prompt_file_signature.check_prompt_files`` compares it with the files now)."""
 
 
 def load_resources(
@@ -95,7 +97,7 @@ def load_resources(
     workspace, agent_dir = Path(os.path.abspath(workspace)), Path(os.path.abspath(agent_dir))
     home = Path(os.path.abspath(home or Path.home()))
     # Taken before the files are read: a write landing during the load shows as a change later.
-    signature = prompt_files_signature(prompt_file_candidates(workspace, agent_dir))
+    signature = prompt_files_signature(prompt_file_folders(workspace, agent_dir))
     settings = load_settings(
         workspace, agent_dir, trusted=trusted, previous=previous.settings if previous else None
     )
@@ -163,13 +165,6 @@ def load_resources(
         extension_files,
         signature,
     )
-
-
-def prompt_files_are_stale(snapshot: ResourceSnapshot, candidates: tuple[str, ...]) -> bool:
-    """Whether a context file, ``SYSTEM.md`` or ``APPEND_SYSTEM.md`` was written, created or
-    deleted since ``snapshot`` read them (the watcher's reload may not have come yet);
-    ``candidates``: ``prompt_file_candidates`` of the snapshot's workspace and agent directory."""
-    return prompt_files_signature(candidates) != snapshot.prompt_files_signature
 
 
 def extension_paths(

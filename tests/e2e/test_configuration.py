@@ -127,6 +127,22 @@ async def test_a_changed_setting_is_pulled_again_and_used_by_the_next_turn(askin
     assert scripted_llm.requests[-1]["model"] == "renamed"
 
 
+async def test_a_prompt_sent_right_after_a_change_waits_for_the_changed_settings(
+    slow_answering_client,
+):
+    """A user changes a setting and prompts at once: the change is a question to the client
+    (half a second here), and the prompt, arriving meanwhile, must not run on the old settings."""
+    client = slow_answering_client
+    scripted_llm, settings = client.scripted_llm, client.editor_settings
+    await settings.asked(1)
+    await request(client, "pi/state", {})  # the first answer is in force
+    settings.pi = {**settings.pi, "model": "openai/renamed"}
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    scripted_llm.enqueue(replies.text("Renamed."))
+    await request(client, "pi/prompt", {"text": "at once"})
+    assert scripted_llm.requests[-1]["model"] == "renamed"
+
+
 async def test_an_invalid_live_setting_is_shown_once_and_the_rest_still_applies(asking_client):
     settings = asking_client.editor_settings
     await settings.asked(1)

@@ -67,3 +67,28 @@ def test_unchanged_files_are_not_loaded_again(tmp_path, monkeypatch):
     for _ in range(3):
         assert service.snapshot is first
     assert loads == [] and changes == []
+
+
+async def test_a_turn_checks_the_prompt_files_once_and_its_system_prompt_has_the_saved_file(
+    agent, monkeypatch
+):
+    from pi_lsp.agent import resources as resources_module
+    from pi_lsp.llm.double import replies
+
+    checks = []
+    real_check = resources_module.check_prompt_files
+
+    def counting_check(signature):
+        checks.append(1)
+        return real_check(signature)
+
+    monkeypatch.setattr(resources_module, "check_prompt_files", counting_check)
+    agent.model.script(replies.text("First."), replies.text("Second."))
+    await agent.prompt("one")
+    # Settings, models and skills are read several times a turn; only the system prompt, which
+    # holds the context files, needs them checked.
+    assert len(checks) == 1
+    # No watcher runs here: only the check sees the file.
+    (agent.workspace / "AGENTS.md").write_text("Always answer in French.\n", encoding="utf-8")
+    await agent.prompt("two")
+    assert "Always answer in French." in agent.model.requests[-1].system_prompt

@@ -72,22 +72,29 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
   const fork = async (node: EntryNode | undefined) => {
     const target = node ?? (await pickEntry(tree, 'Fork from…', context));
     if (!target) return;
-    const result = await server.request('pi/fork', { ...sessionParams(), entryId: target.entry.id });
-    await session.switchTo(result.sessionId);
+    await session.whileSwitching(async () => {
+      const result = await server.request('pi/fork', { ...sessionParams(), entryId: target.entry.id });
+      await session.switchTo(result.sessionId);
+    });
     void vscode.window.showInformationMessage(`Forked into a new session from ${entryKind(target.entry)} ${target.entry.id}.`);
   };
 
   return [
     register('pi.session.new', 'New session', async () => {
-      const result = await server.request('pi/newSession', {});
-      await session.switchTo(result.sessionId);
+      await session.whileSwitching(async () => {
+        const result = await server.request('pi/newSession', {});
+        await session.switchTo(result.sessionId);
+      });
       await chatView.reveal();
     }),
     register('pi.session.resume', 'Resume session', async () => {
       const picked = await pickSession(server);
       if (!picked) return;
-      const result = await server.request('pi/openSession', { path: picked });
-      await session.switchTo(result.sessionId);
+      const result = await session.whileSwitching(async () => {
+        const opened = await server.request('pi/openSession', { path: picked });
+        await session.switchTo(opened.sessionId);
+        return opened;
+      });
       if (result.readOnly) void vscode.window.showWarningMessage('Another process is writing this session: it is open read-only.');
       await chatView.reveal();
     }),
@@ -143,9 +150,12 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
     register('pi.tree.open', 'Navigate', (node: EntryNode) => navigate(node)),
     register('pi.tree.restore', 'Go back with the files', async (node: EntryNode) => {
       const label = `${entryKind(node.entry)} "${node.entry.preview.slice(0, 40)}"`;
-      const result = await goBackWithFiles(context, node.entry.id, label);
+      const result = await session.whileSwitching(async () => {
+        const restored = await goBackWithFiles(context, node.entry.id, label);
+        if (restored) await session.reloadHistory();
+        return restored;
+      });
       if (!result) return;
-      await session.reloadHistory();
       if (result.editorText) {
         await chatView.reveal();
         context.chat.setInput(result.editorText);
@@ -196,13 +206,16 @@ async function navigateTo(context: CommandContext, node: EntryNode): Promise<voi
     summarize: choice.summarize,
     ...(instructions?.trim() ? { instructions: instructions.trim() } : {}),
   };
-  const result = choice.summarize
-    ? await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'Summarizing the branch…', cancellable: true },
-        (_progress, token) => server.request('pi/navigate', params, token),
-      )
-    : await server.request('pi/navigate', params);
-  await session.reloadHistory();
+  const result = await session.whileSwitching(async () => {
+    const navigated = choice.summarize
+      ? await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: 'Summarizing the branch…', cancellable: true },
+          (_progress, token) => server.request('pi/navigate', params, token),
+        )
+      : await server.request('pi/navigate', params);
+    await session.reloadHistory();
+    return navigated;
+  });
   if (result.editorText) {
     await chatView.reveal();
     chat.setInput(result.editorText);

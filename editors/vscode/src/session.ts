@@ -27,6 +27,8 @@ export class SessionController implements vscode.Disposable {
   /** A server (re)start's session is shown: the start's generation. */
   readonly onDidShowAfterStart = this.shownAfterStart.event;
   private readonly subscriptions: vscode.Disposable[];
+  /** The moves to another session or path under way (see whileSwitching); prompts wait for them. */
+  private switching: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly server: PiServer) {
     this.subscriptions = [
@@ -51,6 +53,27 @@ export class SessionController implements vscode.Disposable {
     if (!state) return;
     this.switched.fire({ sessionId: state.sessionId, history: await this.loadHistory(state) });
     this.treeChanged.fire(undefined);
+  }
+
+  /**
+   * Runs `action`, a move to another session or path (new, resume, fork, navigate: its request,
+   * then the switch that shows the result). A prompt sent meanwhile waits for it (`settled`): it
+   * belongs to the conversation the user is moving to, not to the one being left, and a reset
+   * arriving after it would wipe its streamed answer.
+   */
+  whileSwitching<T>(action: () => Promise<T>): Promise<T> {
+    const running = action();
+    this.switching = Promise.allSettled([this.switching, running]);
+    return running;
+  }
+
+  /** Resolves once no move started with `whileSwitching` is under way. */
+  async settled(): Promise<void> {
+    let current: Promise<unknown>;
+    do {
+      current = this.switching;
+      await current;
+    } while (current !== this.switching);
   }
 
   async refreshState(sessionId = this.sessionId): Promise<StateResult | undefined> {

@@ -210,9 +210,12 @@ class Editor:
         return self.lua("return vim.tbl_map(function(e) return e.type end, _G.pi_test.events)")
 
     def chat_lines(self, containing: str | None = None) -> list[str]:
+        """The chat's lines; with ``containing``, once that text is in the chat (else fails)."""
         if containing is None:
             return self.lua("return _G.pi_test.chat_lines()")
-        return self.lua("return _G.pi_test.wait_for_chat(...)", containing)
+        lines = self.lua("return _G.pi_test.wait_for_chat(...)", containing)
+        assert containing in "\n".join(lines), f"{containing!r} is not in the chat: {lines}"
+        return lines
 
     def request(self, method: str, params: dict | None = None) -> dict:
         """A synchronous request on the plugin's client (tests only; the plugin never blocks)."""

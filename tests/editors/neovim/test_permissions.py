@@ -22,8 +22,8 @@ end
 
 
 def test_a_question_is_answered_through_vim_ui_select(pi, scripted_model):
+    # The prompt below waits for the server to have pulled the changed settings.
     pi.setup(scripted_model, **SMALL_BUDGETS, permissions={"bash": "ask"})
-    pi.lua("vim.wait(300)")  # the server pulls the changed settings before the prompt
     original_select = pi.lua("_G.pi_test_select = vim.ui.select; return true")
     try:
         pi.lua(ANSWER_WITH_SELECT, "Deny", "Allow")

@@ -293,7 +293,7 @@ def _user_settings(user_data: Path, api_base: str, server_path: str | None = Non
         "pi.compaction.reserveTokens": 100,
         "pi.retry.baseDelayMs": 20,
         # The steering scenario's command runs without asking; permission_question's asks.
-        "pi.permissions": {"bash": {"ask": True, "allow": ["echo *", "sleep *"]}},
+        "pi.permissions": {"bash": {"ask": True, "allow": ["echo *", "cat *"]}},
         "workbench.startupEditor": "none",
         "workbench.tips.enabled": False,
         "workbench.enableExperiments": False,

@@ -96,6 +96,8 @@ export class ChatController implements vscode.Disposable {
 
   private async prompt(text: string, behavior: 'steer' | 'followUp' | undefined): Promise<void> {
     if (!text.trim()) return;
+    // Sent right after "New", a resume, a fork or a navigation: to where the user is going.
+    await this.session.settled();
     const params: PromptParams = { text };
     if (this.session.sessionId) params.sessionId = this.session.sessionId;
     if (this.state.running) {

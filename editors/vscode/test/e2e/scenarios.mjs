@@ -2,7 +2,9 @@
 // session the previous ones left): activation, a streamed answer with a tool call, stopping a
 // turn, compaction, navigating the tree with a summary, and forking; a session written by pi 1.6
 // with a context edit, resumed; last, a session of 100k entries in the tree and the chat.
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   answerInputBox,
@@ -109,9 +111,14 @@ async function skillCompletion(context) {
 
 async function steering(context) {
   const { page, llm } = context;
+  // The command runs until the scenario lets it end (it reads a FIFO the scenario writes), so the
+  // messages sent while it runs are seen queued however slow the machine; a fixed sleep left
+  // seconds to see them, less on a loaded machine.
+  const gate = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pi-e2e-steering-')), 'gate');
+  execFileSync('mkfifo', [gate]);
   await enqueue(
     llm,
-    { kind: 'tool_calls', calls: [['call_sleep_1', 'bash', { command: 'echo checking addition; sleep 3; echo checked' }]] },
+    { kind: 'tool_calls', calls: [['call_gated_1', 'bash', { command: `echo checking addition; cat ${gate}; echo checked` }]] },
     { kind: 'text', text: 'Checked subtraction too.' },
     { kind: 'text', text: 'Follow-up done.' },
   );
@@ -121,10 +128,13 @@ async function steering(context) {
   await until('the command output to stream while it runs', async () =>
     (await text(frame, '[data-testid="tool-call"][data-status="running"] [data-testid="tool-live"]')).includes('checking addition'));
   await send(frame, 'Also check subtraction.');
-  await until('the queued steering message', async () => (await text(frame, '.message.user.queued')).includes('Also check subtraction.'), 5000);
+  await until('the queued steering message', async () => (await text(frame, '.message.user.queued')).includes('Also check subtraction.'));
   await frame.fill('[data-testid="input"]', 'Then summarize.');
   await frame.press('[data-testid="input"]', 'Alt+Enter');
-  await until('the queued follow-up', async () => (await text(frame, '.message.user.queued')).includes('follow-up'), 5000);
+  await until('the queued follow-up', async () => (await text(frame, '.message.user.queued')).includes('follow-up'));
+  if (!(await frame.$('[data-testid="tool-call"][data-tool="bash"][data-status="running"]'))) throw new Error('the command ended before the scenario let it');
+  fs.writeFileSync(gate, 'go\n'); // the command ends
+  fs.rmSync(path.dirname(gate), { recursive: true });
   await until('the steered answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Checked subtraction too.'));
   await until('the follow-up answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Follow-up done.'));
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
