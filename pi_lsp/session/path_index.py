@@ -68,6 +68,8 @@ class ActivePathIndex:
 
     def __init__(self) -> None:
         self._by_id: dict[Any, StoredEntry] = {}
+        self._session_has_context_edits = True
+        """Whether the session has any context edit (as of the last ``follow``)."""
         self._reset()
 
     def _reset(self) -> None:
@@ -89,6 +91,7 @@ class ActivePathIndex:
         """
         entries, by_id = self.entries, session.by_id
         self._by_id = by_id
+        self._session_has_context_edits = session.has_context_edits
         leaf = by_id.get(session.leaf_id) if session.leaf_id is not None else None
         if entries and entries[-1] is leaf:
             return
@@ -140,7 +143,11 @@ class ActivePathIndex:
             depths[id(entries[index])] = index
         if self._shown is not None:
             self._shown.extend(_shown_positions(added, known))
-        if self._has_context_edits is False and CONTEXT_EDIT in map(_type_of, added):
+        if (
+            self._has_context_edits is False
+            and self._session_has_context_edits
+            and CONTEXT_EDIT in map(_type_of, added)
+        ):
             self._has_context_edits = True  # stays set if the edit is left: only slower
         self._effects = None
         self._branch_positions = None
@@ -214,8 +221,10 @@ class ActivePathIndex:
     @property
     def effects(self) -> Mapping[Any, ProjectedEntry]:
         """What context edits on the path did, by entry id (see ``context_edit_effects``)."""
-        if self._has_context_edits is None:
-            self._has_context_edits = CONTEXT_EDIT in map(_type_of, self.entries)
+        if self._has_context_edits is None:  # none in the session (most): none on the path
+            self._has_context_edits = self._session_has_context_edits and CONTEXT_EDIT in map(
+                _type_of, self.entries
+            )
         if not self._has_context_edits:
             return {}
         if self._effects is None:

@@ -22,7 +22,7 @@ from pi_lsp.session.context import (
     branch_path,
     build_session_context,
 )
-from pi_lsp.session.projection import ProjectedEntry
+from pi_lsp.session.projection import CONTEXT_EDIT, ProjectedEntry
 from pi_lsp.session.store import (
     LoadReport,
     SessionWriter,
@@ -77,6 +77,9 @@ class Session:
         """Ids of the entries with more than one child (where the tree branches)."""
         self._name_entry: StoredEntry | None = None
         """The latest ``session_info`` entry."""
+        self.has_context_edits = False
+        """Whether any entry is a context edit (most sessions have none: the tree's rows then
+        need not look for what edits did, on a path of 100k entries)."""
         self._unknown_parents: set[Any] = set()
         """Parent ids that were unknown when a child was indexed (orphans, or parents later in
         the file)."""
@@ -235,6 +238,15 @@ class Session:
         return [
             entry for entry in self._children_of(parent_id) if self._by_id.get(entry.id) is entry
         ]
+
+    def child_count(self, parent_id: str) -> int:
+        """``len(children(parent_id))``, without a list for the many entries with one child."""
+        children = self._children.get(parent_id)
+        if children is None:
+            return 0
+        if not isinstance(children, list):
+            return 1 if self._by_id.get(children.id) is children else 0
+        return len(self.children(parent_id))
 
     def only_child(self, parent_id: str) -> StoredEntry | None:
         """The child of ``parent_id`` when it has exactly one (fast: long runs walk it)."""
@@ -499,16 +511,19 @@ class Session:
             )  # a second header line: left in the file, not in the tree
             return
         entry_id = entry.id
+        entry_type = entry.type
         if entry_id in self._by_id:
             self.report.duplicate_ids.append(entry_id)
-        if entry.type not in build.KNOWN_ENTRY_TYPES and isinstance(entry.type, str):
+        if entry_type not in build.KNOWN_ENTRY_TYPES and isinstance(entry_type, str):
             unknown = self.report.unknown_entry_types
-            unknown[entry.type] = unknown.get(entry.type, 0) + 1
+            unknown[entry_type] = unknown.get(entry_type, 0) + 1
         self._entries.append(entry)
         self._by_id[entry_id] = entry
         self._index_parent(entry)
-        if entry.type == "session_info":
+        if entry_type == "session_info":
             self._name_entry = entry
+        elif entry_type == CONTEXT_EDIT:
+            self.has_context_edits = True
         path = self._active_path
         if (
             path is not None
@@ -519,7 +534,7 @@ class Session:
         else:
             self._active_path = None
         self._leaf_id = entry_id
-        if entry.type == "label":
+        if entry_type == "label":
             target = entry.get("targetId")
             label = entry.get("label")
             if label:

@@ -13,10 +13,8 @@ unknown fields, numbers JavaScript would print differently.
 
 from __future__ import annotations
 
-import bisect
 import json
-import operator
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -124,11 +122,12 @@ class StoredEntry(msgspec.Struct, _ReadOnlyMapping, gc=False, eq=False, rename=_
 
     @property
     def role(self) -> Any:
-        """The role of a ``message`` entry's message (decodes the entry); ``MISSING`` otherwise."""
+        """The role of a ``message`` entry's message (read when the line was indexed);
+        ``MISSING`` otherwise."""
         if self.type != "message":
             return MISSING
-        message = self.body.get("message")
-        return message.get("role", MISSING) if isinstance(message, dict) else MISSING
+        head = self.message_head
+        return head.role if type(head) is MessageHead else MISSING
 
     def get(self, key: str, default: Any = None) -> Any:
         if self.body_ is None:
@@ -188,43 +187,6 @@ def decode_json_line(raw: bytes | memoryview) -> Any:
         return json.loads(
             bytes(raw).decode("utf-8", errors="replace"), parse_constant=_reject_constant
         )
-
-
-def lines_containing(
-    entries: Sequence[StoredEntry], needle: bytes, *, ignore_case: bool = False
-) -> set[int]:
-    """The ``id()`` of each entry whose line holds ``needle`` (ASCII case ignored on request).
-
-    Entries read from one file share its bytes, which are searched in one pass at C speed (and
-    lower-cased once when case is ignored), so asking this of 100k entries costs a scan of the
-    file, not 100k searches; entries written since have bytes of their own.
-    """
-    if ignore_case:
-        needle = needle.lower()
-    sources = {id(source): source for source in map(_source_of, entries)}
-    found: set[int] = set()
-    for key, source in sources.items():
-        text = source.lower() if ignore_case else source
-        offset = text.find(needle)
-        if offset == -1:
-            continue
-        members = sorted(
-            (entry for entry in entries if id(entry.source_) == key),
-            key=lambda entry: entry.start_,
-        )
-        starts = [entry.start_ for entry in members]
-        while offset != -1:
-            index = bisect.bisect_right(starts, offset) - 1
-            entry = members[index] if index >= 0 else None
-            if entry is not None and offset + len(needle) <= entry.end_:
-                found.add(id(entry))
-                offset = text.find(needle, entry.end_)
-            else:
-                offset = text.find(needle, offset + 1)
-    return found
-
-
-_source_of = operator.attrgetter("source_")
 
 
 def index_lines(data: bytes) -> list[StoredEntry] | None:

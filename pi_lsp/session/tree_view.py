@@ -100,11 +100,12 @@ def tree_row(
 ) -> TreeRow:
     """One entry as a row: its preview, ``label`` and what a context edit in ``effects`` (those
     of the active path) did to it."""
+    role = entry.role  # ``MISSING`` but for a message
     return TreeRow(
         id=entry.id,
         parent_id=entry.parent_id if isinstance(entry.parent_id, str) else None,
         type=entry.type,
-        role=entry.role if entry.type == "message" and isinstance(entry.role, str) else None,
+        role=role if isinstance(role, str) else None,
         preview=preview(entry, session.get_entry),
         label=label,
         timestamp=_text_or_none(entry.get("timestamp")),

@@ -145,7 +145,7 @@ def _level(
 def _node(
     session: Session, entry: StoredEntry, paths: ActivePathIndex, branch_start: bool
 ) -> TreeNodeView:
-    child_count = len(session.children(entry.id))
+    child_count = session.child_count(entry.id)
     return TreeNodeView(
         row=tree_row(session, entry, session.label_of(entry.id), paths.effects),
         child_count=child_count,
@@ -178,7 +178,7 @@ def _display_children(
 def _is_branch_start(session: Session, entry: StoredEntry) -> bool:
     parent_id: Any = entry.parent_id
     if isinstance(parent_id, str) and parent_id != entry.id and session.get_entry(parent_id):
-        return len(session.children(parent_id)) >= 2
+        return session.child_count(parent_id) >= 2
     return len(session.root_entries()) >= 2
 
 
@@ -193,7 +193,7 @@ def _run(session: Session, paths: ActivePathIndex, start: StoredEntry) -> list[S
     if position is not None:
         branch_positions = paths.branch_positions(session.branch_points)
         for index in branch_positions[bisect.bisect_left(branch_positions, position) :]:
-            if len(session.children(paths.entries[index].id)) >= 2:
+            if session.child_count(paths.entries[index].id) >= 2:
                 return paths.entries[position : index + 1]
         run = paths.entries[position:]
     else:

@@ -16,7 +16,6 @@ import pytest
 from pi_lsp.agent.tree_changes import TreeChanges
 from pi_lsp.errors import EntryNotFoundError, InvalidParamsError
 from pi_lsp.session.session import Session
-from pi_lsp.session.stored_entry import lines_containing
 from pi_lsp.session.tree_search import search_tree
 from pi_lsp.session.tree_window import tree_children, tree_levels
 from tests.builders import user_entry, write_session_file
@@ -203,24 +202,6 @@ def test_search_finds_text_labels_and_names_newest_first(tmp_path):
     assert [entry.type for entry in search_tree(session, "CAFÉ", 10).entries] == ["session_info"]
     assert search_tree(session, '"hi"', 10).total == 1
     assert search_tree(session, "role", 10).total == 0  # JSON keys are not text
-
-
-def test_lines_containing_finds_what_a_line_by_line_search_finds(tmp_path):
-    generator = random.Random(3)
-    entries = _random_forest(generator, 300)
-    for entry in entries:
-        if generator.random() < 0.1:
-            entry["message"]["content"][0]["text"] += " NeedLe"
-    session = _write(tmp_path / "s.jsonl", entries)
-    session_entries = list(session.entries)
-    for needle, ignore_case in ((b"NeedLe", False), (b"needle", True), (b"text 1", False)):
-        found = lines_containing(session_entries, needle, ignore_case=ignore_case)
-        expected = {
-            id(entry)
-            for entry in session_entries
-            if needle in (entry.raw.lower() if ignore_case else entry.raw)
-        }
-        assert found == expected and expected
 
 
 def test_the_active_path_index_follows_navigations_and_appends(tmp_path):
