@@ -48,12 +48,18 @@ class RawServer:
         self._server.close()
 
 
-async def keep_alive_chunked(server, reader, writer):
+async def each_request(server, reader):
+    """Yields once per request a client sends on a kept-alive connection, until it closes it."""
     while True:
         try:
             server.requests.append(await read_request(reader))
         except asyncio.IncompleteReadError:
             return
+        yield
+
+
+async def keep_alive_chunked(server, reader, writer):
+    async for _ in each_request(server, reader):
         writer.write(
             b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
             b"8\r\ndata: 1\n\r\n5\r\n\ndata\r\n5\r\n: 2\n\n\r\n0\r\n\r\n"
@@ -98,11 +104,7 @@ async def test_lines_arrive_whole_across_chunks_and_the_connection_is_reused():
 
 async def done_then_end_later(server, reader, writer):
     """A server-sent stream whose ``[DONE]`` arrives before the end of the HTTP message."""
-    while True:
-        try:
-            server.requests.append(await read_request(reader))
-        except asyncio.IncompleteReadError:
-            return
+    async for _ in each_request(server, reader):
         writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
         writer.write(b"e\r\ndata: [DONE]\n\n\r\n")
         await writer.drain()
