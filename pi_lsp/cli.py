@@ -100,7 +100,8 @@ def run_server(arguments: argparse.Namespace) -> int:
     from pi_lsp.startup import pause_collection
 
     pause_collection()
-    from pi_lsp.handlers.client_gone import WatchedInput, leave_when_stdin_ends
+    from pi_lsp.handlers.client_gone import leave_when_stdin_ends
+    from pi_lsp.handlers.stdio import serve_stdio
     from pi_lsp.logs import configure_logging
     from pi_lsp.server import build_server
 
@@ -123,8 +124,7 @@ def run_server(arguments: argparse.Namespace) -> int:
         # (litellm logs INFO records there, libraries print) goes to stderr instead.
         lsp_output = sys.stdout.buffer
         sys.stdout = sys.stderr
-        lsp_input = WatchedInput(sys.stdin.buffer, leave_when_stdin_ends(server))
-        server.start_io(stdin=lsp_input, stdout=lsp_output)  # type: ignore[arg-type]
+        serve_stdio(server, sys.stdin.buffer, lsp_output, leave_when_stdin_ends(server))
     return 0
 
 

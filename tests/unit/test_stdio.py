@@ -1,0 +1,52 @@
+"""Reading stdin on the event loop (``pi_lsp.handlers.stdio``)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from pi_lsp.handlers.stdio import EndWatchingReader, reads_on_the_loop
+
+
+def test_pipes_and_sockets_are_read_on_the_loop_files_and_memory_are_not(tmp_path: Path):
+    read_end, write_end = os.pipe()
+    file = tmp_path / "input"
+    file.write_bytes(b"")
+    with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"), file.open("rb") as opened:
+        assert reads_on_the_loop(pipe)
+        assert not reads_on_the_loop(opened)
+    assert not reads_on_the_loop(io.BytesIO(b""))
+
+
+async def test_the_end_of_the_input_calls_on_end_once_and_reading_then_waits():
+    stream = asyncio.StreamReader()
+    stream.feed_data(b"leftover}Content-Length: 2\r\n\r\n{}")
+    stream.feed_eof()
+    ends: list[None] = []
+    reader = EndWatchingReader(stream, lambda: ends.append(None))
+
+    assert await reader.readline() == b"Content-Length: 2\r\n"
+    assert await reader.readline() == b"\r\n"
+    assert await reader.readexactly(2) == b"{}"
+    assert ends == []
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(reader.readline(), 0.1)
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(reader.readline(), 0.1)
+    assert ends == [None]
+
+
+async def test_a_body_cut_short_by_the_end_counts_as_the_end():
+    stream = asyncio.StreamReader()
+    stream.feed_data(b"{")
+    stream.feed_eof()
+    ends: list[None] = []
+    reader = EndWatchingReader(stream, lambda: ends.append(None))
+
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(reader.readexactly(10), 0.1)
+    assert ends == [None]
