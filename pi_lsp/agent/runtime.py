@@ -21,6 +21,7 @@ import attrs
 from pi_lsp.agent.events import EventStream
 from pi_lsp.agent.tree_changes import TreeChanges
 from pi_lsp.errors import SessionReadOnlyError, TurnInProgressError
+from pi_lsp.llm.converted_history import ConvertedHistory
 from pi_lsp.llm.stream import CompletionRequest
 from pi_lsp.session.session import Session
 from pi_lsp.session.usage_totals import UsageTally
@@ -71,6 +72,8 @@ class SessionRuntime:
         self.summary_finished = asyncio.Event()
         self.summary_finished.set()
         self.cache_anchor: CacheAnchor | None = None
+        self.converted_history = ConvertedHistory()
+        """The chat messages of the previous request, which the next one extends."""
         self.usage = UsageTally()
         """What the session's model calls cost, kept up to date as entries are appended."""
         self.started_extensions: set[Any] = set()

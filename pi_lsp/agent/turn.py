@@ -41,6 +41,7 @@ from pi_lsp.config import CheckpointOptions
 from pi_lsp.extensions import ExtensionHost
 from pi_lsp.llm.client import ModelClient, ModelStream
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.llm.converted_history import ConvertedHistory
 from pi_lsp.llm.errors import (
     auth_error_status,
     is_context_overflow,
@@ -260,6 +261,7 @@ class _Turn:
             thinking_level=self.setup.thinking_level,
             session_id=self.runtime.id,
             cache_retention=self.setup.cache_retention,
+            history=self._converted_history(),
         )
         sent_at = time.monotonic()
         events = self.runtime.events
@@ -284,6 +286,14 @@ class _Turn:
                     return event.message
         self._stream = None
         return stream.partial_message("error", "the model's stream ended without a final message")
+
+    def _converted_history(self) -> ConvertedHistory | None:
+        """The session's previous conversion, unless extensions' ``context`` hooks choose the
+        messages: what they hand back may be changed in place afterwards."""
+        extensions = self.setup.extensions
+        if extensions is not None and extensions.with_hook("context"):
+            return None
+        return self.runtime.converted_history
 
     def _remember_cached(
         self, request: CompletionRequest, sent_at: float, message: dict[str, Any]

@@ -32,10 +32,17 @@ _UNSAFE_ID_CHARACTERS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def prepare_history(
-    messages: Sequence[Message], provider: str | None, model_id: str | None
+    messages: Sequence[Message],
+    provider: str | None,
+    model_id: str | None,
+    renamed_ids: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The messages a provider request should carry, per the rules in the module docstring."""
-    renamed_ids: dict[str, str] = {}
+    """The messages a provider request should carry, per the rules in the module docstring.
+
+    ``renamed_ids`` (tool-call id → the id sent) carries the renames of earlier messages into
+    these, and receives these messages' own (``converted_history.py`` converts in two parts)."""
+    if renamed_ids is None:
+        renamed_ids = {}
     transformed = [_transform(message, provider, model_id, renamed_ids) for message in messages]
     return _answer_orphaned_tool_calls(transformed)
 

@@ -79,10 +79,26 @@ def to_chat_messages(
     supports_images: bool = True,
 ) -> list[ChatMessage]:
     """The chat messages for a request to ``provider``/``model_id`` (see the module docstring)."""
+    history = history_chat_messages(messages, provider, model_id, supports_images, {})
+    return system_messages(system_prompt) + history
+
+
+def system_messages(system_prompt: str) -> list[ChatMessage]:
+    """The system message of ``system_prompt``; none for an empty prompt."""
+    return [{"role": "system", "content": sanitize(system_prompt)}] if system_prompt else []
+
+
+def history_chat_messages(
+    messages: Sequence[Mapping[str, Any]],
+    provider: str | None,
+    model_id: str | None,
+    supports_images: bool,
+    renamed_ids: dict[str, str],
+) -> list[ChatMessage]:
+    """``to_chat_messages`` without the system prompt, carrying ``renamed_ids`` (tool-call ids
+    renamed for the provider) from the messages before these and on to the ones after."""
     chat: list[ChatMessage] = []
-    if system_prompt:
-        chat.append({"role": "system", "content": sanitize(system_prompt)})
-    history = prepare_history(messages, provider, model_id)
+    history = prepare_history(messages, provider, model_id, renamed_ids)
     pending_tool_images: list[dict[str, Any]] = []
     for message in history:
         role = message.get("role")

@@ -47,6 +47,7 @@ from pi_lsp.llm.caching import (
     with_cache_breakpoints,
 )
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.llm.converted_history import ConvertedHistory
 from pi_lsp.llm.credentials import UnresolvedKeyError, request_auth, runs_commands
 from pi_lsp.llm.events import (
     Completed,
@@ -57,7 +58,12 @@ from pi_lsp.llm.events import (
     ToolCallStart,
 )
 from pi_lsp.llm.failures import describe_error
-from pi_lsp.llm.messages import ToolSpec, to_chat_messages, tools_to_openai
+from pi_lsp.llm.messages import (
+    ToolSpec,
+    history_chat_messages,
+    system_messages,
+    tools_to_openai,
+)
 from pi_lsp.llm.models import supports_reasoning
 from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.usage import usage_from_openai
@@ -94,18 +100,20 @@ class CompletionRequest:
     """``none``, ``short`` or ``long`` (see ``caching.py``)."""
     uncached_tail: int = 0
     """Trailing messages not worth a cache breakpoint (a summary request's instruction)."""
+    history: ConvertedHistory | None = attrs.field(default=None, eq=False)
+    """The session's previous conversion, extended by this request's where ``direct`` sends it
+    (see ``converted_history.py``); None converts every message."""
 
 
 def chat_payload(request: CompletionRequest) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The request's chat messages and tools as sent, cache breakpoints included."""
     model = request.model
-    messages = to_chat_messages(
-        request.system_prompt,
-        request.messages,
-        provider=model.provider,
-        model_id=model.model_id,
-        supports_images=model.accepts_images,
-    )
+    options = (model.provider, model.model_id, model.accepts_images)
+    if request.history is not None and direct.serves(model):
+        history = request.history.convert(request.messages, *options)
+    else:
+        history = history_chat_messages(request.messages, *options, {})
+    messages = system_messages(request.system_prompt) + history
     tools = tools_to_openai(request.tools)
     if not uses_cache_breakpoints(model):
         return messages, tools
