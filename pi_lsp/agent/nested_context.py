@@ -89,6 +89,7 @@ class NestedContextFiles:
         self._directories_cache: dict[str, tuple[Path, ...]] = {}
         """A tool call's ``path`` argument → the directories below the root it lies in; the
         same paths come back in every request of a session."""
+        self._scan = _ProjectionScan()
 
     def due(self, path_entries: Sequence[Entry]) -> list[Injection]:
         """What to append before the next request, for the active path ``path_entries``."""
@@ -97,9 +98,10 @@ class NestedContextFiles:
     def due_in_projection(self, projected: Sequence[ProjectedEntry]) -> list[Injection]:
         """``due`` for the active path's projection (``Session.projection``, kept between
         requests, so a long session is not projected again for every request)."""
-        present = _present(projected)
+        self._scan.update(projected)
+        present = self._scan.present
         injections = []
-        for file_path in self._required(projected):
+        for file_path in self._required(self._scan.touched):
             context_file = self._read(file_path)
             if context_file is None:
                 continue
@@ -118,13 +120,13 @@ class NestedContextFiles:
             loaded.append(LoadedContextFile(path, entry_id, current))
         return loaded
 
-    def _required(self, projected: Sequence[ProjectedEntry]) -> list[Path]:
+    def _required(self, touched_raw_paths: Iterable[str]) -> list[Path]:
         """The context files governing what the context's tool calls touched, outermost first,
         in the order of the first touch. Directory lookups are remembered for one call only: a
         context file may appear between two requests."""
         self._lookup_cache.clear()
         required: dict[Path, None] = {}
-        for raw_path in dict.fromkeys(_touched_raw_paths(projected)):
+        for raw_path in touched_raw_paths:
             for directory in self._directories_of(raw_path):
                 context_file = self._context_file_in(directory)
                 if context_file is not None:
@@ -178,9 +180,38 @@ def injection_message(injection: Injection, entry: Entry) -> dict[str, Any]:
     }
 
 
+class _ProjectionScan:
+    """What the context at the leaf touched and holds, kept from one request to the next: the
+    projection only grows between requests (``Session.projection``), so only its new entries are
+    read; any other projection (another branch, a compaction) is read whole."""
+
+    def __init__(self) -> None:
+        self._scanned: list[ProjectedEntry] = []
+        self.touched: dict[str, None] = {}
+        """The ``path`` arguments of the touching tool calls, in the order of the first touch."""
+        self.present: dict[str, tuple[str, str]] = {}
+        """``path → (entry id, fingerprint)`` of the newest injection of each file."""
+
+    def update(self, projected: Sequence[ProjectedEntry]) -> None:
+        done = len(self._scanned)
+        if len(projected) < done or list(projected[:done]) != self._scanned:
+            self._scanned, self.touched, self.present = [], {}, {}
+            done = 0
+        added = projected[done:]
+        self.touched.update(dict.fromkeys(_touched_raw_paths(added)))
+        _add_present(self.present, added)
+        self._scanned.extend(added)
+
+
 def _present(projected: Sequence[ProjectedEntry]) -> dict[str, tuple[str, str]]:
     """``path → (entry id, fingerprint)`` of the newest injection of each file in the context."""
     present: dict[str, tuple[str, str]] = {}
+    _add_present(present, projected)
+    return present
+
+
+def _add_present(present: dict[str, tuple[str, str]], projected: Sequence[ProjectedEntry]) -> None:
+    """``_present`` of ``projected`` added to ``present``, newer injections moved to the end."""
     for item in projected:
         entry = item.entry
         if entry.get("type") != "custom_message" or not item.messages:
@@ -195,7 +226,6 @@ def _present(projected: Sequence[ProjectedEntry]) -> dict[str, tuple[str, str]]:
         if isinstance(path, str) and isinstance(fingerprint, str) and isinstance(entry_id, str):
             present.pop(path, None)  # re-inserted: the order is that of the newest injections
             present[path] = (entry_id, fingerprint)
-    return present
 
 
 def _touched_raw_paths(projected: Sequence[ProjectedEntry]) -> Iterable[str]:

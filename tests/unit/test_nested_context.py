@@ -15,6 +15,7 @@ from pi_lsp.resources.nested_context_files import (
     directories_below_root,
     read_nested_context_file,
 )
+from pi_lsp.session.projection import project_path
 
 MARKER = NESTED_RULE
 
@@ -127,6 +128,51 @@ def _assistant_entry(tool: str, path: str) -> dict:
             "content": [{"type": "toolCall", "id": "c", "name": tool, "arguments": {"path": path}}],
         },
     }
+
+
+def _injection_entry(tmp_path, path: str) -> dict:
+    context_file = read_nested_context_file(tmp_path / path, tmp_path)
+    assert context_file is not None
+    return {
+        "type": "custom_message",
+        "id": f"i-{path}",
+        "parentId": None,
+        "customType": NESTED_CONTEXT_FILE_TYPE,
+        "content": "rules",
+        "display": True,
+        "details": {"path": path, "fingerprint": context_file.fingerprint},
+    }
+
+
+def test_a_growing_projection_is_read_as_a_whole_one_would_be(tmp_path):
+    """Only the new entries are read from one request to the next; another projection (a
+    branch, a compaction) is read whole. Each step agrees with a reader that starts afresh."""
+    api_package(tmp_path)
+    (tmp_path / "packages" / "AGENTS.md").write_text("packages rules\n")
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "AGENTS.md").write_text("web rules\n")
+    entries = [
+        _assistant_entry("read", "packages/api/src/server.py"),
+        _injection_entry(tmp_path, "packages/AGENTS.md"),
+        _assistant_entry("ls", "web"),
+        _injection_entry(tmp_path, "web/AGENTS.md"),
+        _injection_entry(tmp_path, "packages/api/AGENTS.md"),
+    ]
+    kept = NestedContextFiles(tmp_path)
+
+    def due(files: NestedContextFiles, projected: list) -> list[str]:
+        return [injection.context_file.path for injection in files.due_in_projection(projected)]
+
+    projected: list = []
+    for entry in entries:
+        projected.extend(project_path([entry]))  # in place, as the session extends its own
+        assert due(kept, projected) == due(NestedContextFiles(tmp_path), projected)
+    assert due(kept, projected) == []
+    another_branch = project_path([entries[2]] * len(entries))  # as long, but other entries
+    assert due(kept, another_branch) == ["web/AGENTS.md"]
+    (tmp_path / "web" / "AGENTS.md").write_text("new web rules\n")
+    [changed] = kept.due_in_projection(projected)
+    assert changed.context_file.path == "web/AGENTS.md" and changed.replaces_earlier
 
 
 # ------------------------------------------------------------------ in the turn loop
