@@ -3,7 +3,7 @@
 Both agents get the same scratch HOME with one ``models.json`` custom provider (``api:
 "openai-completions"``, pointing at the scripted server in this process) and one
 ``settings.json`` (retries and automatic compaction off, so that a turn is timed alone). pi-lsp
-is ``python -m pi_lsp`` spoken to over stdio with pi-lsp's own client; pi is ``cli.js --mode rpc``
+is ``python -m pi_lsp`` spoken to over stdio in bare JSON-RPC frames; pi is ``cli.js --mode rpc``
 spoken to over its JSON lines. Printed, each for both and with the ratio pi-lsp / pi:
 
 1. cold start: process spawn → the first request reaching the model (``initialize`` +
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import shutil
@@ -43,9 +44,7 @@ from typing import Any
 from server_common import (
     NODE,
     PI_CLI,
-    ROOT,
     SERVER_COMMAND,
-    PiClient,
     TimedScriptedLLM,
     bench_environment,
     compile_bytecode,
@@ -54,6 +53,8 @@ from server_common import (
     replies,
 )
 from server_turns import generate_big_session
+
+from tests.reliability.raw_lsp import RawLsp
 
 PROVIDER, MODEL_ID = "scripted", "scripted"
 TURN_TIMEOUT = 300.0
@@ -125,42 +126,60 @@ class Agent:
 
 @dataclass
 class PiLsp(Agent):
+    """pi-lsp over stdio, spoken to in bare JSON-RPC frames (``RawLsp``), as pi is spoken to in
+    bare JSON lines: neither agent's figures carry a client library's own work (pygls's client
+    spent about half a millisecond of each turn building and parsing its messages)."""
+
     name: str = "pi-lsp"
-    client: PiClient = field(default_factory=lambda: PiClient("pi-lsp-bench", timeout=None))
+    connection: RawLsp | None = None
     initialized_at: float = 0.0
+    _ids: Iterator[int] = field(default_factory=itertools.count)
 
     async def start(self, workspace: Path, environment: dict[str, str]) -> None:
         self.spawned_at = time.perf_counter()
-        await self.client.start_server(
-            (*SERVER_COMMAND, "--log-file", str(workspace.parent / "pi-lsp.log")),
-            env=environment,
-            cwd=ROOT,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        assert self.client.process is not None
-        self.pid = self.client.process.pid
-        await self.client.initialize_workspace(workspace, {})
+        log_file = str(workspace.parent / "pi-lsp.log")
+        self.connection = await RawLsp.start([*SERVER_COMMAND, "--log-file", log_file], environment)
+        self.pid = self.connection.process.pid
+        root = workspace.as_uri()
+        await self.request("initialize", {"processId": None, "rootUri": root, "capabilities": {}})
+        self.connection.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
         self.initialized_at = time.perf_counter()
+
+    async def request(self, method: str, params: Any) -> Any:
+        assert self.connection is not None
+        answer = await self.connection.request(next(self._ids), method, params, TURN_TIMEOUT)
+        if "error" in answer:
+            raise RuntimeError(f"pi-lsp's {method} failed: {answer['error']}")
+        return answer["result"]
 
     async def send_prompt(self, text: str) -> asyncio.Future:
         return asyncio.ensure_future(self.prompt(text))
 
     async def prompt(self, text: str) -> None:
-        result = await self.client.request("pi/prompt", {"text": text})
+        result = await self.request("pi/prompt", {"text": text})
         if result["stopReason"] != "stop":
             raise RuntimeError(f"pi-lsp's turn failed: {result.get('errorMessage')}")
 
     async def open_session(self, path: Path) -> None:
         start = time.perf_counter()
-        await self.client.request("pi/openSession", {"path": str(path)})
+        await self.request("pi/openSession", {"path": str(path)})
         self.last_open_seconds = time.perf_counter() - start
-        await self.client.request("pi/setModel", {"model": f"{PROVIDER}/{MODEL_ID}"})
+        await self.request("pi/setModel", {"model": f"{PROVIDER}/{MODEL_ID}"})
 
     async def new_session(self) -> None:
-        await self.client.request("pi/newSession", {})
+        await self.request("pi/newSession", {})
 
     async def stop(self) -> None:
-        await self.client.close(timeout=10)
+        if self.connection is None:
+            return
+        process = self.connection.process
+        try:
+            await self.request("shutdown", None)
+            self.connection.send({"jsonrpc": "2.0", "method": "exit"})
+            await asyncio.wait_for(process.wait(), 10)
+        except (TimeoutError, ConnectionError, RuntimeError):
+            process.kill()
+            await process.wait()
 
 
 @dataclass
