@@ -64,6 +64,17 @@ async def test_a_context_hook_reaches_every_request_of_the_turn_and_is_never_sto
     assert "NOTE" not in agent.runtime.session.path.read_text()
 
 
+async def test_requests_reuse_the_sessions_conversion_unless_a_hook_chooses_the_messages(agent):
+    """What a ``context`` hook hands back may be changed in place later: converted afresh."""
+    agent.model.script(replies.text("One."), replies.text("Two."))
+    await agent.prompt("first")
+    install(agent, "memory.py", MEMORY)
+    await agent.prompt("second")
+    first, second = agent.model.requests
+    assert first.history is agent.runtime.converted_history
+    assert second.history is None
+
+
 async def test_before_agent_start_changes_the_system_prompt_of_the_turn(agent):
     install(
         agent,

@@ -22,12 +22,17 @@ def test_pipes_and_sockets_are_read_on_the_loop_files_and_memory_are_not(tmp_pat
     assert not reads_on_the_loop(io.BytesIO(b""))
 
 
-async def test_the_end_of_the_input_calls_on_end_once_and_reading_then_waits():
+def reader_of(data: bytes) -> tuple[EndWatchingReader, list[None]]:
+    """A reader of ``data`` and then the end of the input, and the list its ends are noted in."""
     stream = asyncio.StreamReader()
-    stream.feed_data(b"leftover}Content-Length: 2\r\n\r\n{}")
+    stream.feed_data(data)
     stream.feed_eof()
     ends: list[None] = []
-    reader = EndWatchingReader(stream, lambda: ends.append(None))
+    return EndWatchingReader(stream, lambda: ends.append(None)), ends
+
+
+async def test_the_end_of_the_input_calls_on_end_once_and_reading_then_waits():
+    reader, ends = reader_of(b"leftover}Content-Length: 2\r\n\r\n{}")
 
     assert await reader.readline() == b"Content-Length: 2\r\n"
     assert await reader.readline() == b"\r\n"
@@ -41,11 +46,7 @@ async def test_the_end_of_the_input_calls_on_end_once_and_reading_then_waits():
 
 
 async def test_a_body_cut_short_by_the_end_counts_as_the_end():
-    stream = asyncio.StreamReader()
-    stream.feed_data(b"{")
-    stream.feed_eof()
-    ends: list[None] = []
-    reader = EndWatchingReader(stream, lambda: ends.append(None))
+    reader, ends = reader_of(b"{")
 
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(reader.readexactly(10), 0.1)
