@@ -116,6 +116,7 @@ class SummaryModel:
                 messages=[*messages, _user_message(summary.instruction)],
                 max_tokens=min(summary.max_output_tokens or room, room),
                 uncached_tail=1,
+                history=None,  # the turns' conversion is the session's, not this one-off's
             )
             return await complete(client, request)
 
