@@ -217,15 +217,7 @@ async function navigateWithSummary(context) {
   await runCommand(page, 'Pi: Show Session Tree');
   await treeRow(page, 'Compaction').waitFor({ state: 'visible', timeout: TIMEOUT });
   const row = treeRow(page, QUESTION);
-  const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
-  // A refresh may reveal the leaf again while the tree scrolls up: scroll until the row is in view
-  // (not under the pane's header, which would take the click).
-  await until('the question in view at the top of the tree', async () => {
-    await scrollTreeToTop(page);
-    await page.waitForTimeout(200);
-    const [rowBox, listBox] = await Promise.all([row.boundingBox(), list.boundingBox()]);
-    return rowBox !== null && listBox !== null && rowBox.y >= listBox.y;
-  });
+  await scrollIntoTreeView(page, row, 'the question');
   if (!context.summaryLeft) await enqueue(llm, { kind: 'text', text: SUMMARY });
   await row.click();
   await page.locator('.quick-input-list .label-name', { hasText: 'Summarize with instructions' }).waitFor({ timeout: TIMEOUT });
@@ -239,12 +231,25 @@ async function navigateWithSummary(context) {
   return screenshot(context, 'tree.png');
 }
 
+/** Scrolls the session tree up until `row` is in view, not under the pane's header (which would
+ * take a click): a refresh may reveal the leaf, at the bottom, again while the tree scrolls. */
+async function scrollIntoTreeView(page, row, what) {
+  const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
+  await until(`${what} in view at the top of the tree`, async () => {
+    await scrollTreeToTop(page);
+    await page.waitForTimeout(200);
+    const [rowBox, listBox] = await Promise.all([row.boundingBox(), list.boundingBox()]);
+    return rowBox !== null && listBox !== null && rowBox.y >= listBox.y;
+  });
+}
+
 async function fork(context) {
   const { page } = context;
   // The first branch is collapsed now that the active path runs through the summary.
   await treeRow(page, QUESTION).locator('.monaco-tl-twistie').click();
   const answer = treeRow(page, 'Let me read the file');
   await answer.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await scrollIntoTreeView(page, answer, 'the answer of the first branch');
   await screenshot(context, 'branches.png');
   await answer.click({ button: 'right' });
   const item = page.getByRole('menuitem', { name: 'Fork Here' });
