@@ -186,7 +186,9 @@ class NewSessionParams:
 
 @attrs.frozen
 class ForkParams:
-    entry_id: str
+    entry_id: str | None = None
+    """The entry to fork at; left out (or null): the session's leaf as the server handles the
+    request, so a request sent after it without waiting for its answer finds the fork in place."""
     session_id: str | None = None
     restore_files: bool = False
     """Put the files the agent changed back to their content at ``entryId`` first."""

@@ -129,6 +129,22 @@ async def test_a_user_edit_after_the_agents_is_a_conflict_and_stays(
     assert a_txt.read_text() == "three\n"
 
 
+async def test_a_fork_with_the_files_and_no_entry_forks_at_the_leaf(
+    client, scripted_llm, workspace
+):
+    ids = await two_turns(client, scripted_llm, workspace)
+    source = (await request(client, "pi/state", {}))["sessionId"]
+    fork = await request(client, "pi/fork", {"restoreFiles": True, "force": True})
+    assert fork["parentSessionId"] == source and fork["leafId"] == ids["leaf"]
+    assert fork["files"] == []  # the files are already as the agent left them at the leaf
+    assert files_of(workspace) == {"a.txt": "three\n", "sub/new.txt": "new\n"}
+    back = await request(
+        client, "pi/navigate", {"targetId": ids["before_two"], "restoreFiles": True}
+    )
+    assert actions(back) == {"a.txt": "restored", "new.txt": "deleted"}  # the fork's checkpoints
+    assert files_of(workspace) == {"a.txt": "two\n"}
+
+
 async def test_bad_restore_params_are_invalid_params(client, scripted_llm, workspace):
     ids = await two_turns(client, scripted_llm, workspace)
     with pytest.raises(JsonRpcException, match=r"restoreFiles") as raised:

@@ -94,6 +94,44 @@ async def test_labels_names_and_forks(client, scripted_llm, workspace):
     assert {info["id"] for info in listing["sessions"]} >= {tree["sessionId"], fork["sessionId"]}
 
 
+async def test_a_fork_without_an_entry_is_at_the_leaf_and_a_prompt_sent_right_after_lands_in_it(
+    client, scripted_llm
+):
+    tree = await two_turns(client, scripted_llm)
+    scripted_llm.enqueue(replies.text("Going on in the fork."))
+    # Both sent before either answer is read, as a client does for `:PiFork` then `:Pi go on`.
+    forked = client.protocol.send_request_async("pi/fork", {})
+    prompted = client.protocol.send_request_async("pi/prompt", {"text": "go on"})
+    fork, prompt = await forked, await prompted
+    assert fork["parentSessionId"] == tree["sessionId"] != fork["sessionId"]
+    assert fork["leafId"] == tree["leafId"] and "files" not in fork
+    assert prompt["sessionId"] == fork["sessionId"]
+    old = await request(client, "pi/tree", {"sessionId": tree["sessionId"]})
+    assert old["leafId"] == tree["leafId"] and len(old["entries"]) == len(tree["entries"])
+    new = await request(client, "pi/tree", {})
+    assert new["sessionId"] == fork["sessionId"]
+    assert [entry["preview"] for entry in new["entries"] if entry["type"] == "message"] == [
+        "first question",
+        "First answer.",
+        "second question",
+        "Second answer.",
+        "go on",
+        "Going on in the fork.",
+    ]
+    sent = json.dumps(scripted_llm.requests[-1]["messages"])
+    assert "second question" in sent and "go on" in sent  # the model saw the forked history
+
+
+async def test_a_fork_without_an_entry_of_an_empty_session_is_invalid_params(client):
+    empty = await request(client, "pi/newSession", {})
+    with pytest.raises(JsonRpcException) as raised:
+        await request(client, "pi/fork", {})
+    assert raised.value.code == -32602
+    assert "the session is empty" in raised.value.message
+    assert "entryId" in raised.value.message
+    assert (await request(client, "pi/state", {}))["sessionId"] == empty["sessionId"]  # unchanged
+
+
 @pytest.mark.options(allowedSessionDirs=["../pi-sessions"])
 async def test_new_and_open_sessions_including_pis_own_files(
     client, scripted_llm, workspace, tmp_path

@@ -2,7 +2,8 @@
 protocol.py.
 
 Fails when a request method, a params field or an event type of the server is missing from the
-TypeScript file, or when the file names a method or an event the server does not have; and when a
+TypeScript file, or when the file names a method or an event the server does not have; when a
+params field the server requires is ``x?:`` or one it may do without is not; and when a
 result or event shape differs: a missing or extra field, a field the server may leave out that is
 not ``x?:``, a field the server may send as null without ``| null`` (or the other way round), or a
 nested shape of another name.
@@ -161,6 +162,17 @@ def test_every_params_field_is_typed(method, requests_table, source):
     assert not missing, f"{params_type} ({method}) lacks fields {missing}"
     extra = sorted(typed - wanted)
     assert not extra, f"{params_type} ({method}) has fields the server does not accept: {extra}"
+    declared = _ts_fields(body)
+    wrong = [
+        f"{name}: the server {'may do without it' if has_default else 'requires it'}, "
+        f"protocol.ts says `{name}{'?' if declared[name].optional else ''}:`"
+        for name, has_default in (
+            (protocol.camel_case(field.name), field.default is not attrs.NOTHING)
+            for field in attrs.fields(protocol.PARAMS_BY_METHOD[method])
+        )
+        if declared[name].optional != has_default
+    ]
+    assert not wrong, f"{params_type} ({method}): " + "; ".join(wrong)
 
 
 def test_every_event_type_is_typed(source):

@@ -279,7 +279,8 @@ export interface OpenSessionResult {
 }
 
 export interface ForkParams {
-  entryId: string;
+  /** Left out: the session's leaf when the server handles the request. */
+  entryId?: string;
   sessionId?: string;
   restoreFiles?: boolean;
   force?: boolean;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.editors.neovim.test_tree import BRANCH_SUMMARY, two_turns
 
 
@@ -44,6 +46,33 @@ def test_pi_fork_without_an_id_forks_at_the_leaf(pi, scripted_model):
     after = state(pi)
     assert after["messageCount"] == before["messageCount"] == 4
     assert len(pi.session_files()) == len(files) + 1
+
+
+def test_pi_right_after_pi_fork_prompts_the_fork(pi, scripted_model):
+    two_turns(pi, scripted_model)
+    before = state(pi)
+    scripted_model.enqueue({"kind": "text", "text": "Going on in the fork"})
+    # Back to back, as a mapping `:PiFork<CR>:Pi go on<CR>` or a script issues them.
+    pi.nvim.api.exec2("PiFork\nPi go on after the fork", {})
+    pi.wait_for("agent_end", 3)
+    pi.chat_lines(containing="» forked into ")
+    after = state(pi)
+    assert after["sessionId"] != before["sessionId"] and after["messageCount"] == 6
+    prompts = [
+        entry["message"]["content"][0]["text"]
+        for entry in pi.session_entries()
+        if entry["type"] == "message" and entry["message"]["role"] == "user"
+    ]
+    assert prompts == ["First question", "Second question", "go on after the fork"]
+    assert "go on after the fork" not in Path(before["path"]).read_text()
+
+
+def test_pi_fork_of_an_empty_session_says_so(pi):
+    before, files = state(pi), pi.session_files()
+    pi.command("PiFork")
+    note = pi.wait_for_note("WARN")
+    assert note["message"].startswith("pi: pi/fork failed: ") and "empty" in note["message"]
+    assert state(pi)["sessionId"] == before["sessionId"] and pi.session_files() == files
 
 
 def test_pi_navigate_with_bang_summarizes_the_branch(pi, scripted_model):

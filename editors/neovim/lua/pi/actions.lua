@@ -106,21 +106,13 @@ local function switched(what, result, clear)
   refresh_views()
 end
 
---- Forks a new session at `id`, or at the current leaf.
+--- Forks a new session at `id`, or at the current leaf. Without `id` the request names no entry
+--- and the server forks at the leaf it has then: sent at once, it stays in order with the
+--- requests after it (`:PiFork` then `:Pi go on` prompts the fork).
 function M.fork(id)
-  local function fork_at(entry_id)
-    api.fork({ entryId = entry_id }, api.report_error("pi/fork", function(result)
-      switched("forked into " .. (result.path or "a new session"), result)
-    end))
-  end
-  if id and id ~= "" then
-    return fork_at(id)
-  end
-  api.state({}, api.report_error("pi/state", function(state)
-    if not util.present(state.leafId) then
-      return util.error("the session is empty; nothing to fork")
-    end
-    fork_at(state.leafId)
+  local params = (id and id ~= "") and { entryId = id } or {}
+  api.fork(params, api.report_error("pi/fork", function(result)
+    switched("forked into " .. (result.path or "a new session"), result)
   end))
 end
 

@@ -458,6 +458,8 @@ M.sessions = request("pi/sessions")
 M.new_session = request("pi/newSession")
 ---@type pi.Request<pi.OpenSessionResult>
 M.open_session = request("pi/openSession")
+--- Params: `entryId?` (left out: the leaf when the server handles it), `sessionId?`,
+--- `restoreFiles?`, `force?`.
 ---@type pi.Request<pi.ForkResult>
 M.fork = request("pi/fork")
 ---@type pi.Request<pi.LabelResult>
