@@ -7,7 +7,8 @@ is a pipe or a socket, as editors start language servers, it is read on the loop
 the TCP connections of ``tcp.py``: the header lines resynchronise after a frame of the wrong
 length (``framing.py``), and at the end of the input ``on_end`` is called once while the loop
 keeps running, so the turns can save what they have (``client_gone.py``). Anything else (a file,
-a terminal, which must not be made non-blocking under the user's shell) keeps pygls's thread.
+a terminal, which must not be made non-blocking under the user's shell, and Windows) keeps
+pygls's thread.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import asyncio
 import logging
 import os
 import stat
+import sys
 import threading
 from collections.abc import Callable
 from typing import BinaryIO
@@ -51,7 +53,11 @@ def serve_stdio(
 
 
 def reads_on_the_loop(stdin: BinaryIO) -> bool:
-    """Whether ``stdin`` is a pipe or a socket (what the event loop can wait on)."""
+    """Whether ``stdin`` is a pipe or a socket (what the event loop can wait on). Not on Windows:
+    its event loop reads pipes only through overlapped handles, which an editor's pipe to its
+    child need not be."""
+    if sys.platform == "win32":
+        return False
     try:
         mode = os.fstat(stdin.fileno()).st_mode
     except (OSError, ValueError, AttributeError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,13 @@ def test_pipes_and_sockets_are_read_on_the_loop_files_and_memory_are_not(tmp_pat
         assert reads_on_the_loop(pipe)
         assert not reads_on_the_loop(opened)
     assert not reads_on_the_loop(io.BytesIO(b""))
+
+
+def test_windows_keeps_pygls_reader_thread(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(sys, "platform", "win32")
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"):
+        assert not reads_on_the_loop(pipe)
 
 
 def reader_of(data: bytes) -> tuple[EndWatchingReader, list[None]]:
