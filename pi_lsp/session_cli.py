@@ -207,15 +207,12 @@ def run_gc(arguments: argparse.Namespace) -> int:
 
 
 def run_fork(arguments: argparse.Namespace) -> int:
-    from pi_lsp.session.fork import fork_session
+    from pi_lsp.session.fork import fork_session, holds_conversation
 
     source = _open(arguments.file)
     if source.get_entry(arguments.entry_id) is None:
         raise EntryNotFoundError(f"entry {arguments.entry_id} not found in {arguments.file}")
-    if not any(
-        entry.type == "message" and entry.role in ("user", "assistant")
-        for entry in source.branch(arguments.entry_id)
-    ):
+    if not holds_conversation(source, arguments.entry_id):
         raise InvalidParamsError(
             f"nothing to fork: the path to {arguments.entry_id} holds no user or assistant message"
         )

@@ -13,6 +13,7 @@ from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.handlers.configuration import wait_for_client_settings
 from pi_lsp.services import Services
+from pi_lsp.session.fork import holds_conversation
 from pi_lsp.session.session import Session
 from pi_lsp.session.transcript import transcript
 from pi_lsp.session.tree_view import tree_view
@@ -149,10 +150,7 @@ def _leaf_to_fork(session: Session) -> str:
     fork current). A path to it without a user or assistant message is an empty session: no
     fork, as ``pi-lsp session fork`` refuses one."""
     leaf_id = session.leaf_id
-    if leaf_id is None or not any(
-        entry.type == "message" and entry.role in ("user", "assistant")
-        for entry in reversed(session.branch())
-    ):
+    if leaf_id is None or not holds_conversation(session, leaf_id):
         raise InvalidParamsError(
             "pi/fork: the session is empty (no user or assistant message up to its leaf); "
             "nothing to fork without an entryId"

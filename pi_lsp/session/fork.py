@@ -16,6 +16,17 @@ from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 
 
+def holds_conversation(source: Session, entry_id: str | None) -> bool:
+    """Whether the path to ``entry_id`` holds a user or assistant message: a fork of one that
+    holds none would be an empty session (the entries of a new session, a thinking level)."""
+    if entry_id is None:
+        return False
+    return any(
+        entry.type == "message" and entry.role in ("user", "assistant")
+        for entry in reversed(source.branch(entry_id))
+    )
+
+
 def fork_session(source: Session, entry_id: str) -> Session:
     """A new session in ``source``'s directory holding the path from the root to ``entry_id``."""
     path = source.branch(entry_id)

@@ -439,3 +439,15 @@ async def test_errors_quote_client_input_shortened(workspace, agent):
                 await call
             error = json.dumps([str(raised.value), raised.value.data], ensure_ascii=False)
             assert shortened in error and len(error) < 400, (name, len(error))
+
+
+async def test_fork_at_the_leaf_needs_a_conversation_to_fork(scripted_llm, workspace, agent):
+    """A new session holds only its thinking level: ``/fork`` refuses it, as ``pi/fork`` does."""
+    scripted_llm.enqueue(replies.text("Hello."))
+    async with reuse(agent) as (connection, client, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        with pytest.raises(RequestError, match="the session is empty"):
+            await connection.prompt(session_id=session.session_id, prompt=[text_block("/fork")])
+        await connection.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        await connection.prompt(session_id=session.session_id, prompt=[text_block("/fork")])
+        assert "Forked into session" in client.text()
