@@ -324,6 +324,8 @@ class PiAcpAgent:
         return found
 
     def _show(self, acp_id: str, services: Services, runtime: SessionRuntime) -> None:
+        # The client holds the session by id from now on: it stays open, never closed as idle.
+        services.sessions.pin(runtime)
         self._sessions[acp_id] = (services, runtime)
         self._acp_ids[runtime.id] = acp_id
         # After the response that names the session: clients drop updates of unknown sessions.

@@ -10,6 +10,9 @@ directory or an allowed directory are opened or listed (see ``session/confinemen
 Entries of kinds pi-lsp does not know (a later pi's) never stop a session from opening or being
 continued: they stay in the file and the tree and add nothing to the context. The log gets one
 notice per such kind, the first time a session holding it is opened.
+
+Sessions nothing needs any more are closed as others open (``idle_sessions.py``); a request that
+names one opens it again.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+from pi_lsp.agent import idle_sessions
 from pi_lsp.agent.events import EventStream, Sender
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import SessionLockedError, SessionNotFoundError, echoed
@@ -59,6 +64,8 @@ class SessionRegistry:
         *,
         default_thinking_level: Callable[[], str] = lambda: "medium",
         allowed_session_dirs: tuple[Path, ...] = (),
+        idle_sessions_kept: int = idle_sessions.KEPT,
+        idle_seconds: float = idle_sessions.IDLE_SECONDS,
     ) -> None:
         self.session_dir = session_dir
         self.allowed_session_dirs = allowed_session_dirs
@@ -70,6 +77,11 @@ class SessionRegistry:
         asked at creation (settings change live)."""
         self._runtimes: dict[str, SessionRuntime] = {}
         self._current: SessionRuntime | None = None
+        self._last_used: dict[str, float] = {}
+        """``time.monotonic()`` when each open session was last asked for."""
+        self._pinned: set[str] = set()
+        self._idle_sessions_kept = idle_sessions_kept
+        self._idle_seconds = idle_seconds
         self._noted_unknown_types: set[str] = set()
 
     @property
@@ -86,7 +98,7 @@ class SessionRegistry:
             return self.current()
         runtime = self._runtimes.get(session_id)
         if runtime is not None:
-            return runtime
+            return self._touched(runtime)
         info = next(
             (info for info in list_sessions(self.session_dir) if info.id == session_id), None
         )
@@ -104,7 +116,11 @@ class SessionRegistry:
         if self._current is None:
             newest = self._most_recent_file()
             self._current = self.open_path(newest) if newest else self.create()
-        return self._current
+        return self._touched(self._current)
+
+    def pin(self, runtime: SessionRuntime) -> None:
+        """Keep ``runtime`` open for as long as the server runs (a client holds it by id)."""
+        self._pinned.add(runtime.id)
 
     def create(self) -> SessionRuntime:
         """A new session in the session directory (written at its first message)."""
@@ -124,7 +140,7 @@ class SessionRegistry:
             if runtime.session.path == resolved:
                 if make_current:
                     self._current = runtime
-                return runtime
+                return self._touched(runtime)
         if not resolved.is_file():
             raise SessionNotFoundError(f"no session file at {echoed(str(resolved))}")
         read_only_reason = None
@@ -158,6 +174,7 @@ class SessionRegistry:
         for runtime in self._runtimes.values():
             runtime.close()
         self._runtimes.clear()
+        self._last_used.clear()
         self._current = None
 
     def _adopt(
@@ -173,7 +190,29 @@ class SessionRegistry:
         self._runtimes[session.id] = runtime
         if make_current:
             self._current = runtime
+        self._close_idle(opening=self._touched(runtime))
         return runtime
+
+    def _touched(self, runtime: SessionRuntime) -> SessionRuntime:
+        self._last_used[runtime.id] = time.monotonic()
+        return runtime
+
+    def _close_idle(self, opening: SessionRuntime) -> None:
+        kept_open = {*self._pinned, *([self._current.id] if self._current else [])}
+        closing = idle_sessions.sessions_to_close(
+            self._runtimes.values(),
+            kept_open=kept_open,
+            opening=opening,
+            last_used=self._last_used,
+            now=time.monotonic(),
+            kept=self._idle_sessions_kept,
+            idle_seconds=self._idle_seconds,
+        )
+        for runtime in closing:
+            logger.info("closing session %s: idle, and not among the last used", runtime.id)
+            runtime.close()
+            del self._runtimes[runtime.id]
+            del self._last_used[runtime.id]
 
     def _note_unknown_entry_types(self, session: Session) -> None:
         for entry_type, count in session.report.unknown_entry_types.items():
