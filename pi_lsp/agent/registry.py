@@ -80,6 +80,9 @@ class SessionRegistry:
         self._last_used: dict[str, float] = {}
         """``time.monotonic()`` when each open session was last asked for."""
         self._pinned: set[str] = set()
+        self._closed_tree_versions: dict[str, int] = {}
+        """The tree version each session closed as idle had: opened again, it goes on above it,
+        so an editor still holding its tree sees a gap and fetches it again."""
         self._idle_sessions_kept = idle_sessions_kept
         self._idle_seconds = idle_seconds
         self._noted_unknown_types: set[str] = set()
@@ -187,6 +190,8 @@ class SessionRegistry:
         runtime.model_override = chosen_model(
             session
         )  # a resumed or forked session keeps its model
+        if session.id in self._closed_tree_versions:
+            runtime.tree_changes.version = self._closed_tree_versions.pop(session.id) + 1
         self._runtimes[session.id] = runtime
         if make_current:
             self._current = runtime
@@ -213,6 +218,7 @@ class SessionRegistry:
             runtime.close()
             del self._runtimes[runtime.id]
             del self._last_used[runtime.id]
+            self._closed_tree_versions[runtime.id] = runtime.tree_changes.version
 
     def _note_unknown_entry_types(self, session: Session) -> None:
         for entry_type, count in session.report.unknown_entry_types.items():

@@ -82,3 +82,18 @@ def test_a_session_closed_as_idle_is_not_the_one_a_request_gets(tmp_path: Path):
         {"role": "user", "content": "late", "timestamp": 2}
     )
     registry.close_all()
+
+
+def test_a_session_opened_again_goes_on_above_its_tree_version(tmp_path: Path):
+    """An editor that still holds the closed session's tree (at version 2) sees a gap in the
+    next event and fetches the tree again, as after any missed event."""
+    registry = registry_of(tmp_path, idle_seconds=0, idle_sessions_kept=0)
+    first = written_session(registry, "first")
+    first.tree_changed()
+    first.tree_changed()
+    assert first.tree_changes.version == 2
+    written_session(registry, "second")
+    reopened = registry.get(first.id)
+    assert reopened is not first
+    assert reopened.tree_changes.next_event().version == 4
+    registry.close_all()
