@@ -25,7 +25,6 @@ import secrets
 import signal
 import socket
 import sys
-import threading
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -34,10 +33,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import platformdirs
 from pygls.exceptions import JsonRpcException
-from pygls.io_ import run_async
 
 from pi_lsp.errors import AlreadyServingError, InvalidParamsError, UnauthorizedConnectionError
-from pi_lsp.handlers.framing import ResynchronisingReader
+from pi_lsp.handlers.framing import ResynchronisingReader, serve_messages
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -329,13 +327,7 @@ async def _serve_client(
     except Exception as error:
         logger.exception("Unable to handle message")
         server.report_server_error(error, JsonRpcException)
-    await run_async(
-        stop_event=threading.Event(),
-        reader=ResynchronisingReader(reader),
-        protocol=protocol,
-        logger=logger,
-        error_handler=server.report_server_error,
-    )
+    await serve_messages(server, ResynchronisingReader(reader))
 
 
 def run(

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+from typing import Any
+
+from pygls.io_ import run_async
 
 logger = logging.getLogger(__name__)
 
@@ -51,3 +55,15 @@ class ResynchronisingReader:
 
     async def readexactly(self, size: int) -> bytes:
         return await self._reader.readexactly(size)
+
+
+async def serve_messages(server: Any, reader: ResynchronisingReader) -> None:
+    """pygls's read loop: every message ``reader`` reads, handled by ``server`` (a pygls server)
+    until the input ends; a message that fails is reported to the server, and reading goes on."""
+    await run_async(
+        stop_event=threading.Event(),
+        reader=reader,
+        protocol=server.protocol,
+        logger=logger,
+        error_handler=server.report_server_error,
+    )

@@ -18,15 +18,14 @@ import logging
 import os
 import stat
 import sys
-import threading
 from collections.abc import Callable
 from typing import BinaryIO
 
-from pygls.io_ import StdoutWriter, run_async
+from pygls.io_ import StdoutWriter
 from pygls.server import JsonRPCServer
 
 from pi_lsp.handlers.client_gone import WatchedInput
-from pi_lsp.handlers.framing import ResynchronisingReader
+from pi_lsp.handlers.framing import ResynchronisingReader, serve_messages
 
 logger = logging.getLogger(__name__)
 
@@ -69,13 +68,7 @@ async def _serve(server: JsonRPCServer, stdin: BinaryIO, on_end: Callable[[], No
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
-    await run_async(
-        stop_event=threading.Event(),
-        reader=EndWatchingReader(reader, on_end),
-        protocol=server.protocol,
-        logger=logger,
-        error_handler=server.report_server_error,
-    )
+    await serve_messages(server, EndWatchingReader(reader, on_end))
 
 
 class EndWatchingReader(ResynchronisingReader):

@@ -20,7 +20,6 @@ import json
 import logging
 import os
 import socket
-import threading
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 from pygls.protocol import lsp_method
 
 from pi_lsp.handlers.client_gone import release
+from pi_lsp.handlers.framing import ResynchronisingReader, serve_messages
 from pi_lsp.logs import CONNECTION
 from pi_lsp.server import PiLanguageServer, PiProtocol, build_server
 from pi_lsp.shared import address
@@ -118,22 +118,13 @@ async def serve_client(
     reader: asyncio.StreamReader, writer: asyncio.StreamWriter, working_directory: str | None
 ) -> None:
     """One client's language server, on this connection, until the client is gone."""
-    from pygls.io_ import run_async
-
     server = build_server(ConnectionProtocol)
     server.working_directory = working_directory
     ended = asyncio.Event()
     server.connection_ended = ended.set
     server.protocol.set_writer(writer)
-    reading = asyncio.ensure_future(
-        run_async(
-            stop_event=threading.Event(),
-            reader=reader,
-            protocol=server.protocol,
-            logger=logger,
-            error_handler=server.report_server_error,
-        )
-    )
+    # Header lines resynchronise after a frame of the wrong length, as over stdio and TCP.
+    reading = asyncio.ensure_future(serve_messages(server, ResynchronisingReader(reader)))
     waiting = asyncio.ensure_future(ended.wait())
     try:
         await asyncio.wait({reading, waiting}, return_when=asyncio.FIRST_COMPLETED)

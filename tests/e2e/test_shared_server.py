@@ -8,6 +8,7 @@ short idle time so the server leaves once its clients have.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import socket
@@ -20,6 +21,7 @@ import pytest
 from pi_lsp.client import PiClient, isolated_environment
 from pi_lsp.scripted_llm import ScriptedLLM, replies
 from pi_lsp.shared import address
+from tests.reliability.raw_lsp import RawLsp
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -215,3 +217,26 @@ async def test_one_client_shutting_down_leaves_the_others_commands_running(tmp_p
         assert (await turn)["stopReason"] == "stop"
         assert finished.read_text() == "done\n"
         await working.close(timeout=30)
+
+
+async def test_a_frame_of_the_wrong_length_costs_a_shared_connection_that_frame_only(
+    environment, tmp_path: Path
+):
+    """As over stdio and TCP (``tests/e2e/test_framing.py``): the shared server's connection reads
+    the next whole frame after a frame whose Content-Length is short, and answers it."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    raw = await RawLsp.start([sys.executable, "-m", "pi_lsp"], environment)
+    try:
+        initialize = {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}
+        await raw.request(0, "initialize", initialize, 60)
+        raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "pi/state"}).encode()
+        raw.send_bytes(b"Content-Length: %d\r\n\r\n" % (len(body) - 3) + body)
+        await raw.drain()
+        answer = await raw.request(2, "pi/state", {}, 60)
+        assert "result" in answer
+        assert [error["error"]["code"] for error in raw.null_id_errors] == [-32700]
+    finally:
+        raw.process.kill()
+        await raw.process.wait()

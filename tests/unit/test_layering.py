@@ -71,7 +71,7 @@ ALLOWED: dict[str, set[str]] = {
     "demo": {"client", "scripted_llm", "session", "errors"},
     # The shared server: an adapter like the stdio one (cli.py and server.py, which the table
     # leaves unchecked); its forwarder imports nothing of pi-lsp but its address.
-    "shared": {"server", "handlers.client_gone", "logs", "__version__"},
+    "shared": {"server", "handlers.client_gone", "handlers.framing", "logs", "__version__"},
 }
 """pi-lsp's own packages each package may import (itself always)."""
 
