@@ -22,7 +22,7 @@ from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import InvalidParamsError
 from pi_lsp.protocol import THINKING_LEVELS
 from pi_lsp.services import Services
-from pi_lsp.session.fork import holds_conversation
+from pi_lsp.session.fork import conversation_leaf
 
 
 @attrs.frozen
@@ -140,8 +140,8 @@ async def _navigate(services: Services, runtime: SessionRuntime, arguments: list
 
 
 async def _fork(services: Services, runtime: SessionRuntime, arguments: list[str]):
-    entry_id = arguments[0] if arguments else runtime.session.leaf_id
-    if entry_id is None or not (arguments or holds_conversation(runtime.session, entry_id)):
+    entry_id = arguments[0] if arguments else conversation_leaf(runtime.session)
+    if entry_id is None:
         raise InvalidParamsError("/fork: the session is empty")
     forked = (await services.navigator.fork(runtime, entry_id)).runtime
     return CommandOutcome(f"Forked into session {forked.id} from entry {entry_id}.", forked)

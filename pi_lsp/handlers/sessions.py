@@ -13,8 +13,7 @@ from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.handlers.configuration import wait_for_client_settings
 from pi_lsp.services import Services
-from pi_lsp.session.fork import holds_conversation
-from pi_lsp.session.session import Session
+from pi_lsp.session.fork import conversation_leaf
 from pi_lsp.session.transcript import transcript
 from pi_lsp.session.tree_view import tree_view
 
@@ -134,7 +133,16 @@ def on_open_session(
 @pi_request(protocol.FORK)
 async def on_fork(services: Services, params: protocol.ForkParams) -> protocol.ForkResult:
     source = services.sessions.get(params.session_id)
-    entry_id = params.entry_id if params.entry_id is not None else _leaf_to_fork(source.session)
+    # Without an entry, the leaf as this request is handled (before anything awaits), so a
+    # request sent right after this one, without waiting for its answer, finds the fork current.
+    entry_id = params.entry_id
+    if entry_id is None:
+        entry_id = conversation_leaf(source.session)
+        if entry_id is None:
+            raise InvalidParamsError(
+                "pi/fork: the session is empty (no user or assistant message up to its leaf); "
+                "nothing to fork without an entryId"
+            )
     outcome = await services.navigator.fork(
         source, entry_id, restore_files=params.restore_files, force=params.force
     )
@@ -142,17 +150,3 @@ async def on_fork(services: Services, params: protocol.ForkParams) -> protocol.F
     return protocol.ForkResult(
         fork.id, fork.path, fork.session.leaf_id, source.id, shapes.file_outcomes(outcome.files)
     )
-
-
-def _leaf_to_fork(session: Session) -> str:
-    """``pi/fork`` without an entry: the leaf, taken as the request is handled (before anything
-    awaits, so a request sent right after this one, without waiting for its answer, finds the
-    fork current). A path to it without a user or assistant message is an empty session: no
-    fork, as ``pi-lsp session fork`` refuses one."""
-    leaf_id = session.leaf_id
-    if leaf_id is None or not holds_conversation(session, leaf_id):
-        raise InvalidParamsError(
-            "pi/fork: the session is empty (no user or assistant message up to its leaf); "
-            "nothing to fork without an entryId"
-        )
-    return leaf_id

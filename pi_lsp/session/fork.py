@@ -27,6 +27,12 @@ def holds_conversation(source: Session, entry_id: str | None) -> bool:
     )
 
 
+def conversation_leaf(source: Session) -> str | None:
+    """The leaf to fork at when no entry is named; None for an empty session."""
+    leaf_id = source.leaf_id
+    return leaf_id if holds_conversation(source, leaf_id) else None
+
+
 def fork_session(source: Session, entry_id: str) -> Session:
     """A new session in ``source``'s directory holding the path from the root to ``entry_id``."""
     path = source.branch(entry_id)
