@@ -78,7 +78,7 @@ class ResourceSnapshot:
     prompt_files_signature: PromptFilesSignature = ()
     """The context and system-prompt files as they were when this snapshot started reading them
     (``prompt_file_signature.check_prompt_files`` compares it with the files now)."""
-    mcp: McpConfig = McpConfig()
+    mcp: McpConfig = attrs.Factory(McpConfig)
     """pi 1.6's ``mcp.json`` servers (the project's only in a trusted workspace)."""
 
 

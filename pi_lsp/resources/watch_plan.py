@@ -5,9 +5,10 @@ into ``.pi`` or the agent directory woke at every session append, only to drop t
 the folders that hold resources at any depth are watched recursively (``skills``, ``prompts`` and
 ``extensions`` of ``.pi`` and of the agent directory, ``.agents/skills``, and the folders the
 settings name), and the folders that hold resource files directly are watched for their own
-entries only: the agent directory (settings, ``models.json``, ``auth.json``, ``mcp.json``, AGENTS.md,
-``SYSTEM.md``…), ``.pi`` (settings, ``mcp.json``, ``SYSTEM.md``, ``APPEND_SYSTEM.md``), the workspace and its
-ancestors (their AGENTS.md and CLAUDE.md), ``.agents``, and the folders of files the settings name.
+entries only: the agent directory (settings, ``models.json``, ``auth.json``, ``mcp.json``,
+AGENTS.md, ``SYSTEM.md``…), ``.pi`` (settings, ``mcp.json``, ``SYSTEM.md``,
+``APPEND_SYSTEM.md``), the workspace and its ancestors (their AGENTS.md and CLAUDE.md),
+``.agents``, and the folders of files the settings name.
 A session append changes nothing in any of them, so it wakes no watch.
 
 A resource folder that does not exist yet is seen appearing by the watch of its parent (``.pi``
