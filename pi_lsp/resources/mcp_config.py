@@ -166,14 +166,14 @@ class _Reader:
             text = path.read_text(encoding="utf-8-sig")
         except FileNotFoundError:
             return
-        except OSError as problem:
-            self.problems.append(error(str(path), 1, f"cannot read {MCP_FILE}: {problem}"))
+        except OSError as unreadable:
+            self.problems.append(error(str(path), 1, f"cannot read {MCP_FILE}: {unreadable}"))
             return
         self.files.append(str(path))
         try:
             parsed = json.loads(text)
-        except json.JSONDecodeError as problem:
-            self.problems.append(error(str(path), problem.lineno, f"invalid JSON: {problem.msg}"))
+        except json.JSONDecodeError as broken:
+            self.problems.append(error(str(path), broken.lineno, f"invalid JSON: {broken.msg}"))
             return
         servers = parsed.get("mcpServers", {}) if isinstance(parsed, dict) else None
         if not isinstance(servers, dict):

@@ -28,6 +28,9 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": {"errors"},
     "config": {"compaction", "resources", "protocol", "errors"},
     "extensions": {"resources", "errors"},
+    # MCP servers: configuration from resources, tools for the registry, and pi's value syntax
+    # (``${VAR}``, ``!command``) from the one module that resolves it.
+    "mcp": {"resources", "tools", "llm.config_values", "llm.secrets", "errors", "__version__"},
     "agent": {
         "checkpoints",
         "session",
@@ -40,9 +43,10 @@ ALLOWED: dict[str, set[str]] = {
         "extensions",
         "errors",
     },
-    "services": {"agent", "config", "extensions", "llm", "tools", "errors"},
+    "services": {"agent", "config", "extensions", "llm", "mcp", "tools", "errors"},
     "handlers": {
         "agent",
+        "mcp",
         "services",
         "protocol",
         "session",
@@ -56,6 +60,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "acp": {
         "agent",
+        "mcp",
         "services",
         "protocol",
         "session",
@@ -87,6 +92,7 @@ PURE = {
     "protocol",
     "config",
     "extensions",
+    "mcp",
     "agent",
     "services",
 }
