@@ -10,7 +10,7 @@ VSCODE := editors/vscode
 LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 
 .PHONY: test test-fast lint install install-python install-wheelhouse install-reference \
-	install-vscode install-luacheck bench clean test-reliability-full
+	install-vscode install-luacheck install-mcp-servers bench clean test-reliability-full
 
 test: install lint
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20
@@ -31,7 +31,8 @@ lint: install-python install-luacheck $(VSCODE)/node_modules/.package-lock.json
 	cd $(VSCODE) && npm run --silent typecheck
 	luacheck --quiet --formatter plain $(LUA_SOURCES)
 
-install: install-python install-wheelhouse install-reference install-vscode install-luacheck
+install: install-python install-wheelhouse install-reference install-vscode install-luacheck \
+	install-mcp-servers
 
 install-python: $(VENV)/.installed
 
@@ -58,6 +59,10 @@ $(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
 
 install-reference:
 	bash tests/reference/install.sh
+
+# The npm MCP server the MCP tests start as a user's mcp.json would (PyPI's is in the test extra).
+install-mcp-servers:
+	bash tests/mcp/install.sh
 
 install-vscode:
 	bash editors/vscode/test/install.sh

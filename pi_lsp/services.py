@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_lsp.agent.resources import ResourceService
     from pi_lsp.config import ServerConfig
     from pi_lsp.llm.client import ModelClient
+    from pi_lsp.mcp.servers import McpServers
     from pi_lsp.tools.base import EditorBridge, Tool
 
 Progress = Callable[[int | str | None, str], Any]
@@ -39,6 +40,8 @@ class Services:
     progress: Progress
     files: FileRestorer
     """Restores of the files the agent changed (navigation and forks with ``restoreFiles``)."""
+    mcp: McpServers
+    """The MCP servers of ``mcp.json`` (connected in the background once the client is ready)."""
     initialization_options: Any = None
     """The options the client started the server with; live settings are merged over them."""
     client_configuration_ready: asyncio.Event = attrs.Factory(asyncio.Event)
@@ -70,7 +73,9 @@ class Services:
         from pi_lsp.agent.registry import SessionRegistry
         from pi_lsp.agent.summary_model import SummaryModel
         from pi_lsp.llm.client import LitellmClient
+        from pi_lsp.mcp.servers import McpServers
         from pi_lsp.tools.base import NoEditor
+        from pi_lsp.tools.registry import default_tools
 
         live = LiveConfig(config, resources)
         editor = editor or NoEditor()
@@ -95,15 +100,18 @@ class Services:
             asker,
             editor,
         )
+        mcp = McpServers(config.workspace_root)
+        built_in = tools or default_tools
         agent = Agent(
             live,
             sessions,
             compactor,
             client,
             editor=editor,
-            tools=tools,
+            tools=lambda: [*built_in(), *mcp.tools()],
             checkpoints=checkpoints,
             permissions=permissions,
+            before_turn=mcp.wait_for_direct,
         )
         return cls(
             live=live,
@@ -112,6 +120,7 @@ class Services:
             navigator=Navigator(live, summaries, files, sessions),
             progress=progress or _no_progress,
             files=files,
+            mcp=mcp,
             initialization_options=initialization_options,
         )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,7 @@ class Agent:
         tools: Callable[[], list[Tool]] | None = None,
         checkpoints: Checkpoints | None = None,
         permissions: Permissions | None = None,
+        before_turn: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.live = live
         self.sessions = sessions
@@ -84,6 +85,9 @@ class Agent:
         """Where the tools' file changes are recorded (None: not recorded)."""
         self.permissions = permissions
         """Which tool calls ask the user first (None: every call runs)."""
+        self.before_turn = before_turn
+        """Awaited before each turn takes its tools (the MCP servers with direct tools that are
+        still connecting, for at most 10 s)."""
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
         self.nested_context = NestedContextFiles(live.config.workspace_root)
 
@@ -131,6 +135,8 @@ class Agent:
     async def _run(
         self, runtime: SessionRuntime, model: ModelConfig, user_message: dict[str, Any]
     ) -> TurnResult:
+        if self.before_turn is not None:
+            await self.before_turn()
         setup = self._setup(runtime, model)
         setup.system_prompt = await turn_system_prompt(
             runtime, self.live.resources.extensions, setup.system_prompt, user_message

@@ -336,6 +336,7 @@ class _Turn:
                 tool.name,
                 prepared if isinstance(prepared, dict) else {},
                 tool_call_id=str(call.get("id", "")),
+                read_only=tool.read_only_hint,
             )
             if refusal is not None:
                 return refusal

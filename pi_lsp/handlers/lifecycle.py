@@ -82,9 +82,10 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
 
 
-def on_shutdown(ls, params: None) -> None:
+async def on_shutdown(ls, params: None) -> None:
     if ls.services is not None:
         ls.services.resources.stop()
+        await ls.services.mcp.close()
         if ls.connection_ended is None:
             ls.services.agent.shutdown()
         else:
@@ -111,6 +112,9 @@ class ResourcePublisher:
     def publish(self, changes, snapshot) -> None:
         from pi_lsp.handlers.shapes import resources_changed
 
+        services = self._server.services
+        if services is not None:  # the MCP servers follow mcp.json (connected in the background)
+            services.mcp.configure(snapshot.mcp.servers)
         if not changes.is_empty:
             self._server.protocol.notify(
                 protocol.RESOURCES_CHANGED, protocol.to_json(resources_changed(changes))

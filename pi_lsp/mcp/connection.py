@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 import tempfile
@@ -194,6 +195,8 @@ class ServerConnection:
 
     async def _serve(self) -> None:
         try:
+            # The SDK (pydantic models, HTTP stack) loads off the event loop, once.
+            await asyncio.to_thread(importlib.import_module, "mcp.client.stdio")
             await self._connect_and_hold()
         except asyncio.CancelledError:
             raise

@@ -1,0 +1,235 @@
+"""MCP servers over LSP, end to end: the real server reads the user's ``mcp.json``, starts real
+servers from the registries (PyPI's ``mcp-server-time``, npm's ``server-everything``) and one
+built with the SDK's server side (``tests/mcp/misbehaving_server.py``) as a user's file would,
+and the scripted model calls their tools through the real turn loop."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from pi_lsp.client import isolated_environment
+from pi_lsp.scripted_llm import replies
+from pi_lsp.scripted_llm.server import ScriptedLLM
+from tests.e2e.conftest import SCRIPTED_MODEL, another_server, request
+
+MCP_DIR = Path(__file__).resolve().parents[1] / "mcp"
+EVERYTHING = MCP_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything"
+TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
+MISBEHAVING = {
+    "command": sys.executable,
+    "args": [str(MCP_DIR / "misbehaving_server.py")],
+    "exposure": "direct",
+    "timeout": 5,
+}
+
+
+@contextlib.asynccontextmanager
+async def serving(workspace: Path, home: Path, servers: dict, **options):
+    """A pi-lsp server whose agent directory holds ``servers`` as its ``mcp.json``, with the
+    scripted model; yields (client, scripted model)."""
+    agent = home / "agent"
+    agent.mkdir(parents=True, exist_ok=True)
+    (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
+    llm = ScriptedLLM()
+    await llm.start()
+    settings = {"model": SCRIPTED_MODEL, "apiBase": llm.base_url, **options}
+    try:
+        async with another_server(workspace, settings, isolated_environment(home)) as client:
+            yield client, llm
+    finally:
+        await llm.stop()
+
+
+def tool_results(workspace: Path) -> list[dict]:
+    [session] = (workspace / ".pi" / "sessions").glob("*.jsonl")
+    lines = [json.loads(line) for line in session.read_text().splitlines()]
+    return [
+        line["message"]
+        for line in lines
+        if line.get("type") == "message" and line["message"]["role"] == "toolResult"
+    ]
+
+
+def declared_tools(llm_request: dict) -> list[str]:
+    return [tool["function"]["name"] for tool in llm_request.get("tools", [])]
+
+
+async def test_the_model_calls_a_pypi_server_tool_and_gets_its_result(workspace, tmp_path):
+    servers = {"time": {"command": str(TIME_SERVER), "exposure": "direct"}}
+    async with serving(workspace, tmp_path, servers) as (client, llm):
+        call = ("call_1", "mcp__time__get_current_time", {"timezone": "Asia/Tokyo"})
+        llm.enqueue(replies.tool_calls([call]), replies.text("It is evening in Tokyo."))
+        result = await request(client, "pi/prompt", {"text": "What time is it in Tokyo?"})
+    assert result["stopReason"] == "stop"
+    # The first prompt waited for the server with direct tools: they were declared.
+    assert {"mcp__time__get_current_time", "mcp__time__convert_time"} <= set(
+        declared_tools(llm.requests[0])
+    )
+    [answer] = tool_results(workspace)
+    assert answer["toolName"] == "mcp__time__get_current_time"
+    assert answer["isError"] is False
+    assert json.loads(answer["content"][0]["text"])["timezone"] == "Asia/Tokyo"
+    assert answer["details"] == {"server": "time", "tool": "get_current_time"}
+    assert "Asia/Tokyo" in json.dumps(llm.requests[1]["messages"][-1])
+
+
+@pytest.mark.skipif(not EVERYTHING.exists(), reason="run tests/mcp/install.sh (make install)")
+async def test_npm_server_everything_echoes_and_sends_images(workspace, tmp_path):
+    servers = {
+        "everything": {
+            "command": "node",
+            "args": [str(EVERYTHING / "dist" / "index.js"), "stdio"],
+            "toolExposure": {"echo": "direct", "get-tiny-image": "direct"},
+        }
+    }
+    async with serving(workspace, tmp_path, servers) as (client, llm):
+        llm.enqueue(
+            replies.tool_calls(
+                [
+                    ("call_1", "mcp__everything__echo", {"message": "hello"}),
+                    ("call_2", "mcp__everything__get_tiny_image", {}),
+                ]
+            ),
+            replies.text("Done."),
+        )
+        await request(client, "pi/prompt", {"text": "echo and show an image"})
+    declared = declared_tools(llm.requests[0])
+    # Only the tools given direct exposure are declared; the others stay with the server.
+    assert sorted(name for name in declared if name.startswith("mcp__")) == [
+        "mcp__everything__echo",
+        "mcp__everything__get_tiny_image",
+    ]
+    echo, image = tool_results(workspace)
+    assert echo["content"] == [{"type": "text", "text": "Echo: hello"}]
+    assert [block["type"] for block in image["content"]] == ["text", "image", "text"]
+    assert image["content"][1]["mimeType"] == "image/png"
+
+
+async def test_bad_servers_give_clear_tool_errors_and_the_session_goes_on(workspace, tmp_path):
+    servers = {
+        "bad": MISBEHAVING,
+        "silent": {
+            # Writes garbage to stdout and never answers: it fails to start, with a reason.
+            "command": sys.executable,
+            "args": ["-c", "import time; print('garbage', flush=True); time.sleep(600)"],
+            "exposure": "direct",
+            "timeout": 2,
+        },
+    }
+    async with serving(workspace, tmp_path, servers) as (client, llm):
+        llm.enqueue(
+            replies.tool_calls(
+                [
+                    ("c1", "mcp__bad__fail", {}),
+                    ("c2", "mcp__bad__hang", {}),
+                    ("c3", "mcp__bad__garbage", {}),
+                    ("c4", "mcp__bad__big", {}),
+                    ("c5", "mcp__nowhere__tool", {}),
+                    ("c6", "mcp__bad__crash", {}),
+                    ("c7", "mcp__bad__echo", {"text": "back again"}),
+                ]
+            ),
+            replies.text("Survived."),
+        )
+        result = await request(client, "pi/prompt", {"text": "try everything"})
+        assert result["stopReason"] == "stop"
+        llm.enqueue(replies.text("Still here."))
+        again = await request(client, "pi/prompt", {"text": "and now?"})
+        assert again["stopReason"] == "stop"
+    assert not any(name.startswith("mcp__silent__") for name in declared_tools(llm.requests[0]))
+    fail, hang, garbage, big, nowhere, crash, echo = tool_results(workspace)
+    assert fail["isError"] and "the disk is on fire" in fail["content"][0]["text"]
+    assert hang["isError"]
+    assert hang["content"][0]["text"] == 'MCP server "bad" did not answer within 5 s (calling hang)'
+    assert not garbage["isError"] and garbage["content"][0]["text"] == "still here"
+    cut = big["content"][0]["text"]
+    assert cut.startswith("Warning: truncated output (original token count: ")
+    assert "chars truncated…" in cut and "-end" in cut
+    full = Path(big["details"]["fullOutputPath"])
+    assert full.read_text().endswith("x-end") and f"[Full output: {full}" in cut
+    assert (
+        nowhere["isError"] and nowhere["content"][0]["text"] == "Tool mcp__nowhere__tool not found"
+    )
+    assert crash["isError"]
+    assert (
+        "disconnected (calling crash); it reconnects on the next call"
+        in (crash["content"][0]["text"])
+    )
+    # The next call started the server again.
+    assert echo == {**echo, "isError": False}
+    assert echo["content"][0]["text"] == "echo: back again"
+
+
+@pytest.mark.options(trusted=False)
+async def test_untrusted_workspaces_ask_before_mcp_tools_unless_read_only(workspace, tmp_path):
+    servers = {
+        "bad": MISBEHAVING,
+        "time": {"command": str(TIME_SERVER), "exposure": "direct"},
+    }
+    asked: list[str] = []
+
+    def answer_deny(client):
+        @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+        def on_question(params: types.ShowMessageRequestParams):
+            asked.append(params.message)
+            return types.MessageActionItem(title="Deny")
+
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    llm = ScriptedLLM()
+    await llm.start()
+    options = {"model": SCRIPTED_MODEL, "apiBase": llm.base_url, "trusted": False}
+    try:
+        async with another_server(
+            workspace, options, isolated_environment(tmp_path), setup=answer_deny
+        ) as client:
+            llm.enqueue(
+                replies.tool_calls(
+                    [
+                        ("c1", "mcp__bad__echo", {"text": "hi"}),
+                        ("c2", "mcp__time__get_current_time", {"timezone": "UTC"}),
+                    ]
+                ),
+                replies.text("ok"),
+            )
+            await request(client, "pi/prompt", {"text": "go"})
+    finally:
+        await llm.stop()
+    echo, time_result = tool_results(workspace)
+    assert asked == [
+        'pi wants to use mcp__bad__echo on:\n{"text": "hi"}\n(the workspace is not trusted)'
+    ]
+    assert echo["isError"] and "the user denied it" in echo["content"][0]["text"]
+    assert not time_result["isError"]  # mcp-server-time marks its tools readOnlyHint
+
+
+async def test_a_permissions_pattern_names_a_servers_tools(workspace, tmp_path):
+    servers = {"bad": MISBEHAVING}
+    async with serving(
+        workspace, tmp_path, servers, permissions={"mcp__bad__*": "ask", "timeoutSeconds": 1}
+    ) as (client, llm):
+        llm.enqueue(
+            replies.tool_calls([("c1", "mcp__bad__echo", {"text": "x"})]), replies.text("ok")
+        )
+        await request(client, "pi/prompt", {"text": "go"})
+    [refused] = tool_results(workspace)
+    assert refused["isError"]
+    assert "Not run: permission for mcp__bad__echo" in refused["content"][0]["text"]
+
+
+def test_the_test_servers_are_installed():
+    """The npm server comes from ``make install`` (tests/mcp/install.sh); PyPI's from the test
+    extra."""
+    assert TIME_SERVER.exists()
+    assert (
+        shutil.which("node")
+        or (MCP_DIR.parent / "reference" / "node_modules" / ".bin" / "node").exists()
+    )
