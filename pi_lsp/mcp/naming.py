@@ -15,7 +15,10 @@ _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
 def mcp_tool_name(server: str, tool: str, is_taken: Callable[[str], bool] = lambda _: False) -> str:
     """``mcp__<server>__<tool>`` with every other character as ``_``; too long, or taken by
     another tool of the server once sanitized, it ends in an 8-digit hash of server and tool."""
-    name = _NOT_IDENTIFIER.sub("_", f"mcp__{server}__{tool}")
+    # JavaScript replaces UTF-16 code units: a character beyond the BMP becomes two ``_``.
+    name = _NOT_IDENTIFIER.sub(
+        lambda match: "__" if ord(match[0]) > 0xFFFF else "_", f"mcp__{server}__{tool}"
+    )
     if len(name) <= MAX_TOOL_NAME_LENGTH and not is_taken(name):
         return name
     digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
