@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from pi_lsp.mcp.naming import mcp_tool_name, server_tool_names, server_summary
+from pi_lsp.mcp.naming import mcp_tool_name, server_summary, server_tool_names
 from pi_lsp.mcp.output import MCP_OUTPUT_MAX_BYTES, limit_content
 from pi_lsp.mcp.results import convert_result
 
