@@ -28,6 +28,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -43,6 +44,7 @@ from acp.schema import (
 from pi_lsp import __version__
 from pi_lsp.acp import commands, config_options, prompts, updates
 from pi_lsp.acp.editor import AcpFiles, prompting_session
+from pi_lsp.acp.mcp_servers import mcp_servers_of
 from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import InvalidParamsError, PiError, echoed
@@ -88,6 +90,8 @@ class PiAcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                # Stdio servers (which every agent must take); HTTP and SSE ones are not used.
+                mcp_capabilities=McpCapabilities(http=False, sse=False),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities(), resume=SessionResumeCapabilities()
                 ),
@@ -102,9 +106,8 @@ class PiAcpAgent:
     # ------------------------------------------------------------------ sessions
 
     async def new_session(self, cwd: str, mcp_servers=None, **kwargs: Any) -> NewSessionResponse:
-        if mcp_servers:
-            logger.info("MCP servers offered by the client are not used (pi has no MCP)")
         services = self._workspace(cwd)
+        self._add_mcp_servers(services, mcp_servers)
         runtime = _call(services.sessions.create)
         self._show(runtime.id, services, runtime)
         options = await config_options.config_options(services, runtime)
@@ -114,6 +117,7 @@ class PiAcpAgent:
         self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
     ) -> LoadSessionResponse:
         services, runtime = self._open(cwd, session_id)
+        self._add_mcp_servers(services, mcp_servers)
         for update in updates.replay(
             transcript(runtime.session).items, services.config.workspace_root
         ):
@@ -125,6 +129,7 @@ class PiAcpAgent:
         self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
     ) -> ResumeSessionResponse:
         services, runtime = self._open(cwd, session_id)
+        self._add_mcp_servers(services, mcp_servers)
         options = await config_options.config_options(services, runtime)
         return ResumeSessionResponse(config_options=options)
 
@@ -240,6 +245,9 @@ class PiAcpAgent:
 
     # ------------------------------------------------------------------ shutdown
 
+    async def stop_mcp_servers(self) -> None:
+        await asyncio.gather(*(services.mcp.close() for services in self._workspaces.values()))
+
     def shutdown(self) -> None:
         for services in self._workspaces.values():
             services.resources.stop()
@@ -267,7 +275,7 @@ class PiAcpAgent:
             root,
             agent_dir(),
             trusted=trusted,
-            on_change=lambda changes, snapshot: self._resources_changed(root, changes),
+            on_change=lambda changes, snapshot: self._resources_changed(root, changes, snapshot),
         )
         config = load_config(
             root, self.options, pi_settings=resources.snapshot.settings.settings.merged
@@ -285,13 +293,22 @@ class PiAcpAgent:
         )
         services.client_configuration_ready.set()  # ACP has no workspace/configuration
         services.agent.client.preload()
+        services.mcp.configure(resources.snapshot.mcp.servers)  # connected in the background
         self._spawn(resources.watch())
         logger.info("pi-lsp acp serving %s; sessions in %s", root, config.session_dir)
         return services
 
-    def _resources_changed(self, root: Path, changes: Any) -> None:
-        """Skills and prompt templates reloaded: the clients' command lists follow."""
+    def _add_mcp_servers(self, services: Services, mcp_servers: Any) -> None:
+        """The client's MCP servers join the workspace's (``mcp_servers.py``)."""
+        for problem in mcp_servers_of(services, mcp_servers or []):
+            logger.warning("%s", problem)
+
+    def _resources_changed(self, root: Path, changes: Any, snapshot: Any) -> None:
+        """Skills and prompt templates reloaded: the clients' command lists follow; the MCP
+        servers follow mcp.json."""
         services = self._workspaces.get(root)
+        if services is not None:
+            services.mcp.configure(snapshot.mcp.servers)
         if services is None or changes.is_empty:
             return
         commands_now = update_available_commands(commands.available_commands(services))

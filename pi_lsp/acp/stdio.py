@@ -49,4 +49,5 @@ async def _serve(agent: PiAcpAgent, acp_output) -> None:
         # config options, close, fork) answer "method not found".
         await run_agent(cast(Agent, agent), writer, reader, use_unstable_protocol=True)
     finally:
+        await agent.stop_mcp_servers()
         agent.shutdown()

@@ -290,6 +290,8 @@ class ServerConnection:
             self._on_change()
 
     def _resolved_env(self) -> dict[str, str]:
+        if self.config.scope == "acp":  # an ACP client's values are the values
+            return dict(self.config.env)
         resolved = {}
         for key, value in self.config.env.items():
             text = resolve_value(value, {}, os.environ, COMMANDS)

@@ -1,7 +1,8 @@
 """Every MCP server of a workspace: connected in the background, offered as registry tools.
 
-``configure`` takes the servers of ``mcp.json`` (and of ACP clients) whenever the resources
-load: new or changed servers (re)connect in the background, removed ones stop. ``tools`` is the
+``configure`` takes the servers of ``mcp.json`` whenever the resources load, and
+``add_client_servers`` those an ACP client passes with ``session/new``: new or changed servers
+(re)connect in the background, removed ones stop. ``tools`` is the
 ``direct`` tools of every server that listed its tools, named as pi 1.6 names them.
 ``wait_for_direct`` is what a prompt waits for before its request, as pi: at most 10 s, and only
 for servers still connecting that have ``direct`` tools. ``statuses`` describes each server for
@@ -20,7 +21,7 @@ from typing import Any
 from pi_lsp.mcp.connection import ServerConnection
 from pi_lsp.mcp.naming import server_tool_names
 from pi_lsp.mcp.tools import mcp_tool
-from pi_lsp.resources.mcp_config import McpServerConfig
+from pi_lsp.resources.mcp_config import McpServerConfig, namespace
 from pi_lsp.tools.base import Tool
 
 logger = logging.getLogger(__name__)
@@ -36,10 +37,32 @@ class McpServers:
         self._owners: dict[str, str] = {}
         """Tool name → ``server\\0tool`` that owns it (names stay put across reconnections)."""
         self._stopping: set[asyncio.Task] = set()
+        self._file_configs: list[McpServerConfig] = []
+        self._client_configs: dict[str, McpServerConfig] = {}
 
     def configure(self, configs: Iterable[McpServerConfig]) -> None:
-        """Connect the servers of ``configs`` that are new or changed; stop the others."""
-        wanted = {config.name: config for config in configs}
+        """The servers of ``mcp.json``: connect the new or changed ones; stop the removed ones."""
+        self._file_configs = list(configs)
+        self._apply()
+
+    def add_client_servers(self, configs: Iterable[McpServerConfig]) -> list[str]:
+        """Servers an ACP client passed with a session: they join this workspace's servers
+        (a ``mcp.json`` server of the same name wins, as pi's file servers win over registered
+        ones). Returns what was not added, and why."""
+        problems = []
+        files = {namespace(config.name) for config in self._file_configs}
+        for config in configs:
+            if namespace(config.name) in files:
+                problems.append(f'MCP server "{config.name}" is already configured in mcp.json')
+                continue
+            self._client_configs[config.name] = config
+        self._apply()
+        return problems
+
+    def _apply(self) -> None:
+        wanted = {config.name: config for config in self._file_configs}
+        for name, config in self._client_configs.items():
+            wanted.setdefault(name, config)
         for name, connection in list(self.connections.items()):
             if wanted.get(name) != connection.config:
                 del self.connections[name]
@@ -118,3 +141,26 @@ def status_of(connection: ServerConnection) -> dict[str, Any]:
         "lastError": connection.last_error,
         "stderrTail": connection.stderr_tail() if config.transport == "stdio" else "",
     }
+
+
+def client_server(
+    name: str, command: str, args: Iterable[str], env: dict[str, str], cwd: Path
+) -> McpServerConfig | str:
+    """A stdio server an ACP client passed: ``direct`` (the user chose it in the client), its
+    name made a valid pi server name. The error message when it cannot be one."""
+    safe = "".join(
+        char if char.isascii() and (char.isalnum() or char in "_-") else "_" for char in name
+    )
+    if not safe.strip("_-") or not command:
+        return f"the MCP server {name!r} needs a name and a command"
+    return McpServerConfig(
+        name=safe,
+        transport="stdio",
+        source="ACP session/new",
+        scope="acp",
+        command=command,
+        args=tuple(args),
+        env=dict(env),
+        cwd=str(cwd),
+        exposure="direct",
+    )

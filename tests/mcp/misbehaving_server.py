@@ -19,6 +19,11 @@ def echo(text: str) -> str:
     return f"echo: {text}"
 
 
+@server.tool(description="The value of an environment variable of the server")
+def env(name: str) -> str:
+    return os.environ.get(name, "<unset>")
+
+
 @server.tool(description="Always fails")
 def fail() -> str:
     raise ToolError("the disk is on fire")
