@@ -45,6 +45,9 @@ RESOURCES = "pi/resources"
 RELOAD = "pi/reload"
 LOGIN = "pi/login"
 LOGOUT = "pi/logout"
+MCP = "pi/mcp"
+MCP_RECONNECT = "pi/mcpReconnect"
+MCP_SET_ENABLED = "pi/mcpSetEnabled"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
@@ -261,6 +264,19 @@ class LogoutParams:
 
 
 @attrs.frozen
+class McpServerParams:
+    name: str
+    """The server's name in ``mcp.json`` (or the ACP client's, made valid)."""
+
+
+@attrs.frozen
+class McpSetEnabledParams:
+    name: str
+    enabled: bool
+    """Start (true) or stop (false) the server while this server runs; ``mcp.json`` is unchanged."""
+
+
+@attrs.frozen
 class SetCredentialsParams:
     """The params of the ``pi/setCredentials`` notification."""
 
@@ -293,6 +309,9 @@ PARAMS_BY_METHOD: dict[str, type] = {
     RELOAD: NoParams,
     LOGIN: LoginParams,
     LOGOUT: LogoutParams,
+    MCP: NoParams,
+    MCP_RECONNECT: McpServerParams,
+    MCP_SET_ENABLED: McpSetEnabledParams,
 }
 """Every request method and the type its params are validated against."""
 
@@ -658,6 +677,34 @@ class LogoutResult:
     path: str
 
 
+McpState = Literal["connecting", "connected", "failed", "disconnected", "disabled"]
+
+
+@attrs.frozen
+class McpServerStatus:
+    """One MCP server as it is now."""
+
+    name: str
+    source: str
+    """The ``mcp.json`` that defines it, or ``ACP session/new``."""
+    scope: Literal["user", "project", "acp"]
+    transport: Literal["stdio", "http"]
+    state: McpState
+    exposure: str
+    """The server's exposure (``direct``, ``deferred``, ``codemode``, ``hidden``)."""
+    tool_count: int
+    tool_exposures: dict[str, int]
+    """How many of its tools have each exposure (``toolExposure`` applied)."""
+    last_error: str | None
+    stderr_tail: str
+    """The end of what a stdio server wrote to stderr (empty for HTTP servers)."""
+
+
+@attrs.frozen
+class McpResult:
+    servers: list[McpServerStatus]
+
+
 @attrs.frozen
 class SetModelResult:
     session_id: str
@@ -774,6 +821,9 @@ RESULT_BY_METHOD: dict[str, type] = {
     RELOAD: ResourcesChanged,
     LOGIN: LoginResult,
     LOGOUT: LogoutResult,
+    MCP: McpResult,
+    MCP_RECONNECT: McpServerStatus,
+    MCP_SET_ENABLED: McpServerStatus,
 }
 """Every request method and the type of its result."""
 

@@ -10,6 +10,7 @@ def register_all(server) -> None:
         credentials,
         editor,
         lifecycle,
+        mcp,
         prompt,
         resources,
         sessions,

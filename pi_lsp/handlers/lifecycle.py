@@ -77,8 +77,11 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
     configuration.start_pulling(ls)
     ls.services.agent.client.preload()
     asyncio.get_running_loop().call_later(RESUME_AFTER_SECONDS, resume_collection)
+    ls.services.mcp.on_failure = lambda message: ls.window_show_message(
+        types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+    )
     resources = ls.services.resources
-    resources.publish_current()  # the first diagnostics, now that the client is listening
+    resources.publish_current()  # the first diagnostics, and the MCP servers start
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
 
 

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from pi_lsp.mcp.connection import ServerConnection
 from pi_lsp.mcp.naming import server_tool_names
 from pi_lsp.mcp.tools import mcp_tool
@@ -27,13 +29,21 @@ from pi_lsp.tools.base import Tool
 logger = logging.getLogger(__name__)
 
 FIRST_PROMPT_WAIT_SECONDS = 10.0
+STDERR_SHOWN = 600
+"""The end of a failed server's stderr its failure message shows (bytes)."""
 
 
 class McpServers:
     def __init__(self, cwd: Path, on_change: Callable[[], None] = lambda: None) -> None:
         self.cwd = cwd
         self.connections: dict[str, ServerConnection] = {}
-        self._on_change = on_change
+        self.on_change = on_change
+        self.on_failure: Callable[[str], None] = lambda message: None
+        """Told once, in a sentence with the stderr tail, when a server fails to start (again
+        after it was connected in between)."""
+        self._reported: set[str] = set()
+        self._enabled_here: dict[str, bool] = {}
+        """Servers enabled or disabled with ``set_enabled`` while this server runs."""
         self._owners: dict[str, str] = {}
         """Tool name → ``server\\0tool`` that owns it (names stay put across reconnections)."""
         self._stopping: set[asyncio.Task] = set()
@@ -59,20 +69,55 @@ class McpServers:
         self._apply()
         return problems
 
+    def reconnect(self, name: str) -> dict[str, Any]:
+        """Stop ``name`` and start it again (in the background); its status now."""
+        connection = self._connection(name)
+        self._reported.discard(name)
+        task = asyncio.get_running_loop().create_task(connection.reconnect())
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+        return status_of(connection)
+
+    def set_enabled(self, name: str, enabled: bool) -> dict[str, Any]:
+        """Start or stop ``name`` while this server runs (``mcp.json`` stays as it is)."""
+        self._connection(name)
+        self._enabled_here[name] = enabled
+        self._apply()
+        return status_of(self._connection(name))
+
+    def _connection(self, name: str) -> ServerConnection:
+        connection = self.connections.get(name)
+        if connection is None:
+            known = ", ".join(sorted(self.connections)) or "none"
+            raise KeyError(f"no MCP server named {name!r} (configured: {known})")
+        return connection
+
+    def _changed(self) -> None:
+        for connection in self.connections.values():
+            if connection.state == "connected":
+                self._reported.discard(connection.name)
+            elif connection.state == "failed" and connection.name not in self._reported:
+                self._reported.add(connection.name)
+                self.on_failure(failure_message(connection))
+        self.on_change()
+
     def _apply(self) -> None:
         wanted = {config.name: config for config in self._file_configs}
         for name, config in self._client_configs.items():
             wanted.setdefault(name, config)
+        for name, enabled in self._enabled_here.items():
+            if name in wanted:
+                wanted[name] = attrs.evolve(wanted[name], enabled=enabled)
         for name, connection in list(self.connections.items()):
             if wanted.get(name) != connection.config:
                 del self.connections[name]
                 self._stop_later(connection)
         for name, config in wanted.items():
             if name not in self.connections:
-                connection = ServerConnection(config, self.cwd, self._on_change)
+                connection = ServerConnection(config, self.cwd, self._changed)
                 self.connections[name] = connection
                 connection.start()
-        self._on_change()
+        self._changed()
 
     def tools(self) -> list[Tool]:
         """The ``direct`` tools of every server that listed its tools (dropped ones included:
@@ -117,6 +162,13 @@ class McpServers:
             task = asyncio.get_running_loop().create_task(connection.stop())
             self._stopping.add(task)
             task.add_done_callback(self._stopping.discard)
+
+
+def failure_message(connection: ServerConnection) -> str:
+    """Why ``connection``'s server failed to start, with the end of its stderr."""
+    text = f'MCP server "{connection.name}" failed to start: {connection.last_error}'
+    tail = connection.stderr_tail(STDERR_SHOWN).strip()
+    return f"{text}\n{tail}" if tail else text
 
 
 def has_direct_tools(config: McpServerConfig) -> bool:

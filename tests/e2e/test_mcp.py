@@ -5,6 +5,7 @@ and the scripted model calls their tools through the real turn loop."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import shutil
@@ -233,3 +234,69 @@ def test_the_test_servers_are_installed():
         shutil.which("node")
         or (MCP_DIR.parent / "reference" / "node_modules" / ".bin" / "node").exists()
     )
+
+
+class Shown:
+    def __init__(self, client) -> None:
+        self.client = client
+
+    def __iter__(self):
+        return iter([params.message for params in self.client.messages])
+
+
+async def wait_for_state(client, name: str, *states: str) -> dict:
+    """The server's status once its state is one of ``states`` (polled: no timing assumed)."""
+    while True:
+        servers = {s["name"]: s for s in (await request(client, "pi/mcp", {}))["servers"]}
+        if servers[name]["state"] in states:
+            return servers[name]
+        await asyncio.sleep(0.05)
+
+
+async def test_status_reconnect_disable_and_a_failure_said_once(workspace, tmp_path):
+    servers = {
+        "bad": MISBEHAVING,
+        "broken": {
+            "command": sys.executable,
+            "args": [
+                "-c",
+                "import sys; sys.stderr.write('cannot find my config file\\n'); sys.exit(2)",
+            ],
+        },
+        "missing": {"command": "no-such-mcp-server-anywhere"},
+    }
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    options = {"model": SCRIPTED_MODEL}
+    async with another_server(workspace, options, isolated_environment(tmp_path)) as client:
+        shown = Shown(client)  # pytest-lsp's client records window/showMessage
+        bad = await wait_for_state(client, "bad", "connected")
+        assert bad["source"] == str(agent / "mcp.json")
+        assert (bad["scope"], bad["transport"], bad["exposure"]) == ("user", "stdio", "direct")
+        assert bad["toolCount"] == 8 and bad["toolExposures"] == {"direct": 8}
+        assert bad["stderrTail"] == "misbehaving server starting\n"
+        broken = await wait_for_state(client, "broken", "failed")
+        assert "cannot find my config file" in broken["stderrTail"]
+        assert broken["lastError"]
+        missing = await wait_for_state(client, "missing", "failed")
+        assert "no-such-mcp-server-anywhere" in missing["lastError"]
+
+        disabled = await request(client, "pi/mcpSetEnabled", {"name": "bad", "enabled": False})
+        assert disabled["state"] == "disabled"
+        await request(client, "pi/mcpSetEnabled", {"name": "bad", "enabled": True})
+        await wait_for_state(client, "bad", "connected")
+
+        await request(client, "pi/mcpReconnect", {"name": "broken"})
+        await wait_for_state(client, "broken", "failed")
+        with pytest.raises(Exception, match="no MCP server named 'nope'"):
+            await request(client, "pi/mcpReconnect", {"name": "nope"})
+        while len([text for text in shown if "broken" in text]) < 2:
+            await asyncio.sleep(0.05)
+    # Each failure is said once, with the stderr tail; the reconnection failed again: once more.
+    broken_messages = [text for text in shown if '"broken"' in text]
+    assert all("bad" not in text for text in shown)
+    assert len(broken_messages) == 2
+    assert broken_messages[0].startswith('MCP server "broken" failed to start: ')
+    assert broken_messages[0].endswith("cannot find my config file")
+    assert len([text for text in shown if '"missing"' in text]) == 1

@@ -414,6 +414,39 @@ export interface LogoutResult {
   path: string;
 }
 
+export interface McpServerParams {
+  name: string;
+}
+
+export interface McpSetEnabledParams {
+  name: string;
+  /** Start (true) or stop (false) the server while the server runs; mcp.json is unchanged. */
+  enabled: boolean;
+}
+
+export type McpState = 'connecting' | 'connected' | 'failed' | 'disconnected' | 'disabled';
+
+/** One MCP server as it is now (`pi/mcp`). */
+export interface McpServerStatus {
+  name: string;
+  /** The mcp.json that defines it, or `ACP session/new`. */
+  source: string;
+  scope: 'user' | 'project' | 'acp';
+  transport: 'stdio' | 'http';
+  state: McpState;
+  exposure: string;
+  toolCount: number;
+  /** How many of its tools have each exposure. */
+  toolExposures: Record<string, number>;
+  lastError: string | null;
+  /** The end of what a stdio server wrote to stderr. */
+  stderrTail: string;
+}
+
+export interface McpResult {
+  servers: McpServerStatus[];
+}
+
 /** The params of the `pi/setCredentials` notification: every key the editor keeps for pi. */
 export interface SetCredentialsParams {
   credentials: Record<string, string>;
@@ -536,6 +569,9 @@ export interface Requests {
   'pi/reload': { params: NoParams; result: ResourcesChanged };
   'pi/login': { params: LoginParams; result: LoginResult };
   'pi/logout': { params: LogoutParams; result: LogoutResult };
+  'pi/mcp': { params: NoParams; result: McpResult };
+  'pi/mcpReconnect': { params: McpServerParams; result: McpServerStatus };
+  'pi/mcpSetEnabled': { params: McpSetEnabledParams; result: McpServerStatus };
 }
 
 export type Method = keyof Requests;
@@ -567,6 +603,9 @@ export const METHODS: readonly Method[] = [
   'pi/reload',
   'pi/login',
   'pi/logout',
+  'pi/mcp',
+  'pi/mcpReconnect',
+  'pi/mcpSetEnabled',
 ];
 
 export const EVENT_NOTIFICATION = 'pi/event';

@@ -73,6 +73,21 @@ local client = require("pi.client")
 ---@field removed boolean
 ---@field path string
 
+---@class pi.McpServerStatus
+---@field name string
+---@field source string
+---@field scope string
+---@field transport string
+---@field state string
+---@field exposure string
+---@field toolCount integer
+---@field toolExposures table<string, integer>
+---@field lastError? string
+---@field stderrTail string
+
+---@class pi.McpResult
+---@field servers pi.McpServerStatus[]
+
 ---@class pi.ModelInfo
 ---@field model string
 ---@field provider string
@@ -484,6 +499,14 @@ M.reload = request("pi/reload")
 M.login = request("pi/login")
 ---@type pi.Request<pi.LogoutResult>
 M.logout = request("pi/logout")
+---@type pi.Request<pi.McpResult>
+M.mcp = request("pi/mcp")
+--- Params: `name`.
+---@type pi.Request<pi.McpServerStatus>
+M.mcp_reconnect = request("pi/mcpReconnect")
+--- Params: `name`, `enabled`.
+---@type pi.Request<pi.McpServerStatus>
+M.mcp_set_enabled = request("pi/mcpSetEnabled")
 
 --- `contextEdit` on pi/tree and pi/messages entries: what a context edit (pi 1.6) on the active
 --- path did to the entry's part of the model's context (the field is absent when none did).
