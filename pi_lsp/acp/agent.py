@@ -73,6 +73,8 @@ class PiAcpAgent:
         self._outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._sender: asyncio.Task | None = None
         self._background: set[asyncio.Task] = set()
+        self._untold: dict[int, list[str]] = {}
+        """What a workspace's MCP servers had to say before it had a session (by ``id``)."""
 
     def on_connect(self, connection: Any) -> None:
         self.connection = connection
@@ -293,10 +295,22 @@ class PiAcpAgent:
         )
         services.client_configuration_ready.set()  # ACP has no workspace/configuration
         services.agent.client.preload()
+        services.mcp.on_failure = lambda message: self._tell_sessions(services, message)
         services.mcp.configure(resources.snapshot.mcp.servers)  # connected in the background
         self._spawn(resources.watch())
         logger.info("pi-lsp acp serving %s; sessions in %s", root, config.session_dir)
         return services
+
+    def _tell_sessions(self, services: Services, text: str) -> None:
+        """An agent message in every ACP session of ``services``' workspace (a server that
+        failed to start says why once, in the chat)."""
+        told = False
+        for acp_id, (shown_in, _) in list(self._sessions.items()):
+            if shown_in is services:
+                self._enqueue(acp_id, update_agent_message_text(text + "\n"))
+                told = True
+        if not told:  # no session yet: the first one shown hears it
+            self._untold.setdefault(id(services), []).append(text)
 
     def _add_mcp_servers(self, services: Services, mcp_servers: Any) -> None:
         """The client's MCP servers join the workspace's (``mcp_servers.py``)."""
@@ -349,6 +363,10 @@ class PiAcpAgent:
         asyncio.get_running_loop().call_soon(
             self._enqueue, acp_id, update_available_commands(commands.available_commands(services))
         )
+        for text in self._untold.pop(id(services), []):
+            asyncio.get_running_loop().call_soon(
+                self._enqueue, acp_id, update_agent_message_text(text + "\n")
+            )
 
     def _on_event(self, root: Path, notification: EventNotification) -> None:
         acp_id = self._acp_ids.get(notification.session_id)

@@ -4,6 +4,7 @@ and ``initialize`` says which transports are taken."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -58,3 +59,37 @@ async def test_stdio_servers_of_session_new_give_the_model_their_tools(workspace
     # The client's values are passed as they are: no ${VAR} expansion.
     assert env["content"] == [{"type": "text", "text": "${NOT_EXPANDED}"}]
     assert len(client.of_type(ToolCallStart)) == 3
+
+
+async def test_slash_mcp_shows_the_servers_and_a_failure_is_said_in_the_chat(workspace):
+    failing = McpServerStdio(
+        name="failing",
+        command=sys.executable,
+        args=["-c", "import sys; sys.stderr.write('token expired\\n'); sys.exit(1)"],
+        env=[],
+    )
+    tools = McpServerStdio(name="tools", command=sys.executable, args=[str(MISBEHAVING)], env=[])
+    async with ScriptedLLM() as llm, acp_agent(llm, workspace) as (connection, client, _):
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[failing, tools])
+        while "failed to start" not in client.text():
+            await asyncio.sleep(0.05)
+        assert 'MCP server "failing" failed to start: ' in client.text()
+        assert "token expired" in client.text()
+        while True:
+            client.reset()
+            await connection.prompt(session_id=session.session_id, prompt=[text_block("/mcp")])
+            if "- tools: connected" in client.text():
+                break
+            await asyncio.sleep(0.05)
+        status = client.text()
+        assert "- tools: connected, 8 tools (8 direct) — ACP session/new" in status
+        assert "- failing: failed" in status and "stderr: token expired" in status
+        client.reset()
+        await connection.prompt(
+            session_id=session.session_id, prompt=[text_block("/mcp disable tools")]
+        )
+        assert client.text() == "MCP server tools: disabled."
+        client.reset()
+        await connection.prompt(session_id=session.session_id, prompt=[text_block("/mcp")])
+        assert "- tools: disabled" in client.text()
+    assert not llm.requests  # commands never reach the model
