@@ -23,6 +23,7 @@ COMMANDS = [
     "PiNew",
     "PiFork",
     "PiModel",
+    "PiMcp",
 ]
 
 
