@@ -60,6 +60,7 @@ SCENARIOS = [
     "permission_question",
     "auth_error_notice",
     "setup_view",
+    "mcp_servers",
     "big_session",
 ]
 SCREENSHOTS = [
@@ -272,6 +273,10 @@ def _workspace(root: Path) -> Path:
         "---\nname: review\ndescription: Review a file for bugs\n---\n"
         "Read the file and list every bug you find.\n"
     )
+    # The mcp_servers scenario's server: built with the MCP SDK, its tools direct.
+    server = Path(__file__).resolve().parents[2] / "mcp" / "misbehaving_server.py"
+    tools = {"command": sys.executable, "args": [str(server)], "exposure": "direct"}
+    (workspace / ".pi" / "mcp.json").write_text(json.dumps({"mcpServers": {"tools": tools}}))
     prompts = workspace / ".pi" / "prompts"
     prompts.mkdir()
     (prompts / "explain.md").write_text(

@@ -113,8 +113,7 @@ export class ChatController implements vscode.Disposable {
     try {
       const { servers } = await this.server.request('pi/mcp', {});
       const count = (state: string) => servers.filter((server) => server.state === state).length;
-      const enabled = servers.filter((server) => server.state !== 'disabled');
-      this.mcp = { total: enabled.length, connected: count('connected'), connecting: count('connecting'), failed: count('failed') };
+      this.mcp = { total: servers.length, connected: count('connected'), connecting: count('connecting'), failed: count('failed') };
       this.post?.({ type: 'mcp', summary: this.mcp });
       if (this.mcp.connecting > 0) this.mcpRecheck = setTimeout(() => void this.refreshMcp(), MCP_RECHECK_MS);
     } catch (error) {
