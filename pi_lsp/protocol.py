@@ -677,7 +677,7 @@ class LogoutResult:
     path: str
 
 
-McpState = Literal["connecting", "connected", "failed", "disconnected", "disabled"]
+McpState = Literal["connecting", "connected", "failed", "needs-auth", "disconnected", "disabled"]
 
 
 @attrs.frozen

@@ -17,7 +17,7 @@ import importlib
 import logging
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any, Literal, cast
 
@@ -26,7 +26,11 @@ from pi_lsp.resources.mcp_config import McpServerConfig
 
 logger = logging.getLogger(__name__)
 
-State = Literal["connecting", "connected", "failed", "disconnected", "disabled"]
+State = Literal["connecting", "connected", "failed", "needs-auth", "disconnected", "disabled"]
+NEEDS_SIGN_IN = (
+    "the server answered 401 and needs a sign-in, which pi-lsp cannot do yet: add an "
+    '"Authorization" header to its entry in mcp.json (for example "Bearer ${TOKEN}")'
+)
 STDERR_TAIL_BYTES = 2_000
 Progress = Callable[[float, float | None, str | None], None]
 
@@ -51,6 +55,7 @@ class ServerConnection:
         self.has_resources = False
         self.last_error: str | None = None
         self._stderr: IO[bytes] | None = None
+        self._unauthorized = False
         self._session: Any = None
         self._task: asyncio.Task | None = None
         self._settled = asyncio.Event()
@@ -146,7 +151,7 @@ class ServerConnection:
     async def _connected_session(self) -> Any:
         if not self.config.enabled:
             raise McpCallError(f'MCP server "{self.name}" is disabled')
-        if self.state in ("disconnected", "failed") or self._task is None:
+        if self.state in ("disconnected", "failed", "needs-auth") or self._task is None:
             await self.stop()
             self.start()
         await self.wait_settled(self.config.timeout)
@@ -196,13 +201,18 @@ class ServerConnection:
     async def _serve(self) -> None:
         try:
             # The SDK (pydantic models, HTTP stack) loads off the event loop, once.
-            await asyncio.to_thread(importlib.import_module, "mcp.client.stdio")
+            transport = "streamable_http" if self.config.transport == "http" else "stdio"
+            await asyncio.to_thread(importlib.import_module, f"mcp.client.{transport}")
             await self._connect_and_hold()
         except asyncio.CancelledError:
             raise
         except Exception as error:  # noqa: BLE001 - a server's failure is its state, never ours
             if self.state == "connected":
                 self._dropped(_describe(error))
+            elif self._unauthorized:
+                self.last_error = NEEDS_SIGN_IN
+                self._set_state("needs-auth")
+                logger.warning("MCP server %s: %s", self.name, NEEDS_SIGN_IN)
             else:
                 self.last_error = _describe(error)
                 self._set_state("failed")
@@ -216,22 +226,12 @@ class ServerConnection:
 
     async def _connect_and_hold(self) -> None:
         from mcp import ClientSession, Implementation
-        from mcp.client.stdio import StdioServerParameters, stdio_client
 
         from pi_lsp import __version__
 
-        params = StdioServerParameters(
-            command=_expand_home(self.config.command or ""),
-            args=[_expand_home(arg) for arg in self.config.args],
-            env=self._resolved_env(),
-            cwd=self._cwd(),
-        )
-        if self._stderr is None:
-            self._stderr = tempfile.TemporaryFile(prefix=f"pi-mcp-{self.name}-")  # noqa: SIM115
-        errlog = cast(Any, self._stderr)
         client_info = Implementation(name="pi-lsp", version=__version__)
         async with (
-            stdio_client(params, errlog=errlog) as (read, write),
+            self._transport() as (read, write),
             ClientSession(
                 read, write, message_handler=self._on_message, client_info=client_info
             ) as session,
@@ -247,6 +247,33 @@ class ServerConnection:
             self._set_state("connected")
             self._settled.set()
             await self._stop.wait()
+
+    def _transport(self) -> Any:
+        """The SDK's transport for the server: stdio, or streamable HTTP with its headers."""
+        if self.config.transport == "http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            http = create_mcp_http_client(headers=self._resolved(self.config.headers, "header"))
+            self._unauthorized = False
+
+            async def note_unauthorized(response: Any) -> None:
+                if response.status_code == 401:
+                    self._unauthorized = True
+
+            http.event_hooks["response"].append(note_unauthorized)
+            return streamable_http_client(self.config.url or "", http_client=http)
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=_expand_home(self.config.command or ""),
+            args=[_expand_home(arg) for arg in self.config.args],
+            env=self._resolved_env(),
+            cwd=self._cwd(),
+        )
+        if self._stderr is None:
+            self._stderr = tempfile.TemporaryFile(prefix=f"pi-mcp-{self.name}-")  # noqa: SIM115
+        return stdio_client(params, errlog=cast(Any, self._stderr))
 
     async def _list_tools(self) -> None:
         from mcp import types
@@ -292,11 +319,15 @@ class ServerConnection:
     def _resolved_env(self) -> dict[str, str]:
         if self.config.scope == "acp":  # an ACP client's values are the values
             return dict(self.config.env)
+        return self._resolved(self.config.env, "env")
+
+    def _resolved(self, values: Mapping[str, str], what: str) -> dict[str, str]:
+        """``${VAR}`` and ``!command`` values resolved as pi resolves them."""
         resolved = {}
-        for key, value in self.config.env.items():
+        for key, value in values.items():
             text = resolve_value(value, {}, os.environ, COMMANDS)
             if text is None:
-                raise McpCallError(f"env {key}: {value!r} did not resolve (unset variable?)")
+                raise McpCallError(f"{what} {key}: {value!r} did not resolve (unset variable?)")
             resolved[key] = text
         return resolved
 

@@ -96,7 +96,10 @@ class McpServers:
         for connection in self.connections.values():
             if connection.state == "connected":
                 self._reported.discard(connection.name)
-            elif connection.state == "failed" and connection.name not in self._reported:
+            elif (
+                connection.state in ("failed", "needs-auth")
+                and connection.name not in self._reported
+            ):
                 self._reported.add(connection.name)
                 self.on_failure(failure_message(connection))
         self.on_change()
@@ -166,6 +169,8 @@ class McpServers:
 
 def failure_message(connection: ServerConnection) -> str:
     """Why ``connection``'s server failed to start, with the end of its stderr."""
+    if connection.state == "needs-auth":
+        return f'MCP server "{connection.name}" needs sign-in: {connection.last_error}'
     text = f'MCP server "{connection.name}" failed to start: {connection.last_error}'
     tail = connection.stderr_tail(STDERR_SHOWN).strip()
     return f"{text}\n{tail}" if tail else text

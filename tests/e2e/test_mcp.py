@@ -9,7 +9,10 @@ import asyncio
 import contextlib
 import json
 import shutil
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -300,3 +303,76 @@ async def test_status_reconnect_disable_and_a_failure_said_once(workspace, tmp_p
     assert broken_messages[0].startswith('MCP server "broken" failed to start: ')
     assert broken_messages[0].endswith("cannot find my config file")
     assert len([text for text in shown if '"missing"' in text]) == 1
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def http_server(token: str):
+    """The misbehaving server over streamable HTTP behind a bearer token; yields its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            str(MCP_DIR / "misbehaving_server.py"),
+            "--http",
+            str(port),
+            "--token",
+            token,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        while True:  # until it listens
+            assert process.poll() is None, "the HTTP MCP server exited"
+            try:
+                socket.create_connection(("127.0.0.1", port)).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait()
+
+
+async def test_a_streamable_http_server_with_a_header_from_the_environment(workspace, tmp_path):
+    with http_server("s3cret") as url:
+        servers = {
+            "web": {
+                "url": url,
+                "headers": {"Authorization": "Bearer ${MCP_TEST_TOKEN}"},
+                "exposure": "direct",
+            },
+            "locked": {"type": "streamable-http", "url": url, "exposure": "direct"},
+        }
+        agent = tmp_path / "agent"
+        agent.mkdir()
+        (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        environment = {**isolated_environment(tmp_path), "MCP_TEST_TOKEN": "s3cret"}
+        llm = ScriptedLLM()
+        await llm.start()
+        options = {"model": SCRIPTED_MODEL, "apiBase": llm.base_url}
+        try:
+            async with another_server(workspace, options, environment) as client:
+                llm.enqueue(
+                    replies.tool_calls([("c1", "mcp__web__echo", {"text": "over HTTP"})]),
+                    replies.text("ok"),
+                )
+                await request(client, "pi/prompt", {"text": "echo over http"})
+                locked = await wait_for_state(client, "locked", "needs-auth")
+                shown = list(Shown(client))
+        finally:
+            await llm.stop()
+    [echo] = tool_results(workspace)
+    assert echo["content"] == [{"type": "text", "text": "echo: over HTTP"}]
+    assert locked["transport"] == "http" and locked["stderrTail"] == ""
+    assert "needs a sign-in" in locked["lastError"]
+    assert [text for text in shown if '"locked"' in text] == [
+        f'MCP server "locked" needs sign-in: {locked["lastError"]}'
+    ]

@@ -1,6 +1,8 @@
-"""A stdio MCP server built with the SDK's own server side, for the failures the real servers
-from the registries do not show: an error result, a big result, a crash, a call that never
-ends, a tool that vanishes, garbage on stdout. Started as a user's mcp.json would start it."""
+"""An MCP server built with the SDK's own server side, for the failures the real servers from the
+registries do not show: an error result, a big result, a crash, a call that never ends, a tool
+that vanishes, garbage on stdout. Started as a user's mcp.json would start it: over stdio, or with
+``--http PORT [--token TOKEN]`` as a streamable-HTTP server on 127.0.0.1:PORT/mcp that answers
+401 to requests without ``Authorization: Bearer TOKEN``."""
 
 from __future__ import annotations
 
@@ -58,6 +60,34 @@ def garbage() -> str:
     return "still here"
 
 
+def bearer_only(app, token: str):
+    """``app`` behind a bearer token: anything else is answered 401."""
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope, receive, send):
+        headers = dict(scope.get("headers") or [])
+        if scope["type"] == "http" and headers.get(b"authorization") != expected:
+            await send({"type": "http.response.start", "status": 401, "headers": []})
+            await send({"type": "http.response.body", "body": b"unauthorized"})
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def serve_http(port: int, token: str | None) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app()
+    uvicorn.run(bearer_only(app, token) if token else app, host="127.0.0.1", port=port)
+
+
 if __name__ == "__main__":
     print("misbehaving server starting", file=sys.stderr, flush=True)
-    server.run("stdio")
+    if "--http" in sys.argv:
+        arguments = sys.argv[1:]
+        port = int(arguments[arguments.index("--http") + 1])
+        token = arguments[arguments.index("--token") + 1] if "--token" in arguments else None
+        serve_http(port, token)
+    else:
+        server.run("stdio")

@@ -8,6 +8,7 @@ const STATE_ICONS: Record<McpServerStatus['state'], string> = {
   connected: '$(pass-filled)',
   connecting: '$(loading~spin)',
   failed: '$(error)',
+  'needs-auth': '$(key)',
   disconnected: '$(debug-disconnect)',
   disabled: '$(circle-slash)',
 };

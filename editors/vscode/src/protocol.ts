@@ -424,7 +424,7 @@ export interface McpSetEnabledParams {
   enabled: boolean;
 }
 
-export type McpState = 'connecting' | 'connected' | 'failed' | 'disconnected' | 'disabled';
+export type McpState = 'connecting' | 'connected' | 'failed' | 'needs-auth' | 'disconnected' | 'disabled';
 
 /** One MCP server as it is now (`pi/mcp`). */
 export interface McpServerStatus {
