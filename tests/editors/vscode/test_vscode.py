@@ -84,8 +84,9 @@ FAKE_KEY = "sk-vscode-e2e-FAKE-5d1c0b9a"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 INSTALL_HINT = "run `make install-vscode` (editors/vscode/test/install.sh) first"
 # The size the README states for the linux-x64 .vsix: the goal was 60 MB, and the README says why
-# the package is bigger (litellm's native core alone is 17.5 MB compressed). 100 MB is the ceiling.
-VSIX_BUDGET_MB = 75
+# the package is bigger (litellm's native core alone is 17.5 MB compressed; the MCP SDK and what it
+# imports, cryptography among them, about 6 MB). 100 MB is the ceiling.
+VSIX_BUDGET_MB = 80
 VSIX_CEILING_MB = 100
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 
