@@ -22,6 +22,7 @@ import attrs
 
 from pi_lsp.mcp.connection import ServerConnection
 from pi_lsp.mcp.naming import server_tool_names
+from pi_lsp.mcp.resource_tools import resource_tools
 from pi_lsp.mcp.tools import mcp_tool
 from pi_lsp.resources.mcp_config import McpServerConfig, namespace
 from pi_lsp.tools.base import Tool
@@ -48,6 +49,7 @@ class McpServers:
         """Tool name → ``server\\0tool`` that owns it (names stay put across reconnections)."""
         self._stopping: set[asyncio.Task] = set()
         self._file_configs: list[McpServerConfig] = []
+        self._resource_tools = resource_tools(self._with_resources)
         self._client_configs: dict[str, McpServerConfig] = {}
 
     def configure(self, configs: Iterable[McpServerConfig]) -> None:
@@ -138,7 +140,20 @@ class McpServers:
                 for tool in listed
                 if connection.config.tool_exposure_of(tool["name"]) == "direct"
             ]
+        # The resource tools' exposure is the widest of the servers they reach (pi's rule).
+        if any(connection.config.exposure == "direct" for connection in self._with_resources()):
+            tools += self._resource_tools
         return tools
+
+    def _with_resources(self) -> list[ServerConnection]:
+        """The servers the resource tools reach: enabled, not hidden, offering resources."""
+        return [
+            connection
+            for connection in self.connections.values()
+            if connection.config.enabled
+            and connection.config.exposure != "hidden"
+            and connection.has_resources
+        ]
 
     async def wait_for_direct(self, timeout: float = FIRST_PROMPT_WAIT_SECONDS) -> None:
         """Wait, at most ``timeout``, for the connecting servers that have ``direct`` tools."""

@@ -376,3 +376,43 @@ async def test_a_streamable_http_server_with_a_header_from_the_environment(works
     assert [text for text in shown if '"locked"' in text] == [
         f'MCP server "locked" needs sign-in: {locked["lastError"]}'
     ]
+
+
+@pytest.mark.skipif(not EVERYTHING.exists(), reason="run tests/mcp/install.sh (make install)")
+async def test_the_resource_tools_list_and_read_a_servers_resources(workspace, tmp_path):
+    servers = {
+        "everything": {
+            "command": "node",
+            "args": [str(EVERYTHING / "dist" / "index.js"), "stdio"],
+            "exposure": "direct",
+        }
+    }
+    architecture = "demo://resource/static/document/architecture.md"
+    async with serving(workspace, tmp_path, servers) as (client, llm):
+        llm.enqueue(
+            replies.tool_calls(
+                [
+                    ("c1", "list_mcp_resources", {"server": "everything"}),
+                    ("c2", "read_mcp_resource", {"server": "everything", "uri": architecture}),
+                    ("c3", "read_mcp_resource", {"server": "elsewhere", "uri": architecture}),
+                ]
+            ),
+            replies.text("Read."),
+        )
+        await request(client, "pi/prompt", {"text": "what resources are there?"})
+    declared = declared_tools(llm.requests[0])
+    assert {"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"} <= set(
+        declared
+    )
+    listing, read, unknown = tool_results(workspace)
+    payload = json.loads(listing["content"][0]["text"])
+    assert payload["server"] == "everything"
+    assert {"server": "everything", "uri": architecture}.items() <= next(
+        item for item in payload["resources"] if item["uri"] == architecture
+    ).items()
+    assert read["content"][0]["text"].startswith("# Everything Server")
+    assert read["details"] == {"server": "everything", "tool": "read_mcp_resource"}
+    assert unknown["isError"]
+    assert unknown["content"][0]["text"] == (
+        'MCP server "elsewhere" has no resources. Servers with resources: everything'
+    )
