@@ -74,6 +74,7 @@ class Services:
         from pi_lsp.agent.summary_model import SummaryModel
         from pi_lsp.llm.client import LitellmClient
         from pi_lsp.mcp.servers import McpServers
+        from pi_lsp.mcp.tool_search import loaded_tool_names
         from pi_lsp.tools.base import NoEditor
         from pi_lsp.tools.registry import default_tools
 
@@ -102,6 +103,10 @@ class Services:
         )
         mcp = McpServers(config.workspace_root)
         built_in = tools or default_tools
+
+        def branch_tools(runtime):  # tool_search, and the tools it loaded on this branch
+            return mcp.branch_tools(lambda: loaded_tool_names(runtime.session.branch()))
+
         agent = Agent(
             live,
             sessions,
@@ -112,6 +117,8 @@ class Services:
             checkpoints=checkpoints,
             permissions=permissions,
             before_turn=mcp.wait_for_direct,
+            branch_tools=branch_tools,
+            load_tools=mcp.tools_named,
         )
         return cls(
             live=live,

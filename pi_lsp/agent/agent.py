@@ -74,6 +74,8 @@ class Agent:
         checkpoints: Checkpoints | None = None,
         permissions: Permissions | None = None,
         before_turn: Callable[[], Awaitable[None]] | None = None,
+        branch_tools: Callable[[SessionRuntime], list[Tool]] | None = None,
+        load_tools: Callable[[list[str]], list[Tool]] | None = None,
     ) -> None:
         self.live = live
         self.sessions = sessions
@@ -88,6 +90,10 @@ class Agent:
         self.before_turn = before_turn
         """Awaited before each turn takes its tools (the MCP servers with direct tools that are
         still connecting, for at most 10 s)."""
+        self.branch_tools = branch_tools
+        """Tools a session's branch adds (MCP's ``tool_search`` and the tools it loaded there)."""
+        self.load_tools = load_tools
+        """The tools of these names, declared from the next request of a turn on (a load)."""
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
         self.nested_context = NestedContextFiles(live.config.workspace_root)
 
@@ -164,6 +170,9 @@ class Agent:
 
     def _setup(self, runtime: SessionRuntime, model: ModelConfig) -> TurnSetup:
         tools = self.tools()
+        if self.branch_tools is not None:
+            present = {tool.name for tool in tools}
+            tools += [tool for tool in self.branch_tools(runtime) if tool.name not in present]
         root = self.live.config.workspace_root
         current = self.live.current
         return TurnSetup(
@@ -183,6 +192,7 @@ class Agent:
             checkpoint_options=current.settings.checkpoints,
             context_files=self.nested_context if current.settings.nested_context_files else None,
             permissions=self.permissions,
+            load_tools=self.load_tools,
         )
 
     def _result(

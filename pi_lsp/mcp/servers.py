@@ -23,6 +23,7 @@ import attrs
 from pi_lsp.mcp.connection import ServerConnection
 from pi_lsp.mcp.naming import server_tool_names
 from pi_lsp.mcp.resource_tools import resource_tools
+from pi_lsp.mcp.tool_search import ToolSearchTool
 from pi_lsp.mcp.tools import mcp_tool
 from pi_lsp.resources.mcp_config import McpServerConfig, namespace
 from pi_lsp.tools.base import Tool
@@ -126,8 +127,44 @@ class McpServers:
 
     def tools(self) -> list[Tool]:
         """The ``direct`` tools of every server that listed its tools (dropped ones included:
-        a call reconnects)."""
-        tools: list[Tool] = []
+        a call reconnects), and the resource tools when a ``direct`` server has resources."""
+        tools: list[Tool] = [
+            tool for tool, exposure, _ in self._all_tools() if exposure == "direct"
+        ]
+        # The resource tools' exposure is the widest of the servers they reach (pi's rule).
+        if any(connection.config.exposure == "direct" for connection in self._with_resources()):
+            tools += self._resource_tools
+        return tools
+
+    def branch_tools(self, loaded: Callable[[], list[str]]) -> list[Tool]:
+        """What a branch adds to ``tools()``: the tools ``tool_search`` loaded on it (``loaded()``
+        reads them from the branch; those that still exist), and ``tool_search`` itself while
+        there are tools to find."""
+        if not any(may_need_search(connection.config) for connection in self.connections.values()):
+            return []
+        searchable = self.searchable()
+        by_name = {tool.name: tool for tool, _ in searchable}
+        again = [by_name[name] for name in loaded() if name in by_name]
+        declared = {tool.name for tool in self.tools()} | {tool.name for tool in again}
+        return [ToolSearchTool(self.searchable, declared, self.wait_for_all), *again]
+
+    def tools_named(self, names: list[str]) -> list[Tool]:
+        """The searchable tools of these names (a ``tool_search`` load within a turn)."""
+        wanted = set(names)
+        return [tool for tool, _ in self.searchable() if tool.name in wanted]
+
+    def searchable(self) -> list[tuple[Tool, str]]:
+        """The tools ``tool_search`` can load (``deferred``, and ``codemode`` for want of pi's
+        sandbox), each with its server's text for the ranker."""
+        return [
+            (tool, namespace_text)
+            for tool, exposure, namespace_text in self._all_tools()
+            if exposure in ("deferred", "codemode")
+        ]
+
+    def _all_tools(self) -> list[tuple[Tool, str, str]]:
+        """(tool, exposure, namespace text) of every listed tool of every enabled server."""
+        tools: list[tuple[Tool, str, str]] = []
         for connection in self.connections.values():
             if not connection.config.enabled or not connection.tools:
                 continue
@@ -135,14 +172,18 @@ class McpServers:
             names = server_tool_names(
                 connection.name, [tool["name"] for tool in listed], self._owners
             )
+            config = connection.config
+            namespace_text = " ".join(
+                [namespace(config.name), config.description or "", connection.instructions or ""]
+            )
             tools += [
-                mcp_tool(connection, tool, names[tool["name"]])
+                (
+                    mcp_tool(connection, tool, names[tool["name"]]),
+                    config.tool_exposure_of(tool["name"]),
+                    namespace_text,
+                )
                 for tool in listed
-                if connection.config.tool_exposure_of(tool["name"]) == "direct"
             ]
-        # The resource tools' exposure is the widest of the servers they reach (pi's rule).
-        if any(connection.config.exposure == "direct" for connection in self._with_resources()):
-            tools += self._resource_tools
         return tools
 
     def _with_resources(self) -> list[ServerConnection]:
@@ -161,6 +202,16 @@ class McpServers:
             connection.wait_settled(timeout)
             for connection in self.connections.values()
             if connection.state == "connecting" and has_direct_tools(connection.config)
+        ]
+        if waiting:
+            await asyncio.gather(*waiting)
+
+    async def wait_for_all(self, timeout: float = FIRST_PROMPT_WAIT_SECONDS) -> None:
+        """Wait, at most ``timeout``, for every server still connecting (``tool_search``)."""
+        waiting = [
+            connection.wait_settled(timeout)
+            for connection in self.connections.values()
+            if connection.state == "connecting"
         ]
         if waiting:
             await asyncio.gather(*waiting)
@@ -189,6 +240,12 @@ def failure_message(connection: ServerConnection) -> str:
     text = f'MCP server "{connection.name}" failed to start: {connection.last_error}'
     tail = connection.stderr_tail(STDERR_SHOWN).strip()
     return f"{text}\n{tail}" if tail else text
+
+
+def may_need_search(config: McpServerConfig) -> bool:
+    """Whether ``tool_search`` is how some tools of this server reach the model."""
+    exposures = {config.exposure, *config.tool_exposure.values()}
+    return config.enabled and bool(exposures & {"deferred", "codemode"})
 
 
 def has_direct_tools(config: McpServerConfig) -> bool:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pi_lsp.mcp.naming import server_tool_names
 from pi_lsp.mcp.output import limit_content
+from pi_lsp.mcp.tool_search import rank, search_document
 from pi_lsp.resources.mcp_config import load_mcp_config
 
 from .harness import REFERENCE_DIR, run_node_script
@@ -55,11 +56,64 @@ PROJECT_FILE = {
 }
 
 
+NAMESPACES = {
+    "mcp__github": "GitHub issues and pull requests",
+    "mcp__peekaboo": "Screenshots of macOS windows",
+    "mcp__time": "",
+    "mcp__misc": "Tools that misbehave",
+}
+SEARCH_TOOLS = [
+    ("mcp__github__create_issue", "Create a new issue in a GitHub repository",
+     ["owner", "repo", "title", "body"]),
+    ("mcp__github__search_issues", "Search issues and pull requests", ["query", "sort"]),
+    ("mcp__github__get_file_contents", "Get the contents of a file or directory",
+     ["path", "ref"]),
+    ("mcp__peekaboo__app", "Launch, quit or focus an application", ["name", "action"]),
+    ("mcp__peekaboo__see", "Take a screenshot of a window and describe it",
+     ["app", "window_title"]),
+    ("mcp__time__get_current_time", "Get current time in a specific timezones", ["timezone"]),
+    ("mcp__time__convert_time", "Convert time between timezones",
+     ["source_timezone", "time", "target_timezone"]),
+    ("mcp__misc__echo", "Echo the text back", ["text"]),
+]  # fmt: skip
+QUERIES = [
+    "create an issue",
+    "screenshot window",
+    "peekaboo app",
+    "convert timezones",
+    "get_current_time",
+    "time__convert_time",
+    "echo",
+    "the of and",
+    "files",
+    "SearchIssues",
+]
+
+
+def _search_documents() -> list[dict]:
+    return [
+        {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    field: {"type": "string", "description": f"The {field}"} for field in fields
+                },
+            },
+            "namespace": name.rsplit("__", 1)[0],
+            "namespaceDescription": NAMESPACES[name.rsplit("__", 1)[0]],
+        }
+        for name, description, fields in SEARCH_TOOLS
+    ]
+
+
 def pi16(reference_node: Path, agent: Path, workspace: Path, trusted: bool) -> dict:
     request = {
         "config": {"agentDir": str(agent), "cwd": str(workspace), "trusted": trusted},
         "servers": SERVERS,
         "texts": TEXTS,
+        "search": {"documents": _search_documents(), "queries": QUERIES, "limit": 3},
     }
     output = run_node_script(reference_node, SCRIPT, [], stdin=json.dumps(request).encode())
     return json.loads(output)
@@ -112,3 +166,19 @@ def test_long_results_are_cut_as_pi_16_cuts_them(reference_node, tmp_path):
         for text in TEXTS
     ]
     assert ours == reference
+
+
+def test_tool_search_ranks_as_pi_16_ranks(reference_node, tmp_path):
+    agent, workspace = _files(tmp_path)
+    reference = pi16(reference_node, agent, workspace, True)["ranked"]
+    documents = [
+        search_document(
+            tool["name"],
+            tool["description"],
+            tool["parameters"],
+            " ".join([tool["namespace"], tool["namespaceDescription"], ""]),
+        )
+        for tool in _search_documents()
+    ]
+    assert [rank(query, documents, 3) for query in QUERIES] == reference
+    assert reference[0][0] == "mcp__github__create_issue"  # the comparison is not vacuous

@@ -416,3 +416,32 @@ async def test_the_resource_tools_list_and_read_a_servers_resources(workspace, t
     assert unknown["content"][0]["text"] == (
         'MCP server "elsewhere" has no resources. Servers with resources: everything'
     )
+
+
+async def test_tool_search_loads_a_deferred_tool_which_stays_declared_on_the_branch(
+    workspace, tmp_path
+):
+    servers = {
+        "bad": {**MISBEHAVING, "exposure": "deferred"},
+        "time": {"command": str(TIME_SERVER)},
+    }
+    async with serving(workspace, tmp_path, servers) as (client, llm):
+        # The servers connect in the background; the search waits for nothing, so wait here.
+        await wait_for_state(client, "bad", "connected")
+        await wait_for_state(client, "time", "connected")
+        llm.enqueue(
+            replies.tool_calls([("c1", "tool_search", {"query": "echo the text back"})]),
+            replies.tool_calls([("c2", "mcp__bad__echo", {"text": "found"})]),
+            replies.text("Found and used it."),
+        )
+        await request(client, "pi/prompt", {"text": "find an echo tool"})
+        llm.enqueue(replies.text("Still loaded."))
+        await request(client, "pi/prompt", {"text": "and now?"})
+    first, after_search, _, next_prompt = (declared_tools(r) for r in llm.requests)
+    assert "tool_search" in first and not any(name.startswith("mcp__") for name in first)
+    assert "mcp__bad__echo" in after_search and "mcp__bad__echo" in next_prompt
+    search, echo = tool_results(workspace)
+    assert search["details"]["loaded"][0] == "mcp__bad__echo"
+    assert search["content"][0]["text"].startswith("Loaded ")
+    assert "- mcp__bad__echo: Echo the text back" in search["content"][0]["text"]
+    assert echo["content"] == [{"type": "text", "text": "echo: found"}]

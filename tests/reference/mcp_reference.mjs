@@ -4,10 +4,11 @@
  *
  * Usage: node mcp_reference.mjs < REQUEST_JSON
  * REQUEST_JSON: {"config": {"agentDir", "cwd", "trusted"}, "servers": [[server, [tool names]]],
- * "texts": [text]}. Prints {"config": {"servers": [{name, source, enabled, exposure, kind}],
+ * "texts": [text], "search": {documents, queries, limit}}. Prints {"config": {"servers": [{name, source, enabled, exposure, kind}],
  * "errors": [message]}, "names": [{tool: name}] (one object per server, assigned in order, as
  * pi's MCP extension assigns them), "limited": [model-facing text of a result with that text]},
- * using pi 1.6's own loadMcpConfig, createMcpToolName and limitMcpContent. Nothing is written but
+ * "ranked": [[names] per query]}, using pi 1.6's own loadMcpConfig, createMcpToolName,
+ * limitMcpContent and tool_search's Bm25Ranker. Nothing is written but
  * the full-output files limitMcpContent saves (their paths are replaced by FULL). The reference
  * side of tests/conformance/test_mcp_against_pi16.py.
  */
@@ -18,6 +19,7 @@ const PI_MCP_DIR = fileURLToPath(new URL("./node_modules/@earendil-works/pi-mcp/
 const load = (dir, path) => import(pathToFileURL(`${dir}${path}`).href);
 const { loadMcpConfig } = await load(PI16_DIR, "dist/extensions/mcp/config.js");
 const { createMcpToolName, limitMcpContent } = await load(PI_MCP_DIR, "dist/index.js");
+const { Bm25Ranker, createToolSearchDocument } = await load(PI16_DIR, "dist/extensions/tool-search/tool.js");
 
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
@@ -65,4 +67,13 @@ for (const text of request.texts) {
 	limited.push(content[0].text);
 }
 
-process.stdout.write(`${JSON.stringify({ config, names, limited })}\n`);
+// tool_search's ranking: {documents: [{name, description, parameters, namespace}], queries, limit}.
+const search = request.search ?? { documents: [], queries: [], limit: 8 };
+const documents = search.documents.map((tool) =>
+	createToolSearchDocument(tool, tool.namespace ? { name: tool.namespace, description: tool.namespaceDescription } : undefined),
+);
+const ranked = search.queries.map((query) =>
+	new Bm25Ranker().rank(query, documents, search.limit).map((match) => match.name),
+);
+
+process.stdout.write(`${JSON.stringify({ config, names, limited, ranked })}\n`);
