@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from pi_lsp.client import isolated_environment
+from pi_lsp.client import EventLog, isolated_environment
 from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
 from tests.e2e.conftest import SCRIPTED_MODEL, another_server, request
@@ -35,9 +35,9 @@ MISBEHAVING = {
 
 
 @contextlib.asynccontextmanager
-async def serving(workspace: Path, home: Path, servers: dict, **options):
+async def serving(workspace: Path, home: Path, servers: dict, setup=None, **options):
     """A pi-lsp server whose agent directory holds ``servers`` as its ``mcp.json``, with the
-    scripted model; yields (client, scripted model)."""
+    scripted model; yields (client, scripted model). ``setup(client)`` runs before ``initialize``."""
     agent = home / "agent"
     agent.mkdir(parents=True, exist_ok=True)
     (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
@@ -45,7 +45,9 @@ async def serving(workspace: Path, home: Path, servers: dict, **options):
     await llm.start()
     settings = {"model": SCRIPTED_MODEL, "apiBase": llm.base_url, **options}
     try:
-        async with another_server(workspace, settings, isolated_environment(home)) as client:
+        async with another_server(
+            workspace, settings, isolated_environment(home), setup=setup
+        ) as client:
             yield client, llm
     finally:
         await llm.stop()
@@ -90,15 +92,29 @@ async def test_npm_server_everything_echoes_and_sends_images(workspace, tmp_path
         "everything": {
             "command": "node",
             "args": [str(EVERYTHING / "dist" / "index.js"), "stdio"],
-            "toolExposure": {"echo": "direct", "get-tiny-image": "direct"},
+            "toolExposure": {
+                "echo": "direct",
+                "get-tiny-image": "direct",
+                "trigger-long-running-operation": "direct",
+            },
         }
     }
-    async with serving(workspace, tmp_path, servers) as (client, llm):
+    events = EventLog()
+
+    def record_events(client):
+        client.feature("pi/event")(lambda params: events.add(params))
+
+    async with serving(workspace, tmp_path, servers, setup=record_events) as (client, llm):
         llm.enqueue(
             replies.tool_calls(
                 [
                     ("call_1", "mcp__everything__echo", {"message": "hello"}),
                     ("call_2", "mcp__everything__get_tiny_image", {}),
+                    (
+                        "call_3",
+                        "mcp__everything__trigger_long_running_operation",
+                        {"duration": 1, "steps": 3},
+                    ),
                 ]
             ),
             replies.text("Done."),
@@ -109,8 +125,17 @@ async def test_npm_server_everything_echoes_and_sends_images(workspace, tmp_path
     assert sorted(name for name in declared if name.startswith("mcp__")) == [
         "mcp__everything__echo",
         "mcp__everything__get_tiny_image",
+        "mcp__everything__trigger_long_running_operation",
     ]
-    echo, image = tool_results(workspace)
+    echo, image, long_running = tool_results(workspace)
+    assert not long_running["isError"]
+    # The server's progress notifications are the tool row's updates.
+    updates = [
+        event["content"][0]["text"]
+        for event in events.events()
+        if event["type"] == "tool_execution_update" and event["toolCallId"] == "call_3"
+    ]
+    assert updates == ["progress 1/3", "progress 2/3", "progress 3/3"]
     assert echo["content"] == [{"type": "text", "text": "Echo: hello"}]
     assert [block["type"] for block in image["content"]] == ["text", "image", "text"]
     assert image["content"][1]["mimeType"] == "image/png"
