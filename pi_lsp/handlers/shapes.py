@@ -164,7 +164,7 @@ def state_result(state: SessionState) -> protocol.StateResult:
         name=state.name,
         leaf_id=state.leaf_id,
         model=None if model is None else model_ref(model),
-        thinking_level=state.thinking_level,
+        thinking_level=state.thinking_level,  # type: ignore[arg-type]
         context_usage=None
         if usage is None
         else protocol.ContextUsage(
