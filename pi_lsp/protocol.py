@@ -378,7 +378,13 @@ KeySource = Literal["editor", "auth.json", "models.json", "environment"]
 KeyStatus = Literal["key", "local", "missing", "unknown"]
 """Whether a model can be called: ``key`` — its provider has a key; ``local`` — it needs none;
 ``missing`` — it needs one it does not have (a prompt fails with -32022); ``unknown`` — litellm
-finds the credentials (or not) by itself."""
+finds the credentials (or not) by itself (a provider pi-lsp knows no key variable of, or a custom
+endpoint)."""
+ModelSource = Literal["settings", "models.json"]
+"""Where a configured model came from: pi-lsp's or pi's settings, or pi's models.json."""
+Scope = Literal["project", "user"]
+"""Where a skill or a prompt template was found: the project's ``.pi/`` (or ``.agents/``), or
+the user's agent folder."""
 CompactionReason = Literal["manual", "threshold", "overflow"]
 
 OMITTED_WHEN_NONE = "omitted_when_none"
@@ -632,7 +638,7 @@ class ModelRef:
     """``key``: its provider has a key; ``local``: it needs none; ``missing``: it needs one it
     does not have; ``unknown``: litellm finds the credentials (or not) by itself."""
     key_source: KeySource | None
-    source: Literal["settings", "models.json"]
+    source: ModelSource
     """Where its configuration came from."""
 
 
@@ -755,7 +761,7 @@ class Skill:
     name: str
     description: str
     path: str
-    source: str
+    source: Scope
     disable_model_invocation: bool
 
 
@@ -764,7 +770,7 @@ class Template:
     name: str
     description: str
     path: str
-    source: str
+    source: Scope
 
 
 @attrs.frozen

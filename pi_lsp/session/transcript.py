@@ -20,12 +20,9 @@ from typing import Any
 import attrs
 
 from pi_lsp.errors import InvalidParamsError, echoed
+from pi_lsp.protocol import ContextEditEffect
 from pi_lsp.session.path_index import SUMMARY_TYPES, active_path_index
-from pi_lsp.session.projection import (
-    ContextEditEffect,
-    ProjectedEntry,
-    effect_name,
-)
+from pi_lsp.session.projection import ProjectedEntry, effect_name
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.protocol import ContextEditEffect
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.projection import (
-    ContextEditEffect,
     ProjectedEntry,
     context_edit_effects,
     effect_name,

@@ -13,9 +13,21 @@ export type KeySource = 'editor' | 'auth.json' | 'models.json' | 'environment';
 /**
  * Whether a model can be called: `key` — its provider has a key; `local` — it needs none;
  * `missing` — it needs one it does not have (a prompt fails with -32022); `unknown` — litellm
- * finds the credentials (or not) by itself.
+ * finds the credentials (or not) by itself (a provider pi-lsp knows no key variable of, or a
+ * custom endpoint).
  */
 export type KeyStatus = 'key' | 'local' | 'missing' | 'unknown';
+
+/**
+ * Where a configured model came from: pi-lsp's or pi's settings, or pi's models.json.
+ */
+export type ModelSource = 'settings' | 'models.json';
+
+/**
+ * Where a skill or a prompt template was found: the project's `.pi/` (or `.agents/`), or the
+ * user's agent folder.
+ */
+export type Scope = 'project' | 'user';
 
 export type CompactionReason = 'manual' | 'threshold' | 'overflow';
 
@@ -508,10 +520,7 @@ export interface ModelRef {
   modelId: string;
   keyStatus: KeyStatus;
   keySource: KeySource | null;
-  /**
-   * Where its configuration came from.
-   */
-  source: 'settings' | 'models.json';
+  source: ModelSource;
 }
 
 export interface ContextUsage {
@@ -644,7 +653,7 @@ export interface Skill {
   name: string;
   description: string;
   path: string;
-  source: string;
+  source: Scope;
   disableModelInvocation: boolean;
 }
 
@@ -652,7 +661,7 @@ export interface Template {
   name: string;
   description: string;
   path: string;
-  source: string;
+  source: Scope;
 }
 
 export interface ResourceDiagnostic {

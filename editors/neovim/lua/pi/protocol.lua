@@ -13,8 +13,16 @@
 
 --- Whether a model can be called: `key` — its provider has a key; `local` — it needs none;
 --- `missing` — it needs one it does not have (a prompt fails with -32022); `unknown` — litellm
---- finds the credentials (or not) by itself.
+--- finds the credentials (or not) by itself (a provider pi-lsp knows no key variable of, or a
+--- custom endpoint).
 ---@alias pi.KeyStatus "key"|"local"|"missing"|"unknown"
+
+--- Where a configured model came from: pi-lsp's or pi's settings, or pi's models.json.
+---@alias pi.ModelSource "settings"|"models.json"
+
+--- Where a skill or a prompt template was found: the project's `.pi/` (or `.agents/`), or the
+--- user's agent folder.
+---@alias pi.Scope "project"|"user"
 
 ---@alias pi.CompactionReason "manual"|"threshold"|"overflow"
 
@@ -354,7 +362,7 @@
 ---@field keyStatus pi.KeyStatus
 ---@field keySource? pi.KeySource
 --- Where its configuration came from.
----@field source "settings"|"models.json"
+---@field source pi.ModelSource
 
 ---@class pi.ContextUsage
 ---@field tokens? integer
@@ -451,14 +459,14 @@
 ---@field name string
 ---@field description string
 ---@field path string
----@field source string
+---@field source pi.Scope
 ---@field disableModelInvocation boolean
 
 ---@class pi.Template
 ---@field name string
 ---@field description string
 ---@field path string
----@field source string
+---@field source pi.Scope
 
 ---@class pi.ResourceDiagnostic
 ---@field path string
