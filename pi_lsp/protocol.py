@@ -394,6 +394,8 @@ OMITTED = {OMITTED_WHEN_NONE: True}
 
 @attrs.frozen
 class PromptResult:
+    """How a turn ended (a queued prompt gets its turn's result)."""
+
     session_id: str
     leaf_id: str | None
     stop_reason: StopReason
@@ -419,14 +421,19 @@ CONTEXT_EDIT_EFFECTS: tuple[str, ...] = typing.get_args(ContextEditEffect)
 
 @attrs.frozen
 class TreeEntry:
+    """One entry of the tree as an editor lists it (``session/tree_view.py`` makes them)."""
+
     id: str
     parent_id: str | None
     type: str
     preview: str
     timestamp: str | None
     role: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The message role, for ``message`` entries."""
     label: str | None = attrs.field(default=None, metadata=OMITTED)
     context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+    """What a context edit on the active path did to the entry's part of the context; left out
+    when nothing did."""
 
 
 @attrs.frozen
@@ -502,14 +509,22 @@ class TreeSearchResult:
 
 @attrs.frozen
 class TranscriptEntry:
+    """One visible entry of the active path: a message, a compaction or branch summary, or a shown
+    custom message (``session/transcript.py`` makes them)."""
+
     entry_id: str
     type: str
     timestamp: str | None
     message: AgentMessage | None = attrs.field(default=None, metadata=OMITTED)
+    """pi's AgentMessage, for ``message`` entries."""
     summary: str | None = attrs.field(default=None, metadata=OMITTED)
+    """For ``compaction`` and ``branch_summary`` entries."""
     custom_type: str | None = attrs.field(default=None, metadata=OMITTED)
     content: Any = attrs.field(default=None, metadata=OMITTED)
+    """For ``custom_message`` entries."""
     context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+    """What a pi 1.6 context edit did to the entry's part of the context; left out when nothing
+    did."""
 
 
 @attrs.frozen

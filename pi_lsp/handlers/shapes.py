@@ -14,7 +14,6 @@ from pi_lsp import protocol
 from pi_lsp.agent.tree_changes import tree_node_row
 
 if TYPE_CHECKING:
-    from pi_lsp.agent.agent import TurnResult
     from pi_lsp.agent.compactor import CompactionResult
     from pi_lsp.agent.file_restore import FileOutcome, FilesPreview
     from pi_lsp.agent.navigation import NavigationResult
@@ -29,18 +28,6 @@ if TYPE_CHECKING:
     from pi_lsp.session.tree_window import TreeLevel
 
 
-def prompt_result(result: TurnResult) -> protocol.PromptResult:
-    return protocol.PromptResult(
-        session_id=result.session_id,
-        leaf_id=result.leaf_id,
-        stop_reason=result.stop_reason,  # type: ignore[arg-type]
-        error_message=result.error_message,
-        usage=result.usage,
-        context_tokens=result.context_tokens,
-        context_window=result.context_window,
-    )
-
-
 def tree_result(session_id: str, view: TreeView) -> protocol.TreeResult:
     return protocol.TreeResult(
         session_id=session_id,
@@ -50,19 +37,7 @@ def tree_result(session_id: str, view: TreeView) -> protocol.TreeResult:
         active_path=view.active_path,
         roots=view.roots,
         children=view.children,
-        entries=[
-            protocol.TreeEntry(
-                id=row.id,
-                parent_id=row.parent_id,
-                type=row.type,
-                preview=row.preview,
-                timestamp=row.timestamp,
-                role=row.role,
-                label=row.label,
-                context_edit=row.context_edit,
-            )
-            for row in view.rows
-        ],
+        entries=view.rows,
     )
 
 
@@ -81,19 +56,7 @@ def messages_result(session_id: str, transcript: Transcript) -> protocol.Message
         leaf_id=transcript.leaf_id,
         total=transcript.total,
         offset=transcript.offset,
-        entries=[
-            protocol.TranscriptEntry(
-                entry_id=item.entry_id,
-                type=item.type,
-                timestamp=item.timestamp,
-                message=item.message,
-                summary=item.summary,
-                custom_type=item.custom_type,
-                content=item.content,
-                context_edit=item.context_edit,
-            )
-            for item in transcript.items
-        ],
+        entries=transcript.items,
     )
 
 

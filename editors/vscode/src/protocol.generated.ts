@@ -271,6 +271,9 @@ export interface SetCredentialsParams {
   };
 }
 
+/**
+ * How a turn ended (a queued prompt gets its turn's result).
+ */
 export interface PromptResult {
   sessionId: string;
   leafId: string | null;
@@ -289,12 +292,18 @@ export interface AbortResult {
   aborted: boolean;
 }
 
+/**
+ * One entry of the tree as an editor lists it (`session/tree_view.py` makes them).
+ */
 export interface TreeEntry {
   id: string;
   parentId: string | null;
   type: string;
   preview: string;
   timestamp: string | null;
+  /**
+   * The message role, for `message` entries.
+   */
   role?: string;
   label?: string;
   contextEdit?: ContextEditEffect;
@@ -381,14 +390,26 @@ export interface TreeSearchResult {
   rows: TreeNodeRow[];
 }
 
+/**
+ * One visible entry of the active path: a message, a compaction or branch summary, or a shown
+ * custom message (`session/transcript.py` makes them).
+ */
 export interface TranscriptEntry {
   entryId: string;
   type: string;
   timestamp: string | null;
   message?: AgentMessage;
+  /**
+   * For `compaction` and `branch_summary` entries.
+   */
   summary?: string;
   customType?: string;
-  content?: unknown;
+  /**
+   * For `custom_message` entries.
+   */
+  content?: {
+    [k: string]: unknown;
+  };
   contextEdit?: ContextEditEffect;
 }
 

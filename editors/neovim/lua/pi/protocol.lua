@@ -175,6 +175,7 @@
 --- Provider → API key: every key the editor keeps for pi (the previous set is replaced).
 ---@field credentials table<string, string>
 
+--- How a turn ended (a queued prompt gets its turn's result).
 ---@class pi.PromptResult
 ---@field sessionId string
 ---@field leafId? string
@@ -189,14 +190,18 @@
 ---@field sessionId string
 ---@field aborted boolean
 
+--- One entry of the tree as an editor lists it (`session/tree_view.py` makes them).
 ---@class pi.TreeEntry
 ---@field id string
 ---@field parentId? string
 ---@field type string
 ---@field preview string
 ---@field timestamp? string
+--- The message role, for `message` entries.
 ---@field role? string
 ---@field label? string
+--- What a context edit on the active path did to the entry's part of the context; left out when
+--- nothing did.
 ---@field contextEdit? pi.ContextEditEffect
 
 ---@class pi.TreeResult
@@ -256,14 +261,20 @@
 ---@field total integer
 ---@field rows pi.TreeNodeRow[]
 
+--- One visible entry of the active path: a message, a compaction or branch summary, or a shown
+--- custom message (`session/transcript.py` makes them).
 ---@class pi.TranscriptEntry
 ---@field entryId string
 ---@field type string
 ---@field timestamp? string
+--- pi's AgentMessage, for `message` entries.
 ---@field message? pi.AgentMessage
+--- For `compaction` and `branch_summary` entries.
 ---@field summary? string
 ---@field customType? string
+--- For `custom_message` entries.
 ---@field content? any
+--- What a pi 1.6 context edit did to the entry's part of the context; left out when nothing did.
 ---@field contextEdit? pi.ContextEditEffect
 
 ---@class pi.MessagesResult
