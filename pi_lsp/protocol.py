@@ -545,6 +545,8 @@ FILE_ACTIONS: tuple[str, ...] = typing.get_args(FileAction)
 
 @attrs.frozen
 class FileOutcome:
+    """What a restore did (or a preview says it would do) to one file."""
+
     path: str
     """Absolute."""
     action: FileAction
@@ -577,9 +579,11 @@ class FileChangesResult:
 
 @attrs.frozen
 class NavigateResult:
+    """Where the leaf is now, the summary entry attached there, and text for the editor."""
+
     leaf_id: str | None
-    summary_entry_id: str | None
-    editor_text: str | None
+    summary_entry_id: str | None = None
+    editor_text: str | None = None
     files: list[FileOutcome] | None = attrs.field(default=None, metadata=OMITTED)
     """With ``restoreFiles``: what happened to each file the agent changed on the way."""
 
@@ -659,10 +663,16 @@ class ModelRef:
 
 @attrs.frozen
 class ContextUsage:
+    """How full the model's context is: pi's count (the last answer's reported usage plus
+    estimates of the messages after it)."""
+
     tokens: int | None
+    """Unknown (null) right after a compaction, until the model answers again."""
     context_window: int
     percent: float | None
     compact_at: int | None = None
+    """The context size in tokens past which automatic compaction starts; null when it is turned
+    off."""
 
 
 @attrs.frozen

@@ -424,6 +424,9 @@ export interface MessagesResult {
   entries: TranscriptEntry[];
 }
 
+/**
+ * What a restore did (or a preview says it would do) to one file.
+ */
 export interface FileOutcome {
   /**
    * Absolute.
@@ -464,6 +467,9 @@ export interface FileChangesResult {
   files: FilePreview[];
 }
 
+/**
+ * Where the leaf is now, the summary entry attached there, and text for the editor.
+ */
 export interface NavigateResult {
   leafId: string | null;
   summaryEntryId: string | null;
@@ -544,10 +550,21 @@ export interface ModelRef {
   source: ModelSource;
 }
 
+/**
+ * How full the model's context is: pi's count (the last answer's reported usage plus estimates of
+ * the messages after it).
+ */
 export interface ContextUsage {
+  /**
+   * Unknown (null) right after a compaction, until the model answers again.
+   */
   tokens: number | null;
   contextWindow: number;
   percent: number | null;
+  /**
+   * The context size in tokens past which automatic compaction starts; null when it is turned
+   * off.
+   */
   compactAt: number | null;
 }
 

@@ -285,6 +285,7 @@
 ---@field offset integer
 ---@field entries pi.TranscriptEntry[]
 
+--- What a restore did (or a preview says it would do) to one file.
 ---@class pi.FileOutcome
 --- Absolute.
 ---@field path string
@@ -311,6 +312,7 @@
 ---@field toId? string
 ---@field files pi.FilePreview[]
 
+--- Where the leaf is now, the summary entry attached there, and text for the editor.
 ---@class pi.NavigateResult
 ---@field leafId? string
 ---@field summaryEntryId? string
@@ -375,10 +377,14 @@
 --- Where its configuration came from.
 ---@field source pi.ModelSource
 
+--- How full the model's context is: pi's count (the last answer's reported usage plus estimates of
+--- the messages after it).
 ---@class pi.ContextUsage
+--- Unknown (null) right after a compaction, until the model answers again.
 ---@field tokens? integer
 ---@field contextWindow integer
 ---@field percent? number
+--- The context size in tokens past which automatic compaction starts; null when it is turned off.
 ---@field compactAt? integer
 
 --- What the session's model calls cost so far: every branch and every summary counted.
