@@ -37,7 +37,8 @@ MISBEHAVING = {
 @contextlib.asynccontextmanager
 async def serving(workspace: Path, home: Path, servers: dict, setup=None, **options):
     """A pi-lsp server whose agent directory holds ``servers`` as its ``mcp.json``, with the
-    scripted model; yields (client, scripted model). ``setup(client)`` runs before ``initialize``."""
+    scripted model; yields (client, scripted model). ``setup(client)`` runs before
+    ``initialize``."""
     agent = home / "agent"
     agent.mkdir(parents=True, exist_ok=True)
     (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
