@@ -36,7 +36,7 @@ ALLOWED: dict[str, set[str]] = {
     "extensions": {"resources", "errors"},
     # MCP servers: configuration from resources, tools for the registry, and pi's value syntax
     # (``${VAR}``, ``!command``) from the one module that resolves it.
-    "mcp": {"resources", "tools", "llm.config_values", "llm.secrets", "errors", "__version__"},
+    "mcp": {"resources", "tools", "llm.config_values", "errors", "__version__"},
     "agent": {
         "checkpoints",
         "session",
