@@ -100,6 +100,12 @@ class ServerConnection:
         self.start()
         await self.wait_settled(self.config.timeout)
 
+    def begin_reconnect(self) -> asyncio.Task:
+        """Reconnect in the background; the state says ``connecting`` from now on."""
+        if self.config.enabled:
+            self._set_state("connecting")
+        return asyncio.get_running_loop().create_task(self.reconnect())
+
     def stderr_tail(self, limit: int = STDERR_TAIL_BYTES) -> str:
         """The last ``limit`` bytes the server wrote to stderr."""
         if self._stderr is None:

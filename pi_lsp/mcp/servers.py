@@ -76,7 +76,7 @@ class McpServers:
         """Stop ``name`` and start it again (in the background); its status now."""
         connection = self._connection(name)
         self._reported.discard(name)
-        task = asyncio.get_running_loop().create_task(connection.reconnect())
+        task = connection.begin_reconnect()
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
         return status_of(connection)

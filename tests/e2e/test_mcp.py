@@ -303,7 +303,7 @@ async def test_status_reconnect_disable_and_a_failure_said_once(workspace, tmp_p
         bad = await wait_for_state(client, "bad", "connected")
         assert bad["source"] == str(agent / "mcp.json")
         assert (bad["scope"], bad["transport"], bad["exposure"]) == ("user", "stdio", "direct")
-        assert bad["toolCount"] == 8 and bad["toolExposures"] == {"direct": 8}
+        assert bad["toolCount"] == 9 and bad["toolExposures"] == {"direct": 9}
         assert bad["stderrTail"] == "misbehaving server starting\n"
         broken = await wait_for_state(client, "broken", "failed")
         assert "cannot find my config file" in broken["stderrTail"]
@@ -471,3 +471,22 @@ async def test_tool_search_loads_a_deferred_tool_which_stays_declared_on_the_bra
     assert search["content"][0]["text"].startswith("Loaded ")
     assert "- mcp__bad__echo: Echo the text back" in search["content"][0]["text"]
     assert echo["content"] == [{"type": "text", "text": "echo: found"}]
+
+
+async def test_progress_notifications_start_the_timeout_over(workspace, tmp_path):
+    # 6 steps 1 s apart: 6 s in all, longer than the server's timeout of 4 s, but never 4 s
+    # without progress.
+    servers = {"bad": {**MISBEHAVING, "timeout": 4}}
+    async with serving(workspace, tmp_path, servers) as (client, llm):
+        # The timeout also bounds the server's start (as in pi): on a loaded machine a start may
+        # miss it, and a reconnection starts it again.
+        while (await wait_for_state(client, "bad", "connected", "failed"))["state"] == "failed":
+            await request(client, "pi/mcpReconnect", {"name": "bad"})
+        llm.enqueue(
+            replies.tool_calls([("c1", "mcp__bad__slow", {"steps": 6, "pause": 1.0})]),
+            replies.text("ok"),
+        )
+        await request(client, "pi/prompt", {"text": "go slowly"})
+    [slow] = tool_results(workspace)
+    assert not slow["isError"], slow
+    assert slow["content"] == [{"type": "text", "text": "done after 6 steps"}]

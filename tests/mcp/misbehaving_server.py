@@ -41,6 +41,14 @@ def crash() -> str:
     os._exit(3)
 
 
+@server.tool(description="Answers after `steps` progress notifications, `pause` seconds apart")
+async def slow(ctx: Context, steps: int, pause: float) -> str:
+    for step in range(steps):
+        await anyio.sleep(pause)
+        await ctx.report_progress(step + 1, steps)
+    return f"done after {steps} steps"
+
+
 @server.tool(description="Never answers")
 async def hang() -> str:
     await anyio.sleep_forever()
