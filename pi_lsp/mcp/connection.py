@@ -172,6 +172,7 @@ class ServerConnection:
     ) -> dict[str, Any]:
         from mcp import MCPError
         from mcp.types import CONNECTION_CLOSED
+        from pydantic import ValidationError
 
         timeout = self.config.timeout
         loop = asyncio.get_running_loop()
@@ -196,6 +197,10 @@ class ServerConnection:
                     "it reconnects on the next call"
                 ) from None
             raise McpCallError(f'MCP server "{self.name}": {error.message}') from None
+        except ValidationError as error:
+            raise McpCallError(
+                f'MCP server "{self.name}" sent an invalid result ({what}): {_invalid(error)}'
+            ) from None
         except (OSError, RuntimeError, ValueError) as error:
             raise McpCallError(f'MCP server "{self.name}" failed {what}: {error}') from None
         return cast(
@@ -342,6 +347,25 @@ class ServerConnection:
             return str(self.cwd)
         cwd = Path(_expand_home(self.config.cwd))
         return str(cwd if cwd.is_absolute() else self.cwd / cwd)
+
+
+CONTENT_TYPES = ("text", "image", "audio", "resource_link", "resource")
+
+
+def _invalid(error: Any) -> str:
+    """What is wrong with a result the SDK could not read, in one line."""
+    problems = error.errors()
+    for problem in problems:
+        value = problem.get("input")
+        if (
+            problem.get("loc", ())[:1] == ("content",)
+            and isinstance(value, dict)
+            and value.get("type") not in CONTENT_TYPES
+        ):
+            return f"a content block of the unknown type {str(value.get('type'))[:40]!r}"
+    first = problems[0] if problems else {"loc": (), "msg": str(error)}
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
 
 
 def _expand_home(value: str) -> str:

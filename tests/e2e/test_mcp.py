@@ -152,6 +152,11 @@ async def test_bad_servers_give_clear_tool_errors_and_the_session_goes_on(worksp
             "exposure": "direct",
             "timeout": 2,
         },
+        "hostile": {
+            "command": sys.executable,
+            "args": [str(MCP_DIR / "hostile_server.py")],
+            "exposure": "direct",
+        },
     }
     async with serving(workspace, tmp_path, servers) as (client, llm):
         llm.enqueue(
@@ -164,6 +169,7 @@ async def test_bad_servers_give_clear_tool_errors_and_the_session_goes_on(worksp
                     ("c5", "mcp__nowhere__tool", {}),
                     ("c6", "mcp__bad__crash", {}),
                     ("c7", "mcp__bad__echo", {"text": "back again"}),
+                    ("c8", "mcp__hostile__hologram", {}),
                 ]
             ),
             replies.text("Survived."),
@@ -174,7 +180,7 @@ async def test_bad_servers_give_clear_tool_errors_and_the_session_goes_on(worksp
         again = await request(client, "pi/prompt", {"text": "and now?"})
         assert again["stopReason"] == "stop"
     assert not any(name.startswith("mcp__silent__") for name in declared_tools(llm.requests[0]))
-    fail, hang, garbage, big, nowhere, crash, echo = tool_results(workspace)
+    fail, hang, garbage, big, nowhere, crash, echo, hologram = tool_results(workspace)
     assert fail["isError"] and "the disk is on fire" in fail["content"][0]["text"]
     assert hang["isError"]
     assert hang["content"][0]["text"] == 'MCP server "bad" did not answer within 5 s (calling hang)'
@@ -195,6 +201,11 @@ async def test_bad_servers_give_clear_tool_errors_and_the_session_goes_on(worksp
     # The next call started the server again.
     assert echo == {**echo, "isError": False}
     assert echo["content"][0]["text"] == "echo: back again"
+    assert hologram["isError"]
+    assert hologram["content"][0]["text"] == (
+        'MCP server "hostile" sent an invalid result (calling hologram): '
+        "a content block of the unknown type 'hologram'"
+    )
 
 
 @pytest.mark.options(trusted=False)
