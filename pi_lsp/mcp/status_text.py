@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from typing import Any
 
 NOT_DECLARED_NOTE = (
-    "Only direct tools reach the model here: codemode (pi's default) and deferred tools need "
-    "pi's sandbox or tool_search, which pi-lsp does not have."
+    "Direct tools are declared to the model; deferred and codemode (pi's default) tools are "
+    "found and loaded with tool_search; hidden tools are never used."
 )
 
 
