@@ -501,3 +501,20 @@ async def test_progress_notifications_start_the_timeout_over(workspace, tmp_path
     [slow] = tool_results(workspace)
     assert not slow["isError"], slow
     assert slow["content"] == [{"type": "text", "text": "done after 6 steps"}]
+
+
+async def test_a_changed_tool_list_is_followed(workspace, tmp_path):
+    servers = {"bad": MISBEHAVING}
+    async with serving(workspace, tmp_path, servers) as (client, llm):
+        llm.enqueue(replies.tool_calls([("c1", "mcp__bad__vanish", {})]), replies.text("gone"))
+        await request(client, "pi/prompt", {"text": "make it vanish"})
+        # The server announced the change; its list is read again.
+        while (await wait_for_state(client, "bad", "connected"))["toolCount"] != 8:
+            await asyncio.sleep(0.05)
+        llm.enqueue(replies.tool_calls([("c2", "mcp__bad__vanish", {})]), replies.text("ok"))
+        await request(client, "pi/prompt", {"text": "again"})
+    vanished, again = tool_results(workspace)
+    assert vanished["content"] == [{"type": "text", "text": "gone"}]
+    assert "mcp__bad__vanish" in declared_tools(llm.requests[0])
+    assert "mcp__bad__vanish" not in declared_tools(llm.requests[2])
+    assert again["isError"] and again["content"][0]["text"] == "Tool mcp__bad__vanish not found"
