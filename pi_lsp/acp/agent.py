@@ -42,6 +42,7 @@ from acp.schema import (
 
 from pi_lsp import __version__
 from pi_lsp.acp import commands, config_options, prompts, updates
+from pi_lsp.acp.announced import UnannouncedSessions
 from pi_lsp.acp.editor import AcpFiles, prompting_session
 from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
 from pi_lsp.agent.runtime import SessionRuntime
@@ -68,6 +69,10 @@ class PiAcpAgent:
         """ACP session id → its workspace and the pi session it shows now (``/new`` switches)."""
         self._acp_ids: dict[str, str] = {}
         """pi session id → the ACP session it is shown in."""
+        self._running_diffs: dict[str, updates.RunningDiffs] = {}
+        """pi session id → the diffs of its running ``write``/``edit`` calls."""
+        self.unannounced = UnannouncedSessions(self._put)
+        """New sessions whose updates wait for the ``session/new`` response (a wire observer)."""
         self._outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._sender: asyncio.Task | None = None
         self._background: set[asyncio.Task] = set()
@@ -102,12 +107,15 @@ class PiAcpAgent:
     # ------------------------------------------------------------------ sessions
 
     async def new_session(self, cwd: str, mcp_servers=None, **kwargs: Any) -> NewSessionResponse:
-        if mcp_servers:
-            logger.info("MCP servers offered by the client are not used (pi has no MCP)")
         services = self._workspace(cwd)
         runtime = _call(services.sessions.create)
-        self._show(runtime.id, services, runtime)
-        options = await config_options.config_options(services, runtime)
+        self.unannounced.hold(runtime.id)
+        try:
+            self._show(runtime.id, services, runtime)
+            options = await config_options.config_options(services, runtime)
+        except BaseException:
+            self.unannounced.forget(runtime.id)
+            raise
         return NewSessionResponse(session_id=runtime.id, config_options=options)
 
     async def load_session(
@@ -279,7 +287,9 @@ class PiAcpAgent:
             resources,
             lambda notification: self._on_event(root, notification),
             client=self._model_client,
-            editor=AcpFiles(lambda: self.connection, lambda: self.client_capabilities),
+            editor=AcpFiles(
+                lambda: self.connection, lambda: self.client_capabilities, self._flush_session
+            ),
             initialization_options=self.options,
             asker=AcpPermissionAsker(lambda: self.connection, self._asked_session, root),
         )
@@ -328,19 +338,21 @@ class PiAcpAgent:
         services.sessions.pin(runtime)
         self._sessions[acp_id] = (services, runtime)
         self._acp_ids[runtime.id] = acp_id
-        # After the response that names the session: clients drop updates of unknown sessions.
-        asyncio.get_running_loop().call_soon(
-            self._enqueue, acp_id, update_available_commands(commands.available_commands(services))
-        )
+        self._enqueue(acp_id, update_available_commands(commands.available_commands(services)))
 
     def _on_event(self, root: Path, notification: EventNotification) -> None:
         acp_id = self._acp_ids.get(notification.session_id)
         if acp_id is None:
             return
-        for update in updates.event_updates(notification.event, root):
+        running = self._running_diffs.setdefault(notification.session_id, {})
+        for update in updates.event_updates(notification.event, root, running):
             self._enqueue(acp_id, update)
 
     def _enqueue(self, acp_id: str, update: Any) -> None:
+        if not self.unannounced.keep(acp_id, update):
+            self._put(acp_id, update)
+
+    def _put(self, acp_id: str, update: Any) -> None:
         self._outbox.put_nowait((acp_id, update))
         if self._sender is None or self._sender.done():
             self._sender = asyncio.get_running_loop().create_task(self._send_updates())
@@ -354,6 +366,11 @@ class PiAcpAgent:
                 logger.exception("session/update could not be sent")
             finally:
                 self._outbox.task_done()
+
+    async def _flush_session(self, acp_id: str) -> None:
+        found = self._sessions.get(acp_id)
+        if found is not None:
+            await self._flush(found[1])
 
     async def _flush(self, runtime: SessionRuntime) -> None:
         """Wait until every update the session's events became has been sent."""

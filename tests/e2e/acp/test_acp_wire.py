@@ -1,0 +1,132 @@
+"""``pi-lsp acp`` as a client written from ACP's schema sees it: the order of the lines on the
+wire, what an update replaces, refusals, ``session/close``, error codes, and every line checked
+against ACP's published v1 JSON schema (``wire.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_lsp.scripted_llm import replies
+from tests.e2e.acp.wire import Refusal, WireClient, disk_files, wire_agent
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+FILES = {"fs": {"readTextFile": True, "writeTextFile": True}}
+
+
+def _text(prompt: str) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": prompt}]
+
+
+async def _new_session(client: WireClient, workspace: Path, **params: Any) -> str:
+    answer = await client.request(
+        "session/new", {"cwd": str(workspace), "mcpServers": [], **params}
+    )
+    return answer["result"]["sessionId"]
+
+
+async def _prompt(client: WireClient, session_id: str, text: str) -> dict[str, Any]:
+    return await client.request("session/prompt", {"sessionId": session_id, "prompt": _text(text)})
+
+
+def _read_then_edit(text_before_read: str) -> tuple:
+    edit = {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]}
+    return (
+        replies.tool_calls([("call-1", "read", {"path": "app.py"})], text=text_before_read),
+        replies.tool_calls([("call-2", "edit", edit)]),
+        replies.text("Fixed."),
+    )
+
+
+def _tool_updates(client: WireClient, call_id: str) -> list[dict[str, Any]]:
+    return [update for update in client.updates() if update.get("toolCallId") == call_id]
+
+
+async def test_a_new_sessions_updates_come_after_the_response_that_names_it(
+    scripted_llm, workspace
+):
+    """SDK session helpers drop updates of a session they do not know yet."""
+    async with wire_agent(scripted_llm, workspace) as client:
+        session_id = await _new_session(client, workspace)
+        await _prompt(client, session_id, "/tree")  # reads on until the command list came
+        named = client.index(lambda line: line.get("result", {}).get("sessionId") == session_id)
+        first_update = client.index(lambda line: line.get("method") == "session/update")
+        assert named < first_update
+        commands = next(
+            update
+            for update in client.updates()
+            if update["sessionUpdate"] == "available_commands_update"
+        )
+        assert "tree" in {command["name"] for command in commands["availableCommands"]}
+
+
+async def test_fs_requests_come_after_the_updates_that_explain_them(scripted_llm, workspace):
+    scripted_llm.enqueue(*_read_then_edit("Let me read it."))
+    async with wire_agent(scripted_llm, workspace, disk_files(), FILES) as client:
+        session_id = await _new_session(client, workspace)
+        answer = await _prompt(client, session_id, "fix add")
+        assert answer["result"]["stopReason"] == "end_turn"
+
+    def update_of(kind: str, call_id: str | None = None):
+        def matches(line: dict[str, Any]) -> bool:
+            update = line.get("params", {}).get("update", {})
+            return update.get("sessionUpdate") == kind and (
+                call_id is None or update.get("toolCallId") == call_id
+            )
+
+        return matches
+
+    read = client.index(lambda line: line.get("method") == "fs/read_text_file")
+    write = client.index(lambda line: line.get("method") == "fs/write_text_file")
+    assert client.index(update_of("agent_message_chunk")) < read
+    assert client.index(update_of("tool_call", "call-1")) < read
+    assert client.index(update_of("tool_call", "call-2")) < write
+    assert (workspace / "app.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+
+async def test_the_last_update_of_an_edit_keeps_its_diff_live_and_on_load(scripted_llm, workspace):
+    """ACP: ``content`` in a ``tool_call_update`` replaces the tool call's content."""
+    scripted_llm.enqueue(*_read_then_edit("Reading."))
+    async with wire_agent(scripted_llm, workspace) as client:
+        session_id = await _new_session(client, workspace)
+        await _prompt(client, session_id, "fix add")
+        live = _tool_updates(client, "call-2")[-1]
+        loaded = len(client.lines)
+        await client.request(
+            "session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
+        )
+        replayed = [
+            line["params"]["update"]
+            for line in client.lines[loaded:]
+            if line.get("params", {}).get("update", {}).get("toolCallId") == "call-2"
+        ][-1]
+    app = str(workspace / "app.py")
+    for final in (live, replayed):
+        assert final["status"] == "completed"
+        diff, result = final["content"]
+        assert diff == {"type": "diff", "path": app, "oldText": "a - b", "newText": "a + b"}
+        assert result["content"]["text"].startswith("Replaced 1 block in app.py")
+
+
+async def test_a_client_that_refuses_a_permission_question_gets_no_traceback(
+    scripted_llm, workspace
+):
+    """acp.el shows every stderr chunk to the user as an error."""
+
+    async def refuse(params: dict[str, Any]) -> dict[str, Any]:
+        raise Refusal(-32601, "session/request_permission is not offered")
+
+    scripted_llm.enqueue(
+        replies.tool_calls([("call-1", "bash", {"command": "echo hi"})]), replies.text("Fine.")
+    )
+    answers = {"session/request_permission": refuse}
+    permissions = {"bash": "ask"}
+    async with wire_agent(scripted_llm, workspace, answers, permissions=permissions) as client:
+        session_id = await _new_session(client, workspace)
+        answer = await _prompt(client, session_id, "say hi")
+        assert answer["result"]["stopReason"] == "end_turn"
+        assert _tool_updates(client, "call-1")[-1]["status"] == "failed"
+    assert b"Traceback" not in client.stderr, client.stderr.decode(errors="replace")
