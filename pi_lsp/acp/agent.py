@@ -22,6 +22,7 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_agent_message_text, update_available_commands
 from acp.schema import (
     AgentCapabilities,
+    CloseSessionResponse,
     ConfigOptionUpdate,
     Cost,
     Implementation,
@@ -33,6 +34,7 @@ from acp.schema import (
     PromptResponse,
     ResumeSessionResponse,
     SessionCapabilities,
+    SessionCloseCapabilities,
     SessionInfo,
     SessionListCapabilities,
     SessionResumeCapabilities,
@@ -41,12 +43,13 @@ from acp.schema import (
 )
 
 from pi_lsp import __version__
-from pi_lsp.acp import commands, config_options, prompts, updates
+from pi_lsp.acp import commands, config_options, prompts, session_titles, updates
 from pi_lsp.acp.announced import UnannouncedSessions
 from pi_lsp.acp.editor import AcpFiles, prompting_session
+from pi_lsp.acp.mcp_servers import unused_servers_notice
 from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import InvalidParamsError, PiError, echoed
+from pi_lsp.errors import InvalidParamsError, PiError, SessionNotFoundError, echoed
 from pi_lsp.protocol import EventNotification
 from pi_lsp.services import Services
 from pi_lsp.session.transcript import transcript
@@ -76,6 +79,8 @@ class PiAcpAgent:
         self._outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._sender: asyncio.Task | None = None
         self._background: set[asyncio.Task] = set()
+        self._told_about_mcp: set[str] = set()
+        """ACP sessions already told that their MCP servers are not used."""
 
     def on_connect(self, connection: Any) -> None:
         self.connection = connection
@@ -94,7 +99,9 @@ class PiAcpAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 session_capabilities=SessionCapabilities(
-                    list=SessionListCapabilities(), resume=SessionResumeCapabilities()
+                    list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
                 ),
             ),
             auth_methods=[],
@@ -112,6 +119,7 @@ class PiAcpAgent:
         self.unannounced.hold(runtime.id)
         try:
             self._show(runtime.id, services, runtime)
+            self._tell_about_mcp_servers(runtime.id, mcp_servers)
             options = await config_options.config_options(services, runtime)
         except BaseException:
             self.unannounced.forget(runtime.id)
@@ -126,6 +134,7 @@ class PiAcpAgent:
             transcript(runtime.session).items, services.config.workspace_root
         ):
             await self.connection.session_update(session_id, update)
+        self._tell_about_mcp_servers(session_id, mcp_servers)
         options = await config_options.config_options(services, runtime)
         return LoadSessionResponse(config_options=options)
 
@@ -133,6 +142,7 @@ class PiAcpAgent:
         self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
     ) -> ResumeSessionResponse:
         services, runtime = self._open(cwd, session_id)
+        self._tell_about_mcp_servers(session_id, mcp_servers)
         options = await config_options.config_options(services, runtime)
         return ResumeSessionResponse(config_options=options)
 
@@ -143,7 +153,7 @@ class PiAcpAgent:
                 SessionInfo(
                     session_id=info.id,
                     cwd=info.cwd or str(services.config.workspace_root),
-                    title=info.name or info.first_message[:80] or None,
+                    title=session_titles.title_of(info.name, info.first_message),
                     updated_at=info.modified,
                 )
                 for info in _call(services.sessions.list)
@@ -162,6 +172,9 @@ class PiAcpAgent:
             command = commands.parse(text.strip())
             if command is not None:
                 return await self._run_command(session_id, services, runtime, command)
+            title = session_titles.first_prompt_title(runtime, text)
+            if title is not None:
+                self._enqueue(session_id, session_titles.title_update(title))
             result = await services.agent.prompt(runtime, text, images)
         except asyncio.CancelledError:
             # A queued follow-up whose turn was cancelled (session/cancel drops the queue);
@@ -173,7 +186,7 @@ class PiAcpAgent:
             return PromptResponse(stop_reason="cancelled")
         except PiError as error:
             await self._flush(runtime)
-            raise RequestError(error.code, error.message, error.data) from error
+            raise _request_error(error) from error
         await self._flush(runtime)
         await self._send_turn_end(session_id, runtime, result)
         return PromptResponse(stop_reason=updates.stop_reason(result.stop_reason))
@@ -190,6 +203,10 @@ class PiAcpAgent:
             self._show(session_id, services, outcome.runtime)
         await self._flush(runtime)
         await self.connection.session_update(session_id, update_agent_message_text(outcome.text))
+        if outcome.title is not None:
+            await self.connection.session_update(
+                session_id, session_titles.title_update(outcome.title)
+            )
         if command[0] in commands.CONFIG_COMMANDS:
             await self._send_config_options(session_id)
         return PromptResponse(stop_reason="end_turn")
@@ -221,7 +238,7 @@ class PiAcpAgent:
         try:
             await config_options.set_config_option(services, runtime, config_id, value)
         except PiError as error:
-            raise RequestError(error.code, error.message, error.data) from error
+            raise _request_error(error) from error
         return SetSessionConfigOptionResponse(
             config_options=await config_options.config_options(services, runtime)
         )
@@ -239,6 +256,24 @@ class PiAcpAgent:
         if session_id in self._sessions:
             services, runtime = self._sessions[session_id]
             services.agent.abort(runtime)
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """``session/close``: its turn ends as on ``session/cancel``, then pi-lsp forgets it (its
+        file is closed unless another ACP session shows the same pi session)."""
+        services, runtime = self._session(session_id)
+        services.agent.abort(runtime)
+        if runtime.turn is not None:
+            await asyncio.gather(runtime.turn, return_exceptions=True)
+        await runtime.summary_finished.wait()
+        await self._flush(runtime)
+        del self._sessions[session_id]
+        shown_elsewhere = any(shown is runtime for _, shown in self._sessions.values())
+        if not shown_elsewhere:
+            self._acp_ids.pop(runtime.id, None)
+            self._running_diffs.pop(runtime.id, None)
+            services.sessions.close(runtime)
+        self._told_about_mcp.discard(session_id)
+        return CloseSessionResponse()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(echoed(method))
@@ -328,10 +363,17 @@ class PiAcpAgent:
     def _session(self, session_id: str) -> tuple[Services, SessionRuntime]:
         found = self._sessions.get(session_id)
         if found is None:
-            raise _invalid(
-                f"unknown session {echoed(session_id)}: session/new or session/load it first"
+            raise RequestError(
+                RESOURCE_NOT_FOUND,
+                f"unknown session {echoed(session_id)}: session/new or session/load it first",
             )
         return found
+
+    def _tell_about_mcp_servers(self, acp_id: str, mcp_servers: list[Any] | None) -> None:
+        notice = unused_servers_notice(mcp_servers)
+        if notice is not None and acp_id not in self._told_about_mcp:
+            self._told_about_mcp.add(acp_id)
+            self._enqueue(acp_id, notice)
 
     def _show(self, acp_id: str, services: Services, runtime: SessionRuntime) -> None:
         # The client holds the session by id from now on: it stays open, never closed as idle.
@@ -383,8 +425,20 @@ class PiAcpAgent:
         task.add_done_callback(self._background.discard)
 
 
+RESOURCE_NOT_FOUND = -32002
+"""ACP's code for an unknown session (the TypeScript SDK treats it specially, e.g. an idempotent
+``session/close``)."""
+
+
 def _invalid(message: str) -> RequestError:
     return RequestError(InvalidParamsError.code, message)
+
+
+def _request_error(error: PiError) -> RequestError:
+    """A typed pi-lsp error as ACP's JSON-RPC error: an unknown session is ACP's -32002; the
+    others keep their code."""
+    code = RESOURCE_NOT_FOUND if isinstance(error, SessionNotFoundError) else error.code
+    return RequestError(code, error.message, error.data)
 
 
 def _call(function, *arguments):
@@ -392,4 +446,4 @@ def _call(function, *arguments):
     try:
         return function(*arguments)
     except PiError as error:
-        raise RequestError(error.code, error.message, error.data) from error
+        raise _request_error(error) from error

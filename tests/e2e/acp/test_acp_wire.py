@@ -130,3 +130,101 @@ async def test_a_client_that_refuses_a_permission_question_gets_no_traceback(
         assert answer["result"]["stopReason"] == "end_turn"
         assert _tool_updates(client, "call-1")[-1]["status"] == "failed"
     assert b"Traceback" not in client.stderr, client.stderr.decode(errors="replace")
+
+
+def _error_code(answer: dict[str, Any]) -> int:
+    assert "error" in answer, answer
+    return answer["error"]["code"]
+
+
+async def test_close_forgets_a_session_and_load_opens_it_again(scripted_llm, workspace):
+    scripted_llm.enqueue(replies.text("Hello."))
+    async with wire_agent(scripted_llm, workspace) as client:
+        initialized = client.lines[0]["result"]
+        assert initialized["agentCapabilities"]["sessionCapabilities"]["close"] == {}
+        session_id = await _new_session(client, workspace)
+        await _prompt(client, session_id, "hi")
+        closed = await client.request("session/close", {"sessionId": session_id})
+        assert closed["result"] == {}
+        assert _error_code(await _prompt(client, session_id, "still there?")) == -32002
+        again = await client.request("session/close", {"sessionId": session_id})
+        assert _error_code(again) == -32002
+        loading = len(client.lines)
+        loaded = await client.request(
+            "session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
+        )
+        assert "result" in loaded
+        replayed = [line["params"]["update"] for line in client.lines[loading:-1]]
+        texts = [update["content"]["text"] for update in replayed if "content" in update]
+        assert "hi" in texts and "Hello." in texts
+
+
+async def test_unknown_sessions_are_acps_resource_not_found(scripted_llm, workspace):
+    async with wire_agent(scripted_llm, workspace) as client:
+        for method in ("session/load", "session/resume"):
+            params = {"sessionId": "no-such-session", "cwd": str(workspace), "mcpServers": []}
+            assert _error_code(await client.request(method, params)) == -32002, method
+
+
+async def test_a_config_option_takes_only_the_values_it_offers(scripted_llm, workspace):
+    async with wire_agent(scripted_llm, workspace) as client:
+        session_id = await _new_session(client, workspace)
+
+        async def set_option(config_id: str, value: Any) -> dict[str, Any]:
+            params = {"sessionId": session_id, "configId": config_id, "value": value}
+            return await client.request("session/set_config_option", params)
+
+        refused = await set_option("model", "nonexistent/model")
+        assert _error_code(refused) == -32602
+        assert "not one of its options" in refused["error"]["message"]
+        unknown = await set_option("colour", "blue")
+        assert _error_code(unknown) == -32602
+        assert "unknown configId 'colour'" in unknown["error"]["message"]
+        changed = await set_option("thinking_level", "high")
+        current = {
+            option["id"]: option["currentValue"] for option in changed["result"]["configOptions"]
+        }
+        assert current == {"model": "openai/scripted", "thinking_level": "high"}
+
+
+async def test_a_session_gets_its_title_from_the_first_prompt_and_from_name(
+    scripted_llm, workspace
+):
+    scripted_llm.enqueue(replies.text("Fixed."), replies.text("Done."))
+
+    def titles() -> list[str]:
+        return [
+            update["title"]
+            for update in client.updates()
+            if update["sessionUpdate"] == "session_info_update"
+        ]
+
+    async with wire_agent(scripted_llm, workspace) as client:
+        session_id = await _new_session(client, workspace)
+        await _prompt(client, session_id, "fix the add function")
+        assert titles() == ["fix the add function"]
+        await _prompt(client, session_id, "/name my-session")
+        said = [u["content"]["text"] for u in client.updates() if "content" in u]
+        assert "Session named 'my-session'." in said
+        await _prompt(client, session_id, "and the tests")
+        assert titles() == ["fix the add function", "my-session"]
+        listed = await client.request("session/list", {"cwd": str(workspace)})
+        assert [info["title"] for info in listed["result"]["sessions"]] == ["my-session"]
+
+
+async def test_mcp_servers_passed_are_said_once_not_to_be_used(scripted_llm, workspace):
+    scripted_llm.enqueue(replies.text("Hello."))
+    server = {"name": "files", "command": "/bin/true", "args": [], "env": []}
+    async with wire_agent(scripted_llm, workspace) as client:
+        session_id = await _new_session(client, workspace, mcpServers=[server])
+        await _prompt(client, session_id, "hi")
+        params = {"sessionId": session_id, "cwd": str(workspace), "mcpServers": [server]}
+        await client.request("session/resume", params)
+        notices = [
+            update["content"]["text"]
+            for update in client.updates()
+            if "MCP" in update.get("content", {}).get("text", "")
+        ]
+        assert notices == [
+            "_pi-lsp does not connect MCP servers yet: `files` is not used in this session._\n\n"
+        ]
