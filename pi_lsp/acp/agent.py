@@ -48,6 +48,7 @@ from pi_lsp.acp.announced import UnannouncedSessions
 from pi_lsp.acp.editor import AcpFiles, prompting_session
 from pi_lsp.acp.mcp_servers import unused_servers_notice
 from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
+from pi_lsp.acp.threads import Threads
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import InvalidParamsError, PiError, SessionNotFoundError, echoed
 from pi_lsp.protocol import EventNotification
@@ -147,16 +148,24 @@ class PiAcpAgent:
         return ResumeSessionResponse(config_options=options)
 
     async def list_sessions(self, cwd: str | None = None, cursor=None, **kwargs: Any):
+        """The workspace's sessions; one an ACP session moved to (``/new``, ``/fork``) is listed
+        under that ACP session's id, in place of the one it left (``threads.py``)."""
         services = self._workspace(cwd or str(Path.cwd()))
+        infos = _call(services.sessions.list)
+        moves = self._threads(services).moves()
+        written = {info.id for info in infos}
+        moved = {acp_id: pi_id for acp_id, pi_id in moves.items() if pi_id in written}
+        shown_as = {pi_id: acp_id for acp_id, pi_id in moved.items()}
         return ListSessionsResponse(
             sessions=[
                 SessionInfo(
-                    session_id=info.id,
+                    session_id=shown_as.get(info.id, info.id),
                     cwd=info.cwd or str(services.config.workspace_root),
                     title=session_titles.title_of(info.name, info.first_message),
                     updated_at=info.modified,
                 )
-                for info in _call(services.sessions.list)
+                for info in infos
+                if info.id not in moved
             ]
         )
 
@@ -200,6 +209,7 @@ class PiAcpAgent:
     ) -> PromptResponse:
         outcome = await commands.run(services, runtime, *command)
         if outcome.runtime is not None:
+            self._threads(services).move(session_id, outcome.runtime.id)
             self._show(session_id, services, outcome.runtime)
         await self._flush(runtime)
         await self.connection.session_update(session_id, update_agent_message_text(outcome.text))
@@ -345,10 +355,23 @@ class PiAcpAgent:
                 self._enqueue(acp_id, commands_now)
 
     def _open(self, cwd: str, session_id: str) -> tuple[Services, SessionRuntime]:
+        """The pi session ``session_id`` leads to now, shown in it."""
         services = self._workspace(cwd)
-        runtime = _call(services.sessions.open, session_id)
+        moved_to = self._threads(services).current(session_id)
+        try:
+            runtime = services.sessions.open(moved_to)
+        except SessionNotFoundError as error:
+            if moved_to == session_id:
+                raise _request_error(error) from error
+            # It moved to a session never written (a /new with no prompt): it stayed where it was.
+            runtime = _call(services.sessions.open, session_id)
+        except PiError as error:
+            raise _request_error(error) from error
         self._show(session_id, services, runtime)
         return services, runtime
+
+    def _threads(self, services: Services) -> Threads:
+        return Threads(services.sessions.session_dir)
 
     def _asked_session(self, pi_session_id: str) -> AskedSession | None:
         """Where a permission question of that pi session's turn goes."""

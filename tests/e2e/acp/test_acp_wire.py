@@ -228,3 +228,51 @@ async def test_mcp_servers_passed_are_said_once_not_to_be_used(scripted_llm, wor
         assert notices == [
             "_pi-lsp does not connect MCP servers yet: `files` is not used in this session._\n\n"
         ]
+
+
+def _said(client: WireClient, since: int = 0) -> str:
+    lines = client.lines[since:]
+    updates = [line["params"]["update"] for line in lines if line.get("method") == "session/update"]
+    return "".join(update.get("content", {}).get("text", "") for update in updates)
+
+
+async def test_the_id_a_client_holds_leads_to_the_conversation_it_continued(
+    scripted_llm, workspace
+):
+    """After ``/new`` or ``/fork``, in this process and the next one (Zed's history,
+    CodeCompanion's ``/resume`` and agent-shell keep threads by the id of ``session/new``)."""
+    scripted_llm.enqueue(
+        replies.text("First answer."), replies.text("Second answer."), replies.text("Third.")
+    )
+    async with wire_agent(scripted_llm, workspace) as client:
+        thread = await _new_session(client, workspace)
+        await _prompt(client, thread, "first conversation")
+        await _prompt(client, thread, "/new")
+        await _prompt(client, thread, "second conversation")
+        await _prompt(client, thread, "/fork")
+        await _prompt(client, thread, "third conversation")
+    params = {"sessionId": thread, "cwd": str(workspace), "mcpServers": []}
+    async with wire_agent(scripted_llm, workspace) as client:
+        listed = await client.request("session/list", {"cwd": str(workspace)})
+        sessions = listed["result"]["sessions"]
+        assert thread in [info["sessionId"] for info in sessions]
+        assert len(sessions) == 2, "the first conversation, left by /new, is not listed"
+        loading = len(client.lines)
+        await client.request("session/load", params)
+        replayed = _said(client, loading)
+        assert "second conversation" in replayed and "third conversation" in replayed
+        assert "first conversation" not in replayed
+
+
+async def test_a_new_session_never_written_leaves_the_id_where_it_was(scripted_llm, workspace):
+    scripted_llm.enqueue(replies.text("First answer."))
+    async with wire_agent(scripted_llm, workspace) as client:
+        thread = await _new_session(client, workspace)
+        await _prompt(client, thread, "first conversation")
+        await _prompt(client, thread, "/new")
+    params = {"sessionId": thread, "cwd": str(workspace), "mcpServers": []}
+    async with wire_agent(scripted_llm, workspace) as client:
+        listed = await client.request("session/list", {"cwd": str(workspace)})
+        assert [info["sessionId"] for info in listed["result"]["sessions"]] == [thread]
+        await client.request("session/load", params)
+        assert "first conversation" in _said(client)
