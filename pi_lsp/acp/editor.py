@@ -74,8 +74,8 @@ class AcpFiles(NoEditor):
             await self._connection().write_text_file(
                 path=str(path), content=text, session_id=session_id
             )
-        except RequestError as error:
-            logger.warning("fs/write_text_file %s failed, writing the disk: %s", path, error)
+        except RequestError as error:  # the client's answer, not a fault: stderr stays quiet
+            logger.info("fs/write_text_file %s refused, writing the disk: %s", path, error)
             return False
         return True
 
@@ -88,5 +88,5 @@ class AcpFiles(NoEditor):
                 self._connection(), session_id, command, cwd, lambda: self._flush(session_id)
             )
         except RequestError as error:  # the client could not start it: bash runs it itself
-            logger.warning("terminal/create failed, running the command itself: %s", error)
+            logger.info("terminal/create refused, running the command itself: %s", error)
             return None

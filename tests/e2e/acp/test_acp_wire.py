@@ -111,25 +111,37 @@ async def test_the_last_update_of_an_edit_keeps_its_diff_live_and_on_load(script
         assert result["content"]["text"].startswith("Replaced 1 block in app.py")
 
 
-async def test_a_client_that_refuses_a_permission_question_gets_no_traceback(
-    scripted_llm, workspace
-):
-    """acp.el shows every stderr chunk to the user as an error."""
+async def test_a_client_that_refuses_requests_gets_nothing_on_stderr(scripted_llm, workspace):
+    """acp.el shows every stderr chunk to the user as an error; a client refusing a permission
+    question, a write or a terminal is an expected answer, not a fault."""
 
     async def refuse(params: dict[str, Any]) -> dict[str, Any]:
-        raise Refusal(-32601, "session/request_permission is not offered")
+        raise Refusal(-32601, "not offered")
 
     scripted_llm.enqueue(
-        replies.tool_calls([("call-1", "bash", {"command": "echo hi"})]), replies.text("Fine.")
+        replies.tool_calls([("call-1", "bash", {"command": "echo hi"})]),
+        replies.tool_calls([("call-2", "write", {"path": "notes.md", "content": "hi\n"})]),
+        replies.tool_calls([("call-3", "bash", {"command": "echo again"})]),
+        replies.text("Fine."),
     )
-    answers = {"session/request_permission": refuse}
-    permissions = {"bash": "ask"}
-    async with wire_agent(scripted_llm, workspace, answers, permissions=permissions) as client:
+    answers = {
+        "session/request_permission": refuse,
+        "fs/write_text_file": refuse,
+        "terminal/create": refuse,
+    }
+    capabilities = {"fs": {"writeTextFile": True}, "terminal": True}
+    options = {"permissions": {"bash": {"ask": True, "allow": ["echo again"]}}}
+    async with wire_agent(scripted_llm, workspace, answers, capabilities, **options) as client:
         session_id = await _new_session(client, workspace)
         answer = await _prompt(client, session_id, "say hi")
         assert answer["result"]["stopReason"] == "end_turn"
-        assert _tool_updates(client, "call-1")[-1]["status"] == "failed"
-    assert b"Traceback" not in client.stderr, client.stderr.decode(errors="replace")
+        assert _tool_updates(client, "call-1")[-1]["status"] == "failed"  # not allowed
+        assert _tool_updates(client, "call-2")[-1]["status"] == "completed"  # on the disk
+        assert _tool_updates(client, "call-3")[-1]["status"] == "completed"  # run by pi-lsp
+        asked = [line.get("method") for line in client.lines if "id" in line and "method" in line]
+        assert set(asked) == set(answers), "each refusal was tried"
+    assert (workspace / "notes.md").read_text() == "hi\n"
+    assert client.stderr == b"", client.stderr.decode(errors="replace")
 
 
 def _error_code(answer: dict[str, Any]) -> int:
