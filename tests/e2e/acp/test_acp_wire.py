@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pi_lsp.scripted_llm import replies
-from tests.e2e.acp.wire import Refusal, WireClient, disk_files, wire_agent
+from tests.e2e.acp.wire import Refusal, WireClient, client_terminals, disk_files, wire_agent
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -288,3 +288,72 @@ async def test_a_new_session_never_written_leaves_the_id_where_it_was(scripted_l
         assert [info["sessionId"] for info in listed["result"]["sessions"]] == [thread]
         await client.request("session/load", params)
         assert "first conversation" in _said(client)
+
+
+async def test_every_kind_of_message_pi_lsp_sends_is_valid_acp(scripted_llm, workspace):
+    """Each line is checked against ACP's v1 schema as it arrives (``wire.py``): here a session
+    that sends as many kinds of message as pi-lsp has."""
+
+    async def allow_once(params: dict[str, Any]) -> dict[str, Any]:
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    scripted_llm.enqueue(
+        replies.tool_calls([("call-1", "bash", {"command": "echo hi"})], text="Running."),
+        replies.tool_calls([("call-2", "write", {"path": "notes.md", "content": "hi\n"})]),
+        replies.text("Done.", reasoning="It printed hi."),
+        replies.text("## Goal\nKeep going."),  # the compaction's summary
+    )
+    answers = {**disk_files(), **client_terminals(), "session/request_permission": allow_once}
+    capabilities = {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}
+    options = {
+        "permissions": {"bash": "ask", "write": "ask"},
+        "compaction": {"keepRecentTokens": 5, "reserveTokens": 100},
+        "tokenizer": "chars4",
+    }
+    async with wire_agent(scripted_llm, workspace, answers, capabilities, **options) as client:
+        session_id = await _new_session(client, workspace)
+        await _prompt(client, session_id, "run echo hi, then write notes")
+        for command in ("/compact", "/tree", "/model openai/scripted", "/label nothing"):
+            await _prompt(client, session_id, command)
+        params = {"sessionId": session_id, "configId": "thinking_level", "value": "low"}
+        await client.request("session/set_config_option", params)
+        await client.request("session/list", {"cwd": str(workspace)})
+        params = {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
+        await client.request("session/resume", params)
+        await client.request("session/load", params)
+        await client.request("session/close", {"sessionId": session_id})
+    sent = {line["method"] for line in client.lines if "method" in line}
+    assert sent >= {
+        "session/update",
+        "session/request_permission",
+        "terminal/create",
+        "terminal/output",
+        "fs/write_text_file",
+    }
+    kinds = {update["sessionUpdate"] for update in client.updates()}
+    assert kinds >= {
+        "available_commands_update",
+        "agent_message_chunk",
+        "agent_thought_chunk",
+        "user_message_chunk",
+        "tool_call",
+        "tool_call_update",
+        "usage_update",
+        "session_info_update",
+        "config_option_update",
+    }
+    assert any("error" in line for line in client.lines), "an error answer was checked too"
+
+
+async def test_the_schema_check_refuses_what_acp_does_not_define():
+    from tests.e2e.acp.wire import check_against_schema
+
+    update = {"sessionUpdate": "tool_call_update", "status": "completed"}  # no toolCallId
+    notification = {"jsonrpc": "2.0", "method": "session/update"}
+    with pytest.raises(AssertionError, match="is not valid under any of the given schemas"):
+        check_against_schema({**notification, "params": {"sessionId": "s", "update": update}}, None)
+    with pytest.raises(AssertionError, match="stopReason"):
+        check_against_schema({"jsonrpc": "2.0", "id": 3, "result": {}}, "session/prompt")
+    check_against_schema(
+        {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}}, "session/prompt"
+    )

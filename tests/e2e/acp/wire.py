@@ -160,6 +160,41 @@ def disk_files() -> dict[str, Answer]:
     return {"fs/read_text_file": read, "fs/write_text_file": write}
 
 
+def client_terminals() -> dict[str, Answer]:
+    """``terminal/*`` answered by running each command to its end at ``terminal/create``."""
+    ran: dict[str, tuple[int, str]] = {}
+
+    async def create(params: dict[str, Any]) -> dict[str, Any]:
+        process = await asyncio.create_subprocess_exec(
+            params["command"],
+            *params.get("args", []),
+            cwd=params.get("cwd"),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        output, _ = await process.communicate()
+        terminal_id = f"terminal-{len(ran) + 1}"
+        ran[terminal_id] = (process.returncode or 0, output.decode(errors="replace"))
+        return {"terminalId": terminal_id}
+
+    async def wait_for_exit(params: dict[str, Any]) -> dict[str, Any]:
+        return {"exitCode": ran[params["terminalId"]][0]}
+
+    async def output(params: dict[str, Any]) -> dict[str, Any]:
+        code, text = ran[params["terminalId"]]
+        return {"output": text, "truncated": False, "exitStatus": {"exitCode": code}}
+
+    async def release(params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    return {
+        "terminal/create": create,
+        "terminal/wait_for_exit": wait_for_exit,
+        "terminal/output": output,
+        "terminal/release": release,
+    }
+
+
 @contextlib.asynccontextmanager
 async def wire_agent(
     scripted_llm: ScriptedLLM,
