@@ -14,6 +14,16 @@ from tests.e2e.acp.wire import Refusal, WireClient, client_terminals, disk_files
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+
+@pytest.fixture(autouse=True)
+def every_reply_used(scripted_llm):
+    """A reply a test left would answer the next test's prompt: fail here instead."""
+    yield
+    left = len(scripted_llm._queue)
+    scripted_llm._queue.clear()
+    assert not left, f"{left} scripted replies were left unused"
+
+
 FILES = {"fs": {"readTextFile": True, "writeTextFile": True}}
 
 
