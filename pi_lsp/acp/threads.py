@@ -52,6 +52,14 @@ class Threads:
             moves.pop(acp_id, None)
         else:
             moves[acp_id] = pi_session_id
+        try:
+            self._write(moves)
+        except OSError as error:  # the command that moved it still succeeds; only this is lost
+            logger.warning(
+                "%s could not be written; %s stays where it was: %s", self._file, acp_id, error
+            )
+
+    def _write(self, moves: dict[str, str]) -> None:
         self._file.parent.mkdir(parents=True, exist_ok=True)
         descriptor, temporary = tempfile.mkstemp(dir=self._file.parent, prefix=".acp-threads-")
         try:

@@ -24,3 +24,12 @@ def test_an_unreadable_file_means_no_moves_and_is_replaced_whole(tmp_path: Path)
     assert threads.current("thread-a") == "thread-a"
     threads.move("thread-a", "pi-b")
     assert threads.moves() == {"thread-a": "pi-b"}
+
+
+def test_a_move_that_cannot_be_written_is_logged_and_lost(tmp_path: Path, caplog):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    threads = Threads(blocked / "sessions")
+    threads.move("thread-a", "pi-b")  # no exception: the /new that moved it still succeeds
+    assert threads.current("thread-a") == "thread-a"
+    assert "could not be written" in caplog.text
