@@ -277,10 +277,7 @@ class PiAcpAgent:
         await runtime.summary_finished.wait()
         await self._flush(runtime)
         del self._sessions[session_id]
-        shown_elsewhere = any(shown is runtime for _, shown in self._sessions.values())
-        if not shown_elsewhere:
-            self._acp_ids.pop(runtime.id, None)
-            self._running_diffs.pop(runtime.id, None)
+        if self._let_go(runtime):
             services.sessions.close(runtime)
         self._told_about_mcp.discard(session_id)
         return CloseSessionResponse()
@@ -401,9 +398,23 @@ class PiAcpAgent:
     def _show(self, acp_id: str, services: Services, runtime: SessionRuntime) -> None:
         # The client holds the session by id from now on: it stays open, never closed as idle.
         services.sessions.pin(runtime)
+        shown_before = self._sessions.get(acp_id)
         self._sessions[acp_id] = (services, runtime)
         self._acp_ids[runtime.id] = acp_id
+        left = shown_before is not None and shown_before[1] is not runtime
+        # /new or /fork left it: when no client holds it now, it may close when idle.
+        if shown_before is not None and left and self._let_go(shown_before[1]):
+            shown_before[0].sessions.unpin(shown_before[1])
         self._enqueue(acp_id, update_available_commands(commands.available_commands(services)))
+
+    def _let_go(self, runtime: SessionRuntime) -> bool:
+        """Forget what is kept for a pi session no ACP session shows any more; False (nothing
+        forgotten) while one still does."""
+        if any(shown is runtime for _, shown in self._sessions.values()):
+            return False
+        self._acp_ids.pop(runtime.id, None)
+        self._running_diffs.pop(runtime.id, None)
+        return True
 
     def _on_event(self, root: Path, notification: EventNotification) -> None:
         acp_id = self._acp_ids.get(notification.session_id)

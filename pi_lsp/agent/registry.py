@@ -173,9 +173,13 @@ class SessionRegistry:
             info for info in list_sessions(self.session_dir) if self._is_openable(Path(info.path))
         ]
 
+    def unpin(self, runtime: SessionRuntime) -> None:
+        """No client holds ``runtime`` by id any more: it closes when idle, as others do."""
+        self._pinned.discard(runtime.id)
+
     def close(self, runtime: SessionRuntime) -> None:
         """The client is done with the session: closed now (opening it again reads the file)."""
-        self._pinned.discard(runtime.id)
+        self.unpin(runtime)
         if self._runtimes.get(runtime.id) is not runtime:
             return
         runtime.close()

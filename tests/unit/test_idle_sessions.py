@@ -115,3 +115,16 @@ def test_a_session_the_client_closes_is_closed_and_unpinned(tmp_path: Path):
     written_session(registry, "newer")
     assert held.id not in open_ids(registry), "no longer pinned"
     registry.close_all()
+
+
+def test_a_session_no_client_holds_any_more_closes_when_idle(tmp_path: Path):
+    """ACP's ``/new`` leaves a pinned session: unpinned, it closes as idle like any other."""
+    registry = registry_of(tmp_path, idle_seconds=0, idle_sessions_kept=0)
+    left = written_session(registry, "left by /new")
+    registry.pin(left)
+    written_session(registry, "second")
+    assert left.id in open_ids(registry), "pinned"
+    registry.unpin(left)
+    written_session(registry, "third")
+    assert left.id not in open_ids(registry)
+    registry.close_all()
