@@ -4,8 +4,8 @@ An adapter, like ``handlers/``: each ACP method takes its (SDK-validated) params
 service and shapes the answer with the SDK's schema types. A workspace (the ``cwd`` of
 ``session/new``) gets its service graph from ``Services.create`` once, so sessions are the same
 ``.pi/sessions`` files the LSP server uses. The agent's events go through ``updates.py`` into
-``session/update`` notifications, sent in order by one queue; a prompt answers only once every
-update of its turn has been sent.
+``session/update`` notifications, sent in order by one queue (``outbox.py``); a prompt answers
+only once every update of its turn has been sent.
 
 Tool permissions ask the client with ``session/request_permission`` (``permissions.py``), in
 the ACP session whose turn asks.
@@ -44,9 +44,9 @@ from acp.schema import (
 
 from pi_lsp import __version__
 from pi_lsp.acp import commands, config_options, prompts, session_titles, updates
-from pi_lsp.acp.announced import UnannouncedSessions
 from pi_lsp.acp.editor import AcpFiles, prompting_session
 from pi_lsp.acp.mcp_servers import unused_servers_notice
+from pi_lsp.acp.outbox import Outbox
 from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
 from pi_lsp.acp.threads import Threads
 from pi_lsp.agent.runtime import SessionRuntime
@@ -75,10 +75,7 @@ class PiAcpAgent:
         """pi session id → the ACP session it is shown in."""
         self._running_diffs: dict[str, updates.RunningDiffs] = {}
         """pi session id → the diffs of its running ``write``/``edit`` calls."""
-        self.unannounced = UnannouncedSessions(self._put)
-        """New sessions whose updates wait for the ``session/new`` response (a wire observer)."""
-        self._outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        self._sender: asyncio.Task | None = None
+        self.outbox = Outbox(lambda: self.connection)
         self._background: set[asyncio.Task] = set()
         self._told_about_mcp: set[str] = set()
         """ACP sessions already told that their MCP servers are not used."""
@@ -117,13 +114,13 @@ class PiAcpAgent:
     async def new_session(self, cwd: str, mcp_servers=None, **kwargs: Any) -> NewSessionResponse:
         services = self._workspace(cwd)
         runtime = _call(services.sessions.create)
-        self.unannounced.hold(runtime.id)
+        self.outbox.unannounced.hold(runtime.id)
         try:
             self._show(runtime.id, services, runtime)
             self._tell_about_mcp_servers(runtime.id, mcp_servers)
             options = await config_options.config_options(services, runtime)
         except BaseException:
-            self.unannounced.forget(runtime.id)
+            self.outbox.unannounced.forget(runtime.id)
             raise
         return NewSessionResponse(session_id=runtime.id, config_options=options)
 
@@ -183,7 +180,7 @@ class PiAcpAgent:
                 return await self._run_command(session_id, services, runtime, command)
             title = session_titles.first_prompt_title(runtime, text)
             if title is not None:
-                self._enqueue(session_id, session_titles.title_update(title))
+                self.outbox.enqueue(session_id, session_titles.title_update(title))
             result = await services.agent.prompt(runtime, text, images)
         except asyncio.CancelledError:
             # A queued follow-up whose turn was cancelled (session/cancel drops the queue);
@@ -349,7 +346,7 @@ class PiAcpAgent:
         commands_now = update_available_commands(commands.available_commands(services))
         for acp_id, (shown_in, _) in self._sessions.items():
             if shown_in is services:
-                self._enqueue(acp_id, commands_now)
+                self.outbox.enqueue(acp_id, commands_now)
 
     def _open(self, cwd: str, session_id: str) -> tuple[Services, SessionRuntime]:
         """The pi session ``session_id`` leads to now, shown in it."""
@@ -393,7 +390,7 @@ class PiAcpAgent:
         notice = unused_servers_notice(mcp_servers)
         if notice is not None and acp_id not in self._told_about_mcp:
             self._told_about_mcp.add(acp_id)
-            self._enqueue(acp_id, notice)
+            self.outbox.enqueue(acp_id, notice)
 
     def _show(self, acp_id: str, services: Services, runtime: SessionRuntime) -> None:
         # The client holds the session by id from now on: it stays open, never closed as idle.
@@ -405,7 +402,9 @@ class PiAcpAgent:
         # /new or /fork left it: when no client holds it now, it may close when idle.
         if shown_before is not None and left and self._let_go(shown_before[1]):
             shown_before[0].sessions.unpin(shown_before[1])
-        self._enqueue(acp_id, update_available_commands(commands.available_commands(services)))
+        self.outbox.enqueue(
+            acp_id, update_available_commands(commands.available_commands(services))
+        )
 
     def _let_go(self, runtime: SessionRuntime) -> bool:
         """Forget what is kept for a pi session no ACP session shows any more; False (nothing
@@ -422,26 +421,7 @@ class PiAcpAgent:
             return
         running = self._running_diffs.setdefault(notification.session_id, {})
         for update in updates.event_updates(notification.event, root, running):
-            self._enqueue(acp_id, update)
-
-    def _enqueue(self, acp_id: str, update: Any) -> None:
-        if not self.unannounced.keep(acp_id, update):
-            self._put(acp_id, update)
-
-    def _put(self, acp_id: str, update: Any) -> None:
-        self._outbox.put_nowait((acp_id, update))
-        if self._sender is None or self._sender.done():
-            self._sender = asyncio.get_running_loop().create_task(self._send_updates())
-
-    async def _send_updates(self) -> None:
-        while True:
-            acp_id, update = await self._outbox.get()
-            try:
-                await self.connection.session_update(acp_id, update)
-            except Exception:
-                logger.exception("session/update could not be sent")
-            finally:
-                self._outbox.task_done()
+            self.outbox.enqueue(acp_id, update)
 
     async def _flush_session(self, acp_id: str) -> None:
         found = self._sessions.get(acp_id)
@@ -451,7 +431,7 @@ class PiAcpAgent:
     async def _flush(self, runtime: SessionRuntime) -> None:
         """Wait until every update the session's events became has been sent."""
         runtime.events.flush()
-        await self._outbox.join()
+        await self.outbox.join()
 
     def _spawn(self, coroutine) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)

@@ -52,7 +52,7 @@ async def _serve(agent: PiAcpAgent, acp_output) -> None:
             writer,
             reader,
             use_unstable_protocol=True,
-            observers=[agent.unannounced.observe],
+            observers=[agent.outbox.unannounced.observe],
         )
     finally:
         agent.shutdown()
