@@ -395,13 +395,12 @@ class PiAcpAgent:
     def _show(self, acp_id: str, services: Services, runtime: SessionRuntime) -> None:
         # The client holds the session by id from now on: it stays open, never closed as idle.
         services.sessions.pin(runtime)
-        shown_before = self._sessions.get(acp_id)
+        previous = self._sessions.get(acp_id)
         self._sessions[acp_id] = (services, runtime)
         self._acp_ids[runtime.id] = acp_id
-        left = shown_before is not None and shown_before[1] is not runtime
-        # /new or /fork left it: when no client holds it now, it may close when idle.
-        if shown_before is not None and left and self._let_go(shown_before[1]):
-            shown_before[0].sessions.unpin(shown_before[1])
+        # The one /new or /fork left: when no client holds it now, it may close when idle.
+        if previous is not None and previous[1] is not runtime and self._let_go(previous[1]):
+            previous[0].sessions.unpin(previous[1])
         self.outbox.enqueue(
             acp_id, update_available_commands(commands.available_commands(services))
         )
