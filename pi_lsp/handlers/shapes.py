@@ -14,10 +14,9 @@ from pi_lsp import protocol
 from pi_lsp.agent.tree_changes import tree_node_row
 
 if TYPE_CHECKING:
-    from pi_lsp.agent.compactor import CompactionResult
     from pi_lsp.agent.file_restore import FilesPreview
     from pi_lsp.llm.catalog import CatalogEntry, ProviderStatus
-    from pi_lsp.resources.snapshot import ResourceChanges, ResourceSnapshot
+    from pi_lsp.resources.snapshot import ResourceSnapshot
     from pi_lsp.session.listing import SessionInfo
     from pi_lsp.session.transcript import Transcript
     from pi_lsp.session.tree_view import TreeView
@@ -97,19 +96,6 @@ def session_info(info: SessionInfo) -> protocol.SessionInfo:
     )
 
 
-def compact_result(session_id: str, result: CompactionResult) -> protocol.CompactResult:
-    return protocol.CompactResult(
-        session_id=session_id,
-        entry_id=result.entry_id,
-        summary=result.summary,
-        first_kept_entry_id=result.first_kept_entry_id,
-        tokens_before=result.tokens_before,
-        read_files=result.read_files,
-        modified_files=result.modified_files,
-        reason=result.reason,  # type: ignore[arg-type]
-    )
-
-
 def resources_result(
     snapshot: ResourceSnapshot, nested: Sequence[protocol.NestedContextFile] = ()
 ) -> protocol.ResourcesResult:
@@ -138,20 +124,8 @@ def resources_result(
             )
             for template in snapshot.templates
         ],
-        diagnostics=[
-            protocol.ResourceDiagnostic(item.path, item.line, item.message, item.severity)
-            for item in snapshot.diagnostics
-        ],
-        nested_context_files=[*nested],
-    )
-
-
-def resources_changed(changes: ResourceChanges) -> protocol.ResourcesChanged:
-    def refs(items) -> list[protocol.ResourceChange]:
-        return [protocol.ResourceChange(ref.kind, ref.name, ref.path) for ref in items]
-
-    return protocol.ResourcesChanged(
-        added=refs(changes.added), changed=refs(changes.changed), removed=refs(changes.removed)
+        diagnostics=list(snapshot.diagnostics),
+        nested_context_files=list(nested),
     )
 
 

@@ -44,6 +44,8 @@ export type ContextEditEffect = 'removed' | 'replaced';
  */
 export type FileAction = 'restored' | 'created' | 'deleted' | 'conflict' | 'skipped';
 
+export type Severity = 'error' | 'warning';
+
 /**
  * Any request that only names a session.
  */
@@ -676,6 +678,9 @@ export interface SetThinkingLevelResult {
   thinkingLevel: ThinkingLevel;
 }
 
+/**
+ * The compaction entry that was appended, and what its summary says.
+ */
 export interface CompactResult {
   sessionId: string;
   entryId: string;
@@ -702,11 +707,17 @@ export interface Template {
   source: Scope;
 }
 
+/**
+ * A problem a resource loader found: loaders return these instead of raising.
+ */
 export interface ResourceDiagnostic {
   path: string;
+  /**
+   * 1-based: where the problem can be found, so the server publishes it on that file.
+   */
   line: number;
   message: string;
-  severity: string;
+  severity: Severity;
 }
 
 /**
@@ -740,6 +751,9 @@ export interface ResourcesResult {
   nestedContextFiles: NestedContextFile[];
 }
 
+/**
+ * A resource's identity: its kind and name (a path for files without a name).
+ */
 export interface ResourceChange {
   kind: string;
   name: string;
@@ -747,7 +761,8 @@ export interface ResourceChange {
 }
 
 /**
- * The result of `pi/reload` and the params of `pi/resourcesChanged`.
+ * The result of `pi/reload` and the params of `pi/resourcesChanged`: what was added, changed
+ * (same identity, another value) and removed.
  */
 export interface ResourcesChanged {
   added: ResourceChange[];
