@@ -709,6 +709,8 @@ class StateResult:
 
 @attrs.frozen
 class ModelInfo:
+    """A model ``pi/models`` lists."""
+
     model: str
     """The reference to give ``pi/setModel``."""
     provider: str
@@ -724,6 +726,8 @@ class ModelInfo:
 
 @attrs.frozen
 class ProviderInfo:
+    """One provider as ``pi/models`` lists it: whether, and where from, it has a key."""
+
     provider: str
     key_source: KeySource | None
     """Where its key comes from; null when it has none."""

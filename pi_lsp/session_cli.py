@@ -177,9 +177,10 @@ def run_plan_branch_summary(arguments: argparse.Namespace) -> int:
 
 
 def run_list(arguments: argparse.Namespace) -> int:
+    from pi_lsp import protocol
     from pi_lsp.session.listing import list_sessions
 
-    return _print_json([info.to_json() for info in list_sessions(arguments.directory)])
+    return _print_json([protocol.to_json(info) for info in list_sessions(arguments.directory)])
 
 
 def run_tree(arguments: argparse.Namespace) -> int:

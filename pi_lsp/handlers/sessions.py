@@ -91,9 +91,7 @@ def on_name(services: Services, params: protocol.NameParams) -> protocol.NameRes
 @pi_request(protocol.SESSIONS)
 def on_sessions(services: Services, params: protocol.SessionParams) -> protocol.SessionsResult:
     current = services.sessions.current()
-    return protocol.SessionsResult(
-        current.id, [shapes.session_info(info) for info in services.sessions.list()]
-    )
+    return protocol.SessionsResult(current.id, services.sessions.list())
 
 
 @pi_request(protocol.NEW_SESSION)

@@ -15,9 +15,7 @@ from pi_lsp.agent.tree_changes import tree_node_row
 
 if TYPE_CHECKING:
     from pi_lsp.agent.file_restore import FilesPreview
-    from pi_lsp.llm.catalog import CatalogEntry, ProviderStatus
     from pi_lsp.resources.snapshot import ResourceSnapshot
-    from pi_lsp.session.listing import SessionInfo
     from pi_lsp.session.transcript import Transcript
     from pi_lsp.session.tree_view import TreeView
     from pi_lsp.session.tree_window import TreeLevel
@@ -82,20 +80,6 @@ def file_changes_result(session_id: str, preview: FilesPreview) -> protocol.File
     )
 
 
-def session_info(info: SessionInfo) -> protocol.SessionInfo:
-    return protocol.SessionInfo(
-        path=info.path,
-        id=info.id,
-        cwd=info.cwd,
-        name=info.name,
-        parent_session_path=info.parent_session_path,
-        created=info.created,
-        modified=info.modified,
-        message_count=info.message_count,
-        first_message=info.first_message,
-    )
-
-
 def resources_result(
     snapshot: ResourceSnapshot, nested: Sequence[protocol.NestedContextFile] = ()
 ) -> protocol.ResourcesResult:
@@ -126,27 +110,4 @@ def resources_result(
         ],
         diagnostics=list(snapshot.diagnostics),
         nested_context_files=list(nested),
-    )
-
-
-def model_info(entry: CatalogEntry) -> protocol.ModelInfo:
-    return protocol.ModelInfo(
-        model=entry.model,
-        provider=entry.provider,
-        model_id=entry.model_id,
-        name=entry.name,
-        context_window=entry.context_window,
-        available=entry.available,
-        key_source=entry.credentials,
-        source=entry.source,  # type: ignore[arg-type]
-    )
-
-
-def provider_info(status: ProviderStatus) -> protocol.ProviderInfo:
-    return protocol.ProviderInfo(
-        provider=status.provider,
-        key_source=status.credentials,
-        key_variable=status.key_variable,
-        subscription=status.oauth,
-        local=status.local,
     )

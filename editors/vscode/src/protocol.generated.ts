@@ -607,6 +607,9 @@ export interface StateResult {
   readOnlyReason?: string;
 }
 
+/**
+ * A model `pi/models` lists.
+ */
 export interface ModelInfo {
   /**
    * The reference to give `pi/setModel`.
@@ -627,6 +630,9 @@ export interface ModelInfo {
   source: 'models.json' | 'litellm';
 }
 
+/**
+ * One provider as `pi/models` lists it: whether, and where from, it has a key.
+ */
 export interface ProviderInfo {
   provider: string;
   /**

@@ -416,6 +416,7 @@
 --- Why the session cannot be written; omitted when it can.
 ---@field readOnlyReason? string
 
+--- A model `pi/models` lists.
 ---@class pi.ModelInfo
 --- The reference to give `pi/setModel`.
 ---@field model string
@@ -429,6 +430,7 @@
 --- Where its configuration came from: pi's models.json or litellm's model table.
 ---@field source "models.json"|"litellm"
 
+--- One provider as `pi/models` lists it: whether, and where from, it has a key.
 ---@class pi.ProviderInfo
 ---@field provider string
 --- Where its key comes from; null when it has none.
