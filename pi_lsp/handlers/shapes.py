@@ -16,22 +16,7 @@ from pi_lsp.agent.tree_changes import tree_node_row
 if TYPE_CHECKING:
     from pi_lsp.agent.file_restore import FilesPreview
     from pi_lsp.resources.snapshot import ResourceSnapshot
-    from pi_lsp.session.transcript import Transcript
-    from pi_lsp.session.tree_view import TreeView
     from pi_lsp.session.tree_window import TreeLevel
-
-
-def tree_result(session_id: str, view: TreeView) -> protocol.TreeResult:
-    return protocol.TreeResult(
-        session_id=session_id,
-        leaf_id=view.leaf_id,
-        name=view.name,
-        labels=view.labels,
-        active_path=view.active_path,
-        roots=view.roots,
-        children=view.children,
-        entries=view.rows,
-    )
 
 
 def tree_level(level: TreeLevel) -> protocol.TreeLevel:
@@ -40,16 +25,6 @@ def tree_level(level: TreeLevel) -> protocol.TreeLevel:
         total=level.total,
         offset=level.offset,
         rows=[tree_node_row(node) for node in level.nodes],
-    )
-
-
-def messages_result(session_id: str, transcript: Transcript) -> protocol.MessagesResult:
-    return protocol.MessagesResult(
-        session_id=session_id,
-        leaf_id=transcript.leaf_id,
-        total=transcript.total,
-        offset=transcript.offset,
-        entries=transcript.items,
     )
 
 
