@@ -129,7 +129,7 @@ class PiAcpAgent:
     ) -> LoadSessionResponse:
         services, runtime = self._open(cwd, session_id)
         for update in updates.replay(
-            transcript(runtime.session).items, services.config.workspace_root
+            transcript(runtime.session).entries, services.config.workspace_root
         ):
             await self.connection.session_update(session_id, update)
         self._tell_about_mcp_servers(session_id, mcp_servers)
