@@ -10,7 +10,8 @@ VSCODE := editors/vscode
 LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 
 .PHONY: test test-fast lint protocol protocol-check install install-python install-wheelhouse install-reference \
-	install-vscode install-luacheck install-mcp-servers bench clean test-reliability-full
+	install-vscode install-luacheck install-acp-client install-mcp-servers bench clean \
+	test-reliability-full
 
 test: install lint
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20
@@ -43,7 +44,7 @@ protocol-check: install-python $(VSCODE)/node_modules/.package-lock.json
 	$(PY) -m tools.protocol.generate --check
 
 install: install-python install-wheelhouse install-reference install-vscode install-luacheck \
-	install-mcp-servers
+	install-acp-client install-mcp-servers
 
 install-python: $(VENV)/.installed
 
@@ -71,6 +72,10 @@ $(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
 install-reference:
 	bash tests/reference/install.sh
 
+# The official ACP TypeScript SDK: a real client in tests/e2e/acp, and ACP's published JSON schema.
+install-acp-client:
+	bash tests/e2e/acp/ts_client/install.sh
+
 # The npm MCP server the MCP tests start as a user's mcp.json would (PyPI's is in the test extra).
 install-mcp-servers:
 	bash tests/mcp/install.sh
@@ -85,5 +90,5 @@ bench: install
 	$(PY) bench/cache_bench.py
 
 clean:
-	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data .ruff_cache .mypy_cache \
+	rm -rf $(VENV) tests/reference/node_modules tests/e2e/acp/ts_client/node_modules .pytest_cache .hypothesis .bench-data .ruff_cache .mypy_cache \
 		build editors/vscode/bundled/libs

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.agent.checkpoints import Checkpoints
-from pi_lsp.agent.compactor import CompactionResult, Compactor
+from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.nested_context import NestedContextFiles
@@ -35,7 +35,7 @@ from pi_lsp.compaction.policy import Moment
 from pi_lsp.compaction.tokens import calculate_context_tokens
 from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.protocol import PromptResult
+from pi_lsp.protocol import CompactResult, PromptResult
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, NoEditor, Tool
 from pi_lsp.tools.bash import kill_running_commands
@@ -200,7 +200,7 @@ class Agent:
 
     async def compact(
         self, runtime: SessionRuntime, instructions: str | None, progress=None
-    ) -> CompactionResult:
+    ) -> CompactResult:
         """``pi/compact``: stop a running turn first (as pi does), then compact now.
 
         The editor's file operations since the last prompt join the summary's lists, and are
