@@ -37,7 +37,7 @@ from typing import Any, Self
 
 import attrs
 
-from pi_lsp.llm import anthropic_direct, direct
+from pi_lsp.llm import anthropic_direct, direct, providers
 from pi_lsp.llm._litellm import load_litellm, preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
 from pi_lsp.llm.caching import (
@@ -69,18 +69,7 @@ from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.usage import usage_from_openai
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
-# The cache parameters litellm forwards to an ``openai/…`` endpoint (a unit test holds it to that).
-DIRECT_CACHE_PARAMETERS = ("prompt_cache_key", "prompt_cache_retention")
 REASONING_FIELD = "reasoning_content"
-# pi's thinking levels → litellm's reasoning_effort; "off" sends none.
-_REASONING_EFFORT = {
-    "minimal": "minimal",
-    "low": "low",
-    "medium": "medium",
-    "high": "high",
-    "xhigh": "high",
-    "max": "high",
-}
 
 
 @attrs.frozen
@@ -160,8 +149,9 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
 
 def _supported_parameters(model: ModelConfig) -> tuple[str, ...]:
     """The OpenAI parameters litellm forwards to ``model``'s provider (none when it cannot say)."""
-    if direct.serves(model):
-        return DIRECT_CACHE_PARAMETERS  # what litellm says for an OpenAI-compatible endpoint
+    table_provider = providers.table_provider(model)
+    if table_provider is not None and direct.serves(model):
+        return table_provider.cache_parameters
     return _parameters_litellm_forwards(model.call_model, model.api_base)
 
 
@@ -197,7 +187,7 @@ def _apply_compat(arguments: dict[str, Any], model: ModelConfig) -> None:
 
 
 def _reasoning_effort(request: CompletionRequest) -> str | None:
-    effort = _REASONING_EFFORT.get(request.thinking_level)
+    effort = providers.reasoning_effort(request.thinking_level)
     if effort is None or not supports_reasoning(request.model):
         return None
     return effort

@@ -220,12 +220,15 @@ def test_direct_streaming_builds_no_pydantic_objects() -> None:
 
 
 def test_direct_cache_parameters_are_those_litellm_forwards() -> None:
-    """The direct path sends the prompt-cache parameters litellm forwards to an ``openai/…``
-    endpoint without asking litellm (which it does not load)."""
+    """The direct path sends each table provider the prompt-cache parameters litellm forwards to
+    it, without asking litellm (which it does not load)."""
     from pi_lsp.llm._litellm import load_litellm
-    from pi_lsp.llm.stream import DIRECT_CACHE_PARAMETERS
+    from pi_lsp.llm.providers import PROVIDERS
 
     litellm = load_litellm()
-    for model_id in ("scripted", "qwen3-coder", "gpt-4o"):
-        supported = litellm.get_supported_openai_params(model_id, "openai") or []
-        assert set(DIRECT_CACHE_PARAMETERS) <= set(supported), model_id
+    for provider in PROVIDERS.values():
+        if provider.wire_api != "openai-completions":
+            continue
+        for model_id in ("scripted", "gpt-4o"):
+            supported = litellm.get_supported_openai_params(model_id, provider.model_prefixes[0])
+            assert set(provider.cache_parameters) <= set(supported or []), provider.id
