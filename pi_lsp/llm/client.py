@@ -84,12 +84,12 @@ async def complete(client: ModelClient, request: CompletionRequest) -> dict[str,
 
 
 def _load_quietly(configured_model: Callable[[], ModelConfig | None] | None) -> None:
-    from pi_lsp.llm import direct
+    from pi_lsp.llm import anthropic_direct, direct
     from pi_lsp.llm._litellm import load_litellm
 
     try:
         model = configured_model() if configured_model is not None else None
-        if model is not None and direct.serves(model):
+        if model is not None and (direct.serves(model) or anthropic_direct.serves(model)):
             direct.preload(model)
         else:
             load_litellm()

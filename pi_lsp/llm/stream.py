@@ -1,4 +1,4 @@
-"""One streamed completion through litellm, as pi-shaped events ending in a complete message.
+"""One streamed completion, as pi-shaped events ending in a complete message, whatever the wire API.
 
 Use ``AssistantStream`` as an async context manager and iterate ``events()``::
 
@@ -21,10 +21,11 @@ persists ``stream.partial_message("aborted")``, which keeps the text, thinking a
 received so far. Leaving the ``async with`` block closes the stream too, whoever stops
 iterating early.
 
-Where the chunks come from is ``_chunks``: ``direct.py`` for an OpenAI-compatible endpoint (plain
-dicts, no litellm), ``anthropic_direct.py`` for Anthropic (plain dicts; litellm builds the request),
-litellm for every other provider (its chunk objects); the model double feeds scripted ones.
-Every stream turns chunks into events and messages the same way.
+Where the chunks come from is ``_chunks``: the wire APIs pi-lsp speaks itself for the providers of
+its table (``providers.py``: ``direct.py`` for ``openai-completions``, ``anthropic_direct.py`` for
+``anthropic-messages``; plain dicts, no litellm), litellm for the long tail (its chunk objects,
+litellm imported on that first use); the model double feeds scripted ones. Every stream turns
+chunks into events and messages the same way.
 """
 
 from __future__ import annotations
@@ -152,6 +153,8 @@ def _supported_parameters(model: ModelConfig) -> tuple[str, ...]:
     table_provider = providers.table_provider(model)
     if table_provider is not None and direct.serves(model):
         return table_provider.cache_parameters
+    if anthropic_direct.serves(model):
+        return ()  # Anthropic caches at the cache_control breakpoints instead
     return _parameters_litellm_forwards(model.call_model, model.api_base)
 
 
@@ -248,11 +251,11 @@ class AssistantStream:
         yield Completed(self.message)
 
     async def _chunks(self) -> AsyncGenerator[Any, None]:
-        """The provider's streamed chunks: dicts from ``direct``, or litellm's chunk objects."""
+        """The provider's streamed chunks: dicts from the direct paths, or litellm's objects."""
         model = self.request.model
-        streams_directly = direct.serves(model)
+        native = _native_chunks(model)
         # litellm (seconds to import) loads off the event loop, before anything asks it questions.
-        litellm = None if streams_directly else await preload_litellm()
+        litellm = None if native is not None else await preload_litellm()
         arguments = completion_arguments(self.request)
         # Keys may come from a command: resolved off the event loop, and only now. Without one
         # only the environment is read, so no thread hop adds to the turn.
@@ -262,24 +265,17 @@ class AssistantStream:
             auth = request_auth(model)
         if auth.api_key is not None:
             arguments["api_key"] = auth.api_key
-        if litellm is None:
-            chunks = direct.stream_chunks(model, arguments, auth.headers or {})
+        if native is not None:
+            chunks = native(model, arguments, auth.headers or {})
             try:
                 async for chunk in chunks:
                     yield chunk
             finally:
                 await chunks.aclose()
             return
+        assert litellm is not None
         if auth.headers:
             arguments["extra_headers"] = dict(auth.headers)
-        if anthropic_direct.serves(model):
-            anthropic_chunks = anthropic_direct.stream_chunks(model, arguments)
-            try:
-                async for chunk in anthropic_chunks:
-                    yield chunk
-            finally:
-                await anthropic_chunks.aclose()
-            return
         response = None
         try:
             response = await litellm.acompletion(**arguments)
@@ -343,6 +339,15 @@ class AssistantStream:
             self.partial.add_tool_arguments(index, arguments)
             events.append(ToolCallDelta(index, arguments))
         return events
+
+
+def _native_chunks(model: ModelConfig) -> Any:
+    """The chunk stream of the wire API pi-lsp speaks itself for ``model``, or None (litellm)."""
+    if direct.serves(model):
+        return direct.stream_chunks
+    if anthropic_direct.serves(model):
+        return anthropic_direct.stream_chunks
+    return None
 
 
 def _get(value: Any, key: str) -> Any:
