@@ -6,7 +6,7 @@ over ``http_stream`` (h11, connections kept alive across turns), and each ``data
 decoded by jiter and turned into a plain chunk dict by ``anthropic_events.ChunkTranslator``.
 
 Failures read as the OpenAI-compatible path's do: the HTTP status, the exception name litellm
-gives that status, then ``AnthropicException - <error type>: <message>``, so ``errors.py``
+gives that status, then ``AnthropicException - <error type>: <message>``, so ``failed_messages.py``
 classifies them as pi does (401/403 a refused key, 429, 5xx and ``overloaded_error`` retryable,
 ``prompt is too long`` and ``request_too_large`` a context overflow). ``serves`` decides:
 ``anthropic/…`` models (and ``models.json`` ``anthropic-messages`` providers), unless
@@ -27,7 +27,7 @@ import jiter
 from pi_lsp.llm import anthropic_request, direct, http_stream, providers
 from pi_lsp.llm.anthropic_events import ChunkTranslator, StreamErrorEvent
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.failures import ProviderError, timeout_error
+from pi_lsp.llm.provider_errors import ProviderError, timeout_error
 
 _DATA_PREFIX = b"data:"
 _FINISH_REASONS = {

@@ -20,7 +20,8 @@ so does an endpoint an ``HTTP(S)_PROXY`` variable would route through a proxy (l
 client honours those variables; ``http_stream`` does not).
 
 Failures read as litellm's do (``provider_error``): the HTTP status, litellm's exception name
-for it and ``OpenAIException - <provider text>``, so ``errors.py`` classifies both paths alike.
+for it and ``OpenAIException - <provider text>``, so ``failed_messages.py`` classifies both paths
+alike.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import msgspec
 
 from pi_lsp.llm import http_stream, providers
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.failures import (
+from pi_lsp.llm.provider_errors import (
     ProviderError,
     connection_error,
     provider_error,

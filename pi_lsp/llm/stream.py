@@ -12,8 +12,8 @@ The last event is always ``Completed(message)``: a complete pi assistant message
 ``events()``: an HTTP error, a refused connection, a timeout, an error event in the stream or a
 stream that ends without a ``finish_reason`` all end in ``stopReason: "error"`` with an
 ``errorMessage`` that holds the HTTP status and the provider's text (``"429 RateLimitError:
-OpenAIException - Rate limit reached"``), which is what ``errors.is_context_overflow`` and
-``errors.is_retryable_error`` classify.
+OpenAIException - Rate limit reached"``), which is what ``failed_messages.is_context_overflow`` and
+``failed_messages.is_retryable_error`` classify.
 
 Cancellation is the exception: when the consuming task is cancelled, the HTTP stream is closed
 (the connection is released, not leaked) and ``CancelledError`` propagates. The caller then
@@ -58,7 +58,6 @@ from pi_lsp.llm.events import (
     ToolCallDelta,
     ToolCallStart,
 )
-from pi_lsp.llm.failures import describe_error
 from pi_lsp.llm.messages import (
     ToolSpec,
     history_chat_messages,
@@ -66,6 +65,7 @@ from pi_lsp.llm.messages import (
     tools_to_openai,
 )
 from pi_lsp.llm.models import supports_reasoning
+from pi_lsp.llm.provider_errors import describe_error
 from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.usage import usage_from_openai
 

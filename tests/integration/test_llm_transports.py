@@ -11,8 +11,8 @@ import pytest
 
 from pi_lsp.llm import direct
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.errors import auth_error_status, is_context_overflow, is_retryable_error
 from pi_lsp.llm.events import Completed
+from pi_lsp.llm.failed_messages import auth_error_status, is_context_overflow, is_retryable_error
 from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies

@@ -6,8 +6,13 @@ import pytest
 
 from pi_lsp.llm import direct
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.errors import auth_error_status, is_context_overflow, is_retryable_error
-from pi_lsp.llm.failures import connection_error, describe_error, provider_error, timeout_error
+from pi_lsp.llm.failed_messages import auth_error_status, is_context_overflow, is_retryable_error
+from pi_lsp.llm.provider_errors import (
+    connection_error,
+    describe_error,
+    provider_error,
+    timeout_error,
+)
 
 
 def model(call_model: str, api_base: str | None = "http://127.0.0.1:8000/v1") -> ModelConfig:
