@@ -10,7 +10,7 @@ gives that status, then ``AnthropicException - <error type>: <message>``, so ``f
 classifies them as pi does (401/403 a refused key, 429, 5xx and ``overloaded_error`` retryable,
 ``prompt is too long`` and ``request_too_large`` a context overflow). ``serves`` decides:
 ``anthropic/…`` models (and ``models.json`` ``anthropic-messages`` providers), unless
-``PI_LSP_LLM_TRANSPORT=litellm`` or a proxy variable routes the endpoint through a proxy
+``PI_LSP_LLM_TRANSPORT=litellm`` or the endpoint is behind a proxy ``http_stream`` does not speak
 (``direct.proxied``).
 """
 

@@ -16,8 +16,8 @@ and no ``temperature``; the reasoning effort goes as ``reasoning_effort``, as Op
 is the model's credential, else the provider's own environment variable.
 
 ``serves(model)`` decides. ``PI_LSP_LLM_TRANSPORT=litellm`` sends every model through litellm, and
-so does an endpoint an ``HTTP(S)_PROXY`` variable would route through a proxy (litellm's httpx
-client honours those variables; ``http_stream`` does not).
+so does an endpoint the environment routes through a proxy ``http_stream`` does not speak (a
+``socks5://`` one); ``http://`` proxies (``HTTPS_PROXY``…) are spoken here (``proxies.py``).
 
 Failures read as litellm's do (``provider_error``): the HTTP status, litellm's exception name
 for it and ``OpenAIException - <provider text>``, so ``failed_messages.py`` classifies both paths
@@ -42,6 +42,7 @@ from pi_lsp.llm.provider_errors import (
     provider_error,
     timeout_error,
 )
+from pi_lsp.llm.proxies import unsupported_proxy
 
 TRANSPORT_ENVIRONMENT_VARIABLE = "PI_LSP_LLM_TRANSPORT"
 # completion_arguments keys that configure litellm itself rather than go into the body.
@@ -65,17 +66,9 @@ def serves(model: ModelConfig) -> bool:
 
 
 def proxied(url: str) -> bool:
-    """Whether the environment's proxy variables send requests to ``url`` through a proxy."""
-    if not any(name.lower().endswith("_proxy") for name in os.environ):
-        return False
-    import urllib.request  # 70 ms of imports, paid only where proxy variables are set
-
-    scheme, _, rest = url.partition("://")
-    host = rest.split("/", 1)[0]
-    proxies = urllib.request.getproxies_environment()
-    if not (proxies.get(scheme.lower()) or proxies.get("all")):
-        return False
-    return not urllib.request.proxy_bypass(host)  # on POSIX: NO_PROXY from the environment
+    """Whether requests to ``url`` must go through a proxy the direct path does not speak
+    (``socks5://``, ``https://``): litellm sends them instead (``proxies.py``)."""
+    return unsupported_proxy(url)
 
 
 def request_body(

@@ -62,13 +62,14 @@ def test_the_environment_can_send_everything_through_litellm(
 @pytest.mark.parametrize(
     ("proxy_variables", "direct_path"),
     [
-        ({"HTTPS_PROXY": "http://proxy.corp:3128"}, False),
-        ({"https_proxy": "http://proxy.corp:3128", "NO_PROXY": "gateway.example"}, True),
-        ({"ALL_PROXY": "http://proxy.corp:3128"}, False),
-        ({"HTTP_PROXY": "http://proxy.corp:3128"}, True),  # only http:// goes through it
+        ({"HTTPS_PROXY": "http://proxy.corp:3128"}, True),  # spoken: a CONNECT tunnel
+        ({"ALL_PROXY": "socks5://proxy.corp:1080"}, False),  # not spoken: litellm
+        ({"https_proxy": "socks5://proxy.corp:1080", "NO_PROXY": "gateway.example"}, True),
+        ({"HTTP_PROXY": "socks5://proxy.corp:1080"}, True),  # only http:// goes through it
+        ({"HTTPS_PROXY": "https://proxy.corp:3128"}, False),  # TLS to the proxy: litellm
     ],
 )
-def test_an_endpoint_behind_a_proxy_goes_through_litellm(
+def test_only_an_endpoint_behind_a_proxy_of_another_kind_goes_through_litellm(
     proxy_variables: dict[str, str], direct_path: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD"):
