@@ -85,12 +85,13 @@ async def complete(client: ModelClient, request: CompletionRequest) -> dict[str,
 
 
 def _load_quietly(configured_model: Callable[[], ModelConfig | None] | None) -> None:
-    from pi_lsp.llm import anthropic_direct, direct
+    from pi_lsp.llm import anthropic_direct, direct, openai_responses
     from pi_lsp.llm._litellm import load_litellm
 
     try:
         model = configured_model() if configured_model is not None else None
-        if model is not None and (direct.serves(model) or anthropic_direct.serves(model)):
+        served = (direct.serves, anthropic_direct.serves, openai_responses.serves)
+        if model is not None and any(serves(model) for serves in served):
             direct.preload(model)
         else:
             load_litellm()

@@ -131,9 +131,7 @@ async def stream_chunks(
     timeout = arguments.get("timeout")
     request_headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     # Like the provider's SDK: without a key of its own, the provider's environment variable.
-    api_key = arguments.get("api_key") or next(
-        (os.environ[name] for name in found.provider.key_variables if os.environ.get(name)), None
-    )
+    api_key = arguments.get("api_key") or providers.environment_key(found.provider)
     if api_key:
         request_headers["Authorization"] = f"Bearer {api_key}"
     request_headers.update(headers)

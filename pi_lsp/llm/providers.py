@@ -11,6 +11,10 @@ A model of a table provider is sent by pi-lsp itself (``direct.py`` for ``openai
 ``anthropic_direct.py`` for ``anthropic-messages``); only the long tail (Bedrock, Vertex, Azure,
 Cohere…) goes through litellm. ``route`` says where one model goes.
 
+OpenAI's own endpoint speaks the Responses API (``openai_responses.py``), as in pi 1.6; an
+``OPENAI_BASE_URL`` server or an ``apiBase`` gets chat completions, which every OpenAI-compatible
+server speaks, unless ``models.json`` says ``openai-responses``.
+
 The model rules are pi's and OpenAI's: reasoning models (``o1``…, ``gpt-5``…) take
 ``max_completion_tokens`` and no ``temperature``; pi's thinking levels map to a reasoning effort.
 """
@@ -199,9 +203,12 @@ def route(model: ModelConfig, environ: Mapping[str, str] | None = None) -> Route
     prefix, slash, rest = model.call_model.partition("/")
     model_id = rest if slash and prefix in provider.model_prefixes else model.call_model
     wire_api = provider.wire_api
+    endpoint = base_url(provider, model.api_base, environ)
     if provider.id == "openai" and model_id.startswith("responses/"):
         wire_api, model_id = "openai-responses", model_id.removeprefix("responses/")
-    return Route(provider, wire_api, base_url(provider, model.api_base, environ), model_id)
+    elif provider.id == "openai" and endpoint == provider.base_url:
+        wire_api = "openai-responses"  # OpenAI's own endpoint: pi 1.6 uses the Responses API
+    return Route(provider, wire_api, endpoint, model_id)
 
 
 def base_url(provider: Provider, configured: str | None, environ: Mapping[str, str]) -> str:
@@ -232,6 +239,11 @@ def is_reasoning_model(model_id: str) -> bool:
 def reasoning_effort(thinking_level: str) -> str | None:
     """The reasoning effort of pi's thinking level (None for ``off``)."""
     return _REASONING_EFFORT.get(thinking_level)
+
+
+def environment_key(provider: Provider) -> str | None:
+    """The provider's key from its own environment variables, as its SDK reads it."""
+    return next((os.environ[name] for name in provider.key_variables if os.environ.get(name)), None)
 
 
 def key_variables(provider: str) -> tuple[str, ...]:

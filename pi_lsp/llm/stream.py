@@ -22,10 +22,10 @@ received so far. Leaving the ``async with`` block closes the stream too, whoever
 iterating early.
 
 Where the chunks come from is ``_chunks``: the wire APIs pi-lsp speaks itself for the providers of
-its table (``providers.py``: ``direct.py`` for ``openai-completions``, ``anthropic_direct.py`` for
-``anthropic-messages``; plain dicts, no litellm), litellm for the long tail (its chunk objects,
-litellm imported on that first use); the model double feeds scripted ones. Every stream turns
-chunks into events and messages the same way.
+its table (``providers.py``: ``direct.py`` for ``openai-completions``, ``openai_responses.py`` for
+``openai-responses``, ``anthropic_direct.py`` for ``anthropic-messages``; plain dicts, no
+litellm), litellm for the long tail (its chunk objects, litellm imported on that first use); the
+model double feeds scripted ones. Every stream turns chunks into events and messages the same way.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import Any, Self
 
 import attrs
 
-from pi_lsp.llm import anthropic_direct, direct, providers
+from pi_lsp.llm import anthropic_direct, direct, openai_responses, providers
 from pi_lsp.llm._litellm import load_litellm, preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
 from pi_lsp.llm.caching import (
@@ -151,7 +151,7 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
 def _supported_parameters(model: ModelConfig) -> tuple[str, ...]:
     """The OpenAI parameters litellm forwards to ``model``'s provider (none when it cannot say)."""
     table_provider = providers.table_provider(model)
-    if table_provider is not None and direct.serves(model):
+    if table_provider is not None and (direct.serves(model) or openai_responses.serves(model)):
         return table_provider.cache_parameters
     if anthropic_direct.serves(model):
         return ()  # Anthropic caches at the cache_control breakpoints instead
@@ -347,6 +347,8 @@ def _native_chunks(model: ModelConfig) -> Any:
         return direct.stream_chunks
     if anthropic_direct.serves(model):
         return anthropic_direct.stream_chunks
+    if openai_responses.serves(model):
+        return openai_responses.stream_chunks
     return None
 
 

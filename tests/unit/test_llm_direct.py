@@ -25,10 +25,10 @@ def model(call_model: str, api_base: str | None = "http://127.0.0.1:8000/v1") ->
     [
         ("openai/qwen3-coder", "http://127.0.0.1:8000/v1", True),
         ("openai/gpt-4o", "https://gateway.example/v1", True),
-        ("openai/gpt-4o", None, True),  # OpenAI itself
-        ("gpt-4o", None, True),
+        ("openai/gpt-4o", None, False),  # OpenAI itself: the Responses API
+        ("gpt-4o", None, False),
         ("openai/o3-mini", "https://gateway.example/v1", True),
-        ("openai/gpt-5-mini", None, True),
+        ("openai/gpt-5-mini", "https://gateway.example/v1", True),
         ("openrouter/anthropic/claude-sonnet-4-5", None, True),
         ("groq/llama-3.3-70b-versatile", None, True),
         ("xai/grok-4", None, True),
@@ -37,7 +37,7 @@ def model(call_model: str, api_base: str | None = "http://127.0.0.1:8000/v1") ->
         ("cerebras/gpt-oss-120b", None, True),
         ("ollama/llama3", None, True),
         ("ollama_chat/llama3", "http://127.0.0.1:11434/v1", True),
-        ("openai/responses/gpt-5", None, False),  # the Responses API: litellm's
+        ("openai/responses/gpt-5", None, False),  # the Responses API
         ("anthropic/claude-sonnet-4-5", "https://api.anthropic.com", False),
         ("gemini/gemini-2.5-pro", None, False),
         ("bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", None, False),

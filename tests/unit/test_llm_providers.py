@@ -18,7 +18,7 @@ def model(call_model: str, api_base: str | None = None) -> ModelConfig:
 @pytest.mark.parametrize(
     ("call_model", "environ", "expected"),
     [
-        ("openai/gpt-4o", {}, ("openai-completions", "https://api.openai.com/v1", "gpt-4o")),
+        ("openai/gpt-4o", {}, ("openai-responses", "https://api.openai.com/v1", "gpt-4o")),
         (
             "openai/qwen",
             {"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1/"},
@@ -29,7 +29,7 @@ def model(call_model: str, api_base: str | None = None) -> ModelConfig:
             {"OPENAI_API_BASE": "http://127.0.0.1:9000/v1"},
             ("openai-completions", "http://127.0.0.1:9000/v1", "qwen"),
         ),
-        ("gpt-5-mini", {}, ("openai-completions", "https://api.openai.com/v1", "gpt-5-mini")),
+        ("gpt-5-mini", {}, ("openai-responses", "https://api.openai.com/v1", "gpt-5-mini")),
         (
             "openai/responses/gpt-5",
             {},
