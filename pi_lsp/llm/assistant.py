@@ -122,6 +122,11 @@ class PartialAssistant:
                 return index
         return max(self._tool_calls, default=-1) + 1
 
+    def sign_tool_call(self, index: int, signature: str) -> None:
+        """Gemini's thought signature of tool call ``index``, to be sent back with it."""
+        self.start_tool_call(index, "", "")
+        self._tool_calls[index].block["thoughtSignature"] = signature
+
     def add_tool_arguments(self, index: int, delta: str) -> None:
         self.start_tool_call(index, "", "")
         self._tool_calls[index].arguments_json += delta

@@ -85,12 +85,17 @@ async def complete(client: ModelClient, request: CompletionRequest) -> dict[str,
 
 
 def _load_quietly(configured_model: Callable[[], ModelConfig | None] | None) -> None:
-    from pi_lsp.llm import anthropic_direct, direct, openai_responses
+    from pi_lsp.llm import anthropic_direct, direct, google_generative_ai, openai_responses
     from pi_lsp.llm._litellm import load_litellm
 
     try:
         model = configured_model() if configured_model is not None else None
-        served = (direct.serves, anthropic_direct.serves, openai_responses.serves)
+        served = (
+            direct.serves,
+            anthropic_direct.serves,
+            openai_responses.serves,
+            google_generative_ai.serves,
+        )
         if model is not None and any(serves(model) for serves in served):
             direct.preload(model)
         else:

@@ -36,6 +36,7 @@ import msgspec
 
 from pi_lsp.llm import http_stream, providers
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.llm.messages import THOUGHT_SIGNATURE_FIELD
 from pi_lsp.llm.provider_errors import (
     ProviderError,
     connection_error,
@@ -106,7 +107,13 @@ def _apply_provider_rules(body: dict[str, Any], found: providers.Route) -> None:
 def _without_empty_content(message: dict[str, Any]) -> dict[str, Any]:
     # An assistant message that only calls tools has no content: litellm leaves the key out.
     if message.get("content") is None and "content" in message:
-        return {key: value for key, value in message.items() if key != "content"}
+        message = {key: value for key, value in message.items() if key != "content"}
+    calls = message.get("tool_calls")
+    if calls and any(THOUGHT_SIGNATURE_FIELD in call for call in calls):
+        unsigned = [
+            {k: v for k, v in call.items() if k != THOUGHT_SIGNATURE_FIELD} for call in calls
+        ]
+        message = {**message, "tool_calls": unsigned}
     return message
 
 

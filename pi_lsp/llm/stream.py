@@ -23,9 +23,10 @@ iterating early.
 
 Where the chunks come from is ``_chunks``: the wire APIs pi-lsp speaks itself for the providers of
 its table (``providers.py``: ``direct.py`` for ``openai-completions``, ``openai_responses.py`` for
-``openai-responses``, ``anthropic_direct.py`` for ``anthropic-messages``; plain dicts, no
-litellm), litellm for the long tail (its chunk objects, litellm imported on that first use); the
-model double feeds scripted ones. Every stream turns chunks into events and messages the same way.
+``openai-responses``, ``anthropic_direct.py`` for ``anthropic-messages``,
+``google_generative_ai.py`` for Gemini; plain dicts, no litellm), litellm for the long tail (its
+chunk objects, litellm imported on that first use); the model double feeds scripted ones. Every
+stream turns chunks into events and messages the same way.
 """
 
 from __future__ import annotations
@@ -38,7 +39,13 @@ from typing import Any, Self
 
 import attrs
 
-from pi_lsp.llm import anthropic_direct, direct, openai_responses, providers
+from pi_lsp.llm import (
+    anthropic_direct,
+    direct,
+    google_generative_ai,
+    openai_responses,
+    providers,
+)
 from pi_lsp.llm._litellm import load_litellm, preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
 from pi_lsp.llm.caching import (
@@ -59,6 +66,7 @@ from pi_lsp.llm.events import (
     ToolCallStart,
 )
 from pi_lsp.llm.messages import (
+    THOUGHT_SIGNATURE_FIELD,
     ToolSpec,
     history_chat_messages,
     system_messages,
@@ -153,8 +161,8 @@ def _supported_parameters(model: ModelConfig) -> tuple[str, ...]:
     table_provider = providers.table_provider(model)
     if table_provider is not None and (direct.serves(model) or openai_responses.serves(model)):
         return table_provider.cache_parameters
-    if anthropic_direct.serves(model):
-        return ()  # Anthropic caches at the cache_control breakpoints instead
+    if anthropic_direct.serves(model) or google_generative_ai.serves(model):
+        return ()  # Anthropic caches at the cache_control breakpoints, Gemini implicitly
     return _parameters_litellm_forwards(model.call_model, model.api_base)
 
 
@@ -334,6 +342,9 @@ class AssistantStream:
         events: list[StreamEvent] = []
         if self.partial.start_tool_call(index, _get(call, "id") or "", name):
             events.append(ToolCallStart(index, _get(call, "id") or "", name))
+        signature = _get(call, THOUGHT_SIGNATURE_FIELD) if type(call) is dict else None
+        if isinstance(signature, str) and signature:
+            self.partial.sign_tool_call(index, signature)
         arguments = _get(function, "arguments")
         if isinstance(arguments, str) and arguments:
             self.partial.add_tool_arguments(index, arguments)
@@ -349,6 +360,8 @@ def _native_chunks(model: ModelConfig) -> Any:
         return anthropic_direct.stream_chunks
     if openai_responses.serves(model):
         return openai_responses.stream_chunks
+    if google_generative_ai.serves(model):
+        return google_generative_ai.stream_chunks
     return None
 
 

@@ -27,6 +27,7 @@ TABLE_MODELS = {
     "cerebras/gpt-oss-120b": {"CEREBRAS_API_BASE": "{v1}", "CEREBRAS_API_KEY": "k"},
     "ollama/llama3.1": {"OLLAMA_HOST": "{host}"},
     "anthropic/claude-sonnet-4-5": {"ANTHROPIC_BASE_URL": "{root}", "ANTHROPIC_API_KEY": "k"},
+    "gemini/gemini-2.5-flash": {"GEMINI_API_BASE": "{gemini}", "GEMINI_API_KEY": "k"},
 }
 LONG_TAIL = {
     "bedrock/anthropic.claude-3-haiku-20240307-v1:0": {
@@ -37,7 +38,7 @@ LONG_TAIL = {
 }
 
 def configure(server, variables):
-    places = {"v1": server.base_url, "root": server.root_url,
+    places = {"v1": server.base_url, "root": server.root_url, "gemini": server.gemini_url,
               "host": server.root_url.removeprefix("http://").rstrip("/")}
     for name, value in variables.items():
         os.environ[name] = value.format(**places)
@@ -104,3 +105,4 @@ def test_table_models_never_import_litellm_and_the_long_tail_does_on_first_use()
     assert anthropic["model"] == "claude-sonnet-4-5" and anthropic["max_tokens"] == 100
     assert "thinking" not in anthropic  # 100 tokens leave no room for Anthropic's 1024 budget
     assert bodies["ollama/llama3.1"]["model"] == "llama3.1"
+    assert bodies["gemini/gemini-2.5-flash"]["generationConfig"]["maxOutputTokens"] == 100
