@@ -95,6 +95,8 @@ def _apply_provider_rules(body: dict[str, Any], found: providers.Route) -> None:
         body.pop("temperature", None)
     if not provider.usage_in_streaming:
         body.pop("stream_options", None)
+    if provider.store:
+        body["store"] = False
     effort = body.pop("reasoning_effort", None)
     if effort is None or provider.reasoning == "none":
         return

@@ -75,10 +75,11 @@ def stream_url(found: providers.Route) -> str:
 def request_body(found: providers.Route, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The ``generateContent`` body for ``stream.completion_arguments``'s ``arguments``."""
     messages = arguments["messages"]
-    body: dict[str, Any] = {"contents": _contents(messages)}
+    with_ids = bool(_THINKING_LEVEL_MODELS.search(found.model_id.lower()))
+    body: dict[str, Any] = {"contents": _contents(messages, with_ids)}
     system = "\n\n".join(_text(m) for m in messages if m.get("role") == "system" and _text(m))
     if system:
-        body["systemInstruction"] = {"parts": [{"text": system}]}
+        body["systemInstruction"] = {"role": "user", "parts": [{"text": system}]}
     tools = arguments.get("tools") or ()
     if tools:
         body["tools"] = [{"functionDeclarations": [_declaration(tool) for tool in tools]}]
@@ -114,7 +115,9 @@ def _thinking_config(model_id: str, effort: str) -> dict[str, Any]:
     return thinking
 
 
-def _contents(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
+def _contents(messages: Sequence[ChatMessage], with_ids: bool) -> list[dict[str, Any]]:
+    """Gemini's turns; ``with_ids``: function calls and responses carry the call's id (Gemini 3
+    and later require it, as pi's ``requiresToolCallId`` says)."""
     contents: list[dict[str, Any]] = []
     call_names: dict[str, str] = {}
     for message in messages:
@@ -122,11 +125,13 @@ def _contents(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
         if role == "system":
             continue
         if role == "assistant":
-            parts = _model_parts(message, call_names)
+            parts = _model_parts(message, call_names, with_ids)
             turn_role = "model"
         elif role == "tool":
             name = call_names.get(str(message.get("tool_call_id")), "")
-            response = {"name": name, "response": {"output": _text(message)}}
+            response: dict[str, Any] = {"name": name, "response": {"output": _text(message)}}
+            if with_ids:
+                response["id"] = message.get("tool_call_id")
             parts, turn_role = [{"functionResponse": response}], "user"
         else:
             parts, turn_role = _user_parts(message.get("content")), "user"
@@ -163,7 +168,9 @@ def _user_parts(content: Any) -> list[dict[str, Any]]:
     return parts
 
 
-def _model_parts(message: ChatMessage, call_names: dict[str, str]) -> list[dict[str, Any]]:
+def _model_parts(
+    message: ChatMessage, call_names: dict[str, str], with_ids: bool
+) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     for block in message.get("thinking_blocks") or ():
         if block.get("type") == "thinking" and block.get("signature"):
@@ -180,9 +187,10 @@ def _model_parts(message: ChatMessage, call_names: dict[str, str]) -> list[dict[
     for call in message.get("tool_calls") or ():
         function = call.get("function") or {}
         call_names[str(call.get("id"))] = str(function.get("name") or "")
-        part: dict[str, Any] = {
-            "functionCall": {"name": function.get("name"), "args": _arguments(function)}
-        }
+        function_call = {"name": function.get("name"), "args": _arguments(function)}
+        if with_ids:
+            function_call["id"] = call.get("id")
+        part: dict[str, Any] = {"functionCall": function_call}
         if call.get(THOUGHT_SIGNATURE_FIELD):
             part["thoughtSignature"] = call[THOUGHT_SIGNATURE_FIELD]
         parts.append(part)

@@ -74,6 +74,9 @@ class Provider:
     to it, so a session caches as it did through litellm (a test holds the two together)."""
     usage_in_streaming: bool = True
     """Whether it takes ``stream_options: {include_usage: true}``."""
+    store: bool = False
+    """Whether requests say ``store: false`` (pi's ``supportsStore``: OpenAI and the hosts that
+    follow its API closely), so the provider keeps no copy of the conversation."""
     needs_key: bool = True
 
 
@@ -92,6 +95,7 @@ PROVIDERS: Mapping[str, Provider] = {
             key_variables=("OPENAI_API_KEY",),
             base_url_variables=("OPENAI_BASE_URL", "OPENAI_API_BASE"),
             cache_parameters=OPENAI_CACHE_PARAMETERS,
+            store=True,
         ),
         _provider(
             "anthropic",
@@ -116,6 +120,7 @@ PROVIDERS: Mapping[str, Provider] = {
             base_url_variables=("OPENROUTER_BASE_URL", "OPENROUTER_API_BASE"),
             reasoning="openrouter",
             cache_parameters=OPENAI_CACHE_PARAMETERS,
+            store=True,
         ),
         _provider(
             "groq",
@@ -124,6 +129,7 @@ PROVIDERS: Mapping[str, Provider] = {
             key_variables=("GROQ_API_KEY",),
             base_url_variables=("GROQ_BASE_URL", "GROQ_API_BASE"),
             cache_parameters=OPENAI_CACHE_PARAMETERS,
+            store=True,
         ),
         _provider(
             "xai",

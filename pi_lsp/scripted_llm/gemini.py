@@ -4,7 +4,7 @@
 ``GenerateContentResponse`` per delta: the reply's reasoning as ``thought: true`` parts, its text
 as text parts, each tool call as one whole ``functionCall`` part (Gemini does not stream
 arguments). Like Gemini 3, the first part after the thoughts carries a ``thoughtSignature``
-(``scripted-thought-signature``), and so does every ``functionCall`` part. The last chunk has the
+(``THOUGHT_SIGNATURE``), and so does every ``functionCall`` part. The last chunk has the
 ``finishReason`` (``STOP``, ``MAX_TOKENS``) and the ``usageMetadata``. An HTTP error reply gets
 Google's error body, a mid-stream error an ``error`` object in the stream.
 """
@@ -25,7 +25,7 @@ from pi_lsp.scripted_llm.replies import Reply
 if TYPE_CHECKING:
     from pi_lsp.scripted_llm.server import ScriptedLLM
 
-THOUGHT_SIGNATURE = "scripted-thought-signature"
+THOUGHT_SIGNATURE = "c2NyaXB0ZWQtdGhvdWdodC1zaWduYXR1cmU="  # base64, as Gemini's are
 _STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
     401: "UNAUTHENTICATED",

@@ -84,7 +84,10 @@ async def test_the_request_and_thoughts_streamed_as_thinking(scripted_llm: Scrip
     events, message = await run(request)
 
     [body] = scripted_llm.requests
-    assert body["systemInstruction"] == {"parts": [{"text": "You are a coding agent."}]}
+    assert body["systemInstruction"] == {
+        "role": "user",
+        "parts": [{"text": "You are a coding agent."}],
+    }
     assert body["contents"] == [
         {
             "role": "user",

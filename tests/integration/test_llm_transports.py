@@ -120,6 +120,8 @@ async def test_both_send_the_same_body_and_headers(
         cache_retention="long",
     )
     direct_body, litellm_body = scripted_llm.requests
+    # The one addition is pi's: OpenAI's API is asked to keep no copy (``store: false``).
+    assert direct_body.pop("store") is False
     assert direct_body == litellm_body
     assert direct_body["prompt_cache_key"] == "session-1" and direct_body["top_k"] == 20
     direct_headers, litellm_headers = scripted_llm.request_headers
