@@ -45,6 +45,11 @@ WIRE_APIS: tuple[WireApi, ...] = (
 )
 OPENAI_CACHE_PARAMETERS = ("prompt_cache_key", "prompt_cache_retention")
 _REASONING_MODELS = re.compile(r"^(?:o\d|gpt-5)", re.IGNORECASE)
+_NOT_CHAT = re.compile(
+    r"audio|realtime|tts|transcribe|whisper|embed|moderation|image|dall-e|search|container"
+    r"|computer-use|^ft:|guard",
+    re.IGNORECASE,
+)
 _REASONING_EFFORT = {
     "minimal": "minimal",
     "low": "low",
@@ -234,6 +239,18 @@ def _ollama_url(host: str) -> str:
     if url.count(":") == 1:  # no port: Ollama's own default
         url += ":11434"
     return url.rstrip("/") + "/v1"
+
+
+def is_chat_model(model_id: str) -> bool:
+    """Whether a model id of a provider's catalogue is a chat model a coding agent can use (not
+    audio, realtime, search, computer-use, image or embedding models, nor a fine-tune template)."""
+    return not _NOT_CHAT.search(model_id)
+
+
+def has_custom_endpoint(provider: Provider, environ: Mapping[str, str]) -> bool:
+    """Whether the environment sends the provider's models to an endpoint of the user's own
+    (``OPENAI_BASE_URL``…), where its cloud catalogue's models do not exist."""
+    return base_url(provider, None, environ) != provider.base_url
 
 
 def is_reasoning_model(model_id: str) -> bool:
