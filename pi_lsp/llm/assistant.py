@@ -59,6 +59,8 @@ class PartialAssistant:
 
     provider: str
     model: str
+    api: str = API
+    """The wire API it came over, as pi records it (``anthropic-messages``…)."""
     timestamp: int = attrs.field(factory=_now_ms)
     usage: dict[str, Any] = attrs.field(factory=empty_usage)
     finish_reason: str | None = None
@@ -146,7 +148,7 @@ class PartialAssistant:
         message: dict[str, Any] = {
             "role": "assistant",
             "content": self._final_content(),
-            "api": API,
+            "api": self.api,
             "provider": self.provider,
             "model": self.model,
             "usage": self.usage,

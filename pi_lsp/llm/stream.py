@@ -210,7 +210,9 @@ class AssistantStream:
     def __init__(self, request: CompletionRequest) -> None:
         self.request = request
         self.partial = PartialAssistant(
-            provider=request.model.provider, model=request.model.model_id
+            provider=request.model.provider,
+            model=request.model.model_id,
+            api=_recorded_api(request.model),
         )
         self.message: dict[str, Any] | None = None
         self._events: AsyncIterator[StreamEvent] | None = None
@@ -350,6 +352,15 @@ class AssistantStream:
             self.partial.add_tool_arguments(index, arguments)
             events.append(ToolCallDelta(index, arguments))
         return events
+
+
+def _recorded_api(model: ModelConfig) -> str:
+    """The wire API an answer records (pi's ``api``): the one pi-lsp speaks for ``model``, else
+    the chat completions litellm's chunks come in."""
+    found = providers.route(model)
+    if found is not None and _native_chunks(model) is not None:
+        return found.wire_api
+    return "openai-completions"
 
 
 def _native_chunks(model: ModelConfig) -> Any:

@@ -109,7 +109,9 @@ async def both(
 
 
 def without_timestamp(message: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in message.items() if key != "timestamp"}
+    """The message without its time and its ``api`` (pi-lsp's own path records
+    ``anthropic-messages``, litellm's the chat completions its chunks come in)."""
+    return {key: value for key, value in message.items() if key not in ("timestamp", "api")}
 
 
 def header(headers: dict[str, str], name: str) -> str | None:
@@ -188,6 +190,7 @@ async def test_both_give_the_same_events_message_and_usage(
     assert direct_events == litellm_events
     assert without_timestamp(ours) == without_timestamp(litellms)
     assert ours["stopReason"] in ("stop", "toolUse", "length")
+    assert (ours["api"], litellms["api"]) == ("anthropic-messages", "openai-completions")
     assert ours["usage"]["totalTokens"] > 0 and ours["usage"]["cost"]["total"] > 0
 
 

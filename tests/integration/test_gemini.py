@@ -110,7 +110,7 @@ async def test_the_request_and_thoughts_streamed_as_thinking(scripted_llm: Scrip
     thinking = "".join(event.text for event in events if isinstance(event, ThinkingDelta))
     text = "".join(event.text for event in events if isinstance(event, TextDelta))
     assert (thinking, text) == ("Look closely.", "A red pixel.")
-    assert message["stopReason"] == "stop"
+    assert message["stopReason"] == "stop" and message["api"] == "google-generative-ai"
     assert message["content"][0]["thinkingSignature"] == THOUGHT_SIGNATURE
     assert message["usage"]["input"] > 0 and message["usage"]["output"] > 0
 

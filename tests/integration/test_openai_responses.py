@@ -100,7 +100,7 @@ async def test_the_request_is_pis_and_reasoning_streams_as_thinking(
     thinking = "".join(event.text for event in events if isinstance(event, ThinkingDelta))
     text = "".join(event.text for event in events if isinstance(event, TextDelta))
     assert (thinking, text) == ("Look at the code.", "It adds.")
-    assert message["stopReason"] == "stop"
+    assert message["stopReason"] == "stop" and message["api"] == "openai-responses"
     reasoning_block, text_block = message["content"]
     assert reasoning_block["thinking"] == "Look at the code."
     item = json.loads(reasoning_block["thinkingSignature"])
