@@ -13,7 +13,11 @@ import pytest
 from pi_lsp.llm import direct, google_generative_ai
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta
-from pi_lsp.llm.failed_messages import auth_error_status, is_retryable_error
+from pi_lsp.llm.failed_messages import (
+    auth_error_status,
+    is_context_overflow,
+    is_retryable_error,
+)
 from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import ScriptedLLM, replies
@@ -179,8 +183,17 @@ async def test_a_tool_round_sends_the_signatures_and_the_function_response_back(
         (replies.error(403, "API key not valid"), False, 403),
         (replies.error(503, "The model is overloaded"), True, None),
         (replies.mid_stream_error("Half", message="Internal error"), True, None),
+        (
+            replies.error(
+                400,
+                "The input token count (1200000) exceeds the maximum number of tokens allowed "
+                "(1048576).",
+            ),
+            False,
+            None,
+        ),
     ],
-    ids=["429", "403", "503", "mid-stream"],
+    ids=["429", "403", "503", "mid-stream", "overflow"],
 )
 async def test_failures_are_classified_as_on_the_other_wire_apis(
     scripted_llm: ScriptedLLM, reply: replies.Reply, retryable: bool, auth: int | None
@@ -194,6 +207,7 @@ async def test_failures_are_classified_as_on_the_other_wire_apis(
     assert "GeminiException" in message["errorMessage"]
     assert is_retryable_error(message) is retryable, message["errorMessage"]
     assert auth_error_status(message) == auth
+    assert is_context_overflow(message, 200_000) is (reply.status == 400)
 
 
 async def test_a_length_stop(scripted_llm: ScriptedLLM) -> None:

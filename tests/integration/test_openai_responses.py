@@ -14,7 +14,11 @@ import pytest
 from pi_lsp.llm import direct, openai_responses
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta
-from pi_lsp.llm.failed_messages import auth_error_status, is_retryable_error
+from pi_lsp.llm.failed_messages import (
+    auth_error_status,
+    is_context_overflow,
+    is_retryable_error,
+)
 from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import ScriptedLLM, replies
@@ -177,8 +181,9 @@ async def test_the_encrypted_reasoning_is_sent_back_to_the_same_model(
         (replies.error(401, "Incorrect API key"), False, 401),
         (replies.error(503, "Unavailable"), True, None),
         (replies.mid_stream_error("Half", message="The server had an error"), True, None),
+        (replies.context_overflow(), False, None),
     ],
-    ids=["429", "401", "503", "mid-stream"],
+    ids=["429", "401", "503", "mid-stream", "overflow"],
 )
 async def test_failures_are_classified_as_on_the_other_wire_apis(
     scripted_llm: ScriptedLLM, reply: replies.Reply, retryable: bool, auth: int | None
@@ -191,6 +196,7 @@ async def test_failures_are_classified_as_on_the_other_wire_apis(
     assert message["stopReason"] == "error"
     assert is_retryable_error(message) is retryable, message["errorMessage"]
     assert auth_error_status(message) == auth
+    assert is_context_overflow(message, 200_000) is (reply.status == 400)
 
 
 async def test_a_length_stop(scripted_llm: ScriptedLLM) -> None:
