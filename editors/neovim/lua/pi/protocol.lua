@@ -37,6 +37,8 @@
 
 ---@alias pi.McpState "connecting"|"connected"|"failed"|"needs-auth"|"disconnected"|"disabled"
 
+--- How bad a resource problem is, as the editor's diagnostics show it: `error` mostly for a file
+--- that could not be read or parsed, `warning` for the rest.
 ---@alias pi.Severity "error"|"warning"
 
 --- Any request that only names a session.
@@ -203,7 +205,7 @@
 ---@field sessionId string
 ---@field aborted boolean
 
---- One entry of the tree as an editor lists it (`session/tree_view.py` makes them).
+--- One entry of the tree as an editor lists it.
 ---@class pi.TreeEntry
 ---@field id string
 ---@field parentId? string
@@ -275,7 +277,7 @@
 ---@field rows pi.TreeNodeRow[]
 
 --- One visible entry of the active path: a message, a compaction or branch summary, or a shown
---- custom message (`session/transcript.py` makes them).
+--- custom message.
 ---@class pi.TranscriptEntry
 ---@field entryId string
 ---@field type string
