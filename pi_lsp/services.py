@@ -73,6 +73,7 @@ class Services:
         from pi_lsp.agent.registry import SessionRegistry
         from pi_lsp.agent.summary_model import SummaryModel
         from pi_lsp.llm.client import ProviderClient
+        from pi_lsp.mcp.server_log import MCP_LOG, ServerLog
         from pi_lsp.mcp.servers import McpServers
         from pi_lsp.mcp.tool_search import loaded_tool_names
         from pi_lsp.tools.base import NoEditor
@@ -101,7 +102,7 @@ class Services:
             asker,
             editor,
         )
-        mcp = McpServers(config.workspace_root)
+        mcp = McpServers(config.workspace_root, log=ServerLog(resources.agent_dir / MCP_LOG))
         built_in = tools or default_tools
 
         def branch_tools(runtime):  # tool_search, and the tools it loaded on this branch

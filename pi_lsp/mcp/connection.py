@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any, Literal, cast
 
 from pi_lsp.llm.config_values import COMMANDS, resolve_value
+from pi_lsp.mcp.server_log import ServerLog
 from pi_lsp.resources.mcp_config import McpServerConfig
 
 logger = logging.getLogger(__name__)
@@ -43,11 +44,17 @@ class ServerConnection:
     """One configured server; ``on_change`` is called whenever its state or tools change."""
 
     def __init__(
-        self, config: McpServerConfig, cwd: Path, on_change: Callable[[], None] = lambda: None
+        self,
+        config: McpServerConfig,
+        cwd: Path,
+        on_change: Callable[[], None] = lambda: None,
+        log: ServerLog | None = None,
     ) -> None:
         self.config = config
         self.cwd = cwd
         self._on_change = on_change
+        self._log = log
+        """Where the server's ``notifications/message`` go (pi's ``mcp.log``)."""
         self.state: State = "disconnected" if config.enabled else "disabled"
         self.tools: list[dict[str, Any]] = []
         """The server's tools as it lists them (``name``, ``description``, ``inputSchema``…)."""
@@ -244,7 +251,11 @@ class ServerConnection:
         async with (
             self._transport() as (read, write),
             ClientSession(
-                read, write, message_handler=self._on_message, client_info=client_info
+                read,
+                write,
+                message_handler=self._on_message,
+                logging_callback=self._on_log,
+                client_info=client_info,
             ) as session,
         ):
             async with asyncio.timeout(self.config.timeout):
@@ -315,6 +326,10 @@ class ServerConnection:
                 logger.warning("MCP server %s: listing changed tools failed: %s", self.name, error)
         elif isinstance(message, Exception):
             logger.warning("MCP server %s sent something unreadable: %s", self.name, message)
+
+    async def _on_log(self, params: Any) -> None:
+        if self._log is not None:
+            self._log.write(self.name, params.model_dump(by_alias=True, exclude_none=True))
 
     def _dropped(self, why: str) -> None:
         self.last_error = why

@@ -23,6 +23,7 @@ import attrs
 from pi_lsp.mcp.connection import ServerConnection
 from pi_lsp.mcp.naming import server_tool_names
 from pi_lsp.mcp.resource_tools import resource_tools
+from pi_lsp.mcp.server_log import ServerLog
 from pi_lsp.mcp.tool_search import ToolSearchTool
 from pi_lsp.mcp.tools import mcp_tool
 from pi_lsp.resources.mcp_config import McpServerConfig, namespace
@@ -36,8 +37,15 @@ STDERR_SHOWN = 600
 
 
 class McpServers:
-    def __init__(self, cwd: Path, on_change: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        cwd: Path,
+        on_change: Callable[[], None] = lambda: None,
+        log: ServerLog | None = None,
+    ) -> None:
         self.cwd = cwd
+        self.log = log
+        """pi's ``mcp.log``, where the servers' log messages go (None: nowhere)."""
         self.connections: dict[str, ServerConnection] = {}
         self.on_change = on_change
         self.on_failure: Callable[[str], None] = lambda message: None
@@ -120,7 +128,7 @@ class McpServers:
                 self._stop_later(connection)
         for name, config in wanted.items():
             if name not in self.connections:
-                connection = ServerConnection(config, self.cwd, self._changed)
+                connection = ServerConnection(config, self.cwd, self._changed, self.log)
                 self.connections[name] = connection
                 connection.start()
         self._changed()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -314,7 +315,7 @@ async def test_status_reconnect_disable_and_a_failure_said_once(workspace, tmp_p
         bad = await wait_for_state(client, "bad", "connected")
         assert bad["source"] == str(agent / "mcp.json")
         assert (bad["scope"], bad["transport"], bad["exposure"]) == ("user", "stdio", "direct")
-        assert bad["toolCount"] == 9 and bad["toolExposures"] == {"direct": 9}
+        assert bad["toolCount"] == 10 and bad["toolExposures"] == {"direct": 10}
         assert bad["stderrTail"] == "misbehaving server starting\n"
         broken = await wait_for_state(client, "broken", "failed")
         assert "cannot find my config file" in broken["stderrTail"]
@@ -509,7 +510,7 @@ async def test_a_changed_tool_list_is_followed(workspace, tmp_path):
         llm.enqueue(replies.tool_calls([("c1", "mcp__bad__vanish", {})]), replies.text("gone"))
         await request(client, "pi/prompt", {"text": "make it vanish"})
         # The server announced the change; its list is read again.
-        while (await wait_for_state(client, "bad", "connected"))["toolCount"] != 8:
+        while (await wait_for_state(client, "bad", "connected"))["toolCount"] != 9:
             await asyncio.sleep(0.05)
         llm.enqueue(replies.tool_calls([("c2", "mcp__bad__vanish", {})]), replies.text("ok"))
         await request(client, "pi/prompt", {"text": "again"})
@@ -518,3 +519,20 @@ async def test_a_changed_tool_list_is_followed(workspace, tmp_path):
     assert "mcp__bad__vanish" in declared_tools(llm.requests[0])
     assert "mcp__bad__vanish" not in declared_tools(llm.requests[2])
     assert again["isError"] and again["content"][0]["text"] == "Tool mcp__bad__vanish not found"
+
+
+async def test_server_log_messages_go_to_pis_mcp_log(workspace, tmp_path):
+    servers = {"bad": MISBEHAVING}
+    async with serving(workspace, tmp_path, servers) as (client, llm):
+        llm.enqueue(
+            replies.tool_calls([("c1", "mcp__bad__log", {"text": "disk almost full\nsee df"})]),
+            replies.text("ok"),
+        )
+        await request(client, "pi/prompt", {"text": "log something"})
+    log = (tmp_path / "agent" / "mcp.log").read_text()
+    # pi 1.6's format: time, [server], level, logger, the message with continuation lines indented.
+    assert re.fullmatch(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \[bad\] warning misbehaving: "
+        r"disk almost full\n    see df\n",
+        log,
+    ), log

@@ -26,6 +26,12 @@ def env(name: str) -> str:
     return os.environ.get(name, "<unset>")
 
 
+@server.tool(description="Sends a log message, then answers")
+async def log(ctx: Context, text: str) -> str:
+    await ctx.warning(text, logger_name="misbehaving")
+    return "logged"
+
+
 @server.tool(description="Always fails")
 def fail() -> str:
     raise ToolError("the disk is on fire")

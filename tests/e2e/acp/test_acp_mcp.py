@@ -82,7 +82,7 @@ async def test_slash_mcp_shows_the_servers_and_a_failure_is_said_in_the_chat(wor
                 break
             await asyncio.sleep(0.05)
         status = client.text()
-        assert "- tools: connected, 9 tools (9 direct) — ACP session/new" in status
+        assert "- tools: connected, 10 tools (10 direct) — ACP session/new" in status
         assert "- failing: failed" in status and "stderr: token expired" in status
         client.reset()
         await connection.prompt(

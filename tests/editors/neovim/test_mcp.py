@@ -46,7 +46,7 @@ def test_checkhealth_lists_the_servers_and_pimcp_acts_on_one(editor, scripted_mo
     editor.command("checkhealth pi")
     report = "\n".join(editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"))
     source = editor.workspace / ".pi" / "mcp.json"
-    assert f"OK tools: connected, 9 tools (9 direct) — {source}" in report, report
+    assert f"OK tools: connected, 10 tools (10 direct) — {source}" in report, report
     assert f"ERROR broken: failed, 0 tools — {source}" in report, report
     assert "stderr: no config here" in report and ":PiMcp reconnect broken" in report
 
