@@ -22,6 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "session": {"errors"},
     "compaction": {"session", "errors"},
     "checkpoints": {"errors"},
+    "project_memory": {"session", "errors"},
     "resources": {"compaction", "protocol", "errors"},
     "tools": {"errors"},
     "llm": {"errors", "scripted_llm.replies", "resources.models_file", "resources.auth_file"},
@@ -78,6 +79,7 @@ ALLOWED: dict[str, set[str]] = {
 ADAPTER_LIBRARIES = {"pygls", "lsprotocol"}
 PURE = {
     "checkpoints",
+    "project_memory",
     "errors",
     "session",
     "compaction",
