@@ -45,6 +45,7 @@ RESOURCES = "pi/resources"
 RELOAD = "pi/reload"
 LOGIN = "pi/login"
 LOGOUT = "pi/logout"
+SEARCH_SESSIONS = "pi/searchSessions"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
@@ -144,6 +145,18 @@ class TreeSearchParams:
     session_id: str | None = None
     limit: int | None = None
     """How many results (1–1000, default 100), newest first."""
+
+
+@attrs.frozen
+class SearchSessionsParams:
+    query: str
+    """Words, ``"a quoted phrase"``, ``-word`` to leave out; anything else is searched literally."""
+    limit: int | None = None
+    """How many hits (1–200, default 50)."""
+    session_id: str | None = None
+    """Only this session's entries."""
+    order: Literal["newest", "best"] | None = None
+    """``newest`` first (the default) or the ``best`` match first."""
 
 
 @attrs.frozen
@@ -293,6 +306,7 @@ PARAMS_BY_METHOD: dict[str, type] = {
     RELOAD: NoParams,
     LOGIN: LoginParams,
     LOGOUT: LogoutParams,
+    SEARCH_SESSIONS: SearchSessionsParams,
 }
 """Every request method and the type its params are validated against."""
 
@@ -426,6 +440,38 @@ class TreeSearchResult:
     total: int
     """How many entries match; ``rows`` holds the newest of them."""
     rows: list[TreeNodeRow]
+
+
+@attrs.frozen
+class SessionSearchHit:
+    session_id: str
+    path: str
+    session_name: str | None
+    entry_id: str | None
+    type: str | None
+    role: str | None
+    """The message's role (``user``, ``assistant``, ``toolResult``…); null for other entries."""
+    preview: str
+    """The matched words with a little text around them."""
+    timestamp: str | None
+    on_active_path: bool
+    """Whether the entry is on the path pi resumes the session at (its last entry's)."""
+
+
+@attrs.frozen
+class IndexingProgress:
+    complete: bool
+    """Every session file is indexed as it was when last seen."""
+    indexed_files: int
+    known_files: int
+
+
+@attrs.frozen
+class SearchSessionsResult:
+    total: int
+    """How many entries match; ``hits`` holds the first ``limit`` of them."""
+    indexing: IndexingProgress
+    hits: list[SessionSearchHit]
 
 
 @attrs.frozen
@@ -774,6 +820,7 @@ RESULT_BY_METHOD: dict[str, type] = {
     RELOAD: ResourcesChanged,
     LOGIN: LoginResult,
     LOGOUT: LogoutResult,
+    SEARCH_SESSIONS: SearchSessionsResult,
 }
 """Every request method and the type of its result."""
 

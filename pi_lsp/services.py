@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from pi_lsp.agent.resources import ResourceService
     from pi_lsp.config import ServerConfig
     from pi_lsp.llm.client import ModelClient
+    from pi_lsp.project_memory.service import ProjectMemory
     from pi_lsp.tools.base import EditorBridge, Tool
 
 Progress = Callable[[int | str | None, str], Any]
@@ -39,6 +41,8 @@ class Services:
     progress: Progress
     files: FileRestorer
     """Restores of the files the agent changed (navigation and forks with ``restoreFiles``)."""
+    memory: ProjectMemory | None = None
+    """The index of every session of the workspace (started once the client is initialized)."""
     initialization_options: Any = None
     """The options the client started the server with; live settings are merged over them."""
     client_configuration_ready: asyncio.Event = attrs.Factory(asyncio.Event)
@@ -70,6 +74,8 @@ class Services:
         from pi_lsp.agent.registry import SessionRegistry
         from pi_lsp.agent.summary_model import SummaryModel
         from pi_lsp.llm.client import LitellmClient
+        from pi_lsp.project_memory.locations import index_path
+        from pi_lsp.project_memory.service import ProjectMemory
         from pi_lsp.tools.base import NoEditor
 
         live = LiveConfig(config, resources)
@@ -80,12 +86,17 @@ class Services:
         )
         client = client or LitellmClient(live.configured_model)
         summaries = SummaryModel(live, client)
+        memory = ProjectMemory(
+            index_path(config.workspace_root),
+            lambda: indexed_session_dirs(live.config, resources.agent_dir),
+        )
         sessions = SessionRegistry(
             config.session_dir,
             str(config.workspace_root),
             send_event,
             default_thinking_level=lambda: live.current.thinking_level(),
             allowed_session_dirs=config.allowed_session_dirs,
+            on_session_written=memory.notice,
         )
         compactor = Compactor(live, summaries, resources.extensions)
         permissions = Permissions(
@@ -112,6 +123,7 @@ class Services:
             navigator=Navigator(live, summaries, files, sessions),
             progress=progress or _no_progress,
             files=files,
+            memory=memory,
             initialization_options=initialization_options,
         )
 
@@ -142,6 +154,14 @@ class Services:
         self.sessions.session_dir = config.session_dir
         self.sessions.allowed_session_dirs = config.allowed_session_dirs
         return tuple(problem for problem in config.problems if problem not in previous.problems)
+
+
+def indexed_session_dirs(config: ServerConfig, agent_dir: Path) -> list[Path]:
+    """The session directories the index covers: the server's and pi's own for the workspace."""
+    from pi_lsp.project_memory.locations import pi_session_dir
+
+    pis = pi_session_dir(config.workspace_root, agent_dir)
+    return [config.session_dir] if pis == config.session_dir else [config.session_dir, pis]
 
 
 class _NoProgress:

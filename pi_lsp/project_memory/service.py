@@ -33,6 +33,8 @@ from pi_lsp.project_memory.search import (
 logger = logging.getLogger(__name__)
 
 SESSION_SUFFIX = ".jsonl"
+_REBUILD = "\0rebuild"
+"""The queue's marker for "throw the database away and start again" (no path holds a NUL)."""
 
 
 @attrs.frozen
@@ -60,7 +62,7 @@ class ProjectMemory:
         sweep_seconds: float = 30.0,
     ) -> None:
         self.database = database
-        self.session_dirs = session_dirs
+        self.session_dirs: Callable[[], list[Path]] = lambda: list(session_dirs())
         """The directories indexed (asked again at every sweep: settings change live)."""
         self.sweep_seconds = sweep_seconds
         self._changed = threading.Condition()
@@ -69,7 +71,7 @@ class ProjectMemory:
         self._started = False
         self._stopping = False
         self._initial_scan_done = False
-        self._known_files = 0
+        self._known_paths: set[str] = set()
         self._generation = 0
         self._reader: sqlite3.Connection | None = None
         self._reader_generation = -1
@@ -93,6 +95,7 @@ class ProjectMemory:
             return
         with self._changed:
             self._pending[absolute] = None
+            self._known_paths.add(absolute)
             self._changed.notify()
 
     def search(
@@ -120,10 +123,10 @@ class ProjectMemory:
 
     def progress(self) -> IndexProgress:
         with self._changed:
-            pending = len(self._pending) + (1 if self._busy else 0)
-            complete = self._initial_scan_done and pending == 0
-            known = max(self._known_files, pending)
-            return IndexProgress(complete, max(0, known - pending), known)
+            waiting = {path for path in self._pending if path != _REBUILD}
+            complete = self._initial_scan_done and not self._pending and not self._busy
+            known = len(self._known_paths | waiting)
+            return IndexProgress(complete, known - len(waiting), known)
 
     def wait_until_current(self, timeout: float | None = None) -> bool:
         """Block until nothing is pending (tests and benchmarks); ``False`` on timeout."""
@@ -139,7 +142,7 @@ class ProjectMemory:
     def rebuild(self) -> None:
         """Throw the database away and index everything again."""
         with self._changed:
-            self._pending["\0rebuild"] = None
+            self._pending[_REBUILD] = None
             self._changed.notify()
 
     def close(self) -> None:
@@ -201,8 +204,10 @@ class ProjectMemory:
 
     def _index(self, connection: sqlite3.Connection, batch: list[str]) -> sqlite3.Connection:
         for path in batch:
+            if self._stopping:
+                break
             try:
-                if path == "\0rebuild":
+                if path == _REBUILD:
                     raise sqlite3.DatabaseError("a rebuild was asked for")
                 sync_file(connection, Path(path))
             except sqlite3.DatabaseError as error:
@@ -230,7 +235,7 @@ class ProjectMemory:
         """The files that differ from what the index holds: new, changed or gone."""
         on_disk = self._session_files()
         with self._changed:
-            self._known_files = len(on_disk)
+            self._known_paths = set(on_disk)
         indexed = {
             path: (device, inode, mtime_ns, size)
             for path, device, inode, mtime_ns, size in connection.execute(

@@ -41,9 +41,10 @@ ALLOWED: dict[str, set[str]] = {
         "extensions",
         "errors",
     },
-    "services": {"agent", "config", "extensions", "llm", "tools", "errors"},
+    "services": {"agent", "config", "extensions", "llm", "tools", "errors", "project_memory"},
     "handlers": {
         "agent",
+        "project_memory",
         "services",
         "protocol",
         "session",

@@ -153,6 +153,38 @@ export interface TreeSearchResult {
   rows: TreeNodeRow[];
 }
 
+export interface SearchSessionsParams {
+  /** Words, "a quoted phrase", -word to leave out; anything else is searched literally. */
+  query: string;
+  limit?: number;
+  sessionId?: string;
+  order?: 'newest' | 'best' | null;
+}
+
+export interface SessionSearchHit {
+  sessionId: string;
+  path: string;
+  sessionName: string | null;
+  entryId: string | null;
+  type: string | null;
+  role: string | null;
+  preview: string;
+  timestamp: string | null;
+  onActivePath: boolean;
+}
+
+export interface IndexingProgress {
+  complete: boolean;
+  indexedFiles: number;
+  knownFiles: number;
+}
+
+export interface SearchSessionsResult {
+  total: number;
+  indexing: IndexingProgress;
+  hits: SessionSearchHit[];
+}
+
 export interface MessagesParams {
   sessionId?: string;
   limit?: number;
@@ -536,6 +568,7 @@ export interface Requests {
   'pi/reload': { params: NoParams; result: ResourcesChanged };
   'pi/login': { params: LoginParams; result: LoginResult };
   'pi/logout': { params: LogoutParams; result: LogoutResult };
+  'pi/searchSessions': { params: SearchSessionsParams; result: SearchSessionsResult };
 }
 
 export type Method = keyof Requests;
@@ -567,6 +600,7 @@ export const METHODS: readonly Method[] = [
   'pi/reload',
   'pi/login',
   'pi/logout',
+  'pi/searchSessions',
 ];
 
 export const EVENT_NOTIFICATION = 'pi/event';

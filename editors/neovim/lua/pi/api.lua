@@ -73,6 +73,27 @@ local client = require("pi.client")
 ---@field removed boolean
 ---@field path string
 
+---@class pi.SessionSearchHit
+---@field sessionId string
+---@field path string
+---@field sessionName string|nil
+---@field entryId string|nil
+---@field type string|nil
+---@field role string|nil
+---@field preview string
+---@field timestamp string|nil
+---@field onActivePath boolean
+
+---@class pi.IndexingProgress
+---@field complete boolean
+---@field indexedFiles integer
+---@field knownFiles integer
+
+---@class pi.SearchSessionsResult
+---@field total integer
+---@field indexing pi.IndexingProgress
+---@field hits pi.SessionSearchHit[]
+
 ---@class pi.ModelInfo
 ---@field model string
 ---@field provider string
@@ -484,6 +505,8 @@ M.reload = request("pi/reload")
 M.login = request("pi/login")
 ---@type pi.Request<pi.LogoutResult>
 M.logout = request("pi/logout")
+---@type pi.Request<pi.SearchSessionsResult>
+M.search_sessions = request("pi/searchSessions")
 
 --- `contextEdit` on pi/tree and pi/messages entries: what a context edit (pi 1.6) on the active
 --- path did to the entry's part of the model's context (the field is absent when none did).
