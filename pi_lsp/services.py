@@ -8,6 +8,7 @@ server and for tests (which pass a model double as ``client``).
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,6 +100,8 @@ class Services:
             on_session_written=memory.notice,
         )
         compactor = Compactor(live, summaries, resources.extensions)
+        if tools is None:
+            tools = functools.partial(_tools_with_memory, live, memory)
         permissions = Permissions(
             config.workspace_root,
             lambda: live.current.permission_settings(),
@@ -154,6 +157,16 @@ class Services:
         self.sessions.session_dir = config.session_dir
         self.sessions.allowed_session_dirs = config.allowed_session_dirs
         return tuple(problem for problem in config.problems if problem not in previous.problems)
+
+
+def _tools_with_memory(live: LiveConfig, memory: ProjectMemory) -> list[Tool]:
+    """The built-in tools, and the session search in trusted workspaces unless turned off."""
+    from pi_lsp.project_memory.tools import memory_tools
+    from pi_lsp.tools.registry import default_tools
+
+    settings = live.config.settings
+    enabled = settings.trusted and settings.session_search_tools
+    return [*default_tools(), *(memory_tools(memory) if enabled else [])]
 
 
 def indexed_session_dirs(config: ServerConfig, agent_dir: Path) -> list[Path]:

@@ -121,6 +121,24 @@ class ProjectMemory:
                 page = SearchPage(0, [])
         return SearchResult(page, progress)
 
+    def session_file(self, session_id: str) -> Path | None:
+        """The indexed file of the session ``session_id`` (the newest, should two share an id)."""
+        if not self._started:
+            return None
+        with self._reader_lock:
+            try:
+                row = (
+                    self._read_connection()
+                    .execute(
+                        "SELECT path FROM files WHERE session_id = ? ORDER BY file DESC LIMIT 1",
+                        (session_id,),
+                    )
+                    .fetchone()
+                )
+            except sqlite3.DatabaseError:
+                return None
+        return Path(row[0]) if row else None
+
     def progress(self) -> IndexProgress:
         with self._changed:
             waiting = {path for path in self._pending if path != _REBUILD}

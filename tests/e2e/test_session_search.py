@@ -158,3 +158,57 @@ async def test_the_index_survives_a_restart(workspace, monkeypatch):
             assert result["total"] == 1
     assert marked(database)  # the same database, not one built again
     assert last_row(database) == indexed  # nothing indexed again
+
+
+def tool_names(sent_request: dict) -> set[str]:
+    return {tool["function"]["name"] for tool in sent_request.get("tools", [])}
+
+
+async def test_the_agent_searches_the_other_sessions_and_reads_a_hit(client, scripted_llm):
+    scripted_llm.enqueue(replies.text("Agreed."))
+    await request(client, "pi/prompt", {"text": f"Our retry policy: {PHRASE}."})
+    earlier = await request(client, "pi/state", {})
+    found = await search_until(client, {"query": "jitter"}, lambda result: result["total"])
+    entry_id = found["hits"][0]["entryId"]
+
+    later = await request(client, "pi/newSession", {})
+    scripted_llm.enqueue(
+        replies.tool_calls([("call_1", "search_sessions", {"query": "retry policy"})]),
+        replies.tool_calls(
+            [
+                (
+                    "call_2",
+                    "read_session_entry",
+                    {"session_id": earlier["sessionId"], "entry_id": entry_id},
+                )
+            ]
+        ),
+        replies.text("We use exponential backoff."),
+    )
+    await request(
+        client,
+        "pi/prompt",
+        {"sessionId": later["sessionId"], "text": "What did we decide about retries?"},
+    )
+    first, second, third = scripted_llm.requests[-3:]
+    assert {"search_sessions", "read_session_entry"} <= tool_names(first)
+    assert "search_sessions" in first["messages"][0]["content"]  # listed in the system prompt
+    searched = json.dumps(second["messages"][-1], ensure_ascii=False)
+    assert PHRASE in searched and entry_id in searched and earlier["sessionId"] in searched
+    read = json.dumps(third["messages"][-1], ensure_ascii=False)
+    assert f"{PHRASE}." in read and "this entry" in read and "Agreed." in read
+
+
+@pytest.mark.options(sessionSearchTools=False)
+async def test_a_setting_turns_the_agents_session_search_off(client, scripted_llm):
+    scripted_llm.enqueue(replies.text("Hi."))
+    await request(client, "pi/prompt", {"text": "Hello"})
+    assert not {"search_sessions", "read_session_entry"} & tool_names(scripted_llm.requests[-1])
+    assert "read" in tool_names(scripted_llm.requests[-1])
+
+
+@pytest.mark.options(trusted=False)
+async def test_an_untrusted_workspace_has_no_session_search_tools(client, scripted_llm):
+    scripted_llm.enqueue(replies.text("Hi."))
+    await request(client, "pi/prompt", {"text": "Hello"})
+    assert "search_sessions" not in tool_names(scripted_llm.requests[-1])

@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "session": {"errors"},
     "compaction": {"session", "errors"},
     "checkpoints": {"errors"},
-    "project_memory": {"session", "errors"},
+    "project_memory": {"session", "tools", "errors"},
     "resources": {"compaction", "protocol", "errors"},
     "tools": {"errors"},
     "llm": {"errors", "scripted_llm.replies", "resources.models_file", "resources.auth_file"},
