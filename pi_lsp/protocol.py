@@ -46,6 +46,9 @@ RELOAD = "pi/reload"
 LOGIN = "pi/login"
 LOGOUT = "pi/logout"
 SEARCH_SESSIONS = "pi/searchSessions"
+EXPORT_SESSION = "pi/exportSession"
+IMPORT_SESSION = "pi/importSession"
+DELETE_SESSION = "pi/deleteSession"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
@@ -157,6 +160,25 @@ class SearchSessionsParams:
     """Only this session's entries."""
     order: Literal["newest", "best"] | None = None
     """``newest`` first (the default) or the ``best`` match first."""
+
+
+@attrs.frozen
+class ExportSessionParams:
+    session_id: str
+    format: Literal["html", "markdown", "jsonl"]
+    path: str | None = None
+    """Where to write (relative to the workspace root); default ``pi-session-<id>.<ext>`` there."""
+
+
+@attrs.frozen
+class ImportSessionParams:
+    path: str
+    """The session file to copy in (relative to the workspace root, or absolute)."""
+
+
+@attrs.frozen
+class DeleteSessionParams:
+    session_id: str
 
 
 @attrs.frozen
@@ -307,6 +329,9 @@ PARAMS_BY_METHOD: dict[str, type] = {
     LOGIN: LoginParams,
     LOGOUT: LogoutParams,
     SEARCH_SESSIONS: SearchSessionsParams,
+    EXPORT_SESSION: ExportSessionParams,
+    IMPORT_SESSION: ImportSessionParams,
+    DELETE_SESSION: DeleteSessionParams,
 }
 """Every request method and the type its params are validated against."""
 
@@ -472,6 +497,24 @@ class SearchSessionsResult:
     """How many entries match; ``hits`` holds the first ``limit`` of them."""
     indexing: IndexingProgress
     hits: list[SessionSearchHit]
+
+
+@attrs.frozen
+class ExportSessionResult:
+    path: str
+
+
+@attrs.frozen
+class ImportSessionResult:
+    session_id: str
+    path: str
+
+
+@attrs.frozen
+class DeleteSessionResult:
+    session_id: str
+    path: str
+    """Where the file was: it is in the system trash now."""
 
 
 @attrs.frozen
@@ -821,6 +864,9 @@ RESULT_BY_METHOD: dict[str, type] = {
     LOGIN: LoginResult,
     LOGOUT: LogoutResult,
     SEARCH_SESSIONS: SearchSessionsResult,
+    EXPORT_SESSION: ExportSessionResult,
+    IMPORT_SESSION: ImportSessionResult,
+    DELETE_SESSION: DeleteSessionResult,
 }
 """Every request method and the type of its result."""
 

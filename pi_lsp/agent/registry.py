@@ -176,6 +176,21 @@ class SessionRegistry:
             info for info in list_sessions(self.session_dir) if self._is_openable(Path(info.path))
         ]
 
+    def find(self, session_id: str) -> SessionRuntime | None:
+        """The open session ``session_id``, if it is open."""
+        return self._runtimes.get(session_id)
+
+    def close_session(self, session_id: str) -> None:
+        """Close the session ``session_id`` if it is open (its file is about to go away)."""
+        runtime = self._runtimes.pop(session_id, None)
+        if runtime is None:
+            return
+        runtime.close()
+        self._last_used.pop(session_id, None)
+        self._pinned.discard(session_id)
+        if self._current is runtime:
+            self._current = None
+
     def close_all(self) -> None:
         for runtime in self._runtimes.values():
             runtime.close()

@@ -185,6 +185,34 @@ export interface SearchSessionsResult {
   hits: SessionSearchHit[];
 }
 
+export interface ExportSessionParams {
+  sessionId: string;
+  format: 'html' | 'markdown' | 'jsonl';
+  path?: string;
+}
+
+export interface ExportSessionResult {
+  path: string;
+}
+
+export interface ImportSessionParams {
+  path: string;
+}
+
+export interface ImportSessionResult {
+  sessionId: string;
+  path: string;
+}
+
+export interface DeleteSessionParams {
+  sessionId: string;
+}
+
+export interface DeleteSessionResult {
+  sessionId: string;
+  path: string;
+}
+
 export interface MessagesParams {
   sessionId?: string;
   limit?: number;
@@ -569,6 +597,9 @@ export interface Requests {
   'pi/login': { params: LoginParams; result: LoginResult };
   'pi/logout': { params: LogoutParams; result: LogoutResult };
   'pi/searchSessions': { params: SearchSessionsParams; result: SearchSessionsResult };
+  'pi/exportSession': { params: ExportSessionParams; result: ExportSessionResult };
+  'pi/importSession': { params: ImportSessionParams; result: ImportSessionResult };
+  'pi/deleteSession': { params: DeleteSessionParams; result: DeleteSessionResult };
 }
 
 export type Method = keyof Requests;
@@ -601,6 +632,9 @@ export const METHODS: readonly Method[] = [
   'pi/login',
   'pi/logout',
   'pi/searchSessions',
+  'pi/exportSession',
+  'pi/importSession',
+  'pi/deleteSession',
 ];
 
 export const EVENT_NOTIFICATION = 'pi/event';

@@ -89,6 +89,17 @@ local client = require("pi.client")
 ---@field indexedFiles integer
 ---@field knownFiles integer
 
+---@class pi.ExportSessionResult
+---@field path string
+
+---@class pi.ImportSessionResult
+---@field sessionId string
+---@field path string
+
+---@class pi.DeleteSessionResult
+---@field sessionId string
+---@field path string
+
 ---@class pi.SearchSessionsResult
 ---@field total integer
 ---@field indexing pi.IndexingProgress
@@ -507,6 +518,12 @@ M.login = request("pi/login")
 M.logout = request("pi/logout")
 ---@type pi.Request<pi.SearchSessionsResult>
 M.search_sessions = request("pi/searchSessions")
+---@type pi.Request<pi.ExportSessionResult>
+M.export_session = request("pi/exportSession")
+---@type pi.Request<pi.ImportSessionResult>
+M.import_session = request("pi/importSession")
+---@type pi.Request<pi.DeleteSessionResult>
+M.delete_session = request("pi/deleteSession")
 
 --- `contextEdit` on pi/tree and pi/messages entries: what a context edit (pi 1.6) on the active
 --- path did to the entry's part of the model's context (the field is absent when none did).
