@@ -88,6 +88,8 @@ class ServerSettings:
     trusted: bool = True
     """Whether the workspace is trusted (the VS Code extension passes workspace trust)."""
     nested_context_files: bool = True
+    session_index: bool = True
+    """Keep the index of the workspace's sessions (``pi/searchSessions``); read at start."""
     session_search_tools: bool = True
     """Give the agent ``search_sessions`` and ``read_session_entry`` (trusted workspaces only)."""
     """Load AGENTS.md/CLAUDE.md files below the workspace root when the agent works there."""

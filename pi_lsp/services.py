@@ -87,9 +87,13 @@ class Services:
         )
         client = client or LitellmClient(live.configured_model)
         summaries = SummaryModel(live, client)
-        memory = ProjectMemory(
-            index_path(config.workspace_root),
-            lambda: indexed_session_dirs(live.config, resources.agent_dir),
+        memory = (
+            ProjectMemory(
+                index_path(config.workspace_root),
+                lambda: indexed_session_dirs(live.config, resources.agent_dir),
+            )
+            if config.settings.session_index
+            else None
         )
         sessions = SessionRegistry(
             config.session_dir,
@@ -97,7 +101,7 @@ class Services:
             send_event,
             default_thinking_level=lambda: live.current.thinking_level(),
             allowed_session_dirs=config.allowed_session_dirs,
-            on_session_written=memory.notice,
+            on_session_written=memory.notice if memory is not None else None,
         )
         compactor = Compactor(live, summaries, resources.extensions)
         if tools is None:
@@ -159,14 +163,14 @@ class Services:
         return tuple(problem for problem in config.problems if problem not in previous.problems)
 
 
-def _tools_with_memory(live: LiveConfig, memory: ProjectMemory) -> list[Tool]:
+def _tools_with_memory(live: LiveConfig, memory: ProjectMemory | None) -> list[Tool]:
     """The built-in tools, and the session search in trusted workspaces unless turned off."""
     from pi_lsp.project_memory.tools import memory_tools
     from pi_lsp.tools.registry import default_tools
 
     settings = live.config.settings
-    enabled = settings.trusted and settings.session_search_tools
-    return [*default_tools(), *(memory_tools(memory) if enabled else [])]
+    enabled = memory is not None and settings.trusted and settings.session_search_tools
+    return [*default_tools(), *(memory_tools(memory) if enabled and memory else [])]
 
 
 def indexed_session_dirs(config: ServerConfig, agent_dir: Path) -> list[Path]:

@@ -1,11 +1,14 @@
 """The index database: its schema, opening it, and rebuilding it when it cannot be trusted.
 
 Tables: ``files`` (one row per session file: identity, how many bytes are indexed, the session's
-id and name), ``entries`` (one row per entry: ids, type, role, time, whether it is on the file's
-active path) and ``entry_text``, an FTS5 table whose rowid is the entry's row. The database is in
-WAL mode, so searches read while the indexer writes. A file that is not a database, a schema of
-another version, or a failed integrity check means the index is deleted and built again: it is
-a cache of the session files, which stay the truth.
+id and name), ``entries`` (one row per entry: ids, type, role, time, its place in the file,
+whether it is on the file's active path) and ``entry_text``, an FTS5 table whose rowid is the
+entry's row. An entry's row is its time (milliseconds shifted left by ``TIME_SHIFT`` bits, plus a
+counter for entries of the same millisecond): FTS5 walks a word's matches in rowid order, so the
+newest matches of even the commonest word are read first and the walk stops at the limit.
+The database is in WAL mode, so searches read while the indexer writes. A file that is not a
+database, a schema of another version, or a failed integrity check means the index is deleted
+and built again: it is a cache of the session files, which stay the truth.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,11 +34,13 @@ CREATE TABLE IF NOT EXISTS files (
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
     tail BLOB NOT NULL,
-    leaf_row INTEGER
+    leaf_row INTEGER,
+    entries INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS entries (
     row INTEGER PRIMARY KEY,
     file INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
     entry_id TEXT,
     parent_id TEXT,
     type TEXT,
@@ -44,10 +49,15 @@ CREATE TABLE IF NOT EXISTS entries (
     on_path INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS entries_by_id ON entries (file, entry_id);
-CREATE INDEX IF NOT EXISTS entries_by_time ON entries (timestamp);
+CREATE INDEX IF NOT EXISTS entries_by_file ON entries (file, seq);
 CREATE VIRTUAL TABLE IF NOT EXISTS entry_text
     USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
 """
+
+
+TIME_SHIFT = 8
+"""Bits of an entry's row below its time: 256 entries per millisecond (more take the next
+millisecond's rows), and small gaps between rows keep FTS5's lists of rowids short."""
 
 
 class IndexUnusable(Exception):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import attrs
 
+from pi_lsp.project_memory.database import TIME_SHIFT
 from pi_lsp.project_memory.extract import entry_role, entry_time_ms, indexed_text, text_or_none
 from pi_lsp.session.store import is_session_header
 from pi_lsp.session.stored_entry import StoredEntry, index_line
@@ -39,6 +40,7 @@ class FileState:
     tail: bytes
     session_id: str | None
     leaf_row: int | None
+    entries: int
 
 
 def sync_file(connection: sqlite3.Connection, path: Path) -> int:
@@ -53,13 +55,17 @@ def sync_file(connection: sqlite3.Connection, path: Path) -> int:
     state = _file_state(connection, path)
     if state is not None and _unchanged(state, stat):
         return 0
-    with _transaction(connection):
-        state = _reusable_state(connection, path, state, stat)
-        try:
-            data = _read_from(path, max(0, state.indexed_bytes - TAIL_BYTES))
-        except OSError:
-            return 0
-        return _index_new_lines(connection, state, stat, data)
+    offset = _resume_offset(state, stat)
+    try:
+        data = _read_from(path, offset)
+        with _transaction(connection):
+            if state is None or not _continues(state, data):
+                state = _fresh_state(connection, path, state, stat)
+                if offset:
+                    data = _read_from(path, 0)
+            return _index_new_lines(connection, state, stat, data)
+    except OSError:  # the file went away or became unreadable while it was read
+        return 0
 
 
 def forget_file(connection: sqlite3.Connection, path: Path) -> None:
@@ -98,7 +104,8 @@ def _transaction(connection: sqlite3.Connection) -> _Transaction:
 
 def _file_state(connection: sqlite3.Connection, path: Path) -> FileState | None:
     row = connection.execute(
-        "SELECT file, device, inode, indexed_bytes, mtime_ns, size, tail, session_id, leaf_row "
+        "SELECT file, device, inode, indexed_bytes, mtime_ns, size, tail, session_id, leaf_row, "
+        "entries "
         "FROM files WHERE path = ?",
         (str(path),),
     ).fetchone()
@@ -113,12 +120,26 @@ def _unchanged(state: FileState, stat: os.stat_result) -> bool:
     )
 
 
-def _reusable_state(
+def _resume_offset(state: FileState | None, stat: os.stat_result) -> int:
+    """Where to read from: a little before where the index stopped, when the file may only have
+    grown since (its remembered bytes there are compared); else the start."""
+    if state is None or (state.device, state.inode) != (stat.st_dev, stat.st_ino):
+        return 0
+    if stat.st_size < state.indexed_bytes:
+        return 0
+    return max(0, state.indexed_bytes - TAIL_BYTES)
+
+
+def _continues(state: FileState, data: bytes) -> bool:
+    """Whether ``data`` (read from ``_resume_offset``) starts with the bytes the index ended on."""
+    remembered = min(state.indexed_bytes, TAIL_BYTES)
+    return len(data) >= remembered and data[:remembered] == state.tail
+
+
+def _fresh_state(
     connection: sqlite3.Connection, path: Path, state: FileState | None, stat: os.stat_result
 ) -> FileState:
-    """``state`` when the file only grew since; else a fresh, empty state for it."""
-    if state is not None and _same_prefix(path, state, stat):
-        return state
+    """A new, empty state for ``path``, its old rows dropped."""
     if state is not None:
         _delete_rows(connection, state.file)
         connection.execute("DELETE FROM files WHERE file = ?", (state.file,))
@@ -128,21 +149,7 @@ def _reusable_state(
         (str(path), stat.st_dev, stat.st_ino),
     )
     assert cursor.lastrowid is not None
-    return FileState(cursor.lastrowid, stat.st_dev, stat.st_ino, 0, 0, -1, b"", None, None)
-
-
-def _same_prefix(path: Path, state: FileState, stat: os.stat_result) -> bool:
-    if (state.device, state.inode) != (stat.st_dev, stat.st_ino):
-        return False
-    if stat.st_size < state.indexed_bytes:
-        return False
-    start = max(0, state.indexed_bytes - TAIL_BYTES)
-    try:
-        with open(path, "rb") as stream:
-            stream.seek(start)
-            return stream.read(state.indexed_bytes - start) == state.tail
-    except OSError:
-        return False
+    return FileState(cursor.lastrowid, stat.st_dev, stat.st_ino, 0, 0, -1, b"", None, None, 0)
 
 
 def _delete_rows(connection: sqlite3.Connection, file: int) -> None:
@@ -167,11 +174,12 @@ def _index_new_lines(
     complete_end = data.rfind(b"\n") + 1
     new_end = state.indexed_bytes - skip + complete_end if complete_end > skip else None
     if new_end is None:
-        _record_progress(connection, state, stat, state.indexed_bytes, state.tail, state.leaf_row)
+        _record_progress(
+            connection, state, stat, state.indexed_bytes, state.tail, state.leaf_row, state.entries
+        )
         return 0
     session_id = state.session_id
-    added = 0
-    leaf_row = state.leaf_row
+    new_entries: list[StoredEntry] = []
     name: str | None = None
     named = False
     for entry in _entries(data, skip, complete_end):
@@ -182,8 +190,7 @@ def _index_new_lines(
             continue
         if is_session_header(entry):
             continue  # a stray header further down: not an entry of the tree, as in the store
-        leaf_row = _insert_entry(connection, state.file, entry)
-        added += 1
+        new_entries.append(entry)
         if entry.type == "session_info":
             value = entry.get("name")
             name = (value.strip() or None) if isinstance(value, str) else None
@@ -194,11 +201,62 @@ def _index_new_lines(
         )
     if named:
         connection.execute("UPDATE files SET name = ? WHERE file = ?", (name, state.file))
-    if added and leaf_row is not None:
-        _update_active_path(connection, state.file, state.leaf_row, leaf_row)
+    leaf_row = state.leaf_row
+    if new_entries:
+        leaf_row = _insert_with_path(connection, state, new_entries)
     tail = data[max(0, complete_end - TAIL_BYTES) : complete_end]
-    _record_progress(connection, state, stat, new_end, tail, leaf_row)
-    return added
+    total = state.entries + len(new_entries)
+    _record_progress(connection, state, stat, new_end, tail, leaf_row, total)
+    return len(new_entries)
+
+
+def _insert_with_path(
+    connection: sqlite3.Connection, state: FileState, new_entries: list[StoredEntry]
+) -> int:
+    """Insert ``new_entries`` marked on or off the active path, which now ends at the last of
+    them; the rows of older entries are updated only when the path left them (a branch)."""
+    on_path, parent_outside = _path_in_batch(new_entries)
+    rows = [
+        _insert_entry(connection, state.file, state.entries + index, entry, index in on_path)
+        for index, entry in enumerate(new_entries)
+    ]
+    junction = _latest_row(connection, state.file, parent_outside) if parent_outside else None
+    if junction is not None and junction in rows:
+        junction = None  # a parent cycle back into the new entries: pi's walk ends there
+    if junction is None or junction != state.leaf_row:
+        if state.leaf_row is not None:  # the path left the old leaf: walk it again
+            connection.execute(
+                "UPDATE entries SET on_path = 0 WHERE file = ? AND on_path AND row NOT IN "
+                f"({','.join('?' * len(rows))})",
+                (state.file, *rows),
+            )
+        if junction is not None:
+            _mark(connection, _walk_up(connection, state.file, junction, stop_at=None))
+    return rows[-1]
+
+
+def _path_in_batch(new_entries: list[StoredEntry]) -> tuple[set[int], str | None]:
+    """The positions of the new entries on the path up from the last one, and the parent id
+    where that path leaves them (``None`` when it reaches a root among them)."""
+    position: dict[str, int] = {}
+    for index, entry in enumerate(new_entries):
+        if isinstance(entry.id, str):
+            position[entry.id] = index  # a later entry wins an id used twice
+    on_path: set[int] = set()
+    current: int | None = len(new_entries) - 1
+    while current is not None and current not in on_path:
+        on_path.add(current)
+        parent = new_entries[current].parentId
+        if not isinstance(parent, str) or not parent:
+            return on_path, None
+        current = position.get(parent)
+        if current is None:
+            return on_path, parent
+    return on_path, None  # a cycle among the new entries
+
+
+def _mark(connection: sqlite3.Connection, rows: list[int]) -> None:
+    connection.executemany("UPDATE entries SET on_path = 1 WHERE row = ?", [(r,) for r in rows])
 
 
 def _entries(data: bytes, start: int, end: int) -> Iterator[StoredEntry]:
@@ -212,25 +270,55 @@ def _entries(data: bytes, start: int, end: int) -> Iterator[StoredEntry]:
         position = line_end + 1
 
 
-def _insert_entry(connection: sqlite3.Connection, file: int, entry: StoredEntry) -> int:
-    cursor = connection.execute(
-        "INSERT INTO entries (file, entry_id, parent_id, type, role, timestamp) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (
-            file,
-            text_or_none(entry.id),
-            text_or_none(entry.parentId),
-            text_or_none(entry.type),
-            entry_role(entry),
-            entry_time_ms(entry),
-        ),
+def _insert_entry(
+    connection: sqlite3.Connection, file: int, seq: int, entry: StoredEntry, on_path: bool
+) -> int:
+    timestamp = entry_time_ms(entry)
+    values = (
+        file,
+        seq,
+        text_or_none(entry.id),
+        text_or_none(entry.parentId),
+        text_or_none(entry.type),
+        entry_role(entry),
+        timestamp,
+        on_path,
     )
-    row = cursor.lastrowid
-    assert row is not None
+    row = _time_key(timestamp)
+    try:
+        connection.execute(_INSERT_ENTRY, (row, *values))
+    except sqlite3.IntegrityError:  # another entry of the same millisecond has the row
+        row = _free_key(connection, row)
+        connection.execute(_INSERT_ENTRY, (row, *values))
     text = indexed_text(entry)
     if text:
         connection.execute("INSERT INTO entry_text (rowid, text) VALUES (?, ?)", (row, text))
     return row
+
+
+_INSERT_ENTRY = (
+    "INSERT INTO entries (row, file, seq, entry_id, parent_id, type, role, timestamp, on_path) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_MAX_MS = (1 << (63 - TIME_SHIFT)) - 1
+
+
+def _time_key(timestamp_ms: int | None) -> int:
+    """The row of an entry of this time (no time: the oldest possible)."""
+    milliseconds = max(0, min(timestamp_ms or 0, _MAX_MS))
+    return milliseconds << TIME_SHIFT
+
+
+def _free_key(connection: sqlite3.Connection, key: int) -> int:
+    """The next row after the entries of ``key``'s millisecond (a row past the millisecond, if
+    a million entries share it, still sorts close to its time)."""
+    highest = connection.execute(
+        "SELECT max(row) FROM entries WHERE row >= ? AND row < ?", (key, key + (1 << TIME_SHIFT))
+    ).fetchone()[0]
+    candidate = (highest if highest is not None else key) + 1
+    while connection.execute("SELECT 1 FROM entries WHERE row = ?", (candidate,)).fetchone():
+        candidate += 1
+    return candidate
 
 
 def _record_progress(
@@ -240,10 +328,11 @@ def _record_progress(
     indexed_bytes: int,
     tail: bytes,
     leaf_row: int | None,
+    entries: int,
 ) -> None:
     connection.execute(
         "UPDATE files SET device = ?, inode = ?, indexed_bytes = ?, mtime_ns = ?, size = ?, "
-        "tail = ?, leaf_row = ? WHERE file = ?",
+        "tail = ?, leaf_row = ?, entries = ? WHERE file = ?",
         (
             stat.st_dev,
             stat.st_ino,
@@ -252,21 +341,10 @@ def _record_progress(
             stat.st_size,
             tail,
             leaf_row,
+            entries,
             state.file,
         ),
     )
-
-
-def _update_active_path(
-    connection: sqlite3.Connection, file: int, old_leaf: int | None, new_leaf: int
-) -> None:
-    """Mark the path from ``new_leaf`` to the root; only the new part when it extends the old."""
-    path = _walk_up(connection, file, new_leaf, stop_at=old_leaf)
-    if path and path[-1] == old_leaf:
-        path.pop()
-    else:
-        connection.execute("UPDATE entries SET on_path = 0 WHERE file = ? AND on_path", (file,))
-    connection.executemany("UPDATE entries SET on_path = 1 WHERE row = ?", [(r,) for r in path])
 
 
 def _walk_up(
@@ -289,6 +367,7 @@ def _walk_up(
 
 def _latest_row(connection: sqlite3.Connection, file: int, entry_id: str) -> int | None:
     found = connection.execute(
-        "SELECT max(row) FROM entries WHERE file = ? AND entry_id = ?", (file, entry_id)
+        "SELECT row FROM entries WHERE file = ? AND entry_id = ? ORDER BY seq DESC LIMIT 1",
+        (file, entry_id),
     ).fetchone()
     return found[0] if found else None

@@ -33,6 +33,7 @@ from pi_lsp.project_memory.search import (
 logger = logging.getLogger(__name__)
 
 SESSION_SUFFIX = ".jsonl"
+SETTLE_SECONDS = 0.3
 _REBUILD = "\0rebuild"
 """The queue's marker for "throw the database away and start again" (no path holds a NUL)."""
 
@@ -60,8 +61,12 @@ class ProjectMemory:
         session_dirs: Callable[[], Sequence[Path]],
         *,
         sweep_seconds: float = 30.0,
+        settle_seconds: float = SETTLE_SECONDS,
     ) -> None:
         self.database = database
+        self.settle_seconds = settle_seconds
+        """How long a change waits for more (a turn appends several entries, and the watch reports
+        each of this server's appends again): one pass then reads them all."""
         self.session_dirs: Callable[[], list[Path]] = lambda: list(session_dirs())
         """The directories indexed (asked again at every sweep: settings change live)."""
         self.sweep_seconds = sweep_seconds
@@ -213,6 +218,9 @@ class ProjectMemory:
                 if remaining <= 0:
                     return []
                 self._changed.wait(remaining)
+            settled = time.monotonic() + self.settle_seconds
+            while not self._stopping and (remaining := settled - time.monotonic()) > 0:
+                self._changed.wait(remaining)
             if self._stopping:
                 return None
             batch = list(self._pending)
@@ -260,7 +268,11 @@ class ProjectMemory:
                 "SELECT path, device, inode, mtime_ns, size FROM files"
             )
         }
-        changed = [path for path, identity in on_disk.items() if indexed.get(path) != identity]
+        # Oldest first: rows are times, and an index grown in time order is written at its end.
+        changed = sorted(
+            (path for path, identity in on_disk.items() if indexed.get(path) != identity),
+            key=lambda path: on_disk[path][2],
+        )
         gone = [path for path in indexed if path not in on_disk]
         for path in gone:
             forget_file(connection, Path(path))

@@ -81,7 +81,7 @@ def indexed_rows(connection: sqlite3.Connection, path: Path) -> list[tuple]:
         for entry_id, entry_type, text, on_path in connection.execute(
             "SELECT e.entry_id, e.type, t.text, e.on_path FROM entries e "
             "JOIN files f ON f.file = e.file LEFT JOIN entry_text t ON t.rowid = e.row "
-            "WHERE f.path = ? ORDER BY e.row",
+            "WHERE f.path = ? ORDER BY e.seq",
             (str(path),),
         )
     ]
@@ -263,11 +263,12 @@ def test_non_ascii_words_are_found_with_or_without_accents(two_sessions):
     assert [h.entry_id for h in search_index(connection, "日本語", limit=5).hits] == ["a2"]
 
 
-def test_the_last_word_matches_as_a_prefix_while_typing(two_sessions):
+def test_words_match_whole_words(two_sessions):
     connection, *_ = two_sessions
-    assert {h.entry_id for h in search_index(connection, "exponential back", limit=5).hits} == {
+    assert search_index(connection, "exponential back", limit=5).total == 0
+    assert [h.entry_id for h in search_index(connection, "exponential backoff", limit=5).hits] == [
         "a2"
-    }
+    ]
 
 
 def test_best_match_first_and_filters(two_sessions):
