@@ -100,7 +100,7 @@ class Services:
             str(config.workspace_root),
             send_event,
             default_thinking_level=lambda: live.current.thinking_level(),
-            allowed_session_dirs=config.allowed_session_dirs,
+            allowed_session_dirs=openable_session_dirs(config, resources.agent_dir),
             on_session_written=memory.notice if memory is not None else None,
         )
         compactor = Compactor(live, summaries, resources.extensions)
@@ -159,7 +159,9 @@ class Services:
         )
         self.live.config = config
         self.sessions.session_dir = config.session_dir
-        self.sessions.allowed_session_dirs = config.allowed_session_dirs
+        self.sessions.allowed_session_dirs = openable_session_dirs(
+            config, self.resources.agent_dir
+        )
         return tuple(problem for problem in config.problems if problem not in previous.problems)
 
 
@@ -171,6 +173,14 @@ def _tools_with_memory(live: LiveConfig, memory: ProjectMemory | None) -> list[T
     settings = live.config.settings
     enabled = memory is not None and settings.trusted and settings.session_search_tools
     return [*default_tools(), *(memory_tools(memory) if enabled and memory else [])]
+
+
+def openable_session_dirs(config: ServerConfig, agent_dir: Path) -> tuple[Path, ...]:
+    """``allowedSessionDirs`` and pi's own session directory for the workspace, whose sessions
+    the session search finds (and so must be able to open)."""
+    from pi_lsp.project_memory.locations import pi_session_dir
+
+    return (*config.allowed_session_dirs, pi_session_dir(config.workspace_root, agent_dir))
 
 
 def indexed_session_dirs(config: ServerConfig, agent_dir: Path) -> list[Path]:

@@ -122,6 +122,12 @@ async def test_a_session_pi_wrote_in_its_own_directory_is_found_and_followed(wor
             )
             assert {hit["entryId"] for hit in result["hits"]} == set(appended["ids"])
 
+            # A hit in pi's directory opens (pi's directory of the workspace is allowed).
+            opened = await request(client, "pi/openSession", {"path": written["path"]})
+            window = await request(client, "pi/treeWindow", {"targetId": appended["ids"][0]})
+            assert window["targetId"] == appended["ids"][0]
+            assert opened["sessionId"] == result["hits"][0]["sessionId"]
+
 
 def last_row(database: Path) -> int:
     with contextlib.closing(sqlite3.connect(database)) as connection:
