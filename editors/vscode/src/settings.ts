@@ -18,6 +18,8 @@ export interface InitializationOptions {
   tokenizer?: string;
   cacheRetention?: string;
   nestedContextFiles?: boolean;
+  sessionIndex?: boolean;
+  sessionSearchTools?: boolean;
   compaction?: {
     enabled?: boolean;
     reserveTokens?: number;
@@ -115,6 +117,8 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
     tokenizer: choice(get, 'tokenizer', TOKENIZERS),
     cacheRetention: choice(get, 'cacheRetention', CACHE_RETENTIONS),
     nestedContextFiles: flag(get, 'nestedContextFiles'),
+    sessionIndex: flag(get, 'sessionIndex'),
+    sessionSearchTools: flag(get, 'sessionSearchTools'),
     compaction: withoutUndefined({
       enabled: flag(get, 'compaction.enabled'),
       reserveTokens: count(get, 'compaction.reserveTokens', 0),

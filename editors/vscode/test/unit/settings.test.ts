@@ -45,6 +45,12 @@ describe('initializationOptions', () => {
     expect(() => compaction('soon')).toThrow(SettingsError);
   });
 
+  it('sends sessionIndex and sessionSearchTools', () => {
+    const options = initializationOptions(settings({ sessionIndex: false, sessionSearchTools: false }), true);
+    expect(options.sessionIndex).toBe(false);
+    expect(options.sessionSearchTools).toBe(false);
+  });
+
   it('sends nestedContextFiles and compaction.fileListLimit', () => {
     const options = initializationOptions(settings({ nestedContextFiles: false, 'compaction.fileListLimit': 20 }), true);
     expect(options.nestedContextFiles).toBe(false);
