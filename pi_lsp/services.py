@@ -159,9 +159,7 @@ class Services:
         )
         self.live.config = config
         self.sessions.session_dir = config.session_dir
-        self.sessions.allowed_session_dirs = openable_session_dirs(
-            config, self.resources.agent_dir
-        )
+        self.sessions.allowed_session_dirs = openable_session_dirs(config, self.resources.agent_dir)
         return tuple(problem for problem in config.problems if problem not in previous.problems)
 
 
