@@ -55,6 +55,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS entry_text
 """
 
 
+BUSY_TIMEOUT_SECONDS = 10.0
+"""How long a write waits for another process's (two windows on one workspace share an index)."""
 TIME_SHIFT = 8
 """Bits of an entry's row below its time: 256 entries per millisecond (more take the next
 millisecond's rows), and small gaps between rows keep FTS5's lists of rowids short."""
@@ -69,15 +71,27 @@ def connect(path: Path, *, check: bool = False) -> sqlite3.Connection:
     (deleted and created again) when it is damaged or of another schema version."""
     try:
         return _connect(path, check=check)
+    except sqlite3.OperationalError as error:
+        if _is_busy(error):
+            raise  # another process writes the index: nothing is wrong with it
+        logger.warning("rebuilding the session index %s: %s", path, error)
+        remove_database(path)
+        return _connect(path, check=False)
     except (sqlite3.DatabaseError, IndexUnusable) as error:
         logger.warning("rebuilding the session index %s: %s", path, error)
         remove_database(path)
         return _connect(path, check=False)
 
 
+def _is_busy(error: sqlite3.OperationalError) -> bool:
+    return "locked" in str(error) or "busy" in str(error)
+
+
 def _connect(path: Path, *, check: bool) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
-    connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    connection = sqlite3.connect(
+        path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_SECONDS
+    )
     try:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")

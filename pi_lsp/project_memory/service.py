@@ -119,6 +119,10 @@ class ProjectMemory:
                 page = search_index(
                     self._read_connection(), query, limit=limit, order=order, only=only
                 )
+            except sqlite3.OperationalError as error:  # busy: another process writes the index
+                logger.info("session search failed for now: %s", error)
+                self._drop_reader()
+                page = SearchPage(0, [])
             except sqlite3.DatabaseError as error:
                 logger.warning("session search failed (the index is rebuilt): %s", error)
                 self._drop_reader()
@@ -229,13 +233,19 @@ class ProjectMemory:
             return batch
 
     def _index(self, connection: sqlite3.Connection, batch: list[str]) -> sqlite3.Connection:
-        for path in batch:
+        for position, path in enumerate(batch):
             if self._stopping:
                 break
             try:
                 if path == _REBUILD:
                     raise sqlite3.DatabaseError("a rebuild was asked for")
                 sync_file(connection, Path(path))
+            except sqlite3.OperationalError as error:
+                # Locked past the timeout (another window's server writes the same index), or
+                # out of disk: nothing is wrong with the index, so try again at the next pass.
+                logger.info("session index busy, indexing again later: %s", error)
+                self._queue(batch[position:])
+                return connection
             except sqlite3.DatabaseError as error:
                 logger.warning("rebuilding the session index %s: %s", self.database, error)
                 return self._rebuilt(connection)

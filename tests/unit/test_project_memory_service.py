@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 
 import pytest
@@ -118,3 +119,24 @@ def test_locations(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     assert index_path(workspace).is_relative_to(tmp_path / "state" / "pi-lsp")
     assert index_path(workspace) != index_path(tmp_path / "other")
+
+
+def test_two_windows_share_one_index_without_rebuilding_it(tmp_path):
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    for number in range(20):
+        write_session(sessions / f"s{number}.jsonl", f"s{number}", ["shared retry"] * 50)
+    database = tmp_path / "index.sqlite3"
+    windows = [ProjectMemory(database, lambda: [sessions], settle_seconds=0) for _ in range(2)]
+    for window in windows:
+        window.start()
+    try:
+        for window in windows:
+            assert window.wait_until_current(60)
+        rows = sqlite3.connect(database).execute("SELECT count(*) FROM entries").fetchone()[0]
+        assert rows == 20 * 50  # each entry once, and nothing thrown away
+        for window in windows:
+            assert window.search("shared").page.total == 20 * 50
+    finally:
+        for window in windows:
+            window.close()
