@@ -495,6 +495,8 @@ class IndexingProgress:
 class SearchSessionsResult:
     total: int
     """How many entries match; ``hits`` holds the first ``limit`` of them."""
+    total_capped: bool
+    """Counting stopped at 10,000: there are more matches than ``total``."""
     indexing: IndexingProgress
     hits: list[SessionSearchHit]
 

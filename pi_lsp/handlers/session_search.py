@@ -40,6 +40,7 @@ async def on_search_sessions(
     )
     return protocol.SearchSessionsResult(
         result.page.total,
+        result.page.capped,
         indexing_progress(result.progress),
         [hit_shape(hit) for hit in result.page.hits],
     )

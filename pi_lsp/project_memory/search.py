@@ -19,9 +19,11 @@ from pi_lsp.project_memory.query import parse_query
 
 Order = Literal["newest", "best"]
 PREVIEW_TOKENS = 24
+COUNT_LIMIT = 10_000
+"""Matches counted at most (outside one session)."""
 CHUNK_ROWS = 200
 """Matches looked up at a time while hits are gathered."""
-RANKED_MATCHES = 2_000
+RANKED_MATCHES = 1_000
 """Best match first ranks the newest this many matches."""
 
 
@@ -42,6 +44,8 @@ class Hit:
 class SearchPage:
     total: int
     hits: list[Hit]
+    capped: bool = False
+    """``total`` stopped counting at ``COUNT_LIMIT``: there are more matches."""
 
 
 @attrs.frozen
@@ -65,10 +69,10 @@ def search_index(
 ) -> SearchPage:
     expression = parse_query(query).match_expression()
     if expression is None:
-        return SearchPage(0, [])
+        return SearchPage(0, [], False)
     scope = _scope(connection, only)
     if scope is None:
-        return SearchPage(0, [])
+        return SearchPage(0, [], False)
     candidates = (
         _best_candidates(connection, expression, scope)
         if order == "best"
@@ -82,7 +86,8 @@ def search_index(
     hits = hits[:limit]
     previews = _previews(connection, expression, [hit_row for hit_row, _ in hits])
     page = [attrs.evolve(hit, preview=previews.get(row, "")) for row, hit in hits]
-    return SearchPage(_total(connection, expression, only, scope), page)
+    total, capped = _total(connection, expression, only, scope)
+    return SearchPage(total, page, capped)
 
 
 @attrs.frozen
@@ -184,18 +189,23 @@ def _passes(hit: Hit, only: SearchFilter) -> bool:
 
 def _total(
     connection: sqlite3.Connection, expression: str, only: SearchFilter, scope: _Scope
-) -> int:
-    """Every match in the scope, counted inside FTS5 (no row lookup per match) when it can."""
-    everything = connection.execute(
-        "SELECT count(*) FROM entry_text WHERE entry_text MATCH ?", (expression,)
-    ).fetchone()[0]
+) -> tuple[int, bool]:
+    """How many entries match in the scope, and whether counting stopped at ``COUNT_LIMIT``
+    (counting a million matches costs more than the search itself)."""
     if only.session_id is not None:
-        return _count_in_session(connection, expression, scope)
+        return _count_in_session(connection, expression, scope), False
+    counted = connection.execute(
+        "SELECT count(*) FROM (SELECT rowid FROM entry_text WHERE entry_text MATCH ? "
+        "ORDER BY rowid DESC LIMIT ?)",
+        (expression, COUNT_LIMIT + 1),
+    ).fetchone()[0]
+    if counted > COUNT_LIMIT:
+        return COUNT_LIMIT, True
     if only.excluded_session_id is not None:
         excluded = _scope(connection, SearchFilter(session_id=only.excluded_session_id))
         if excluded is not None:
-            return everything - _count_in_session(connection, expression, excluded)
-    return everything
+            counted -= _count_in_session(connection, expression, excluded)
+    return counted, False
 
 
 def _count_in_session(connection: sqlite3.Connection, expression: str, scope: _Scope) -> int:

@@ -73,7 +73,8 @@ def _search_text(query: str, result: SearchResult) -> str:
     if not lines:
         lines = [f"No entry of another session matches {query!r}."]
     elif page.total > len(page.hits):
-        lines.append(f"({page.total} matches; these are the newest {len(page.hits)})")
+        total = f"{page.total}+" if page.capped else str(page.total)
+        lines.append(f"({total} matches; these are the newest {len(page.hits)})")
     if not progress.complete:
         lines.append(
             f"(Still indexing: {progress.indexed_files} of {progress.known_files} session files "

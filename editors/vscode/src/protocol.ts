@@ -181,6 +181,8 @@ export interface IndexingProgress {
 
 export interface SearchSessionsResult {
   total: number;
+  /** Counting stopped at 10,000: there are more matches than `total`. */
+  totalCapped: boolean;
   indexing: IndexingProgress;
   hits: SessionSearchHit[];
 }

@@ -102,6 +102,7 @@ local client = require("pi.client")
 
 ---@class pi.SearchSessionsResult
 ---@field total integer
+---@field totalCapped boolean
 ---@field indexing pi.IndexingProgress
 ---@field hits pi.SessionSearchHit[]
 

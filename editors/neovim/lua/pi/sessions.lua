@@ -55,7 +55,8 @@ function M.search(query)
       for index, hit in ipairs(result.hits) do
         items[index] = { text = hit_text(hit), valid = 1 }
       end
-      local title = ("pi: %d match%s for %q"):format(result.total, result.total == 1 and "" or "es", text)
+      local total = tostring(result.total) .. (result.totalCapped and "+" or "")
+      local title = ("pi: %s match%s for %q"):format(total, result.total == 1 and "" or "es", text)
       vim.fn.setloclist(0, {}, " ", { title = title, items = items, context = { pi_search = true } })
       vim.cmd("lopen")
       vim.keymap.set("n", "<CR>", open_under_cursor, { buffer = 0, desc = "pi: open the session at this entry" })

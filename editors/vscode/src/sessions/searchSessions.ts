@@ -52,7 +52,8 @@ export function searchSessions(server: PiServer): Promise<SessionSearchHit | und
       const indexing = result.indexing.complete
         ? ''
         : ` (indexing: ${result.indexing.indexedFiles} of ${result.indexing.knownFiles} sessions)`;
-      pick.title = `${title}: ${result.total} match${result.total === 1 ? '' : 'es'}${more}${indexing}`;
+      const total = `${result.total}${result.totalCapped ? '+' : ''}`;
+      pick.title = `${title}: ${total} match${result.total === 1 ? '' : 'es'}${more}${indexing}`;
     } catch (error) {
       server.output.appendLine(`Session search failed: ${describeError(error)}`);
       pick.title = `${title}: ${describeError(error)}`;
