@@ -4,6 +4,7 @@ and cwd, and a session moved to the trash and dropped from the index."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -178,3 +179,20 @@ async def test_a_deleted_session_goes_to_the_trash_and_out_of_the_index(client, 
     with pytest.raises(PiRequestError) as raised:
         await request(client, "pi/deleteSession", {"sessionId": doomed["sessionId"]})
     assert raised.value.code == -32001
+
+
+async def test_a_session_with_a_turn_running_is_not_deleted(client, events, scripted_llm):
+    scripted_llm.enqueue(replies.text("Noted."))
+    await request(client, "pi/prompt", {"text": "a session that stays"})
+    busy = await request(client, "pi/state", {})
+    scripted_llm.enqueue(
+        replies.slow_text("one two three four five six", chunks=6, chunk_delay=0.5)
+    )
+    prompt = asyncio.ensure_future(request(client, "pi/prompt", {"text": "count slowly"}))
+    await events.wait_for("text_delta")
+    with pytest.raises(PiRequestError) as raised:
+        await request(client, "pi/deleteSession", {"sessionId": busy["sessionId"]})
+    assert raised.value.code == -32011
+    await request(client, "pi/abort", {})
+    await asyncio.wait_for(prompt, 15)
+    assert Path(busy["path"]).exists()
