@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -141,6 +141,20 @@ class Services:
     @property
     def resources(self) -> ResourceService:
         return self.live.resources
+
+    def start_session_index(self) -> Coroutine[Any, Any, None] | None:
+        """Start indexing the workspace's sessions (on the index's own thread); returns the watch
+        of their directories, for the front end to run as a task (``None``: no index)."""
+        if self.memory is None:
+            return None
+        from pi_lsp.project_memory.watch import watch_session_dirs
+
+        self.memory.start()
+        return watch_session_dirs(self.memory)
+
+    def stop_session_index(self) -> None:
+        if self.memory is not None:
+            self.memory.close()
 
     def reconfigure(self, workspace_configuration: Any) -> tuple[str, ...]:
         """Apply the client's live ``pi`` settings; returns the problems that are new.

@@ -85,13 +85,9 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
 
 def _start_session_index(ls) -> None:
     """Index the workspace's sessions in the background, and watch their directories."""
-    from pi_lsp.project_memory.watch import watch_session_dirs
-
-    memory = ls.services.memory
-    if memory is None:
-        return
-    memory.start()
-    ls.session_watch = asyncio.get_running_loop().create_task(watch_session_dirs(memory))
+    watch = ls.services.start_session_index()
+    if watch is not None:
+        ls.session_watch = asyncio.get_running_loop().create_task(watch)
 
 
 def on_shutdown(ls, params: None) -> None:
@@ -106,8 +102,7 @@ def on_shutdown(ls, params: None) -> None:
         ls.services.sessions.close_all()
         if ls.session_watch is not None:
             ls.session_watch.cancel()
-        if ls.services.memory is not None:
-            ls.services.memory.close()
+        ls.services.stop_session_index()
 
 
 def on_did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:
