@@ -91,6 +91,8 @@ class ServerSettings:
     session_index: bool = True
     """Keep the index of the workspace's sessions (``pi/searchSessions``); read at start."""
     session_search_tools: bool = True
+    auto_name: bool = False
+    """Name a session nobody named after its first answer, with the summary model."""
     """Give the agent ``search_sessions`` and ``read_session_entry`` (trusted workspaces only)."""
     """Load AGENTS.md/CLAUDE.md files below the workspace root when the agent works there."""
     retry: RetryOptions = attrs.Factory(RetryOptions)

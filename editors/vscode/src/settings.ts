@@ -20,6 +20,7 @@ export interface InitializationOptions {
   nestedContextFiles?: boolean;
   sessionIndex?: boolean;
   sessionSearchTools?: boolean;
+  autoName?: boolean;
   compaction?: {
     enabled?: boolean;
     reserveTokens?: number;
@@ -119,6 +120,7 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
     nestedContextFiles: flag(get, 'nestedContextFiles'),
     sessionIndex: flag(get, 'sessionIndex'),
     sessionSearchTools: flag(get, 'sessionSearchTools'),
+    autoName: flag(get, 'autoName'),
     compaction: withoutUndefined({
       enabled: flag(get, 'compaction.enabled'),
       reserveTokens: count(get, 'compaction.reserveTokens', 0),

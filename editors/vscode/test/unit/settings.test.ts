@@ -45,10 +45,11 @@ describe('initializationOptions', () => {
     expect(() => compaction('soon')).toThrow(SettingsError);
   });
 
-  it('sends sessionIndex and sessionSearchTools', () => {
-    const options = initializationOptions(settings({ sessionIndex: false, sessionSearchTools: false }), true);
+  it('sends sessionIndex, sessionSearchTools and autoName', () => {
+    const options = initializationOptions(settings({ sessionIndex: false, sessionSearchTools: false, autoName: true }), true);
     expect(options.sessionIndex).toBe(false);
     expect(options.sessionSearchTools).toBe(false);
+    expect(options.autoName).toBe(true);
   });
 
   it('sends nestedContextFiles and compaction.fileListLimit', () => {
