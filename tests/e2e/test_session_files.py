@@ -185,6 +185,7 @@ async def test_a_session_with_a_turn_running_is_not_deleted(client, events, scri
     scripted_llm.enqueue(replies.text("Noted."))
     await request(client, "pi/prompt", {"text": "a session that stays"})
     busy = await request(client, "pi/state", {})
+    events.notifications.clear()  # the text_delta waited for below is the slow turn's
     scripted_llm.enqueue(
         replies.slow_text("one two three four five six", chunks=6, chunk_delay=0.5)
     )
