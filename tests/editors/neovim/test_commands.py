@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from tests.editors.neovim.test_tree import BRANCH_SUMMARY, two_turns
 
@@ -213,3 +216,66 @@ def test_pi_sessions_exports_and_deletes_the_picked_session(pi, scripted_model):
     pi.command("PiSessions delete")
     pi.wait_until(f"vim.uv.fs_stat({wanted['path']!r}) == nil")
     assert all(info["id"] != wanted["sessionId"] for info in pi.request("pi/sessions")["sessions"])
+
+
+FZF_STUB = """
+_G.pi_test.fzf = nil
+package.loaded['fzf-lua'] = { fzf_exec = function(lines, opts)
+  _G.pi_test.fzf = { lines = lines, prompt = opts.prompt }
+  opts.actions.default({ lines[1] })
+end }
+"""
+
+TELESCOPE_STUB = """
+local chosen, results
+package.loaded['telescope'] = {}
+package.loaded['telescope.actions.state'] = {
+  get_selected_entry = function() return results[1] end,
+}
+package.loaded['telescope.finders'] = { new_table = function(spec)
+  return { results = vim.tbl_map(spec.entry_maker, spec.results) }
+end }
+package.loaded['telescope.config'] = { values = { generic_sorter = function() return {} end } }
+package.loaded['telescope.actions'] = {
+  close = function() end,
+  select_default = { replace = function(_, fn) chosen = fn end },
+}
+package.loaded['telescope.pickers'] = { new = function(_, spec)
+  return { find = function()
+    results = spec.finder.results
+    _G.pi_test.telescope = { title = spec.prompt_title, shown = results[1].display }
+    spec.attach_mappings(0)
+    chosen()
+  end }
+end }
+"""
+
+UNSTUB = """
+for _, name in ipairs({ 'fzf-lua', 'telescope', 'telescope.finders', 'telescope.config',
+  'telescope.actions', 'telescope.pickers', 'telescope.actions.state' }) do
+  package.loaded[name] = nil
+end
+"""
+
+
+@pytest.mark.parametrize(("stub", "shown"), [(FZF_STUB, "fzf"), (TELESCOPE_STUB, "telescope")])
+def test_pi_search_uses_fzf_lua_or_telescope_when_installed(pi, scripted_model, stub, shown):
+    scripted_model.enqueue({"kind": "text", "text": "Noted the walrus"})
+    pi.command(f"Pi The walrus {shown} protocol")
+    pi.wait_for("agent_end")
+    wanted = state(pi)["sessionId"]
+    pi.command("PiNew")
+    wait_for_state(pi, "sessionId", f"value ~= '{wanted}'")
+    pi.wait_until(
+        "(function() local r = vim.lsp.get_clients({ name = 'pi' })[1]:request_sync("
+        f"'pi/searchSessions', {{ query = 'walrus {shown}' }}, 5000)"
+        " return r and r.result and r.result.total >= 1 end)()"
+    )
+    pi.lua(stub)
+    try:
+        pi.command(f"PiSearch walrus {shown}")
+        wait_for_state(pi, "sessionId", f"value == '{wanted}'")
+        assert f"walrus {shown}" in json.dumps(pi.lua(f"return _G.pi_test.{shown}"))
+    finally:
+        pi.lua(UNSTUB)
+    pi.assert_no_lua_errors()

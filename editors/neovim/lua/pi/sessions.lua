@@ -1,5 +1,6 @@
 -- Every session of the workspace: :PiSearch (pi/searchSessions, pi's own sessions included) into
--- a location list whose <CR> opens the hit's session in the chat and the tree at that entry, and
+-- telescope, fzf-lua or the location list, where choosing a hit (<CR>) opens its session in the
+-- chat and the tree at that entry, and
 -- the actions of :PiSessions on a picked session (open, rename, export, delete to the trash).
 local api = require("pi.api")
 local util = require("pi.util")
@@ -39,7 +40,79 @@ local function open_under_cursor()
   end
 end
 
---- Searches every session of the workspace for `query` into the location list.
+local function picker()
+  local chosen = require("pi.config").options.search_picker
+  if chosen == "auto" then
+    if pcall(require, "telescope") then
+      return "telescope"
+    end
+    return pcall(require, "fzf-lua") and "fzf-lua" or "loclist"
+  end
+  return chosen
+end
+
+local function show_in_telescope(hits, title)
+  local pickers = require("telescope.pickers")
+  local finders = require("telescope.finders")
+  local sorters = require("telescope.config").values
+  local actions = require("telescope.actions")
+  local action_state = require("telescope.actions.state")
+  pickers
+    .new({}, {
+      prompt_title = title,
+      finder = finders.new_table({
+        results = hits,
+        entry_maker = function(hit)
+          local text = hit_text(hit)
+          return { value = hit, display = text, ordinal = text }
+        end,
+      }),
+      sorter = sorters.generic_sorter({}),
+      attach_mappings = function(prompt_buffer)
+        actions.select_default:replace(function()
+          local selection = action_state.get_selected_entry()
+          actions.close(prompt_buffer)
+          if selection then
+            M.open(selection.value)
+          end
+        end)
+        return true
+      end,
+    })
+    :find()
+end
+
+local function show_in_fzf(hits, title)
+  local lines = {}
+  for index, hit in ipairs(hits) do
+    lines[index] = ("%d\t%s"):format(index, hit_text(hit))
+  end
+  require("fzf-lua").fzf_exec(lines, {
+    prompt = title .. "> ",
+    fzf_opts = { ["--delimiter"] = "\t", ["--with-nth"] = "2.." },
+    actions = {
+      default = function(selected)
+        local index = selected and selected[1] and tonumber(selected[1]:match("^(%d+)"))
+        if index and hits[index] then
+          M.open(hits[index])
+        end
+      end,
+    },
+  })
+end
+
+local function show_in_loclist(hits, title)
+  local items = {}
+  for index, hit in ipairs(hits) do
+    items[index] = { text = hit_text(hit), valid = 1 }
+  end
+  vim.fn.setloclist(0, {}, " ", { title = title, items = items, context = { pi_search = true } })
+  vim.cmd("lopen")
+  vim.keymap.set("n", "<CR>", open_under_cursor, { buffer = 0, desc = "pi: open the session at this entry" })
+end
+
+--- Searches every session of the workspace for `query`: the hits in telescope, fzf-lua or the
+--- location list (the `search_picker` option), each opening its session at its entry.
 function M.search(query)
   local function run(text)
     if not text or vim.trim(text) == "" then
@@ -51,15 +124,10 @@ function M.search(query)
         return vim.notify(("pi: no session holds %q%s"):format(text, note), vim.log.levels.INFO)
       end
       M.hits = result.hits
-      local items = {}
-      for index, hit in ipairs(result.hits) do
-        items[index] = { text = hit_text(hit), valid = 1 }
-      end
       local total = tostring(result.total) .. (result.totalCapped and "+" or "")
       local title = ("pi: %s match%s for %q"):format(total, result.total == 1 and "" or "es", text)
-      vim.fn.setloclist(0, {}, " ", { title = title, items = items, context = { pi_search = true } })
-      vim.cmd("lopen")
-      vim.keymap.set("n", "<CR>", open_under_cursor, { buffer = 0, desc = "pi: open the session at this entry" })
+      local show = ({ telescope = show_in_telescope, ["fzf-lua"] = show_in_fzf })[picker()] or show_in_loclist
+      show(result.hits, title)
     end))
   end
   if query and query ~= "" then
