@@ -180,14 +180,19 @@ class SessionRegistry:
         """The open session ``session_id``, if it is open."""
         return self._runtimes.get(session_id)
 
-    def close_session(self, session_id: str) -> None:
-        """Close the session ``session_id`` if it is open (its file is about to go away)."""
-        runtime = self._runtimes.pop(session_id, None)
-        if runtime is None:
+    def unpin(self, runtime: SessionRuntime) -> None:
+        """No client holds ``runtime`` by id any more: it closes when idle, as others do."""
+        self._pinned.discard(runtime.id)
+
+    def close(self, runtime: SessionRuntime) -> None:
+        """The client is done with the session: closed now (opening it again reads the file)."""
+        self.unpin(runtime)
+        if self._runtimes.get(runtime.id) is not runtime:
             return
         runtime.close()
-        self._last_used.pop(session_id, None)
-        self._pinned.discard(session_id)
+        del self._runtimes[runtime.id]
+        self._last_used.pop(runtime.id, None)
+        self._closed_tree_versions[runtime.id] = runtime.tree_changes.version
         if self._current is runtime:
             self._current = None
 

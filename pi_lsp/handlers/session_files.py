@@ -91,7 +91,7 @@ def on_delete_session(
     runtime = services.sessions.find(params.session_id)
     if runtime is not None:
         runtime.require_idle("delete the session")
-        services.sessions.close_session(params.session_id)
+        services.sessions.close(runtime)
     move_to_trash(path)
     if services.memory is not None:
         services.memory.notice(path)  # gone: dropped from the index
