@@ -36,6 +36,8 @@ OPEN_SESSION = "pi/openSession"
 FORK = "pi/fork"
 LABEL = "pi/label"
 NAME = "pi/name"
+CONTEXT_EDIT = "pi/contextEdit"
+CONTEXT_RESTORE = "pi/contextRestore"
 STATE = "pi/state"
 MODELS = "pi/models"
 SET_MODEL = "pi/setModel"
@@ -205,6 +207,22 @@ class LabelParams:
 
 
 @attrs.frozen
+class ContextEditParams:
+    target_id: str
+    """A user, assistant, tool-result or custom message on the active branch, in the context."""
+    replacement: str | None
+    """The target's content in future context; null leaves the target out of it."""
+    session_id: str | None = None
+
+
+@attrs.frozen
+class ContextRestoreParams:
+    target_id: str
+    """An entry a context edit left out or replaced."""
+    session_id: str | None = None
+
+
+@attrs.frozen
 class NameParams:
     name: str
     session_id: str | None = None
@@ -283,6 +301,8 @@ PARAMS_BY_METHOD: dict[str, type] = {
     OPEN_SESSION: OpenSessionParams,
     FORK: ForkParams,
     LABEL: LabelParams,
+    CONTEXT_EDIT: ContextEditParams,
+    CONTEXT_RESTORE: ContextRestoreParams,
     NAME: NameParams,
     STATE: SessionParams,
     MODELS: ModelsParams,
@@ -551,6 +571,16 @@ class LabelResult:
 
 
 @attrs.frozen
+class ContextEditResult:
+    session_id: str
+    entry_id: str
+    """The ``context_edit`` entry written; it is the new leaf."""
+    leaf_id: str | None
+    context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+    """What applies to the target now; left out after a restore."""
+
+
+@attrs.frozen
 class NameResult:
     entry_id: str
     name: str | None
@@ -764,6 +794,8 @@ RESULT_BY_METHOD: dict[str, type] = {
     OPEN_SESSION: OpenSessionResult,
     FORK: ForkResult,
     LABEL: LabelResult,
+    CONTEXT_EDIT: ContextEditResult,
+    CONTEXT_RESTORE: ContextEditResult,
     NAME: NameResult,
     STATE: StateResult,
     MODELS: ModelsResult,

@@ -306,6 +306,28 @@ export interface LabelResult {
   leafId: string | null;
 }
 
+export interface ContextEditParams {
+  /** A user, assistant, tool-result or custom message on the active branch, in the context. */
+  targetId: string;
+  /** The target's content in future context; null leaves the target out of it. */
+  replacement: string | null;
+  sessionId?: string;
+}
+
+export interface ContextRestoreParams {
+  targetId: string;
+  sessionId?: string;
+}
+
+export interface ContextEditResult {
+  sessionId: string;
+  /** The context_edit entry written; it is the new leaf. */
+  entryId: string;
+  leafId: string | null;
+  /** What applies to the target now; left out after a restore. */
+  contextEdit?: ContextEditEffect;
+}
+
 export interface NameParams {
   name: string;
   sessionId?: string;
@@ -526,6 +548,8 @@ export interface Requests {
   'pi/openSession': { params: OpenSessionParams; result: OpenSessionResult };
   'pi/fork': { params: ForkParams; result: ForkResult };
   'pi/label': { params: LabelParams; result: LabelResult };
+  'pi/contextEdit': { params: ContextEditParams; result: ContextEditResult };
+  'pi/contextRestore': { params: ContextRestoreParams; result: ContextEditResult };
   'pi/name': { params: NameParams; result: NameResult };
   'pi/state': { params: SessionParams; result: StateResult };
   'pi/models': { params: ModelsParams; result: ModelsResult };
@@ -557,6 +581,8 @@ export const METHODS: readonly Method[] = [
   'pi/openSession',
   'pi/fork',
   'pi/label',
+  'pi/contextEdit',
+  'pi/contextRestore',
   'pi/name',
   'pi/state',
   'pi/models',

@@ -57,6 +57,12 @@ local client = require("pi.client")
 ---@field entryId string
 ---@field leafId? string
 
+---@class pi.ContextEditResult
+---@field sessionId string
+---@field entryId string the context_edit entry written (the new leaf)
+---@field leafId? string
+---@field contextEdit? string what applies to the target now: "removed" or "replaced" (nil after a restore)
+
 ---@class pi.MessagesResult
 ---@field sessionId string
 ---@field leafId? string
@@ -464,6 +470,12 @@ M.open_session = request("pi/openSession")
 M.fork = request("pi/fork")
 ---@type pi.Request<pi.LabelResult>
 M.label = request("pi/label")
+--- Params: `targetId`, `replacement` (a string, or vim.NIL to leave the target out), `sessionId?`.
+---@type pi.Request<pi.ContextEditResult>
+M.context_edit = request("pi/contextEdit")
+--- Params: `targetId`, `sessionId?`.
+---@type pi.Request<pi.ContextEditResult>
+M.context_restore = request("pi/contextRestore")
 ---@type pi.Request<pi.NameResult>
 M.name = request("pi/name")
 ---@type pi.Request<pi.StateResult>
