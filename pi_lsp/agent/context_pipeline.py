@@ -21,6 +21,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from pi_lsp.agent.context_edits import extension_editor
 from pi_lsp.agent.hooks import session_appender
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.extensions import ContextEvent, ExtensionHost, run_context
@@ -38,7 +39,13 @@ async def model_messages(
         event = ContextEvent(
             session_id=runtime.id,
             messages=copy.deepcopy(messages),
+            entry_ids=[
+                str(projected.entry.get("id"))
+                for projected in runtime.session.projection()
+                for _ in projected.messages
+            ],
             append=session_appender(runtime),
+            edit=extension_editor(runtime),
         )
         messages = await run_context(hooked, event, extensions.timings)
     return convert_to_llm(messages)
