@@ -975,6 +975,9 @@ class TreeChangedEvent:
     """Labels set (or cleared: null) by the change, by entry id."""
     name: str | None = None
     """The session's name now."""
+    context_edits: dict[str, ContextEditEffect | None] = attrs.Factory(dict)
+    """Entries whose ``contextEdit`` mark the change's context edits changed, by entry id: what
+    applies now (null: nothing, after a restore)."""
 
 
 @attrs.frozen

@@ -53,6 +53,9 @@ async def test_a_forgotten_tool_result_is_left_out_of_the_next_request(
         client, "pi/contextEdit", {"targetId": result_entry["id"], "replacement": None}
     )
     assert edit["contextEdit"] == "removed" and edit["leafId"] == edit["entryId"]
+    changed = [e for e in client.pi_events.events() if e["type"] == "tree_changed"][-1]
+    assert changed["contextEdits"] == {result_entry["id"]: "removed"}
+    assert [row["id"] for row in changed["entries"]] == [edit["entryId"]]
     written = entries(workspace)[-1]
     assert list(written) == ["type", "id", "parentId", "timestamp", "targetId", "replacement"]
     assert written == {
@@ -88,6 +91,8 @@ async def test_replace_restore_and_navigating_before_the_edit(client, scripted_l
 
     restored = await request(client, "pi/contextRestore", {"targetId": user["id"]})
     assert "contextEdit" not in restored
+    changed = [e for e in client.pi_events.events() if e["type"] == "tree_changed"][-1]
+    assert changed["contextEdits"] == {user["id"]: None}
     assert entries(workspace)[-1]["replacement"] == {"content": user["message"]["content"]}
     await prompt(client, scripted_llm, "Once more.")
     assert "sk-live-secret" in sent(scripted_llm)

@@ -103,6 +103,9 @@ export interface TreeNodeRow {
 /** Labels a change set, by entry id (null: the label was cleared). */
 export type LabelChanges = Record<string, string | null>;
 
+/** The contextEdit marks a change's context edits changed, by entry id (null: none applies now). */
+export type ContextEditChanges = Record<string, ContextEditEffect | null>;
+
 /** A window of the rows under `parentId` (null: the top level): `total` rows, these from `offset` on. */
 export interface TreeLevel {
   parentId: string | null;
@@ -654,6 +657,8 @@ export interface Events {
     entries: TreeNodeRow[];
     labels: LabelChanges;
     name: string | null;
+    /** Entries whose contextEdit mark the change's context edits changed (null: none applies now). */
+    contextEdits: ContextEditChanges;
   };
   agent_end: { stopReason: StopReason; leafId: string | null };
   error: { message: string };

@@ -390,6 +390,7 @@ local client = require("pi.client")
 ---@field entries pi.TreeNodeRow[]
 ---@field labels table<string, string|vim.NIL> labels set by the change (vim.NIL: cleared)
 ---@field name? string
+---@field contextEdits table<string, string|vim.NIL> contextEdit marks the change's context edits changed (vim.NIL: none applies now)
 
 ---@class pi.AgentEndEvent
 ---@field type "agent_end"
