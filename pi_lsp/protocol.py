@@ -36,6 +36,7 @@ OPEN_SESSION = "pi/openSession"
 FORK = "pi/fork"
 LABEL = "pi/label"
 NAME = "pi/name"
+CONTEXT = "pi/context"
 CONTEXT_EDIT = "pi/contextEdit"
 CONTEXT_RESTORE = "pi/contextRestore"
 STATE = "pi/state"
@@ -301,6 +302,7 @@ PARAMS_BY_METHOD: dict[str, type] = {
     OPEN_SESSION: OpenSessionParams,
     FORK: ForkParams,
     LABEL: LabelParams,
+    CONTEXT: SessionParams,
     CONTEXT_EDIT: ContextEditParams,
     CONTEXT_RESTORE: ContextRestoreParams,
     NAME: NameParams,
@@ -570,6 +572,52 @@ class LabelResult:
     leaf_id: str | None
 
 
+ContextPartKind = Literal[
+    "base",
+    "systemFile",
+    "appendSystem",
+    "contextFile",
+    "skills",
+    "environment",
+    "extension",
+    "tools",
+    "compactionSummary",
+    "branchSummary",
+    "nestedContextFile",
+    "message",
+    "usageDifference",
+]
+CONTEXT_PART_KINDS = typing.get_args(ContextPartKind)
+
+
+@attrs.frozen
+class ContextPart:
+    """One part of the next request (``pi/context``)."""
+
+    kind: ContextPartKind
+    label: str
+    tokens: int
+    entry_id: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The session entry it comes from (messages, summaries, nested context files)."""
+    role: str | None = attrs.field(default=None, metadata=OMITTED)
+    preview: str | None = attrs.field(default=None, metadata=OMITTED)
+    path: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The file it comes from (AGENTS.md and the like)."""
+    context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+
+
+@attrs.frozen
+class ContextResult:
+    session_id: str
+    total: int
+    basis: Literal["usage", "estimate"]
+    context_window: int
+    compact_at: int | None
+    free_to_window: int
+    free_to_compaction: int | None
+    parts: list[ContextPart]
+
+
 @attrs.frozen
 class ContextEditResult:
     session_id: str
@@ -794,6 +842,7 @@ RESULT_BY_METHOD: dict[str, type] = {
     OPEN_SESSION: OpenSessionResult,
     FORK: ForkResult,
     LABEL: LabelResult,
+    CONTEXT: ContextResult,
     CONTEXT_EDIT: ContextEditResult,
     CONTEXT_RESTORE: ContextEditResult,
     NAME: NameResult,
@@ -1082,9 +1131,25 @@ def _make_converter() -> cattrs.Converter:
             raise TypeError(f"expected a string or an integer, got {type(value).__name__}")
         return value
 
+    def unstructure_context_part(part: ContextPart) -> dict[str, Any]:
+        # pi/context sends a part per message (tens of thousands in a long session): written out
+        # by hand, as the generated function would, at a fraction of its cost.
+        data: dict[str, Any] = {"kind": part.kind, "label": part.label, "tokens": part.tokens}
+        for key, value in (
+            ("entryId", part.entry_id),
+            ("role", part.role),
+            ("preview", part.preview),
+            ("path", part.path),
+            ("contextEdit", part.context_edit),
+        ):
+            if value is not None:
+                data[key] = value
+        return data
+
     converter.register_structure_hook(ProgressToken, structure_progress_token)
     converter.register_structure_hook_factory(attrs.has, structure_factory)
     converter.register_unstructure_hook_factory(attrs.has, unstructure_factory)
+    converter.register_unstructure_hook(ContextPart, unstructure_context_part)
     # pi's own records (JsonObject, Any) are JSON already: sent as they are, not copied.
     converter.register_unstructure_hook(dict, lambda value: value)
     converter.register_unstructure_hook(list, lambda value: value)

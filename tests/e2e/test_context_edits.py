@@ -159,3 +159,57 @@ async def test_bad_edits_get_clear_errors_and_write_nothing(client, scripted_llm
     assert not [entry for entry in entries(workspace) if entry["type"] == "context_edit"]
     await request(client, "pi/abort", {})
     await asyncio.wait_for(turn, 15)
+
+
+async def inspected(client) -> dict:
+    """``pi/context``, checked to add up and to agree with ``pi/state``'s meter."""
+    context = await request(client, "pi/context", {})
+    state = await request(client, "pi/state", {})
+    assert sum(part["tokens"] for part in context["parts"]) == context["total"]
+    assert context["total"] == state["contextUsage"]["tokens"]
+    assert context["contextWindow"] == state["contextUsage"]["contextWindow"]
+    assert context["freeToWindow"] == context["contextWindow"] - context["total"]
+    assert context["freeToCompaction"] == context["compactAt"] - context["total"]
+    return context
+
+
+async def test_the_inspector_shows_every_part_and_what_forgetting_frees(
+    client, scripted_llm, workspace
+):
+    fresh = await inspected(client)
+    kinds = [part["kind"] for part in fresh["parts"]]
+    assert fresh["basis"] == "estimate" and fresh["total"] > 0
+    assert kinds[0] == "base" and "tools" in kinds and "environment" in kinds
+    [agents] = [part for part in fresh["parts"] if part["kind"] == "contextFile"]
+    assert agents["path"].endswith("AGENTS.md") and agents["tokens"] > 0
+    assert not [part for part in fresh["parts"] if part["kind"] == "message"]
+
+    scripted_llm.enqueue(
+        replies.tool_calls([("call_1", "read", {"path": "app.py"})]), replies.text("It subtracts.")
+    )
+    await request(client, "pi/prompt", {"text": "What does app.py do?"})
+    answered = await inspected(client)
+    assert answered["basis"] == "usage"
+    messages = [part for part in answered["parts"] if part["kind"] == "message"]
+    assert [part["role"] for part in messages] == ["user", "assistant", "toolResult", "assistant"]
+    assert messages[0]["preview"] == "What does app.py do?"
+    assert all(part["entryId"] for part in messages)
+    [difference] = [part for part in answered["parts"] if part["kind"] == "usageDifference"]
+    assert answered["parts"].index(difference) == len(answered["parts"]) - 1  # all were counted
+    output = messages[2]
+
+    await request(client, "pi/contextEdit", {"targetId": output["entryId"], "replacement": None})
+    forgotten = await inspected(client)
+    assert forgotten["basis"] == "estimate"  # the reported usage counted the forgotten output
+    [removed] = [part for part in forgotten["parts"] if part.get("contextEdit") == "removed"]
+    assert removed["entryId"] == output["entryId"] and removed["tokens"] == 0
+    after = {part["entryId"]: part for part in forgotten["parts"] if part.get("entryId")}
+    assert after[messages[0]["entryId"]]["tokens"] == messages[0]["tokens"]
+
+    await request(
+        client, "pi/contextEdit", {"targetId": messages[0]["entryId"], "replacement": "Hi."}
+    )
+    replaced = await inspected(client)
+    [part] = [part for part in replaced["parts"] if part.get("entryId") == messages[0]["entryId"]]
+    assert part["contextEdit"] == "replaced" and part["preview"] == "Hi."
+    assert replaced["total"] < forgotten["total"]

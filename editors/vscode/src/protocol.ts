@@ -309,6 +309,51 @@ export interface LabelResult {
   leafId: string | null;
 }
 
+/** What a part of the next request is (pi/context). */
+export const CONTEXT_PART_KINDS = [
+  'base',
+  'systemFile',
+  'appendSystem',
+  'contextFile',
+  'skills',
+  'environment',
+  'extension',
+  'tools',
+  'compactionSummary',
+  'branchSummary',
+  'nestedContextFile',
+  'message',
+  'usageDifference',
+] as const;
+export type ContextPartKind = (typeof CONTEXT_PART_KINDS)[number];
+
+/** One part of the next request. */
+export interface ContextPart {
+  kind: ContextPartKind;
+  label: string;
+  tokens: number;
+  /** The session entry it comes from (messages, summaries, nested context files). */
+  entryId?: string;
+  role?: string;
+  preview?: string;
+  /** The file it comes from (AGENTS.md and the like). */
+  path?: string;
+  contextEdit?: ContextEditEffect;
+}
+
+export interface ContextResult {
+  sessionId: string;
+  /** The parts' sum: pi/state's context usage. */
+  total: number;
+  /** usage: the last answer's reported usage plus estimates; estimate: every part estimated. */
+  basis: 'usage' | 'estimate';
+  contextWindow: number;
+  compactAt: number | null;
+  freeToWindow: number;
+  freeToCompaction: number | null;
+  parts: ContextPart[];
+}
+
 export interface ContextEditParams {
   /** A user, assistant, tool-result or custom message on the active branch, in the context. */
   targetId: string;
@@ -551,6 +596,7 @@ export interface Requests {
   'pi/openSession': { params: OpenSessionParams; result: OpenSessionResult };
   'pi/fork': { params: ForkParams; result: ForkResult };
   'pi/label': { params: LabelParams; result: LabelResult };
+  'pi/context': { params: SessionParams; result: ContextResult };
   'pi/contextEdit': { params: ContextEditParams; result: ContextEditResult };
   'pi/contextRestore': { params: ContextRestoreParams; result: ContextEditResult };
   'pi/name': { params: NameParams; result: NameResult };
@@ -584,6 +630,7 @@ export const METHODS: readonly Method[] = [
   'pi/openSession',
   'pi/fork',
   'pi/label',
+  'pi/context',
   'pi/contextEdit',
   'pi/contextRestore',
   'pi/name',

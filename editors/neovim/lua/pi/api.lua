@@ -57,6 +57,26 @@ local client = require("pi.client")
 ---@field entryId string
 ---@field leafId? string
 
+---@class pi.ContextPart
+---@field kind string base, systemFile, appendSystem, contextFile, skills, environment, extension, tools, compactionSummary, branchSummary, nestedContextFile, message or usageDifference
+---@field label string
+---@field tokens integer
+---@field entryId? string
+---@field role? string
+---@field preview? string
+---@field path? string
+---@field contextEdit? string
+
+---@class pi.ContextResult
+---@field sessionId string
+---@field total integer
+---@field basis string "usage" or "estimate"
+---@field contextWindow integer
+---@field compactAt? integer
+---@field freeToWindow integer
+---@field freeToCompaction? integer
+---@field parts pi.ContextPart[]
+
 ---@class pi.ContextEditResult
 ---@field sessionId string
 ---@field entryId string the context_edit entry written (the new leaf)
@@ -471,6 +491,8 @@ M.open_session = request("pi/openSession")
 M.fork = request("pi/fork")
 ---@type pi.Request<pi.LabelResult>
 M.label = request("pi/label")
+---@type pi.Request<pi.ContextResult>
+M.context = request("pi/context")
 --- Params: `targetId`, `replacement` (a string, or vim.NIL to leave the target out), `sessionId?`.
 ---@type pi.Request<pi.ContextEditResult>
 M.context_edit = request("pi/contextEdit")
