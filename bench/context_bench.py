@@ -34,9 +34,9 @@ from session_bench import session_file
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pi_lsp import protocol  # noqa: E402
-from pi_lsp.handlers.base import HANDLERS  # noqa: E402
-from tests.agent_harness import AgentHarness  # noqa: E402
+from pi_lsp import protocol
+from pi_lsp.handlers.base import HANDLERS
+from tests.agent_harness import AgentHarness
 
 GOALS_MS = {10_000: 50, 100_000: 200}
 
