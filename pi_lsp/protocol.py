@@ -958,6 +958,38 @@ class RetryEvent:
     error_message: str
 
 
+SummarizationSource = Literal["compaction", "branch_summary"]
+
+
+@attrs.frozen
+class SummarizationRetryScheduledEvent:
+    """A summary (a compaction's or a branch summary's) failed with a transient provider error;
+    it is asked again after ``delay_ms`` (pi 1.6's event)."""
+
+    TYPE: ClassVar[str] = "summarization_retry_scheduled"
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+
+
+@attrs.frozen
+class SummarizationRetryAttemptStartEvent:
+    """The summary is asked again."""
+
+    TYPE: ClassVar[str] = "summarization_retry_attempt_start"
+    source: SummarizationSource
+    reason: CompactionReason | None = attrs.field(default=None, metadata=OMITTED)
+    """The compaction's reason (left out for a branch summary)."""
+
+
+@attrs.frozen
+class SummarizationRetryFinishedEvent:
+    """The retries of a summary ended (with an answer, or the last error)."""
+
+    TYPE: ClassVar[str] = "summarization_retry_finished"
+
+
 @attrs.frozen
 class AuthErrorEvent:
     """The provider refused the key (401) or its rights (403); sent once, after the failed
@@ -1055,6 +1087,9 @@ Event = (
     | ToolExecutionEndEvent
     | MessageEndEvent
     | RetryEvent
+    | SummarizationRetryScheduledEvent
+    | SummarizationRetryAttemptStartEvent
+    | SummarizationRetryFinishedEvent
     | AuthErrorEvent
     | CompactionStartEvent
     | CompactionEndEvent

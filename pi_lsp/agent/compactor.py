@@ -87,11 +87,19 @@ class Compactor:
                 "automatic compaction failed in session %s: %s", runtime.id, error.message
             )
 
-    async def recover_from_overflow(self, runtime: SessionRuntime, already_tried: bool) -> bool:
-        """Compact after the provider refused the context; True when the answer may be retried."""
+    async def recover_from_overflow(
+        self, runtime: SessionRuntime, already_tried: bool, failed_entry_id: str
+    ) -> bool:
+        """Compact after the provider refused the context; True when the answer may be retried.
+
+        As pi 1.6 does ("Overflow and Length Recovery Ordering"), the failed attempt
+        (``failed_entry_id``) is first left out of the context with a ``context_edit``, so the
+        compaction neither keeps nor summarizes it and the retry does not carry it; the edit stays
+        when the compaction fails (pi keeps it too)."""
         settings = self.live.current.compaction_settings()
         if not policy.may_recover_from_overflow(settings, already_tried):
             return False
+        runtime.session.append_context_edit(failed_entry_id, None)
         try:
             await self.compact(runtime, "overflow", will_retry=True)
         except PiError as error:
@@ -183,7 +191,7 @@ class Compactor:
         if decision.compaction is not None:
             summary = _extension_summary(decision.compaction)
         else:
-            call = self.summaries.for_session(runtime)
+            call = self.summaries.for_session(runtime, "compaction", reason)  # type: ignore[arg-type]
             if progress:
                 progress(f"Summarizing {len(preparation.messages_to_summarize)} messages")
             summary = await summarize_compaction(

@@ -246,7 +246,7 @@ class Navigator:
         instructions: str | None,
         progress: Progress | None,
     ) -> BranchSummary | None:
-        call = self.summaries.for_session(runtime)
+        call = self.summaries.for_session(runtime, "branch_summary")
         budget = self.live.current.branch_summary_settings().token_budget(call.context_window)
         plan = plan_branch_summary(
             runtime.session.by_id,

@@ -192,6 +192,14 @@ async def test_context_overflow_compacts_and_retries_once(client, events, script
     assert [
         event["reason"] for event in events.events() if event["type"] == "compaction_start"
     ] == ["overflow"]
+    # pi 1.6's ordering: the failed attempt is left out of the context, then compacted, retried.
+    written = entries(workspace)
+    [failed] = [e for e in written if e.get("message", {}).get("stopReason") == "error"]
+    [edit] = [e for e in written if e["type"] == "context_edit"]
+    assert edit["targetId"] == failed["id"] and edit["replacement"] is None
+    assert edit["parentId"] == failed["id"]
+    assert written.index(edit) < [e["type"] for e in written].index("compaction")
+    assert "maximum context length" not in json.dumps(scripted_llm.requests[-1]["messages"])
     await chat(client, scripted_llm, 2)
     scripted_llm.enqueue(
         replies.context_overflow(), replies.text(SUMMARY), replies.context_overflow()
@@ -337,3 +345,25 @@ async def test_a_prompt_sent_during_a_compaction_waits_for_it(
         "message",
         "message",
     ]  # the prompt landed after the compaction
+
+
+@pytest.mark.options(**SMALL)
+async def test_a_summary_is_retried_on_a_transient_error(client, events, scripted_llm, workspace):
+    """pi 1.6: summaries get the turns' retries, with events of their own."""
+    await chat(client, scripted_llm, 3)
+    scripted_llm.enqueue(replies.error(503, "overloaded"), replies.text(SUMMARY))
+    result = await request(client, "pi/compact", {})
+    assert result["summary"].startswith(SUMMARY.split("\n")[0])
+    retries = [event for event in events.events() if event["type"].startswith("summarization")]
+    assert [event["type"] for event in retries] == [
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+    ]
+    assert retries[0]["attempt"] == 1 and "overloaded" in retries[0]["errorMessage"]
+    assert retries[1] == {
+        "type": "summarization_retry_attempt_start",
+        "source": "compaction",
+        "reason": "manual",
+    }
+    assert not [event for event in events.events() if event["type"] == "retry"]

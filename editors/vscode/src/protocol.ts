@@ -686,6 +686,17 @@ export interface Events {
   };
   message_end: { entryId: string; message: AgentMessage };
   retry: { attempt: number; maxAttempts: number; delayMs: number; errorMessage: string };
+  summarization_retry_scheduled: {
+    attempt: number;
+    maxAttempts: number;
+    delayMs: number;
+    errorMessage: string;
+  };
+  summarization_retry_attempt_start: {
+    source: 'compaction' | 'branch_summary';
+    reason?: CompactionReason;
+  };
+  summarization_retry_finished: Record<string, never>;
   auth_error: { provider: string; status: number; keySource: KeySource | null; message: string };
   compaction_start: { reason: CompactionReason };
   compaction_end: {
@@ -725,6 +736,9 @@ export const EVENT_TYPES: readonly EventType[] = [
   'tool_execution_end',
   'message_end',
   'retry',
+  'summarization_retry_scheduled',
+  'summarization_retry_attempt_start',
+  'summarization_retry_finished',
   'auth_error',
   'compaction_start',
   'compaction_end',

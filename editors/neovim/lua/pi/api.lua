@@ -372,6 +372,21 @@ local client = require("pi.client")
 ---@field delayMs integer
 ---@field errorMessage string
 
+---@class pi.SummarizationRetryScheduledEvent
+---@field type "summarization_retry_scheduled"
+---@field attempt integer
+---@field maxAttempts integer
+---@field delayMs integer
+---@field errorMessage string
+
+---@class pi.SummarizationRetryAttemptStartEvent
+---@field type "summarization_retry_attempt_start"
+---@field source string "compaction" or "branch_summary"
+---@field reason? string
+
+---@class pi.SummarizationRetryFinishedEvent
+---@field type "summarization_retry_finished"
+
 ---@class pi.AuthErrorEvent
 ---@field type "auth_error"
 ---@field provider string
@@ -432,6 +447,9 @@ local client = require("pi.client")
 ---| pi.ToolExecutionEndEvent
 ---| pi.MessageEndEvent
 ---| pi.RetryEvent
+---| pi.SummarizationRetryScheduledEvent
+---| pi.SummarizationRetryAttemptStartEvent
+---| pi.SummarizationRetryFinishedEvent
 ---| pi.AuthErrorEvent
 ---| pi.CompactionStartEvent
 ---| pi.CompactionEndEvent
