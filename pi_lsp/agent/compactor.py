@@ -76,7 +76,7 @@ class Compactor:
             if moment is policy.Moment.BETWEEN_ROUNDS
             else []
         )
-        settings = self.live.current.compaction_settings()
+        settings = self.live.compaction_settings(runtime)
         counter = self.live.token_counter()
         if not policy.needs_compaction(moment, branch, messages, counter, context_window, settings):
             return
@@ -96,7 +96,7 @@ class Compactor:
         (``failed_entry_id``) is first left out of the context with a ``context_edit``, so the
         compaction neither keeps nor summarizes it and the retry does not carry it; the edit stays
         when the compaction fails (pi keeps it too)."""
-        settings = self.live.current.compaction_settings()
+        settings = self.live.compaction_settings(runtime)
         if not policy.may_recover_from_overflow(settings, already_tried):
             return False
         runtime.session.append_context_edit(failed_entry_id, None)
@@ -168,7 +168,7 @@ class Compactor:
         path = session.branch()
         if path and path[-1].type == "compaction":
             raise NothingToCompactError("Already compacted: nothing new since the last compaction")
-        settings = self.live.current.compaction_settings()
+        settings = self.live.compaction_settings(runtime)
         preparation = prepare_compaction(path, settings, self.live.token_counter())
         if preparation is None:
             raise NothingToCompactError("Nothing to compact: the session is too small")

@@ -78,7 +78,7 @@ async def inspect_context(
         )
         basis = "usage"
     parts.extend(_removed_parts(runtime))
-    return _breakdown(live, context_window, parts, basis)
+    return _breakdown(live, runtime, context_window, parts, basis)
 
 
 def request_prefix_parts(
@@ -253,10 +253,11 @@ def _text_tokens(counter: TokenCounter, text: str) -> int:
 
 def _breakdown(
     live: LiveConfig,
+    runtime: SessionRuntime,
     window: int,
     parts: list[ContextPart],
     basis: Literal["usage", "estimate"],
 ) -> ContextBreakdown:
-    settings = live.current.compaction_settings()
+    settings = live.compaction_settings(runtime)
     compact_at = int(compaction_start(window, settings)) if settings.enabled else None
     return ContextBreakdown(parts, sum(part.tokens for part in parts), basis, window, compact_at)

@@ -66,7 +66,7 @@ def session_state(
         if tokens is not None:
             tokens = meter_tokens(live, runtime, tools, tokens)
         percent = round(tokens / window * 100, 1) if tokens is not None and window else None
-        settings = live.current.compaction_settings()
+        settings = live.compaction_settings(runtime)
         compact_at = int(compaction_start(window, settings)) if settings.enabled else None
         usage = ContextUsage(tokens, window, percent, compact_at)
     return SessionState(
