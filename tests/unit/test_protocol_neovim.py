@@ -163,7 +163,9 @@ def test_a_nullable_field_without_a_question_mark_is_caught():
 
 
 def test_the_context_edit_values_match(source):
-    match = re.search(r"^M\.context_edit\s*=\s*\{(.*?)^\}", source, re.MULTILINE | re.DOTALL)
-    assert match, f"{API_LUA} has no `M.context_edit = {{ … }}` table"
+    match = re.search(
+        r"^M\.context_edit_effects\s*=\s*\{(.*?)^\}", source, re.MULTILINE | re.DOTALL
+    )
+    assert match, f"{API_LUA} has no `M.context_edit_effects = {{ … }}` table"
     values = dict(re.findall(r'(\w+)\s*=\s*"(\w+)"', match.group(1)))
     assert values == {effect: effect for effect in protocol.CONTEXT_EDIT_EFFECTS}

@@ -6,6 +6,7 @@ import { ApiKeyStore } from './apiKeys';
 import { ChatController } from './chat/chatController';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chatView';
 import { registerCommands } from './commands';
+import { ContextView } from './context/contextView';
 import { PreviewDocuments } from './files/restoreFiles';
 import { PiServer } from './server';
 import { SessionController } from './session';
@@ -24,6 +25,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const treeView = vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   tree.attachView(treeView);
   const statusBar = new ContextStatusBar();
+  const contextView = new ContextView(server, session, chat, chatView);
   const previews = new PreviewDocuments();
 
   context.subscriptions.push(
@@ -33,12 +35,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     tree,
     treeView,
     statusBar,
+    contextView,
     previews,
     session.onDidChangeState((state) => statusBar.update(state)),
     session.onDidChangeState((state) => (treeView.description = state.name ?? state.sessionId.slice(0, 8))),
     treeView.onDidChangeVisibility(({ visible }) => visible && void tree.refresh()),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView),
-    ...registerCommands({ server, session, chat, chatView, tree, keys, previews }),
+    ...registerCommands({ server, session, chat, chatView, tree, keys, previews, contextView }),
     // A key stored or removed (here or in another window) reaches the server at once.
     keys.onDidChange(() => void server?.sendCredentials()),
     vscode.workspace.onDidChangeConfiguration((event) => {

@@ -540,7 +540,7 @@ M.logout = request("pi/logout")
 
 --- `contextEdit` on pi/tree and pi/messages entries: what a context edit (pi 1.6) on the active
 --- path did to the entry's part of the model's context (the field is absent when none did).
-M.context_edit = {
+M.context_edit_effects = {
   removed = "removed",
   replaced = "replaced",
 }

@@ -52,6 +52,7 @@ M.defaults = {
       refresh = "R",
       close = "q",
     },
+    context = { open = "<CR>", forget = "x", replace = "c", restore = "u", refresh = "R", close = "q" },
   },
 }
 

@@ -2,7 +2,7 @@
 -- thinking (folded), a line per tool call updated in place as it runs, the last lines of a running
 -- command's output (replaced as it streams), its result (folded), and `»` notices for compaction,
 -- branch summaries, retries, aborts and errors.
-local context_edit = require("pi.api").context_edit
+local context_edit = require("pi.api").context_edit_effects
 local transcript = require("pi.transcript")
 local util = require("pi.util")
 
@@ -240,7 +240,7 @@ end
 --- The conversation of an opened session, from a pi/messages result, drawn as it was streamed.
 -- Under a message a context edit (pi 1.6) changed: what the model sees of it now.
 local CONTEXT_EDIT_NOTES = {
-  [context_edit.removed] = "removed from the context: the model no longer sees the message above",
+  [context_edit.removed] = "removed from the context: the model no longer sees the message above (it stays in the session file)",
   [context_edit.replaced] = "replaced in the context: the model sees the text above instead of the original",
 }
 

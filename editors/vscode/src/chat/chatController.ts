@@ -58,6 +58,11 @@ export class ChatController implements vscode.Disposable {
     return this.state.running;
   }
 
+  /** Scrolls the chat to the message of `entryId` (shown in the chat only when on its history page). */
+  revealEntry(entryId: string): void {
+    this.post?.({ type: 'revealEntry', entryId });
+  }
+
   /** Puts text (a navigation's `editorText`) into the chat input, once there is a chat view. */
   setInput(text: string): void {
     if (!this.post) {
@@ -87,6 +92,8 @@ export class ChatController implements vscode.Disposable {
         return void vscode.commands.executeCommand('pi.localServer.use');
       case 'loadEarlier':
         return this.loadEarlier(message.before);
+      case 'openContext':
+        return void vscode.commands.executeCommand('pi.context.show');
     }
   }
 

@@ -1,7 +1,7 @@
 // The chat transcript as a pure function of `pi/event`s: the extension host and the webview run
 // the same reducer, so the host can re-send the whole state when the view is shown again while
 // the webview applies events one by one as they stream.
-import type { AgentMessage, ContextUsage, EventNotification, PiEvent } from '../protocol';
+import type { AgentMessage, ContextEditEffect, ContextUsage, EventNotification, PiEvent } from '../protocol';
 import { messageText, thinkingText, toolCalls, toolResultText } from './messageText';
 
 /** `unfinished`: the call's result is not on the shown path (a fork or a navigation cut the turn). */
@@ -11,6 +11,8 @@ interface ItemBase {
   id: string;
   /** Bumped on every change, so a renderer redraws only the items that changed. */
   rev: number;
+  /** What a context edit did to the item's entry (history only: the chat reloads after an edit). */
+  contextEdit?: ContextEditEffect;
 }
 
 export interface UserItem extends ItemBase {
@@ -40,6 +42,8 @@ export interface ToolItem extends ItemBase {
   result?: string;
   /** The last line a running tool printed (its output streams in `result` meanwhile). */
   live?: string;
+  /** The entry of its result, once stored. */
+  entryId?: string | null;
 }
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
@@ -251,7 +255,7 @@ function endMessage(state: ChatState, message: AgentMessage, entryId: string | n
       return upsertTool(state, String(message.toolCallId ?? ''), (tool) =>
         tool.status === 'done' || tool.status === 'error'
           ? tool
-          : { ...tool, name: tool.name || String(message.toolName ?? ''), status: message.isError ? 'error' : 'done', result: toolResultText(message.content) },
+          : { ...tool, name: tool.name || String(message.toolName ?? ''), status: message.isError ? 'error' : 'done', result: toolResultText(message.content), entryId },
       );
     default:
       return state;

@@ -115,6 +115,38 @@ function drawNotice(item: NoticeItem, act: (action: NoticeAction) => void): HTML
   return box;
 }
 
+/** The longest text a context menu hands the "Replace in Context…" box to start from. */
+const CONTEXT_TEXT_LIMIT = 2000;
+
+/**
+ * Marks the element of a stored message with its entry, and with VS Code's webview context
+ * (`data-vscode-context`), so the chat's context menu offers "Remove from Context", "Replace in
+ * Context…" and "Restore" for it (package.json `webview/context`).
+ */
+function markEntry(element: HTMLElement, item: ChatItem): void {
+  if (item.kind === 'notice' || !item.entryId) return;
+  element.dataset.entryId = item.entryId;
+  if (item.contextEdit) element.dataset.contextEdit = item.contextEdit;
+  const text = item.kind === 'tool' ? item.result ?? '' : item.text;
+  element.dataset.vscodeContext = JSON.stringify({
+    webviewSection: 'piEntry',
+    piEntryId: item.entryId,
+    piEdited: item.contextEdit ?? '',
+    piText: text.slice(0, CONTEXT_TEXT_LIMIT),
+    preventDefaultContextMenuItems: true,
+  });
+}
+
+/** Scrolls `container` to the element of `entryId` and highlights it for a moment. */
+export function revealEntry(container: HTMLElement, entryId: string): boolean {
+  const target = container.querySelector<HTMLElement>(`[data-entry-id="${CSS.escape(entryId)}"]`);
+  if (!target) return false;
+  target.scrollIntoView({ block: 'center' });
+  target.classList.add('revealed');
+  setTimeout(() => target.classList.remove('revealed'), 2000);
+  return true;
+}
+
 export class TranscriptRenderer {
   private readonly drawn = new Map<string, Drawn>();
   private readonly openThinking = new Set<string>();
@@ -154,6 +186,7 @@ export class TranscriptRenderer {
     if (drawn && drawn.rev === item.rev) return drawn.element;
     const fresh = this.draw(item);
     fresh.dataset.item = item.id;
+    markEntry(fresh, item);
     drawn?.element.replaceWith(fresh);
     this.drawn.set(item.id, { element: fresh, rev: item.rev });
     return fresh;
