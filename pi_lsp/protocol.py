@@ -451,6 +451,22 @@ class TreeSearchResult:
 
 
 @attrs.frozen
+class SummaryCard:
+    """What the chats show of a compaction or a branch summary."""
+
+    summary: str
+    read_files: list[str]
+    modified_files: list[str]
+    tokens_before: int | None = attrs.field(default=None, metadata=OMITTED)
+    tokens_after: int | None = attrs.field(default=None, metadata=OMITTED)
+    """The context's size right after it (live events only)."""
+    model: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The model that wrote it, or ``extension`` (live events only)."""
+    cost: float | None = attrs.field(default=None, metadata=OMITTED)
+    """What the summary cost, in dollars, when its usage was recorded."""
+
+
+@attrs.frozen
 class TranscriptEntry:
     entry_id: str
     type: str
@@ -460,6 +476,8 @@ class TranscriptEntry:
     custom_type: str | None = attrs.field(default=None, metadata=OMITTED)
     content: Any = attrs.field(default=None, metadata=OMITTED)
     context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+    card: SummaryCard | None = attrs.field(default=None, metadata=OMITTED)
+    """For ``compaction`` and ``branch_summary`` entries."""
 
 
 @attrs.frozen
@@ -1020,6 +1038,8 @@ class CompactionEndEvent:
     entry_id: str | None = attrs.field(default=None, metadata=OMITTED)
     tokens_before: int | None = attrs.field(default=None, metadata=OMITTED)
     error_message: str | None = attrs.field(default=None, metadata=OMITTED)
+    card: SummaryCard | None = attrs.field(default=None, metadata=OMITTED)
+    """What the chats show of the compaction (with its entry)."""
 
 
 @attrs.frozen
@@ -1040,6 +1060,8 @@ class BranchSummaryEndEvent:
     aborted: bool
     entry_id: str | None = attrs.field(default=None, metadata=OMITTED)
     error_message: str | None = attrs.field(default=None, metadata=OMITTED)
+    card: SummaryCard | None = attrs.field(default=None, metadata=OMITTED)
+    """What the chats show of the summary (with its entry)."""
 
 
 @attrs.frozen

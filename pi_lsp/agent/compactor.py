@@ -20,6 +20,7 @@ import attrs
 
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.agent.summary_card import live_card
 from pi_lsp.agent.summary_model import SummaryModel
 from pi_lsp.compaction import policy
 from pi_lsp.compaction.file_ops import EditorFileOps
@@ -49,6 +50,8 @@ class CompactionResult:
     read_files: list[str]
     modified_files: list[str]
     reason: str
+    model: str | None = None
+    """The model that wrote the summary; ``extension`` when an extension supplied it."""
 
 
 class Compactor:
@@ -145,6 +148,7 @@ class Compactor:
                 will_retry=will_retry,
                 entry_id=result.entry_id,
                 tokens_before=result.tokens_before,
+                card=live_card(runtime, result.entry_id, result.model, self.live.token_counter()),
             )
         )
         runtime.tree_changed()
@@ -190,8 +194,10 @@ class Compactor:
             )
         if decision.compaction is not None:
             summary = _extension_summary(decision.compaction)
+            model = "extension"
         else:
             call = self.summaries.for_session(runtime, "compaction", reason)  # type: ignore[arg-type]
+            model = call.model.model
             if progress:
                 progress(f"Summarizing {len(preparation.messages_to_summarize)} messages")
             summary = await summarize_compaction(
@@ -226,6 +232,7 @@ class Compactor:
             read_files=_file_list(summary.details, "readFiles"),
             modified_files=_file_list(summary.details, "modifiedFiles"),
             reason=reason,
+            model=model,
         )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pi_lsp import protocol
+from pi_lsp.agent.summary_card import card_shape
 from pi_lsp.agent.tree_changes import tree_node_row
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ def messages_result(session_id: str, transcript: Transcript) -> protocol.Message
                 custom_type=item.custom_type,
                 content=item.content,
                 context_edit=item.context_edit,
+                card=card_shape(item.card),
             )
             for item in transcript.items
         ],

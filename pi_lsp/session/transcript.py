@@ -28,6 +28,7 @@ from pi_lsp.session.projection import (
 )
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
+from pi_lsp.session.summary_cards import SummaryCardInfo, summary_card
 
 
 @attrs.frozen
@@ -47,6 +48,8 @@ class TranscriptItem:
     context_edit: ContextEditEffect | None = None
     """``"removed"`` or ``"replaced"``: what a pi 1.6 context edit did to the entry's part of the
     context (None: nothing)."""
+    card: SummaryCardInfo | None = None
+    """For ``compaction`` and ``branch_summary`` entries: what the chats show of them."""
 
 
 @attrs.frozen
@@ -102,7 +105,9 @@ def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> Trans
         return attrs.evolve(item, message=dict(replaced[0]) if replaced else message)
     if entry.type in SUMMARY_TYPES:
         summary = entry.get("summary")
-        return attrs.evolve(item, summary=summary if isinstance(summary, str) else None)
+        return attrs.evolve(
+            item, summary=summary if isinstance(summary, str) else None, card=summary_card(entry)
+        )
     if entry.type == "custom_message" and entry.get("display") is not False:
         custom_type = entry.get("customType")
         return attrs.evolve(

@@ -240,6 +240,7 @@ async def test_navigation_with_a_branch_summary(client, events, scripted_llm, wo
     assert [report.kind for report in reports] == ["begin", "report", "end"]
     assert "branch being left" in reports[1].message
     summary_events = [event for event in events.events() if event["type"].startswith("branch_")]
+    card = summary_events[-1].pop("card")
     assert summary_events[-2:] == [
         {"type": "branch_summary_start", "targetId": first_answer["id"]},
         {
@@ -249,6 +250,8 @@ async def test_navigation_with_a_branch_summary(client, events, scripted_llm, wo
             "entryId": result["summaryEntryId"],
         },
     ]
+    assert "Explored question number 1" in card["summary"] and card["model"] == "openai/scripted"
+    assert card["tokensAfter"] > 0 and card["readFiles"] == [] and "tokensBefore" not in card
     summary = entries(workspace)[-1]
     assert (
         summary["type"] == "branch_summary"
@@ -367,3 +370,37 @@ async def test_a_summary_is_retried_on_a_transient_error(client, events, scripte
         "reason": "manual",
     }
     assert not [event for event in events.events() if event["type"] == "retry"]
+
+
+@pytest.mark.options(**SMALL)
+async def test_a_compaction_card_says_what_was_summarized_and_what_it_freed(
+    client, events, scripted_llm, workspace
+):
+    scripted_llm.enqueue(
+        replies.tool_calls([("call_1", "read", {"path": "app.py"})]), replies.text("Read it.")
+    )
+    await request(client, "pi/prompt", {"text": "Read app.py " + "context " * 30})
+    await chat(client, scripted_llm, 3)
+    scripted_llm.enqueue(replies.text(SUMMARY))
+    result = await request(client, "pi/compact", {})
+    [end] = [event for event in events.events() if event["type"] == "compaction_end"]
+    card = end["card"]
+    assert card["summary"] == result["summary"] and card["readFiles"] == ["app.py"]
+    assert card["modifiedFiles"] == [] and card["model"] == "openai/scripted"
+    assert card["tokensBefore"] == result["tokensBefore"] > card["tokensAfter"] > 0
+    assert card["cost"] >= 0  # the summary's usage was recorded
+    history = await request(client, "pi/messages", {})
+    [compaction] = [entry for entry in history["entries"] if entry["type"] == "compaction"]
+    assert compaction["card"] == {
+        key: value for key, value in card.items() if key not in ("tokensAfter", "model")
+    }
+
+
+@pytest.mark.options(**SMALL)
+async def test_a_failed_compaction_has_no_card(client, events, scripted_llm, workspace):
+    await chat(client, scripted_llm, 3)
+    scripted_llm.enqueue(replies.error(400, "bad request"))
+    with pytest.raises(JsonRpcException):
+        await request(client, "pi/compact", {})
+    [end] = [event for event in events.events() if event["type"] == "compaction_end"]
+    assert "card" not in end and end["errorMessage"]

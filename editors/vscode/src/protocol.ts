@@ -164,6 +164,20 @@ export interface MessagesParams {
 }
 
 /** One visible entry of the active path: a message, a compaction or branch summary, a custom message. */
+/** What the chats show of a compaction or a branch summary. */
+export interface SummaryCard {
+  summary: string;
+  readFiles: string[];
+  modifiedFiles: string[];
+  tokensBefore?: number;
+  /** The context's size right after it (live events only). */
+  tokensAfter?: number;
+  /** The model that wrote it, or `extension` (live events only). */
+  model?: string;
+  /** What the summary cost, in dollars, when its usage was recorded. */
+  cost?: number;
+}
+
 export interface TranscriptEntry {
   entryId: string;
   type: string;
@@ -173,6 +187,8 @@ export interface TranscriptEntry {
   summary?: string;
   customType?: string;
   content?: unknown;
+  /** For compaction and branch_summary entries. */
+  card?: SummaryCard;
 }
 
 export interface MessagesResult {
@@ -706,9 +722,10 @@ export interface Events {
     entryId?: string;
     tokensBefore?: number;
     errorMessage?: string;
+    card?: SummaryCard;
   };
   branch_summary_start: { targetId: string };
-  branch_summary_end: { targetId: string; aborted: boolean; entryId?: string; errorMessage?: string };
+  branch_summary_end: { targetId: string; aborted: boolean; entryId?: string; errorMessage?: string; card?: SummaryCard };
   tree_changed: {
     leafId: string | null;
     version: number;

@@ -249,6 +249,15 @@ local client = require("pi.client")
 ---@field path string
 ---@field source string
 
+---@class pi.SummaryCard
+---@field summary string
+---@field readFiles string[]
+---@field modifiedFiles string[]
+---@field tokensBefore? integer
+---@field tokensAfter? integer the context's size right after it (live events only)
+---@field model? string the model that wrote it, or "extension" (live events only)
+---@field cost? number dollars, when its usage was recorded
+
 ---@class pi.TranscriptEntry
 ---@field entryId string
 ---@field type string
@@ -258,6 +267,7 @@ local client = require("pi.client")
 ---@field customType? string
 ---@field content? any
 ---@field contextEdit? "removed"|"replaced"
+---@field card? pi.SummaryCard for compaction and branch_summary entries
 
 ---@class pi.TreeEntry
 ---@field id string
@@ -406,6 +416,7 @@ local client = require("pi.client")
 ---@field entryId? string
 ---@field tokensBefore? integer
 ---@field errorMessage? string
+---@field card? pi.SummaryCard
 
 ---@class pi.BranchSummaryStartEvent
 ---@field type "branch_summary_start"
@@ -417,6 +428,7 @@ local client = require("pi.client")
 ---@field aborted boolean
 ---@field entryId? string
 ---@field errorMessage? string
+---@field card? pi.SummaryCard
 
 ---@class pi.TreeChangedEvent
 ---@field type "tree_changed"
