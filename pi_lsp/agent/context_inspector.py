@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import weakref
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import attrs
@@ -88,9 +89,13 @@ def request_prefix_parts(
     declarations, estimated."""
     specs = [tool.spec() for tool in tools]
     sections = system_prompt_sections(live.config.workspace_root, specs, live.resources.snapshot)
+    root = live.config.workspace_root
     parts = [
         ContextPart(
-            section.kind, section.label, _text_tokens(counter, section.text), path=section.path
+            section.kind,
+            _shown_path(section.label, root) if section.path else section.label,
+            _text_tokens(counter, section.text),
+            path=section.path,
         )
         for section in sections
     ]
@@ -245,6 +250,14 @@ def _removed_parts(runtime: SessionRuntime) -> list[ContextPart]:
                 )
             )
     return parts
+
+
+def _shown_path(path: str, root: Path) -> str:
+    """A context file's path as the list shows it: relative to the workspace when inside it."""
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return path
 
 
 def _text_tokens(counter: TokenCounter, text: str) -> int:

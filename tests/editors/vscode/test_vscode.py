@@ -79,6 +79,7 @@ SCREENSHOTS = [
     "restore-preview.png",
     "big-session.png",
     "context.png",
+    "compaction-card.png",
 ]
 FAKE_KEY = "sk-vscode-e2e-FAKE-5d1c0b9a"
 """The key the api_key scenario stores with "Pi: Set API Key…" (scenarios.mjs has the same)."""

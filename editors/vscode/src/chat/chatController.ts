@@ -94,6 +94,8 @@ export class ChatController implements vscode.Disposable {
         return this.loadEarlier(message.before);
       case 'openContext':
         return void vscode.commands.executeCommand('pi.context.show');
+      case 'openFile':
+        return this.openFile(message.path);
     }
   }
 
@@ -133,6 +135,17 @@ export class ChatController implements vscode.Disposable {
       this.apply({ type: 'local_prepend', items: historyItems(sessionId, page, `p${this.earlierPages}-`) });
     } catch (error) {
       this.server.output.appendLine(`Could not load earlier messages: ${describeError(error)}`);
+    }
+  }
+
+  /** Opens a file a summary card lists (relative paths are the workspace's). */
+  private async openFile(path: string): Promise<void> {
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const uri = path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) || !root ? vscode.Uri.file(path) : vscode.Uri.joinPath(root, path);
+    try {
+      await vscode.window.showTextDocument(uri, { preview: true });
+    } catch (error) {
+      void vscode.window.showWarningMessage(`Cannot open ${path}: ${describeError(error)}`);
     }
   }
 

@@ -1,7 +1,7 @@
 // Rebuilds the chat transcript of a session's active path from the server's `pi/messages`, so a
 // resumed, forked or navigated session shows its conversation (pi/tree only carries previews).
 import type { AgentMessage, ContextEditEffect, MessagesResult, PiEvent, TranscriptEntry } from '../protocol';
-import { type ChatItem, type ChatState, EARLIER_TOPIC, emptyChat, type NoticeAction, reduce } from './reducer';
+import { type CardView, type ChatItem, type ChatState, EARLIER_TOPIC, emptyChat, type NoticeAction, reduce } from './reducer';
 
 /**
  * How many entries of the active path a chat loads at once: the tail when it opens a session,
@@ -36,7 +36,7 @@ export function historyItems(sessionId: string | null, transcript: MessagesResul
   });
 }
 
-type HistoryEvent = PiEvent | { type: 'local_notice'; level: 'info'; text: string };
+type HistoryEvent = PiEvent | { type: 'local_notice'; level: 'info'; text: string; card?: CardView };
 
 /** A note under an entry that a context edit (pi 1.6) removed from the model's context or replaced there. */
 export const CONTEXT_EDIT_NOTES = {
@@ -64,10 +64,12 @@ function conversationEvents(entry: TranscriptEntry): HistoryEvent[] {
     return [{ type: 'message_end', entryId: entry.entryId, message }];
   }
   if (entry.type === 'compaction') {
-    return [{ type: 'local_notice', level: 'info', text: `Compacted: earlier messages are summarized.\n\n${entry.summary ?? ''}` }];
+    const card = entry.card ?? { summary: entry.summary ?? '', readFiles: [], modifiedFiles: [] };
+    return [{ type: 'local_notice', level: 'info', text: 'Compacted: earlier messages are summarized.', card }];
   }
   if (entry.type === 'branch_summary') {
-    return [{ type: 'local_notice', level: 'info', text: `Branch summary:\n\n${entry.summary ?? ''}` }];
+    const card = entry.card ?? { summary: entry.summary ?? '', readFiles: [], modifiedFiles: [] };
+    return [{ type: 'local_notice', level: 'info', text: 'Branch summary: what happened on the branch left behind.', card }];
   }
   return [];
 }

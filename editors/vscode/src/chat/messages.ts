@@ -51,4 +51,6 @@ export type FromWebview =
   /** The user scrolled to the top (or clicked "Load earlier messages"): the page before `before`. */
   | { type: 'loadEarlier'; before: string }
   /** The context meter was clicked: open the Context view. */
-  | { type: 'openContext' };
+  | { type: 'openContext' }
+  /** A file of a summary card was clicked (a path relative to the workspace, or absolute). */
+  | { type: 'openFile'; path: string };

@@ -130,14 +130,17 @@ function partRow(part: ContextPart): string {
   return `<li class="part" data-testid="context-part" data-kind="${part.kind}" data-entry-id="${escape(part.entryId ?? '')}" data-context-edit="${part.contextEdit ?? ''}">
   <span class="swatch ${groupOf(part)}"></span>
   <span class="tokens" data-testid="context-part-tokens">${formatTokens(part.tokens)}</span>
-  <span class="what">${escape(what)}</span>${edited}
+  <span class="what">${escape(what)}${edited}</span>
   ${preview}
   <span class="actions">${actions.join('')}</span>
 </li>`;
 }
 
 function button(action: string, label: string, data: Record<string, string>): string {
-  const attributes = Object.entries(data).map(([key, value]) => ` data-${key}="${escape(value)}"`).join('');
+  // data-entry-id reads back as dataset.entryId (attribute names are lower case).
+  const attributes = Object.entries(data)
+    .map(([key, value]) => ` data-${key.replace(/[A-Z]/g, (upper) => `-${upper.toLowerCase()}`)}="${escape(value)}"`)
+    .join('');
   return `<button class="link" data-action="${action}" data-testid="context-${action}"${attributes}>${label}</button>`;
 }
 
@@ -174,11 +177,12 @@ h1 { font-size: 1.2em; margin: 0.4em 0; }
 .extensions { background: #b85450; } .summaries { background: #d79b00; } .messages { background: var(--vscode-progressBar-background); } .provider { background: #999; }
 ul { list-style: none; padding: 0; margin: 0; }
 .legend li { display: inline-block; margin-right: 14px; }
-.part { display: grid; grid-template-columns: 16px 56px minmax(80px, max-content) 1fr auto; gap: 6px; align-items: baseline; padding: 3px 0; border-bottom: 1px solid var(--vscode-panel-border); }
+.part { display: grid; grid-template-columns: 16px 56px minmax(80px, max-content) minmax(0, 1fr) auto; gap: 6px; align-items: baseline; padding: 3px 0; border-bottom: 1px solid var(--vscode-panel-border); }
 .part[data-context-edit="removed"] { opacity: 0.6; }
 .tokens { text-align: right; font-variant-numeric: tabular-nums; }
 .preview { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--vscode-descriptionForeground); }
-.edited { color: var(--vscode-editorWarning-foreground); font-size: 0.9em; }
+.edited { color: var(--vscode-editorWarning-foreground); font-size: 0.9em; margin-left: 6px; }
+.actions { white-space: nowrap; }
 .note { color: var(--vscode-descriptionForeground); }
 button.link { background: none; border: none; color: var(--vscode-textLink-foreground); cursor: pointer; padding: 0 4px; }
 </style>

@@ -30,9 +30,11 @@ const stop = byId<HTMLButtonElement>('stop');
 const status = byId<HTMLSpanElement>('status');
 const completionList = byId<HTMLDivElement>('completions');
 const transcript = byId('transcript');
-const renderer = new TranscriptRenderer(transcript, (action) =>
-  action.kind === 'setApiKey' ? vscode.postMessage({ type: 'setApiKey', provider: action.provider }) : loadEarlier(true),
-);
+const renderer = new TranscriptRenderer(transcript, (action) => {
+  if (action.kind === 'setApiKey') vscode.postMessage({ type: 'setApiKey', provider: action.provider });
+  else if (action.kind === 'openFile') vscode.postMessage({ type: 'openFile', path: action.path });
+  else loadEarlier(true);
+});
 /** The cursor of the earlier page asked for, so scrolling asks once per page. */
 let earlierAsked: string | undefined;
 /** After an earlier page is put on top: the distance from the bottom to keep, so the view does not jump. */

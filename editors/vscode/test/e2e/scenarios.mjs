@@ -209,6 +209,18 @@ async function compact(context) {
   const requests = await modelRequests(llm);
   if (!JSON.stringify(requests.slice(before)).includes('focus on the bug in add')) throw new Error('the summary request lacks the instructions');
   context.summaryLeft = requests.length - before === 1;
+  // The card: why, tokens before → after, the model; the files as links; the summary folded.
+  const card = frame.locator('[data-testid="notice"][data-topic="compaction"] [data-testid="summary-card"]');
+  await card.waitFor({ state: 'visible', timeout: TIMEOUT });
+  const facts = await card.locator('[data-testid="card-facts"]').innerText();
+  if (!/Why: asked for · [\d,]+ → [\d,]+ tokens · by openai\/scripted/.test(facts)) throw new Error(`the card says ${facts}`);
+  const files = await card.locator('[data-testid="card-file"]').allInnerTexts();
+  if (!files.includes('app.py')) throw new Error(`the card lists ${files}`);
+  await card.locator('summary').click();
+  await until('the summary unfolded', async () => (await card.locator('[data-testid="card-summary"]').innerText()).includes('Fix add in app.py'));
+  await card.scrollIntoViewIfNeeded();
+  await screenshot(context, 'compaction-card.png');
+  await card.locator('summary').click();
   return screenshot(context, 'compact.png');
 }
 
