@@ -9,8 +9,8 @@ PY := $(VENV)/bin/python
 VSCODE := editors/vscode
 LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 
-.PHONY: test test-fast lint install install-python install-wheelhouse install-reference \
-	install-vscode install-luacheck bench clean test-reliability-full
+.PHONY: test test-fast lint protocol protocol-check install install-python install-wheelhouse install-reference \
+	install-vscode install-luacheck install-acp-client bench clean test-reliability-full
 
 test: install lint
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20
@@ -25,13 +25,25 @@ test-reliability-full: install-python install-reference
 	PI_LSP_FUZZ_REQUESTS=10000 PI_LSP_HUGE_SESSION_MB=500 $(PY) -m pytest tests/reliability
 
 lint: install-python install-luacheck $(VSCODE)/node_modules/.package-lock.json
+	$(PY) -m tools.protocol.generate --check
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	cd $(VSCODE) && npm run --silent typecheck
 	luacheck --quiet --formatter plain $(LUA_SOURCES)
 
-install: install-python install-wheelhouse install-reference install-vscode install-luacheck
+# pi_lsp/protocol.py is the protocol's one source: `make protocol` regenerates its mirrors (the
+# extension's src/protocol.generated.ts, the Neovim plugin's lua/pi/protocol.lua, the tables of
+# docs/protocol.md) through JSON Schema; `make protocol-check` (part of `make lint`) fails when a
+# mirror differs from what it generates.
+protocol: install-python $(VSCODE)/node_modules/.package-lock.json
+	$(PY) -m tools.protocol.generate
+
+protocol-check: install-python $(VSCODE)/node_modules/.package-lock.json
+	$(PY) -m tools.protocol.generate --check
+
+install: install-python install-wheelhouse install-reference install-vscode install-luacheck \
+	install-acp-client
 
 install-python: $(VENV)/.installed
 
@@ -59,6 +71,10 @@ $(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
 install-reference:
 	bash tests/reference/install.sh
 
+# The official ACP TypeScript SDK: a real client in tests/e2e/acp, and ACP's published JSON schema.
+install-acp-client:
+	bash tests/e2e/acp/ts_client/install.sh
+
 install-vscode:
 	bash editors/vscode/test/install.sh
 
@@ -69,5 +85,5 @@ bench: install
 	$(PY) bench/cache_bench.py
 
 clean:
-	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data .ruff_cache .mypy_cache \
+	rm -rf $(VENV) tests/reference/node_modules tests/e2e/acp/ts_client/node_modules .pytest_cache .hypothesis .bench-data .ruff_cache .mypy_cache \
 		build editors/vscode/bundled/libs

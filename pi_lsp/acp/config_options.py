@@ -28,14 +28,21 @@ async def config_options(services: Services, runtime: SessionRuntime) -> list:
 async def set_config_option(
     services: Services, runtime: SessionRuntime, config_id: str, value: str | bool
 ) -> None:
-    if config_id == MODEL and isinstance(value, str):
-        services.agent.set_model(runtime, value)
-    elif config_id == THINKING_LEVEL and value in THINKING_LEVELS:
-        services.agent.set_thinking_level(runtime, str(value))
-    else:
+    """Set an option to one of the values it offers; anything else is InvalidParams."""
+    offered = {option.id: option for option in await config_options(services, runtime)}
+    option = offered.get(config_id)
+    if option is None:
         raise InvalidParamsError(
-            f"configId {echoed(repr(config_id))} does not take the value {echoed(repr(value))}"
+            f"unknown configId {echoed(repr(config_id))}: the options are {', '.join(offered)}"
         )
+    if value not in {choice.value for choice in option.options}:
+        raise InvalidParamsError(
+            f"{config_id} does not take the value {echoed(repr(value))}: not one of its options"
+        )
+    if config_id == MODEL:
+        services.agent.set_model(runtime, str(value))
+    else:
+        services.agent.set_thinking_level(runtime, str(value))
 
 
 async def _model_option(services: Services, runtime: SessionRuntime) -> SessionConfigOptionSelect:

@@ -20,10 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from pi_lsp.agent.checkpoints import Checkpoints
-from pi_lsp.agent.compactor import CompactionResult, Compactor
+from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.nested_context import NestedContextFiles
@@ -37,26 +35,13 @@ from pi_lsp.compaction.policy import Moment
 from pi_lsp.compaction.tokens import calculate_context_tokens
 from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.protocol import CompactResult, PromptResult
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, NoEditor, Tool
 from pi_lsp.tools.bash import kill_running_commands
 from pi_lsp.tools.registry import default_tools
 
 logger = logging.getLogger(__name__)
-
-
-@attrs.frozen
-class TurnResult:
-    """How a turn ended: what ``pi/prompt`` answers (a queued prompt gets its turn's result)."""
-
-    session_id: str
-    leaf_id: str | None
-    stop_reason: str
-    error_message: str | None
-    usage: dict[str, Any] | None
-    """pi's usage record of the last answer."""
-    context_tokens: int | None
-    context_window: int
 
 
 class Agent:
@@ -95,7 +80,7 @@ class Agent:
         text: str,
         images: list[dict[str, str]],
         behavior: str | None = None,
-    ) -> TurnResult:
+    ) -> PromptResult:
         """Run ``text`` as a turn (or queue/steer it into the running one); that turn's result."""
         runtime.require_writable()
         model = self.live.callable_model(runtime)
@@ -130,7 +115,7 @@ class Agent:
 
     async def _run(
         self, runtime: SessionRuntime, model: ModelConfig, user_message: dict[str, Any]
-    ) -> TurnResult:
+    ) -> PromptResult:
         setup = self._setup(runtime, model)
         base_prompt = setup.system_prompt
         setup.system_prompt = await turn_system_prompt(
@@ -183,11 +168,11 @@ class Agent:
 
     def _result(
         self, runtime: SessionRuntime, context_window: int, outcome: TurnOutcome
-    ) -> TurnResult:
+    ) -> PromptResult:
         usage = (outcome.last_assistant or {}).get("usage")
         usage = usage if isinstance(usage, dict) else None
         tokens = calculate_context_tokens(usage) if usage is not None else None
-        return TurnResult(
+        return PromptResult(
             session_id=runtime.id,
             leaf_id=runtime.session.leaf_id,
             stop_reason=outcome.stop_reason,
@@ -201,7 +186,7 @@ class Agent:
 
     async def compact(
         self, runtime: SessionRuntime, instructions: str | None, progress=None
-    ) -> CompactionResult:
+    ) -> CompactResult:
         """``pi/compact``: stop a running turn first (as pi does), then compact now.
 
         The editor's file operations since the last prompt join the summary's lists, and are

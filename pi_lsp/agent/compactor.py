@@ -16,8 +16,6 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import attrs
-
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.agent.summary_card import live_card
@@ -32,26 +30,16 @@ from pi_lsp.errors import (
     TurnInProgressError,
 )
 from pi_lsp.extensions import BeforeCompactEvent, ExtensionHost, run_before_compact
-from pi_lsp.protocol import CompactionEndEvent, CompactionStartEvent
+from pi_lsp.protocol import (
+    CompactionEndEvent,
+    CompactionReason,
+    CompactionStartEvent,
+    CompactResult,
+)
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
-
-
-@attrs.frozen
-class CompactionResult:
-    """The compaction entry that was appended, and what its summary says."""
-
-    entry_id: str
-    summary: str
-    first_kept_entry_id: str
-    tokens_before: int
-    read_files: list[str]
-    modified_files: list[str]
-    reason: str
-    model: str | None = None
-    """The model that wrote the summary; ``extension`` when an extension supplied it."""
 
 
 class Compactor:
@@ -115,17 +103,17 @@ class Compactor:
     async def compact(
         self,
         runtime: SessionRuntime,
-        reason: str,
+        reason: CompactionReason,
         *,
         instructions: str | None = None,
         will_retry: bool = False,
         progress: Progress | None = None,
         unrecorded_editor_file_ops: Sequence[EditorFileOps] = (),
-    ) -> CompactionResult:
+    ) -> CompactResult:
         """Summarize the branch up to the kept tail and append the compaction entry;
         ``unrecorded_editor_file_ops`` (the editor's, not in the session yet) join its lists."""
         with runtime.summarizing("being compacted"):
-            runtime.events.emit(CompactionStartEvent(reason))  # type: ignore[arg-type]
+            runtime.events.emit(CompactionStartEvent(reason))
             try:
                 result = await self._compact(
                     runtime, reason, instructions, progress, unrecorded_editor_file_ops
@@ -143,25 +131,37 @@ class Compactor:
                 raise
         runtime.events.emit(
             CompactionEndEvent(
-                reason,  # type: ignore[arg-type]
+                reason,
                 aborted=False,
                 will_retry=will_retry,
                 entry_id=result.entry_id,
                 tokens_before=result.tokens_before,
-                card=live_card(runtime, result.entry_id, result.model, self.live.token_counter()),
+                card=live_card(
+                    runtime,
+                    result.entry_id,
+                    self._summary_model(runtime, result.entry_id),
+                    self.live.token_counter(),
+                ),
             )
         )
         runtime.tree_changed()
         return result
 
+    def _summary_model(self, runtime: SessionRuntime, entry_id: str) -> str:
+        """Who wrote the compaction's summary: ``extension`` for a supplied one (``fromHook``)."""
+        entry = runtime.session.get_entry(entry_id)
+        if entry is not None and entry.get("fromHook") is True:
+            return "extension"
+        return self.live.summary_model(runtime).model
+
     async def _compact(
         self,
         runtime: SessionRuntime,
-        reason: str,
+        reason: CompactionReason,
         instructions: str | None,
         progress: Progress | None,
         unrecorded_editor_file_ops: Sequence[EditorFileOps],
-    ) -> CompactionResult:
+    ) -> CompactResult:
         from pi_lsp.compaction.summarize import (
             editor_file_ops_in,
             editor_records_to_fold_in,
@@ -194,10 +194,8 @@ class Compactor:
             )
         if decision.compaction is not None:
             summary = _extension_summary(decision.compaction)
-            model = "extension"
         else:
-            call = self.summaries.for_session(runtime, "compaction", reason)  # type: ignore[arg-type]
-            model = call.model.model
+            call = self.summaries.for_session(runtime, "compaction", reason)
             if progress:
                 progress(f"Summarizing {len(preparation.messages_to_summarize)} messages")
             summary = await summarize_compaction(
@@ -224,7 +222,8 @@ class Compactor:
             from_hook=True if decision.compaction is not None else None,
             usage=summary.usage,
         )
-        return CompactionResult(
+        return CompactResult(
+            session_id=runtime.id,
             entry_id=entry_id,
             summary=summary.summary,
             first_kept_entry_id=summary.first_kept_entry_id,
@@ -232,13 +231,12 @@ class Compactor:
             read_files=_file_list(summary.details, "readFiles"),
             modified_files=_file_list(summary.details, "modifiedFiles"),
             reason=reason,
-            model=model,
         )
 
 
-def _failed(reason: str, message: str, *, aborted: bool) -> CompactionEndEvent:
+def _failed(reason: CompactionReason, message: str, *, aborted: bool) -> CompactionEndEvent:
     return CompactionEndEvent(
-        reason,  # type: ignore[arg-type]
+        reason,
         aborted=aborted,
         will_retry=False,
         error_message=message,

@@ -21,7 +21,7 @@ from pi_lsp.session.tree_view import tree_view
 @pi_request(protocol.TREE)
 def on_tree(services: Services, params: protocol.SessionParams) -> protocol.TreeResult:
     runtime = services.sessions.get(params.session_id)
-    return shapes.tree_result(runtime.id, tree_view(runtime.session))
+    return tree_view(runtime.session)
 
 
 @pi_request(protocol.MESSAGES)
@@ -31,9 +31,7 @@ def on_messages(services: Services, params: protocol.MessagesParams) -> protocol
             f"pi/messages: limit must be at least 1, got {echoed(params.limit)}"
         )
     runtime = services.sessions.get(params.session_id)
-    return shapes.messages_result(
-        runtime.id, transcript(runtime.session, params.limit, params.before)
-    )
+    return transcript(runtime.session, params.limit, params.before)
 
 
 @pi_request(protocol.NAVIGATE)
@@ -42,10 +40,8 @@ async def on_navigate(
 ) -> protocol.NavigateResult:
     if not params.summarize:
         runtime = services.sessions.get(params.session_id)
-        return shapes.navigate_result(
-            await services.navigator.navigate(
-                runtime, params.target_id, restore_files=params.restore_files, force=params.force
-            )
+        return await services.navigator.navigate(
+            runtime, params.target_id, restore_files=params.restore_files, force=params.force
         )
     await wait_for_client_settings(services)  # the summary is written by the client's model
     runtime = services.sessions.get(params.session_id)
@@ -62,7 +58,7 @@ async def on_navigate(
         )
     finally:
         progress.end()
-    return shapes.navigate_result(result)
+    return result
 
 
 @pi_request(protocol.FILE_CHANGES)
@@ -93,9 +89,7 @@ def on_name(services: Services, params: protocol.NameParams) -> protocol.NameRes
 @pi_request(protocol.SESSIONS)
 def on_sessions(services: Services, params: protocol.SessionParams) -> protocol.SessionsResult:
     current = services.sessions.current()
-    return protocol.SessionsResult(
-        current.id, [shapes.session_info(info) for info in services.sessions.list()]
-    )
+    return protocol.SessionsResult(current.id, services.sessions.list())
 
 
 @pi_request(protocol.NEW_SESSION)

@@ -11,60 +11,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pi_lsp import protocol
-from pi_lsp.agent.summary_card import card_shape
 from pi_lsp.agent.tree_changes import tree_node_row
 
 if TYPE_CHECKING:
-    from pi_lsp.agent.agent import TurnResult
-    from pi_lsp.agent.compactor import CompactionResult
-    from pi_lsp.agent.file_restore import FileOutcome, FilesPreview
-    from pi_lsp.agent.navigation import NavigationResult
-    from pi_lsp.agent.nested_context import LoadedContextFile
-    from pi_lsp.agent.state import SessionState
-    from pi_lsp.llm.catalog import CatalogEntry, ProviderStatus
-    from pi_lsp.llm.config import ModelConfig
-    from pi_lsp.resources.snapshot import ResourceChanges, ResourceSnapshot
-    from pi_lsp.session.listing import SessionInfo
-    from pi_lsp.session.transcript import Transcript
-    from pi_lsp.session.tree_view import TreeView
+    from pi_lsp.agent.file_restore import FilesPreview
+    from pi_lsp.resources.snapshot import ResourceSnapshot
     from pi_lsp.session.tree_window import TreeLevel
-
-
-def prompt_result(result: TurnResult) -> protocol.PromptResult:
-    return protocol.PromptResult(
-        session_id=result.session_id,
-        leaf_id=result.leaf_id,
-        stop_reason=result.stop_reason,  # type: ignore[arg-type]
-        error_message=result.error_message,
-        usage=result.usage,
-        context_tokens=result.context_tokens,
-        context_window=result.context_window,
-    )
-
-
-def tree_result(session_id: str, view: TreeView) -> protocol.TreeResult:
-    return protocol.TreeResult(
-        session_id=session_id,
-        leaf_id=view.leaf_id,
-        name=view.name,
-        labels=view.labels,
-        active_path=view.active_path,
-        roots=view.roots,
-        children=view.children,
-        entries=[
-            protocol.TreeEntry(
-                id=row.id,
-                parent_id=row.parent_id,
-                type=row.type,
-                preview=row.preview,
-                timestamp=row.timestamp,
-                role=row.role,
-                label=row.label,
-                context_edit=row.context_edit,
-            )
-            for row in view.rows
-        ],
-    )
 
 
 def tree_level(level: TreeLevel) -> protocol.TreeLevel:
@@ -76,39 +28,12 @@ def tree_level(level: TreeLevel) -> protocol.TreeLevel:
     )
 
 
-def messages_result(session_id: str, transcript: Transcript) -> protocol.MessagesResult:
-    return protocol.MessagesResult(
-        session_id=session_id,
-        leaf_id=transcript.leaf_id,
-        total=transcript.total,
-        offset=transcript.offset,
-        entries=[
-            protocol.TranscriptEntry(
-                entry_id=item.entry_id,
-                type=item.type,
-                timestamp=item.timestamp,
-                message=item.message,
-                summary=item.summary,
-                custom_type=item.custom_type,
-                content=item.content,
-                context_edit=item.context_edit,
-                card=card_shape(item.card),
-            )
-            for item in transcript.items
-        ],
-    )
-
-
-def navigate_result(result: NavigationResult) -> protocol.NavigateResult:
-    return protocol.NavigateResult(
-        result.leaf_id, result.summary_entry_id, result.editor_text, file_outcomes(result.files)
-    )
-
-
-def file_outcomes(files: tuple[FileOutcome, ...] | None) -> list[protocol.FileOutcome] | None:
+def file_outcomes(
+    files: tuple[protocol.FileOutcome, ...] | None,
+) -> list[protocol.FileOutcome] | None:
     if files is None:
         return None
-    return [protocol.FileOutcome(file.path, file.action, file.reason) for file in files]
+    return list(files)
 
 
 def file_changes_result(session_id: str, preview: FilesPreview) -> protocol.FileChangesResult:
@@ -130,66 +55,8 @@ def file_changes_result(session_id: str, preview: FilesPreview) -> protocol.File
     )
 
 
-def session_info(info: SessionInfo) -> protocol.SessionInfo:
-    return protocol.SessionInfo(
-        path=info.path,
-        id=info.id,
-        cwd=info.cwd,
-        name=info.name,
-        parent_session_path=info.parent_session_path,
-        created=info.created,
-        modified=info.modified,
-        message_count=info.message_count,
-        first_message=info.first_message,
-    )
-
-
-def compact_result(session_id: str, result: CompactionResult) -> protocol.CompactResult:
-    return protocol.CompactResult(
-        session_id=session_id,
-        entry_id=result.entry_id,
-        summary=result.summary,
-        first_kept_entry_id=result.first_kept_entry_id,
-        tokens_before=result.tokens_before,
-        read_files=result.read_files,
-        modified_files=result.modified_files,
-        reason=result.reason,  # type: ignore[arg-type]
-    )
-
-
-def state_result(state: SessionState) -> protocol.StateResult:
-    model = state.model
-    usage = state.context_usage
-    return protocol.StateResult(
-        session_id=state.session_id,
-        path=state.path,
-        name=state.name,
-        leaf_id=state.leaf_id,
-        model=None if model is None else model_ref(model),
-        thinking_level=state.thinking_level,
-        context_usage=None
-        if usage is None
-        else protocol.ContextUsage(
-            usage.tokens, usage.context_window, usage.percent, usage.compact_at
-        ),
-        message_count=state.message_count,
-        is_streaming=state.is_streaming,
-        is_compacting=state.is_compacting,
-        read_only=state.read_only,
-        cost=protocol.SessionCost(
-            total=state.cost.cost,
-            input=state.cost.input,
-            output=state.cost.output,
-            cache_read=state.cost.cache_read,
-            cache_write=state.cost.cache_write,
-            cached_percent=state.cost.cached_percent,
-        ),
-        read_only_reason=state.read_only_reason,
-    )
-
-
 def resources_result(
-    snapshot: ResourceSnapshot, nested: Sequence[LoadedContextFile] = ()
+    snapshot: ResourceSnapshot, nested: Sequence[protocol.NestedContextFile] = ()
 ) -> protocol.ResourcesResult:
     return protocol.ResourcesResult(
         context_files=[item.path for item in snapshot.context_files],
@@ -216,55 +83,6 @@ def resources_result(
             )
             for template in snapshot.templates
         ],
-        diagnostics=[
-            protocol.ResourceDiagnostic(item.path, item.line, item.message, item.severity)
-            for item in snapshot.diagnostics
-        ],
-        nested_context_files=[
-            protocol.NestedContextFile(item.path, item.entry_id, item.current) for item in nested
-        ],
-    )
-
-
-def resources_changed(changes: ResourceChanges) -> protocol.ResourcesChanged:
-    def refs(items) -> list[protocol.ResourceChange]:
-        return [protocol.ResourceChange(ref.kind, ref.name, ref.path) for ref in items]
-
-    return protocol.ResourcesChanged(
-        added=refs(changes.added), changed=refs(changes.changed), removed=refs(changes.removed)
-    )
-
-
-def model_ref(model: ModelConfig) -> protocol.ModelRef:
-    credential = model.credential if model.key_status == "key" else None
-    return protocol.ModelRef(
-        model=model.model,
-        provider=model.provider,
-        model_id=model.model_id,
-        key_status=model.key_status,
-        key_source=credential.source if credential else None,
-        source=model.source,
-    )
-
-
-def model_info(entry: CatalogEntry) -> protocol.ModelInfo:
-    return protocol.ModelInfo(
-        model=entry.model,
-        provider=entry.provider,
-        model_id=entry.model_id,
-        name=entry.name,
-        context_window=entry.context_window,
-        available=entry.available,
-        key_source=entry.credentials,
-        source=entry.source,  # type: ignore[arg-type]
-    )
-
-
-def provider_info(status: ProviderStatus) -> protocol.ProviderInfo:
-    return protocol.ProviderInfo(
-        provider=status.provider,
-        key_source=status.credentials,
-        key_variable=status.key_variable,
-        subscription=status.oauth,
-        local=status.local,
+        diagnostics=list(snapshot.diagnostics),
+        nested_context_files=list(nested),
     )

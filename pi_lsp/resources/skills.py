@@ -22,6 +22,7 @@ from typing import Literal
 
 import attrs
 
+from pi_lsp.protocol import Scope
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
 from pi_lsp.resources.files import ParsedFileCache, file_identity, uncached
 from pi_lsp.resources.frontmatter import ParsedFrontmatter, parse_frontmatter
@@ -34,7 +35,6 @@ SKILL_FILE = "SKILL.md"
 VALID_NAME = re.compile(r"^[a-z0-9-]+$")
 SKILL_COMMAND = "/skill:"
 
-Scope = Literal["project", "user"]
 ScanMode = Literal["pi", "agents"]
 """``pi``: loose ``*.md`` files at the top count; ``agents``: only ``SKILL.md`` folders count."""
 

@@ -15,10 +15,10 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Literal
 
 import attrs
 
+from pi_lsp.protocol import Scope
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
 from pi_lsp.resources.files import ParsedFileCache, file_identity, uncached
 from pi_lsp.resources.frontmatter import parse_frontmatter
@@ -31,8 +31,6 @@ TEMPLATE_COMMAND = re.compile(r"^/(\S+)(?:\s+([\s\S]*))?\Z")
 PLACEHOLDER = re.compile(
     r"\$\{([0-9]+|ARGUMENTS|@):-([^}]*)\}|\$\{@:([0-9]+)(?::([0-9]+))?\}|\$(ARGUMENTS|@|[0-9]+)"
 )
-
-Scope = Literal["project", "user"]
 
 
 @attrs.frozen

@@ -11,32 +11,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-import attrs
+from pi_lsp.protocol import SummaryCard
 
 SUMMARY_ENTRY_TYPES = ("compaction", "branch_summary")
 
 
-@attrs.frozen
-class SummaryCardInfo:
-    summary: str
-    read_files: list[str]
-    modified_files: list[str]
-    tokens_before: int | None = None
-    cost: float | None = None
-
-
-def summary_card(entry: Mapping[str, Any]) -> SummaryCardInfo | None:
-    """The card of a compaction or branch summary entry; None for other entries."""
+def summary_card(
+    entry: Mapping[str, Any], *, tokens_after: int | None = None, model: str | None = None
+) -> SummaryCard | None:
+    """The card of a compaction or branch summary entry (None for other entries); the live
+    events give ``tokens_after`` and ``model``."""
     if entry.get("type") not in SUMMARY_ENTRY_TYPES:
         return None
     summary = entry.get("summary")
     details = entry.get("details")
     tokens_before = entry.get("tokensBefore")
-    return SummaryCardInfo(
+    return SummaryCard(
         summary=summary if isinstance(summary, str) else "",
         read_files=_paths(details, "readFiles"),
         modified_files=_paths(details, "modifiedFiles"),
         tokens_before=int(tokens_before) if _is_number(tokens_before) else None,
+        tokens_after=tokens_after,
+        model=model,
         cost=_cost(entry.get("usage")),
     )
 

@@ -19,11 +19,9 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-import attrs
-
+from pi_lsp.protocol import TreeEntry, TreeResult
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.projection import (
-    ContextEditEffect,
     ProjectedEntry,
     context_edit_effects,
     effect_name,
@@ -38,39 +36,10 @@ MAX_INDENT_LEVELS = 20
 """Levels of indentation the text tree draws; a deeper row says how many more levels it has."""
 
 
-@attrs.frozen
-class TreeRow:
-    """One entry of the tree as an editor lists it."""
-
-    id: str
-    parent_id: str | None
-    type: str
-    role: str | None
-    """The message role, for ``message`` entries."""
-    preview: str
-    label: str | None
-    timestamp: str | None
-    context_edit: ContextEditEffect | None = None
-    """``"removed"`` or ``"replaced"``: what a context edit on the active path did to the entry's
-    part of the context (None: nothing)."""
-
-
-@attrs.frozen
-class TreeView:
-    """The whole tree, flat: rows in file order; ``roots`` and ``children`` (ids by parent id)
-    give pi's tree order, children oldest first."""
-
-    leaf_id: str | None
-    name: str | None
-    labels: dict[str, str]
-    active_path: list[str]
-    roots: list[str]
-    children: dict[str, list[str]]
-    rows: list[TreeRow]
-
-
-def tree_view(session: Session) -> TreeView:
-    """The flat tree of the whole file, with previews, labels and the active path."""
+def tree_view(session: Session) -> TreeResult:
+    """The whole tree, flat (``pi/tree``): rows in file order, with previews, labels and the
+    active path; ``roots`` and ``children`` (ids by parent id) give pi's tree order, children
+    oldest first."""
     labels = session.labels
     active_path = session.branch()
     effects = context_edit_effects(active_path)
@@ -81,14 +50,15 @@ def tree_view(session: Session) -> TreeView:
         for node, _ in walk_depth_first(roots)
         if node.children
     }
-    return TreeView(
+    return TreeResult(
+        session_id=session.id,
         leaf_id=session.leaf_id,
         name=session.name,
         labels=labels,
         active_path=[entry.id for entry in active_path],
         roots=[str(node.entry["id"]) for node in roots],
         children=children,
-        rows=rows,
+        entries=rows,
     )
 
 
@@ -97,11 +67,11 @@ def tree_row(
     entry: StoredEntry,
     label: str | None,
     effects: Mapping[Any, ProjectedEntry],
-) -> TreeRow:
+) -> TreeEntry:
     """One entry as a row: its preview, ``label`` and what a context edit in ``effects`` (those
     of the active path) did to it."""
     role = entry.role  # ``MISSING`` but for a message
-    return TreeRow(
+    return TreeEntry(
         id=entry.id,
         parent_id=entry.parent_id if isinstance(entry.parent_id, str) else None,
         type=entry.type,
