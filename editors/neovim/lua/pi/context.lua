@@ -70,7 +70,8 @@ M.FORGET_NOTE = "removed from the context; the message stays in the session file
 
 --- Leaves the message `id` out of future context.
 function M.forget(id)
-  api().context_edit({ targetId = id, replacement = vim.NIL }, api().report_error("pi/contextEdit", edited(M.FORGET_NOTE)))
+  local params = { targetId = id, replacement = vim.NIL }
+  api().context_edit(params, api().report_error("pi/contextEdit", edited(M.FORGET_NOTE)))
 end
 
 --- Replaces the content of message `id` in future context with `text`.

@@ -100,7 +100,8 @@ function M.headline(context)
   local percent = math.floor(context.total / math.max(1, context.contextWindow) * 100 + 0.5)
   local free
   if util.present(context.compactAt) then
-    free = ("compacts at %s: %s free"):format(util.short_number(context.compactAt), util.short_number(context.freeToCompaction))
+    local at, left = util.short_number(context.compactAt), util.short_number(context.freeToCompaction)
+    free = ("compacts at %s: %s free"):format(at, left)
   else
     free = ("automatic compaction off: %s free"):format(util.short_number(context.freeToWindow))
   end

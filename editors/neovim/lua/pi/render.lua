@@ -225,7 +225,8 @@ local function summary_card(buffer, card, reason)
     table.insert(facts, "why: " .. (REASONS[reason] or reason))
   end
   if util.present(card.tokensBefore) or util.present(card.tokensAfter) then
-    table.insert(facts, ("tokens %s → %s"):format(util.short_number(card.tokensBefore), util.short_number(card.tokensAfter)))
+    local before, after = util.short_number(card.tokensBefore), util.short_number(card.tokensAfter)
+    table.insert(facts, ("tokens %s → %s"):format(before, after))
   end
   if util.present(card.model) then
     table.insert(facts, "by " .. card.model)
@@ -282,7 +283,8 @@ end
 --- The conversation of an opened session, from a pi/messages result, drawn as it was streamed.
 -- Under a message a context edit (pi 1.6) changed: what the model sees of it now.
 local CONTEXT_EDIT_NOTES = {
-  [context_edit.removed] = "removed from the context: the model no longer sees the message above (it stays in the session file)",
+  [context_edit.removed] = "removed from the context: the model no longer sees the message above"
+    .. " (it stays in the session file)",
   [context_edit.replaced] = "replaced in the context: the model sees the text above instead of the original",
 }
 
