@@ -85,3 +85,17 @@ def test_only_messages_on_the_active_branch_can_be_edited(session):
     with pytest.raises(InvalidParamsError, match="not on the active branch"):
         session.append_context_edit(other, None)
     assert not [entry for entry in session.entries if entry.type == "context_edit"]
+
+
+def test_the_tree_previews_a_restore_as_one(session):
+    from pi_lsp.session.tree_view import tree_view
+
+    question = session.append_message(user_message("long question"))
+    session.append_context_edit(question, replacement_for("user", "short"))
+    session.append_context_edit(question, original_content(session.require_entry(question)))
+    entries = tree_view(session).entries
+    previews = [row.preview for row in entries if row.type == "context_edit"]
+    assert previews == [
+        "replaced in context: long question → short",
+        "restored in context: long question",
+    ]
