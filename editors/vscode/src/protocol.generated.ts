@@ -59,6 +59,10 @@ export type ContextPartKind =
   | 'message'
   | 'usageDifference';
 
+/**
+ * How bad a resource problem is, as the editor's diagnostics show it: `error` mostly for a file
+ * that could not be read or parsed, `warning` for the rest.
+ */
 export type Severity = 'error' | 'warning';
 
 export type SummarizationSource = 'compaction' | 'branch_summary';
@@ -332,7 +336,7 @@ export interface AbortResult {
 }
 
 /**
- * One entry of the tree as an editor lists it (`session/tree_view.py` makes them).
+ * One entry of the tree as an editor lists it.
  */
 export interface TreeEntry {
   id: string;
@@ -453,7 +457,7 @@ export interface SummaryCard {
 
 /**
  * One visible entry of the active path: a message, a compaction or branch summary, or a shown
- * custom message (`session/transcript.py` makes them).
+ * custom message.
  */
 export interface TranscriptEntry {
   entryId: string;

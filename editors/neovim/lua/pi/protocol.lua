@@ -37,6 +37,8 @@
 
 ---@alias pi.ContextPartKind "base"|"systemFile"|"appendSystem"|"contextFile"|"skills"|"environment"|"extension"|"tools"|"compactionSummary"|"branchSummary"|"nestedContextFile"|"message"|"usageDifference"
 
+--- How bad a resource problem is, as the editor's diagnostics show it: `error` mostly for a file
+--- that could not be read or parsed, `warning` for the rest.
 ---@alias pi.Severity "error"|"warning"
 
 ---@alias pi.SummarizationSource "compaction"|"branch_summary"
@@ -208,7 +210,7 @@
 ---@field sessionId string
 ---@field aborted boolean
 
---- One entry of the tree as an editor lists it (`session/tree_view.py` makes them).
+--- One entry of the tree as an editor lists it.
 ---@class pi.TreeEntry
 ---@field id string
 ---@field parentId? string
@@ -293,7 +295,7 @@
 ---@field cost? number
 
 --- One visible entry of the active path: a message, a compaction or branch summary, or a shown
---- custom message (`session/transcript.py` makes them).
+--- custom message.
 ---@class pi.TranscriptEntry
 ---@field entryId string
 ---@field type string
