@@ -37,7 +37,7 @@ from pi_lsp.compaction.summarize import Complete, ConversationInCache, InPlaceRe
 from pi_lsp.compaction.tokens import estimate_context_tokens
 from pi_lsp.llm.client import ModelClient, complete
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.errors import is_retryable_error, retry_delay_ms
+from pi_lsp.llm.failed_messages import is_retryable_error, retry_delay_ms
 from pi_lsp.llm.models import model_info
 from pi_lsp.llm.stream import CompletionRequest
 from pi_lsp.protocol import (
