@@ -88,6 +88,12 @@ class ServerSettings:
     trusted: bool = True
     """Whether the workspace is trusted (the VS Code extension passes workspace trust)."""
     nested_context_files: bool = True
+    session_index: bool = True
+    """Keep the index of the workspace's sessions (``pi/searchSessions``); read at start."""
+    session_search_tools: bool = True
+    auto_name: bool = False
+    """Name a session nobody named after its first answer, with the summary model."""
+    """Give the agent ``search_sessions`` and ``read_session_entry`` (trusted workspaces only)."""
     """Load AGENTS.md/CLAUDE.md files below the workspace root when the agent works there."""
     retry: RetryOptions = attrs.Factory(RetryOptions)
     allowed_session_dirs: tuple[str, ...] = ()
@@ -121,10 +127,18 @@ class ServerConfig:
         ``keepRecentTokens``, ``threshold``, ``fileListLimit``, ``model``, ``tokenizer``)."""
         return _object(self.client_options.get("compaction"))
 
-    def compaction_settings(self) -> CompactionSettings:
+    def compaction_settings(self, model: str | None = None) -> CompactionSettings:
         """pi's ``compaction`` settings, with the client's
-        ``compaction`` options winning; invalid → defaults."""
+        ``compaction`` options winning; invalid → defaults.
+
+        With ``model`` (``provider/modelId``), its ``compaction.modelOverrides`` entry (pi 0.86)
+        gives ``reserveTokens`` and ``keepRecentTokens``, each falling back on its own to the
+        ordinary setting; an override value that is not a non-negative integer is ignored."""
         merged = {**_object(self.pi_settings.get("compaction")), **self.client_compaction}
+        override = _object(_object(merged.get("modelOverrides")).get(model)) if model else {}
+        for key in ("reserveTokens", "keepRecentTokens"):
+            if _is_count(override.get(key)):
+                merged[key] = override[key]
         return _compaction_settings(merged)
 
     def tokenizer(self) -> str:

@@ -297,6 +297,7 @@ class PiAcpAgent:
             services.resources.stop()
             services.agent.shutdown()
             services.sessions.close_all()
+            services.stop_session_index()
 
     # ------------------------------------------------------------------ helpers
 
@@ -342,6 +343,9 @@ class PiAcpAgent:
         services.mcp.on_failure = lambda message: self._tell_sessions(services, message)
         services.mcp.configure(resources.snapshot.mcp.servers)  # connected in the background
         self._spawn(resources.watch())
+        watch = services.start_session_index()
+        if watch is not None:
+            self._spawn(watch)
         logger.info("pi-lsp acp serving %s; sessions in %s", root, config.session_dir)
         return services
 

@@ -28,6 +28,7 @@ from pi_lsp.agent.nested_context import NestedContextFiles
 from pi_lsp.agent.permissions import Permissions
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
+from pi_lsp.agent.session_names import name_session, wants_a_name
 from pi_lsp.agent.system_prompt import build_system_prompt
 from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
 from pi_lsp.compaction.file_ops import EDITOR_FILE_OPS_TYPE, EditorFileOps
@@ -68,6 +69,9 @@ class Agent:
         self.client = client
         self.editor = editor or NoEditor()
         self.tools = tools or default_tools
+        self._named: set[str] = set()
+        """Sessions whose name the model was asked for (once per session)."""
+        self._naming: set[asyncio.Task] = set()
         self.checkpoints = checkpoints
         """Where the tools' file changes are recorded (None: not recorded)."""
         self.permissions = permissions
@@ -129,17 +133,33 @@ class Agent:
         if self.before_turn is not None:
             await self.before_turn()
         setup = self._setup(runtime, model)
+        base_prompt = setup.system_prompt
         setup.system_prompt = await turn_system_prompt(
-            runtime, self.live.resources.extensions, setup.system_prompt, user_message
+            runtime, self.live.resources.extensions, base_prompt, user_message
         )
+        runtime.extension_prompt_addition = prompt_addition(base_prompt, setup.system_prompt)
         outcome = await run_turn(runtime, user_message, setup, self.client, self.compactor)
         if outcome.stop_reason not in ("aborted", "error"):
             await self.compactor.compact_if_needed(runtime, Moment.AFTER_TURN, setup.context_window)
+            self._name_after_first_answer(runtime)
         result = self._result(runtime, setup.context_window, outcome)
         for queued in outcome.steered:
             queued.done.set_result(result)
         self._start_next_follow_up(runtime)
         return result
+
+    def _name_after_first_answer(self, runtime: SessionRuntime) -> None:
+        """Name a session nobody named after its first answer (``autoName``), in the background."""
+        if not self.live.config.settings.auto_name or runtime.id in self._named:
+            return
+        if runtime.read_only_reason or not wants_a_name(runtime):
+            return
+        self._named.add(runtime.id)
+        task = asyncio.get_running_loop().create_task(
+            name_session(runtime, self.compactor.summaries)
+        )
+        self._naming.add(task)
+        task.add_done_callback(self._naming.discard)
 
     def _start_next_follow_up(self, runtime: SessionRuntime) -> None:
         # Steering that arrived after the last tool batch becomes the next follow-up.
@@ -300,6 +320,17 @@ class Agent:
         read.clear()
         modified.clear()
         return True
+
+
+def prompt_addition(base: str, final: str) -> str:
+    """What hooks changed in the system prompt: the text around ``base`` when they kept it, the
+    whole prompt when they replaced it, nothing when they left it alone."""
+    if final == base:
+        return ""
+    start = final.find(base)
+    if start < 0:
+        return final
+    return final[:start] + final[start + len(base) :]
 
 
 def _user_message(text: str, images: list[dict[str, str]]) -> dict[str, Any]:

@@ -9,11 +9,17 @@ nothing behind, while a first prompt whose turn fails is still kept.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Self, cast
 
-from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError, echoed
+from pi_lsp.errors import (
+    EntryNotFoundError,
+    InvalidParamsError,
+    SessionReadOnlyError,
+    SessionWriteError,
+    echoed,
+)
 from pi_lsp.session import entries as build
 from pi_lsp.session.active_context import ActivePathContext
 from pi_lsp.session.context import (
@@ -22,6 +28,7 @@ from pi_lsp.session.context import (
     branch_path,
     build_session_context,
 )
+from pi_lsp.session.context_edits import require_editable
 from pi_lsp.session.projection import CONTEXT_EDIT, ProjectedEntry
 from pi_lsp.session.store import (
     LoadReport,
@@ -57,6 +64,8 @@ class Session:
         self.report = report or LoadReport()
         self._writer = writer
         self._persisted = persisted
+        self.on_written: Callable[[Path], None] | None = None
+        """Told the file's path after every write (the session index reads the new lines)."""
         self._entries: list[StoredEntry] = []
         self.stray_headers: list[StoredEntry] = []
         self._by_id: dict[str, StoredEntry] = {}
@@ -391,6 +400,28 @@ class Session:
             lambda entry_id, parent, at: build.label(entry_id, parent, at, target_id, label)
         )
 
+    def append_context_edit(self, target_id: str, replacement: dict | None) -> str:
+        """pi 1.6's ``appendContextEdit``: ``replacement`` (already normalized, see
+        ``context_edits``) changes what ``target_id`` gives future context; null leaves it out.
+        The target must be an editable message on the active branch, as pi requires."""
+        target = self.require_entry(target_id)
+        require_editable(target)
+        if not self.is_on_active_branch(target_id):
+            raise InvalidParamsError(
+                f"entry {echoed(target_id)} is not on the active branch of session {self.id}: "
+                "navigate to it first"
+            )
+        return self._append(
+            lambda entry_id, parent, at: build.context_edit(
+                entry_id, parent, at, target_id, replacement
+            )
+        )
+
+    def is_on_active_branch(self, entry_id: str) -> bool:
+        """Whether ``entry_id`` is on the path from the root to the leaf."""
+        target = self._by_id.get(entry_id)
+        return target is not None and any(entry is target for entry in self._walked_active_path())
+
     def append_raw(self, body: dict) -> str:
         """Append an entry built elsewhere (any type), given
         everything but id, parentId and timestamp."""
@@ -463,6 +494,7 @@ class Session:
                     f"could not write session file {self.path}: {error.strerror or error}"
                 ) from error
             self._persisted = True
+            self._tell_written()
 
     @property
     def label_timestamps(self) -> dict[str, tuple[str, Any]]:
@@ -499,10 +531,17 @@ class Session:
                 else:
                     self._writer.create(lines)
                 self._persisted = True
+            else:
+                return
         except OSError as error:
             raise SessionWriteError(
                 f"could not write session file {self.path}: {error.strerror or error}"
             ) from error
+        self._tell_written()
+
+    def _tell_written(self) -> None:
+        if self.on_written is not None and self.path is not None:
+            self.on_written(self.path)
 
     def _index(self, entry: StoredEntry) -> None:
         if is_session_header(entry):

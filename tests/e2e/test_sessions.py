@@ -199,7 +199,8 @@ async def test_session_files_outside_the_session_directory_are_refused(
 async def test_state_reports_model_thinking_level_and_context_usage(client, scripted_llm):
     state = await request(client, "pi/state", {})
     assert state["model"]["model"] == "openai/scripted" and state["thinkingLevel"] == "medium"
-    assert state["isStreaming"] is False and state["contextUsage"]["tokens"] == 0
+    context = await request(client, "pi/context", {})
+    assert state["isStreaming"] is False and state["contextUsage"]["tokens"] == context["total"]
     scripted_llm.enqueue(replies.text("Counting tokens."))
     await request(client, "pi/prompt", {"text": "count"})
     state = await request(client, "pi/state", {})

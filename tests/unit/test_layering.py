@@ -22,6 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "session": {"protocol", "errors"},
     "compaction": {"session", "errors"},
     "checkpoints": {"protocol", "errors"},
+    "project_memory": {"session", "tools", "errors"},
     "resources": {"compaction", "protocol", "errors"},
     "tools": {"errors"},
     "llm": {
@@ -49,10 +50,20 @@ ALLOWED: dict[str, set[str]] = {
         "extensions",
         "errors",
     },
-    "services": {"agent", "config", "extensions", "llm", "mcp", "tools", "errors"},
+    "services": {
+        "agent",
+        "config",
+        "extensions",
+        "llm",
+        "mcp",
+        "tools",
+        "errors",
+        "project_memory",
+    },
     "handlers": {
         "agent",
         "mcp",
+        "project_memory",
         "services",
         "protocol",
         "session",
@@ -89,6 +100,7 @@ ALLOWED: dict[str, set[str]] = {
 ADAPTER_LIBRARIES = {"pygls", "lsprotocol"}
 PURE = {
     "checkpoints",
+    "project_memory",
     "errors",
     "session",
     "compaction",

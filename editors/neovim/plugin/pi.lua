@@ -25,6 +25,7 @@ define("PiTree", action("tree"), { nargs = 0, desc = "pi: open the session tree"
 define("PiTreeSearch", function(command)
   require("pi.tree").search(command.args)
 end, { nargs = "*", desc = "pi: search the session tree [text] and jump to a match" })
+define("PiContext", action("context"), { nargs = 0, desc = "pi: show what the next request carries" })
 define("PiEarlier", action("earlier"), { nargs = 0, desc = "pi: load earlier messages into the chat" })
 local function entry_ids(lead)
   return vim.tbl_filter(function(id)
@@ -50,7 +51,18 @@ end, {
   end,
   desc = "pi: move the leaf to {id} (! summarizes the branch left; files takes the files along)",
 })
-define("PiSessions", action("sessions"), { nargs = 0, desc = "pi: open another session" })
+define("PiSessions", action("sessions"), {
+  nargs = "?",
+  complete = function(lead)
+    return vim.tbl_filter(function(name)
+      return vim.startswith(name, lead)
+    end, { "open", "rename", "export", "delete" })
+  end,
+  desc = "pi: open another session, or [rename|export|delete] one",
+})
+define("PiSearch", function(command)
+  require("pi.sessions").search(command.args)
+end, { nargs = "*", desc = "pi: search every session of the workspace [text] into the location list" })
 define("PiNew", action("new_session"), { nargs = "?", desc = "pi: start a new session [name]" })
 define("PiFork", action("fork"), {
   nargs = "?",

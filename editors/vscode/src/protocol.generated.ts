@@ -44,6 +44,21 @@ export type ContextEditEffect = 'removed' | 'replaced';
  */
 export type FileAction = 'restored' | 'created' | 'deleted' | 'conflict' | 'skipped';
 
+export type ContextPartKind =
+  | 'base'
+  | 'systemFile'
+  | 'appendSystem'
+  | 'contextFile'
+  | 'skills'
+  | 'environment'
+  | 'extension'
+  | 'tools'
+  | 'compactionSummary'
+  | 'branchSummary'
+  | 'nestedContextFile'
+  | 'message'
+  | 'usageDifference';
+
 export type McpState =
   'connecting' | 'connected' | 'failed' | 'needs-auth' | 'disconnected' | 'disabled';
 
@@ -52,6 +67,8 @@ export type McpState =
  * that could not be read or parsed, `warning` for the rest.
  */
 export type Severity = 'error' | 'warning';
+
+export type SummarizationSource = 'compaction' | 'branch_summary';
 
 /**
  * Any request that only names a session.
@@ -135,6 +152,45 @@ export interface TreeSearchParams {
   limit?: number | null;
 }
 
+export interface SearchSessionsParams {
+  /**
+   * Words, `"a quoted phrase"`, `-word` to leave out; anything else is searched literally.
+   */
+  query: string;
+  /**
+   * How many hits (1–200, default 50).
+   */
+  limit?: number | null;
+  /**
+   * Only this session's entries.
+   */
+  sessionId?: string | null;
+  /**
+   * `newest` first (the default) or the `best` match first.
+   */
+  order?: ('newest' | 'best') | null;
+}
+
+export interface ExportSessionParams {
+  sessionId: string;
+  format: 'html' | 'markdown' | 'jsonl';
+  /**
+   * Where to write (relative to the workspace root); default `pi-session-<id>.<ext>` there.
+   */
+  path?: string | null;
+}
+
+export interface ImportSessionParams {
+  /**
+   * The session file to copy in (relative to the workspace root, or absolute).
+   */
+  path: string;
+}
+
+export interface DeleteSessionParams {
+  sessionId: string;
+}
+
 export interface NavigateParams {
   targetId: string;
   sessionId?: string | null;
@@ -202,6 +258,26 @@ export interface LabelParams {
    * The label text; empty or null clears the entry's label.
    */
   label?: string | null;
+  sessionId?: string | null;
+}
+
+export interface ContextEditParams {
+  /**
+   * A user, assistant, tool-result or custom message on the active branch, in the context.
+   */
+  targetId: string;
+  /**
+   * The target's content in future context; null leaves the target out of it.
+   */
+  replacement: string | null;
+  sessionId?: string | null;
+}
+
+export interface ContextRestoreParams {
+  /**
+   * An entry a context edit left out or replaced.
+   */
+  targetId: string;
   sessionId?: string | null;
 }
 
@@ -414,6 +490,88 @@ export interface TreeSearchResult {
   rows: TreeNodeRow[];
 }
 
+export interface SessionSearchHit {
+  sessionId: string;
+  path: string;
+  sessionName: string | null;
+  entryId: string | null;
+  type: string | null;
+  /**
+   * The message's role (`user`, `assistant`, `toolResult`…); null for other entries.
+   */
+  role: string | null;
+  /**
+   * The matched words with a little text around them.
+   */
+  preview: string;
+  timestamp: string | null;
+  /**
+   * Whether the entry is on the path pi resumes the session at (its last entry's).
+   */
+  onActivePath: boolean;
+}
+
+export interface IndexingProgress {
+  /**
+   * Every session file is indexed as it was when last seen.
+   */
+  complete: boolean;
+  indexedFiles: number;
+  knownFiles: number;
+}
+
+export interface SearchSessionsResult {
+  /**
+   * How many entries match; `hits` holds the first `limit` of them.
+   */
+  total: number;
+  /**
+   * Counting stopped at 10,000: there are more matches than `total`.
+   */
+  totalCapped: boolean;
+  indexing: IndexingProgress;
+  hits: SessionSearchHit[];
+}
+
+export interface ExportSessionResult {
+  path: string;
+}
+
+export interface ImportSessionResult {
+  sessionId: string;
+  path: string;
+}
+
+export interface DeleteSessionResult {
+  sessionId: string;
+  /**
+   * Where the file was: it is in the system trash now.
+   */
+  path: string;
+}
+
+/**
+ * What the chats show of a compaction or a branch summary.
+ */
+export interface SummaryCard {
+  summary: string;
+  readFiles: string[];
+  modifiedFiles: string[];
+  tokensBefore?: number;
+  /**
+   * The context's size right after it (live events only).
+   */
+  tokensAfter?: number;
+  /**
+   * The model that wrote it, or `extension` (live events only).
+   */
+  model?: string;
+  /**
+   * What the summary cost, in dollars, when its usage was recorded.
+   */
+  cost?: number;
+}
+
 /**
  * One visible entry of the active path: a message, a compaction or branch summary, or a shown
  * custom message.
@@ -435,6 +593,7 @@ export interface TranscriptEntry {
     [k: string]: unknown;
   };
   contextEdit?: ContextEditEffect;
+  card?: SummaryCard;
 }
 
 export interface MessagesResult {
@@ -555,6 +714,47 @@ export interface ForkResult {
 export interface LabelResult {
   entryId: string;
   leafId: string | null;
+}
+
+/**
+ * One part of the next request (`pi/context`).
+ */
+export interface ContextPart {
+  kind: ContextPartKind;
+  label: string;
+  tokens: number;
+  /**
+   * The session entry it comes from (messages, summaries, nested context files).
+   */
+  entryId?: string;
+  role?: string;
+  preview?: string;
+  /**
+   * The file it comes from (AGENTS.md and the like).
+   */
+  path?: string;
+  contextEdit?: ContextEditEffect;
+}
+
+export interface ContextResult {
+  sessionId: string;
+  total: number;
+  basis: 'usage' | 'estimate';
+  contextWindow: number;
+  compactAt: number | null;
+  freeToWindow: number;
+  freeToCompaction: number | null;
+  parts: ContextPart[];
+}
+
+export interface ContextEditResult {
+  sessionId: string;
+  /**
+   * The `context_edit` entry written; it is the new leaf.
+   */
+  entryId: string;
+  leafId: string | null;
+  contextEdit?: ContextEditEffect;
 }
 
 export interface NameResult {
@@ -928,6 +1128,34 @@ export interface RetryEvent {
 }
 
 /**
+ * A summary (a compaction's or a branch summary's) failed with a transient provider error; it is
+ * asked again after `delay_ms` (pi 1.6's event).
+ */
+export interface SummarizationRetryScheduledEvent {
+  type: 'summarization_retry_scheduled';
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  errorMessage: string;
+}
+
+/**
+ * The summary is asked again.
+ */
+export interface SummarizationRetryAttemptStartEvent {
+  type: 'summarization_retry_attempt_start';
+  source: SummarizationSource;
+  reason?: CompactionReason;
+}
+
+/**
+ * The retries of a summary ended (with an answer, or the last error).
+ */
+export interface SummarizationRetryFinishedEvent {
+  type: 'summarization_retry_finished';
+}
+
+/**
  * The provider refused the key (401) or its rights (403); sent once, after the failed answer's
  * `message_end`. `message` says which key (where it came from, never the key); show it once, with
  * the client's way to store another key.
@@ -959,6 +1187,7 @@ export interface CompactionEndEvent {
   entryId?: string;
   tokensBefore?: number;
   errorMessage?: string;
+  card?: SummaryCard;
 }
 
 /**
@@ -979,6 +1208,7 @@ export interface BranchSummaryEndEvent {
   aborted: boolean;
   entryId?: string;
   errorMessage?: string;
+  card?: SummaryCard;
 }
 
 /**
@@ -1005,6 +1235,13 @@ export interface TreeChangedEvent {
    * The session's name now.
    */
   name: string | null;
+  /**
+   * Entries whose `contextEdit` mark the change's context edits changed, by entry id: what
+   * applies now (null: nothing, after a restore).
+   */
+  contextEdits: {
+    [k: string]: ContextEditEffect | null;
+  };
 }
 
 /**
@@ -1047,6 +1284,9 @@ export type PiEvent =
   | ToolExecutionEndEvent
   | MessageEndEvent
   | RetryEvent
+  | SummarizationRetryScheduledEvent
+  | SummarizationRetryAttemptStartEvent
+  | SummarizationRetryFinishedEvent
   | AuthErrorEvent
   | CompactionStartEvent
   | CompactionEndEvent
@@ -1124,6 +1364,9 @@ export interface Requests {
   'pi/openSession': { params: OpenSessionParams; result: OpenSessionResult };
   'pi/fork': { params: ForkParams; result: ForkResult };
   'pi/label': { params: LabelParams; result: LabelResult };
+  'pi/context': { params: SessionParams; result: ContextResult };
+  'pi/contextEdit': { params: ContextEditParams; result: ContextEditResult };
+  'pi/contextRestore': { params: ContextRestoreParams; result: ContextEditResult };
   'pi/name': { params: NameParams; result: NameResult };
   'pi/state': { params: SessionParams; result: StateResult };
   'pi/models': { params: ModelsParams; result: ModelsResult };
@@ -1134,6 +1377,10 @@ export interface Requests {
   'pi/reload': { params: NoParams; result: ResourcesChanged };
   'pi/login': { params: LoginParams; result: LoginResult };
   'pi/logout': { params: LogoutParams; result: LogoutResult };
+  'pi/searchSessions': { params: SearchSessionsParams; result: SearchSessionsResult };
+  'pi/exportSession': { params: ExportSessionParams; result: ExportSessionResult };
+  'pi/importSession': { params: ImportSessionParams; result: ImportSessionResult };
+  'pi/deleteSession': { params: DeleteSessionParams; result: DeleteSessionResult };
   'pi/mcp': { params: NoParams; result: McpResult };
   'pi/mcpReconnect': { params: McpServerParams; result: McpServerStatus };
   'pi/mcpSetEnabled': { params: McpSetEnabledParams; result: McpServerStatus };
@@ -1158,6 +1405,9 @@ export const METHODS = [
   'pi/openSession',
   'pi/fork',
   'pi/label',
+  'pi/context',
+  'pi/contextEdit',
+  'pi/contextRestore',
   'pi/name',
   'pi/state',
   'pi/models',
@@ -1168,6 +1418,10 @@ export const METHODS = [
   'pi/reload',
   'pi/login',
   'pi/logout',
+  'pi/searchSessions',
+  'pi/exportSession',
+  'pi/importSession',
+  'pi/deleteSession',
   'pi/mcp',
   'pi/mcpReconnect',
   'pi/mcpSetEnabled',
@@ -1202,6 +1456,9 @@ export const EVENT_TYPES = [
   'tool_execution_end',
   'message_end',
   'retry',
+  'summarization_retry_scheduled',
+  'summarization_retry_attempt_start',
+  'summarization_retry_finished',
   'auth_error',
   'compaction_start',
   'compaction_end',

@@ -43,6 +43,8 @@ export type ToWebview =
   | { type: 'completions'; items: Completion[] }
   | { type: 'editorText'; text: string }
   | { type: 'server'; status: ServerStatus }
+  /** Scroll to the message of an entry and highlight it (the Context view's "Show in Chat"). */
+  | { type: 'revealEntry'; entryId: string }
   | { type: 'mcp'; summary: McpSummary };
 
 export type FromWebview =
@@ -58,4 +60,8 @@ export type FromWebview =
   /** The MCP servers' quick pick (the header's MCP button). */
   | { type: 'pickMcp' }
   /** The user scrolled to the top (or clicked "Load earlier messages"): the page before `before`. */
-  | { type: 'loadEarlier'; before: string };
+  | { type: 'loadEarlier'; before: string }
+  /** The context meter was clicked: open the Context view. */
+  | { type: 'openContext' }
+  /** A file of a summary card was clicked (a path relative to the workspace, or absolute). */
+  | { type: 'openFile'; path: string };
