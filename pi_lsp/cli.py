@@ -88,22 +88,22 @@ def run_server(arguments: argparse.Namespace) -> int:
         from pi_lsp.startup import pause_collection
 
         pause_collection()
-        from pi_lsp.shared import daemon
+        from pi_lsp.transport import shared_daemon
 
-        return daemon.run(arguments.log_file, arguments.verbose)
+        return shared_daemon.run(arguments.log_file, arguments.verbose)
     if not arguments.tcp and _sharing(arguments):
-        from pi_lsp.shared import forwarder
+        from pi_lsp.transport import shared_forwarder
 
-        connection = forwarder.connect(os.environ, _server_options(arguments))
+        connection = shared_forwarder.connect(os.environ, _server_options(arguments))
         if connection is not None:
-            return forwarder.forward(connection)
+            return shared_forwarder.forward(connection)
     from pi_lsp.startup import pause_collection
 
     pause_collection()
-    from pi_lsp.handlers.client_gone import leave_when_stdin_ends
-    from pi_lsp.handlers.stdio import serve_stdio
     from pi_lsp.logs import configure_logging
     from pi_lsp.server import build_server
+    from pi_lsp.transport.client_gone import leave_when_stdin_ends
+    from pi_lsp.transport.stdio import serve_stdio
 
     if not arguments.tcp and (arguments.token_file or arguments.allow_remote):
         raise InvalidParamsError("--token-file and --allow-remote apply only with --tcp")
@@ -111,7 +111,7 @@ def run_server(arguments: argparse.Namespace) -> int:
     _skip_the_final_collection()
     server = build_server()
     if arguments.tcp:
-        from pi_lsp import tcp
+        from pi_lsp.transport import tcp
 
         tcp.run(
             server,
@@ -129,9 +129,9 @@ def run_server(arguments: argparse.Namespace) -> int:
 
 
 def _sharing(arguments: argparse.Namespace) -> bool:
-    from pi_lsp.shared import address
+    from pi_lsp.transport import shared_address
 
-    return address.enabled(os.environ) if arguments.shared is None else arguments.shared
+    return shared_address.enabled(os.environ) if arguments.shared is None else arguments.shared
 
 
 def _server_options(arguments: argparse.Namespace) -> list[str]:

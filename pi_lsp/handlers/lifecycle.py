@@ -20,12 +20,12 @@ from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
 from pi_lsp.handlers import configuration
 from pi_lsp.handlers.base import to_plain
-from pi_lsp.handlers.client_gone import watch_the_client
 from pi_lsp.handlers.permissions import LspPermissionAsker
 from pi_lsp.handlers.progress import Progress
 from pi_lsp.logs import ClientLogHandler
 from pi_lsp.services import Services
 from pi_lsp.startup import RESUME_AFTER_SECONDS, resume_collection
+from pi_lsp.transport.client_gone import watch_the_client
 
 logger = logging.getLogger(__name__)
 

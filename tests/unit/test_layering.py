@@ -52,6 +52,7 @@ ALLOWED: dict[str, set[str]] = {
         "logs",
         "tools",
         "startup",
+        "transport.client_gone",
         "errors",
     },
     "acp": {
@@ -69,9 +70,9 @@ ALLOWED: dict[str, set[str]] = {
     "scripted_llm": set(),
     "client": {"protocol", "__version__"},
     "demo": {"client", "scripted_llm", "session", "errors"},
-    # The shared server: an adapter like the stdio one (cli.py and server.py, which the table
-    # leaves unchecked); its forwarder imports nothing of pi-lsp but its address.
-    "shared": {"server", "handlers.client_gone", "handlers.framing", "logs", "__version__"},
+    # The ways bytes reach the server (stdio, TCP, the shared server): an adapter like cli.py and
+    # server.py, which the table leaves unchecked; the forwarder imports nothing but its address.
+    "transport": {"server", "logs", "tools", "errors", "__version__"},
 }
 """pi-lsp's own packages each package may import (itself always)."""
 
