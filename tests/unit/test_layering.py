@@ -1,7 +1,8 @@
 """No module imports across the layers docs/architecture.md documents.
 
 Every ``import`` in ``pi_lsp`` (at module level, inside functions and under ``TYPE_CHECKING`` alike)
-is checked against the table: which of pi-lsp's own packages a package may import, and which
+is checked against the table of docs/architecture.md, read from the doc itself so the two cannot
+differ: which of pi-lsp's own modules each package and root module may import, and which
 third-party libraries only the adapters may touch (pygls, lsprotocol), only ``llm`` may load
 (litellm, lazily) and only the scripted server may serve with (aiohttp: the direct path streams
 with h11, ``llm/http_stream.py``, which loads much faster).
@@ -10,71 +11,29 @@ with h11, ``llm/http_stream.py``, which loads much faster).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "pi_lsp"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "pi_lsp"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+TABLE_ROW = re.compile(r"^\| `pi_lsp/(?P<module>[a-z_]+)(?:/|\.py)` \| (?P<allowed>[^|]*) \|")
 
-ALLOWED: dict[str, set[str]] = {
-    "errors": set(),
-    "startup": set(),
-    "session": {"errors"},
-    "compaction": {"session", "errors"},
-    "checkpoints": {"errors"},
-    "resources": {"compaction", "protocol", "errors"},
-    "tools": {"errors"},
-    "llm": {"errors", "scripted_llm.replies", "resources.models_file", "resources.auth_file"},
-    "protocol": {"errors"},
-    "config": {"compaction", "resources", "protocol", "errors"},
-    "extensions": {"resources", "errors"},
-    "agent": {
-        "checkpoints",
-        "session",
-        "compaction",
-        "resources",
-        "tools",
-        "llm",
-        "protocol",
-        "config",
-        "extensions",
-        "errors",
-    },
-    "services": {"agent", "config", "extensions", "llm", "tools", "errors"},
-    "handlers": {
-        "agent",
-        "services",
-        "protocol",
-        "session",
-        "resources",
-        "config",
-        "llm",
-        "logs",
-        "tools",
-        "startup",
-        "transport.client_gone",
-        "errors",
-    },
-    "acp": {
-        "agent",
-        "services",
-        "protocol",
-        "session",
-        "config",
-        "logs",
-        "llm",
-        "tools",
-        "errors",
-        "__version__",
-    },
-    "scripted_llm": set(),
-    "client": {"protocol", "__version__"},
-    "demo": {"client", "scripted_llm", "session", "errors"},
-    # The ways bytes reach the server (stdio, TCP, the shared server): an adapter like cli.py and
-    # server.py, which the table leaves unchecked; the forwarder imports nothing but its address.
-    "transport": {"server", "logs", "tools", "errors", "__version__"},
-}
-"""pi-lsp's own packages each package may import (itself always)."""
+
+def _documented_layers() -> dict[str, set[str]]:
+    """The table of docs/architecture.md: which of pi-lsp's own modules each layer may import."""
+    allowed: dict[str, set[str]] = {}
+    for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines():
+        if match := TABLE_ROW.match(line):
+            names = set(re.findall(r"`([a-z_.]+)`", match["allowed"]))
+            allowed[match["module"]] = names
+    return allowed
+
+
+ALLOWED = _documented_layers()
+"""pi-lsp's own modules each layer may import (itself always), as the doc's table shows them."""
 
 ADAPTER_LIBRARIES = {"pygls", "lsprotocol"}
 PURE = {
@@ -119,7 +78,9 @@ def _imports(path: Path) -> list[tuple[str, int, bool]]:
 
 def _allowed(layer: str, imported: str) -> bool:
     target = imported.removeprefix("pi_lsp.")
-    allowed = ALLOWED[layer] | {layer}
+    if target == "__version__":  # ``from pi_lsp import __version__`` reads ``__init__.py``
+        target = "__init__"
+    allowed = ALLOWED.get(layer, set()) | {layer}
     return any(target == name or target.startswith(name + ".") for name in allowed)
 
 
@@ -130,8 +91,7 @@ def test_imports_stay_within_the_layers(path):
     for imported, line, top_level in _imports(path):
         root = imported.split(".")[0]
         where = f"{path.relative_to(PACKAGE)}:{line}"
-        checked = root == "pi_lsp" and layer in ALLOWED
-        if checked and not _allowed(layer, imported):
+        if root == "pi_lsp" and not _allowed(layer, imported):
             problems.append(f"{where} imports {imported}, which the {layer} layer may not")
         if root in ADAPTER_LIBRARIES and layer in PURE:
             problems.append(f"{where} imports {root}: only the LSP adapters may")
@@ -142,11 +102,22 @@ def test_imports_stay_within_the_layers(path):
     assert not problems, "\n".join(problems)
 
 
-def test_the_table_covers_every_package():
+def _package_and_root_modules() -> set[str]:
     packages = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
-    assert packages <= set(ALLOWED), (
-        f"packages missing from the layering table: {packages - set(ALLOWED)}"
-    )
+    return packages | {path.stem for path in PACKAGE.glob("*.py")}
+
+
+def test_the_table_covers_every_package_and_root_module():
+    missing = _package_and_root_modules() - set(ALLOWED)
+    assert not missing, f"docs/architecture.md's layer table has no row for {sorted(missing)}"
+
+
+def test_the_table_names_only_modules_that_exist():
+    modules = _package_and_root_modules()
+    stale = set(ALLOWED) - modules
+    named = {name.split(".")[0] for names in ALLOWED.values() for name in names}
+    assert not stale, f"the layer table has rows for modules that do not exist: {sorted(stale)}"
+    assert named <= modules, f"the layer table allows modules that do not exist: {named - modules}"
 
 
 def test_a_crossing_import_is_caught():
@@ -154,3 +125,6 @@ def test_a_crossing_import_is_caught():
     assert not _allowed("llm", "pi_lsp.scripted_llm.server")
     assert _allowed("llm", "pi_lsp.scripted_llm.replies")
     assert _allowed("agent", "pi_lsp.protocol")
+    assert not _allowed("errors", "pi_lsp.session.session")
+    assert not _allowed("transport", "pi_lsp.handlers.sessions")
+    assert _allowed("cli", "pi_lsp.__version__")
