@@ -17,7 +17,7 @@ from typing import Any
 
 from pi_lsp.errors import EntryNotFoundError, InvalidParamsError, SessionNotFoundError
 from pi_lsp.session import js_json
-from pi_lsp.session.context import UNSET
+from pi_lsp.session.context import UNSET, LeafId
 from pi_lsp.session.session import Session
 
 DEFAULT_BRANCH_SUMMARY_BUDGET = 128_000 - 16_384
@@ -131,7 +131,7 @@ def _open(path: str) -> Session:
     return Session.open(path, writable=False)
 
 
-def _leaf(session: Session, leaf_id: str | None) -> Any:
+def _leaf(session: Session, leaf_id: str | None) -> LeafId:
     if leaf_id is None:
         return UNSET
     session.require_entry(leaf_id)

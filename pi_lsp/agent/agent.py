@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from pi_lsp.agent.checkpoints import Checkpoints
+from pi_lsp.agent.checkpoint_recorder import CheckpointRecorder
 from pi_lsp.agent.compactor import CompactionResult, Compactor
 from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
@@ -71,7 +71,7 @@ class Agent:
         *,
         editor: EditorBridge | None = None,
         tools: Callable[[], list[Tool]] | None = None,
-        checkpoints: Checkpoints | None = None,
+        checkpoints: CheckpointRecorder | None = None,
         permissions: Permissions | None = None,
     ) -> None:
         self.live = live

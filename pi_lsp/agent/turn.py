@@ -29,7 +29,7 @@ from typing import Any
 
 import attrs
 
-from pi_lsp.agent.checkpoints import Checkpoints
+from pi_lsp.agent.checkpoint_recorder import CheckpointRecorder
 from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.context_pipeline import model_messages
 from pi_lsp.agent.hooks import changed_tool_result
@@ -101,7 +101,7 @@ class TurnSetup:
     cache_retention: str = "short"
     extensions: ExtensionHost | None = None
     """Whose ``context`` and ``tool_result`` hooks run during the turn."""
-    checkpoints: Checkpoints | None = None
+    checkpoints: CheckpointRecorder | None = None
     """Where the files' contents before and after the tools' changes are recorded."""
     checkpoint_options: CheckpointOptions = attrs.Factory(CheckpointOptions)
     context_files: NestedContextFiles | None = None

@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from pi_lsp import protocol
-from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
 from pi_lsp.handlers import configuration

@@ -22,6 +22,7 @@ from pi_lsp.session.js_values import UNDEFINED, without_undefined
 from pi_lsp.session.paths import (
     UNSET,
     EntryLookup,
+    LeafId,
     branch_path,
     entry_ids,
     entry_role,
@@ -42,6 +43,7 @@ from pi_lsp.session.projection import (
 __all__ = [
     "UNSET",
     "EntryLookup",
+    "LeafId",
     "ProjectedEntry",
     "SessionContext",
     "branch_path",
@@ -84,21 +86,21 @@ class SessionContext:
 
 
 def build_context_entries(
-    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+    entries: Sequence[Entry], leaf_id: object = UNSET, by_id: EntryLookup | None = None
 ) -> Sequence[Entry]:
     """The path with the newest compaction first, then the entries it kept, then those after it."""
     return context_entries(session_path(entries, leaf_id, by_id))
 
 
 def build_session_context(
-    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+    entries: Sequence[Entry], leaf_id: object = UNSET, by_id: EntryLookup | None = None
 ) -> SessionContext:
     """pi's ``buildSessionContext``: the LLM messages, thinking level and model at the leaf."""
     return build_context_from_path(session_path(entries, leaf_id, by_id))
 
 
 def project_session(
-    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+    entries: Sequence[Entry], leaf_id: object = UNSET, by_id: EntryLookup | None = None
 ) -> list[ProjectedEntry]:
     """pi 1.6's ``buildSessionProjection`` entries: what each context entry gives at the leaf."""
     return project_path(session_path(entries, leaf_id, by_id))
