@@ -9,10 +9,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from agent_harness import AgentHarness
 
 from pi_lsp.errors import CompactionCancelledError
 from pi_lsp.llm.double import replies
+from tests.agent_harness import AgentHarness
 
 MEMORY = """
 def context(event):
