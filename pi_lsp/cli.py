@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 
-from pi_lsp import __version__
+from pi_lsp import REPOSITORY_URL, __version__
 from pi_lsp.errors import InvalidParamsError, PiError
 
 
@@ -24,7 +24,10 @@ def build_parser(with_commands: bool = True) -> argparse.ArgumentParser:
     server's start the import of every subcommand's modules (a tenth of a second or more)."""
     parser = argparse.ArgumentParser(
         prog="pi-lsp",
-        description="pi's session tree, compaction and branch summaries for LSP editors.",
+        description="pi's session tree, compaction and branch summaries for LSP editors. With no "
+        "command, pi-lsp is the language server: an editor starts it and speaks LSP on its stdin "
+        "and stdout (or over --tcp).",
+        epilog=f"Documentation: {REPOSITORY_URL}#readme",
     )
     parser.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
     parser.add_argument(
@@ -91,6 +94,8 @@ def run_server(arguments: argparse.Namespace) -> int:
         from pi_lsp.transport import shared_daemon
 
         return shared_daemon.run(arguments.log_file, arguments.verbose)
+    if not arguments.tcp:
+        _say_what_stdin_waits_for(sys.stdin)
     if not arguments.tcp and _sharing(arguments):
         from pi_lsp.transport import shared_forwarder
 
@@ -126,6 +131,16 @@ def run_server(arguments: argparse.Namespace) -> int:
         sys.stdout = sys.stderr
         serve_stdio(server, sys.stdin.buffer, lsp_output, leave_when_stdin_ends(server))
     return 0
+
+
+def _say_what_stdin_waits_for(stdin) -> None:
+    """Typed bare in a terminal, the server would wait in silence for LSP messages."""
+    if stdin is not None and stdin.isatty():
+        print(
+            "pi-lsp: waiting for an editor's LSP messages on stdin (this is the language server; "
+            "editors start it for you). Ctrl-D ends it; pi-lsp --help lists the commands.",
+            file=sys.stderr,
+        )
 
 
 def _sharing(arguments: argparse.Namespace) -> bool:

@@ -25,7 +25,14 @@ DEFAULT_BRANCH_SUMMARY_BUDGET = 128_000 - 16_384
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     session_parser = commands.add_parser(
-        "session", help="inspect session files and plan compactions"
+        "session",
+        help="inspect session files and plan compactions",
+        description="Read pi's session files (.pi/sessions/*.jsonl) from a shell: the context "
+        "the model would see, the tree, the sessions of a folder; plan a compaction or a branch "
+        "summary without calling a model; fork a session into a new file; remove the file "
+        "checkpoints no session refers to. Files are opened read-only, except that fork writes "
+        "a new file and gc removes unreferenced checkpoint contents; the JSON printed is what "
+        "pi's own functions give for the same file.",
     )
     actions = session_parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 

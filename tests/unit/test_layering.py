@@ -76,9 +76,13 @@ def _imports(path: Path) -> list[tuple[str, int, bool]]:
     return found
 
 
+def _is_module(name: str) -> bool:
+    return (PACKAGE / name / "__init__.py").exists() or (PACKAGE / f"{name}.py").exists()
+
+
 def _allowed(layer: str, imported: str) -> bool:
     target = imported.removeprefix("pi_lsp.")
-    if target == "__version__":  # ``from pi_lsp import __version__`` reads ``__init__.py``
+    if "." not in target and not _is_module(target):  # ``from pi_lsp import __version__``
         target = "__init__"
     allowed = ALLOWED.get(layer, set()) | {layer}
     return any(target == name or target.startswith(name + ".") for name in allowed)
@@ -128,3 +132,4 @@ def test_a_crossing_import_is_caught():
     assert not _allowed("errors", "pi_lsp.session.session")
     assert not _allowed("transport", "pi_lsp.handlers.sessions")
     assert _allowed("cli", "pi_lsp.__version__")
+    assert not _allowed("session", "pi_lsp.REPOSITORY_URL")
