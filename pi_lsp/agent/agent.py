@@ -18,7 +18,7 @@ import logging
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -37,6 +37,7 @@ from pi_lsp.compaction.policy import Moment
 from pi_lsp.compaction.tokens import calculate_context_tokens
 from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.session.message_types import ImageContent, TextContent, UserMessage
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, NoEditor, Tool
 from pi_lsp.tools.bash import kill_running_commands
@@ -129,7 +130,7 @@ class Agent:
             return await turn
 
     async def _run(
-        self, runtime: SessionRuntime, model: ModelConfig, user_message: dict[str, Any]
+        self, runtime: SessionRuntime, model: ModelConfig, user_message: UserMessage
     ) -> TurnResult:
         setup = self._setup(runtime, model)
         setup.system_prompt = await turn_system_prompt(
@@ -182,7 +183,8 @@ class Agent:
     def _result(
         self, runtime: SessionRuntime, context_window: int, outcome: TurnOutcome
     ) -> TurnResult:
-        usage = (outcome.last_assistant or {}).get("usage")
+        answer = outcome.last_assistant
+        usage = cast("dict[str, Any] | None", answer.get("usage") if answer else None)
         usage = usage if isinstance(usage, dict) else None
         tokens = calculate_context_tokens(usage) if usage is not None else None
         return TurnResult(
@@ -301,12 +303,13 @@ class Agent:
         return True
 
 
-def _user_message(text: str, images: list[dict[str, str]]) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+def _user_message(text: str, images: list[dict[str, str]]) -> UserMessage:
+    content: list[TextContent | ImageContent] = [TextContent(type="text", text=text)]
     content.extend(
-        {"type": "image", "data": image["data"], "mimeType": image["mimeType"]} for image in images
+        ImageContent(type="image", data=image["data"], mimeType=image["mimeType"])
+        for image in images
     )
-    return {"role": "user", "content": content, "timestamp": now_ms()}
+    return UserMessage(role="user", content=content, timestamp=now_ms())
 
 
 def _settle(future: asyncio.Future, task: asyncio.Task) -> None:

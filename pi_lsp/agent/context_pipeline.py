@@ -18,18 +18,18 @@ model request of a turn, the tool rounds included.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from typing import Any
 
 from pi_lsp.agent.hooks import session_appender
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.extensions import ContextEvent, ExtensionHost, run_context
+from pi_lsp.session.message_types import LlmMessage
 from pi_lsp.session.messages import convert_to_llm
 
 
 async def model_messages(
     runtime: SessionRuntime, extensions: ExtensionHost | None
-) -> list[Mapping[str, Any]]:
+) -> list[LlmMessage]:
     """The messages of the next model request of ``runtime``'s session, at its leaf."""
     messages: list[Any] = list(runtime.session.build_context().messages)
     hooked = extensions.with_hook("context") if extensions is not None else []

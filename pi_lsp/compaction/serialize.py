@@ -14,13 +14,14 @@ from typing import Any
 
 from pi_lsp.session.js_json import dumps, utf16_length
 from pi_lsp.session.js_values import join, to_string
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import content_text
 
 TOOL_RESULT_MAX_CHARS = 2000
 _ARRAY_INDEX_LIMIT = 2**32 - 1
 
 
-def serialize_conversation(messages: Iterable[Mapping[str, Any]]) -> str:
+def serialize_conversation(messages: Iterable[MessageRecord]) -> str:
     """Serialize LLM messages (``convert_to_llm`` output) into the summarizer's input text."""
     parts: list[str] = []
     for message in messages:

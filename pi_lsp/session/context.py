@@ -19,6 +19,7 @@ from typing import Any
 import attrs
 
 from pi_lsp.session.js_values import UNDEFINED, without_undefined
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.paths import (
     UNSET,
     EntryLookup,
@@ -60,7 +61,6 @@ __all__ = [
 ]
 
 Entry = Mapping[str, Any]
-Message = Mapping[str, Any]
 
 session_entry_to_context_messages = entry_messages
 """pi's name for ``projection.entry_messages``."""
@@ -70,7 +70,7 @@ session_entry_to_context_messages = entry_messages
 class SessionContext:
     """The messages sent to the LLM, plus the thinking level and model in effect at the leaf."""
 
-    messages: list[Message]
+    messages: list[MessageRecord]
     thinking_level: Any = "off"  # normally a string; UNDEFINED if the last change entry lacked it
     model: dict[str, Any] | None = None
 

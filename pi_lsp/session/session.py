@@ -23,6 +23,7 @@ from pi_lsp.session.context import (
     branch_path,
     build_session_context,
 )
+from pi_lsp.session.message_types import AgentMessage, MessageRecord
 from pi_lsp.session.projection import CONTEXT_EDIT, ProjectedEntry
 from pi_lsp.session.store import (
     LoadReport,
@@ -313,7 +314,7 @@ class Session:
 
     # ----------------------------------------------------------------- appending
 
-    def append_message(self, message: dict) -> str:
+    def append_message(self, message: AgentMessage | MessageRecord) -> str:
         return self._append(
             lambda entry_id, parent, at: build.message(entry_id, parent, at, message)
         )

@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.projection import (
     ContextEditEffect,
@@ -258,7 +259,7 @@ def _message_preview(message: Any) -> str:
     return _skill_command(text) if role == "user" else text
 
 
-def _system_preview(message: Mapping[str, Any]) -> str:
+def _system_preview(message: MessageRecord) -> str:
     """What a pi 1.6 system message records: its prompt text, sections and tool changes."""
     parts = []
     text = content_text(message.get("content"), " ").strip()
