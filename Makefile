@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 VSCODE := editors/vscode
 LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 
-.PHONY: test test-fast lint install install-python install-wheelhouse install-reference \
+.PHONY: test test-fast lint protocol protocol-check install install-python install-wheelhouse install-reference \
 	install-vscode install-luacheck bench clean test-reliability-full
 
 test: install lint
@@ -25,11 +25,22 @@ test-reliability-full: install-python install-reference
 	PI_LSP_FUZZ_REQUESTS=10000 PI_LSP_HUGE_SESSION_MB=500 $(PY) -m pytest tests/reliability
 
 lint: install-python install-luacheck $(VSCODE)/node_modules/.package-lock.json
+	$(PY) -m tools.protocol.generate --check
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	cd $(VSCODE) && npm run --silent typecheck
 	luacheck --quiet --formatter plain $(LUA_SOURCES)
+
+# pi_lsp/protocol.py is the protocol's one source: `make protocol` regenerates its mirrors (the
+# extension's src/protocol.generated.ts, the Neovim plugin's lua/pi/protocol.lua, the tables of
+# docs/protocol.md) through JSON Schema; `make protocol-check` (part of `make lint`) fails when a
+# mirror differs from what it generates.
+protocol: install-python $(VSCODE)/node_modules/.package-lock.json
+	$(PY) -m tools.protocol.generate
+
+protocol-check: install-python $(VSCODE)/node_modules/.package-lock.json
+	$(PY) -m tools.protocol.generate --check
 
 install: install-python install-wheelhouse install-reference install-vscode install-luacheck
 

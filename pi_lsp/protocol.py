@@ -1,8 +1,9 @@
 """Every ``pi/*`` method and event of the pi-lsp protocol: names, parameter and result types.
 
-This is the one place the wire protocol is defined on the server side; the VS Code extension's
-typed request table, the Neovim ``api.lua`` and ``docs/protocol.md`` mirror it, and a test fails
-when they drift apart. Fields are snake_case here and camelCase on the wire (the converter below
+This is the protocol's one source: ``make protocol`` generates from it (through JSON Schema) the
+VS Code extension's types and request table, the Neovim plugin's LuaCATS annotations and the
+tables of ``docs/protocol.md``, and ``make protocol-check`` fails when a mirror differs from what
+it generates. Fields are snake_case here and camelCase on the wire (the converter below
 renames them). Params are validated by ``parse_params``: a malformed request gets JSON-RPC
 InvalidParams naming the bad field, never silence.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import re
 import typing
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 import attrs
 import cattrs
@@ -60,7 +61,8 @@ SET_CREDENTIALS = "pi/setCredentials"
 COMMAND_PREFIX = "pi."
 """Each request is also a command: ``pi/prompt`` → ``pi.prompt``, the params object its argument."""
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+THINKING_LEVELS: tuple[str, ...] = typing.get_args(ThinkingLevel)
 
 
 def command_name(method: str) -> str:
@@ -219,7 +221,7 @@ class SetModelParams:
 
 @attrs.frozen
 class SetThinkingLevelParams:
-    level: Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+    level: ThinkingLevel
     session_id: str | None = None
 
 
@@ -309,10 +311,80 @@ NOTIFICATION_PARAMS: dict[str, type] = {SET_CREDENTIALS: SetCredentialsParams}
 JsonObject = dict[str, Any]
 """A JSON object in pi's own format (an AgentMessage, a usage record, tool details…)."""
 
+
+@attrs.frozen(eq=False)
+class PiRecord:
+    """``Annotated`` metadata on a ``JsonObject``: which of pi's records it is, and the JSON Schema
+    of the fields clients read from it (the record travels as pi wrote it, unchecked)."""
+
+    name: str
+    schema: dict[str, Any]
+
+
+_TOKEN_COSTS = {
+    "type": "object",
+    "properties": {
+        kind: {"type": "number"} for kind in ("input", "output", "cacheRead", "cacheWrite", "total")
+    },
+    "required": ["input", "output", "cacheRead", "cacheWrite", "total"],
+    "additionalProperties": False,
+}
+
+Usage = Annotated[
+    JsonObject,
+    PiRecord(
+        "Usage",
+        {
+            "description": "pi's usage record of a model answer: tokens by kind, and their cost.",
+            "type": "object",
+            "properties": {
+                **{
+                    kind: {"type": "integer"}
+                    for kind in ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+                },
+                "cost": _TOKEN_COSTS,
+            },
+            "required": ["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"],
+            "additionalProperties": False,
+        },
+    ),
+]
+
+AgentMessage = Annotated[
+    JsonObject,
+    PiRecord(
+        "AgentMessage",
+        {
+            "description": "A pi AgentMessage as saved in the session (the fields clients read).",
+            "type": "object",
+            "properties": {
+                "role": {"type": "string"},
+                "content": {},
+                "stopReason": {"type": "string"},
+                "errorMessage": {"type": "string"},
+                "toolCallId": {"type": "string"},
+                "toolName": {"type": "string"},
+                "isError": {"type": "boolean"},
+            },
+            "required": ["role"],
+            "additionalProperties": True,
+        },
+    ),
+]
+
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 KeySource = Literal["editor", "auth.json", "models.json", "environment"]
 """Where a provider's API key came from."""
 KeyStatus = Literal["key", "local", "missing", "unknown"]
+"""Whether a model can be called: ``key`` — its provider has a key; ``local`` — it needs none;
+``missing`` — it needs one it does not have (a prompt fails with -32022); ``unknown`` — litellm
+finds the credentials (or not) by itself (a provider pi-lsp knows no key variable of, or a custom
+endpoint)."""
+ModelSource = Literal["settings", "models.json"]
+"""Where a configured model came from: pi-lsp's or pi's settings, or pi's models.json."""
+Scope = Literal["project", "user"]
+"""Where a skill or a prompt template was found: the project's ``.pi/`` (or ``.agents/``), or
+the user's agent folder."""
 CompactionReason = Literal["manual", "threshold", "overflow"]
 
 OMITTED_WHEN_NONE = "omitted_when_none"
@@ -322,11 +394,13 @@ OMITTED = {OMITTED_WHEN_NONE: True}
 
 @attrs.frozen
 class PromptResult:
+    """How a turn ended (a queued prompt gets its turn's result)."""
+
     session_id: str
     leaf_id: str | None
     stop_reason: StopReason
     error_message: str | None
-    usage: JsonObject | None
+    usage: Usage | None
     """pi's usage record of the last answer."""
     context_tokens: int | None
     context_window: int
@@ -339,22 +413,27 @@ class AbortResult:
 
 
 ContextEditEffect = Literal["removed", "replaced"]
-CONTEXT_EDIT_EFFECTS = ("removed", "replaced")
 """The values of ``contextEdit`` on ``pi/tree`` and ``pi/messages`` entries: what a context edit
 (an entry pi 1.6 writes) on the active path did to the entry's part of the model's context. The
 field is left out when no edit changed the entry."""
+CONTEXT_EDIT_EFFECTS: tuple[str, ...] = typing.get_args(ContextEditEffect)
 
 
 @attrs.frozen
 class TreeEntry:
+    """One entry of the tree as an editor lists it (``session/tree_view.py`` makes them)."""
+
     id: str
     parent_id: str | None
     type: str
     preview: str
     timestamp: str | None
     role: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The message role, for ``message`` entries."""
     label: str | None = attrs.field(default=None, metadata=OMITTED)
     context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+    """What a context edit on the active path did to the entry's part of the context; left out
+    when nothing did."""
 
 
 @attrs.frozen
@@ -430,14 +509,22 @@ class TreeSearchResult:
 
 @attrs.frozen
 class TranscriptEntry:
+    """One visible entry of the active path: a message, a compaction or branch summary, or a shown
+    custom message (``session/transcript.py`` makes them)."""
+
     entry_id: str
     type: str
     timestamp: str | None
-    message: JsonObject | None = attrs.field(default=None, metadata=OMITTED)
+    message: AgentMessage | None = attrs.field(default=None, metadata=OMITTED)
+    """pi's AgentMessage, for ``message`` entries."""
     summary: str | None = attrs.field(default=None, metadata=OMITTED)
+    """For ``compaction`` and ``branch_summary`` entries."""
     custom_type: str | None = attrs.field(default=None, metadata=OMITTED)
     content: Any = attrs.field(default=None, metadata=OMITTED)
+    """For ``custom_message`` entries."""
     context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+    """What a pi 1.6 context edit did to the entry's part of the context; left out when nothing
+    did."""
 
 
 @attrs.frozen
@@ -451,13 +538,15 @@ class MessagesResult:
 
 
 FileAction = Literal["restored", "created", "deleted", "conflict", "skipped"]
-FILE_ACTIONS = ("restored", "created", "deleted", "conflict", "skipped")
 """What a restore did to a file: ``conflict`` — changed since pi-lsp last wrote it, left as it
 is; ``skipped`` — left as it is for ``reason`` (not restorable, already right, not writable)."""
+FILE_ACTIONS: tuple[str, ...] = typing.get_args(FileAction)
 
 
 @attrs.frozen
 class FileOutcome:
+    """What a restore did (or a preview says it would do) to one file."""
+
     path: str
     """Absolute."""
     action: FileAction
@@ -490,9 +579,11 @@ class FileChangesResult:
 
 @attrs.frozen
 class NavigateResult:
+    """Where the leaf is now, the summary entry attached there, and text for the editor."""
+
     leaf_id: str | None
-    summary_entry_id: str | None
-    editor_text: str | None
+    summary_entry_id: str | None = None
+    editor_text: str | None = None
     files: list[FileOutcome] | None = attrs.field(default=None, metadata=OMITTED)
     """With ``restoreFiles``: what happened to each file the agent changed on the way."""
 
@@ -566,16 +657,22 @@ class ModelRef:
     """``key``: its provider has a key; ``local``: it needs none; ``missing``: it needs one it
     does not have; ``unknown``: litellm finds the credentials (or not) by itself."""
     key_source: KeySource | None
-    source: Literal["settings", "models.json"]
+    source: ModelSource
     """Where its configuration came from."""
 
 
 @attrs.frozen
 class ContextUsage:
+    """How full the model's context is: pi's count (the last answer's reported usage plus
+    estimates of the messages after it)."""
+
     tokens: int | None
+    """Unknown (null) right after a compaction, until the model answers again."""
     context_window: int
     percent: float | None
     compact_at: int | None = None
+    """The context size in tokens past which automatic compaction starts; null when it is turned
+    off."""
 
 
 @attrs.frozen
@@ -599,7 +696,7 @@ class StateResult:
     name: str | None
     leaf_id: str | None
     model: ModelRef | None
-    thinking_level: str
+    thinking_level: ThinkingLevel
     context_usage: ContextUsage | None
     message_count: int
     is_streaming: bool
@@ -669,7 +766,7 @@ class SetModelResult:
 @attrs.frozen
 class SetThinkingLevelResult:
     session_id: str
-    thinking_level: str
+    thinking_level: ThinkingLevel
 
 
 @attrs.frozen
@@ -689,7 +786,7 @@ class Skill:
     name: str
     description: str
     path: str
-    source: str
+    source: Scope
     disable_model_invocation: bool
 
 
@@ -698,7 +795,7 @@ class Template:
     name: str
     description: str
     path: str
-    source: str
+    source: Scope
 
 
 @attrs.frozen
@@ -798,7 +895,7 @@ class MessageStartEvent:
 
 @attrs.frozen
 class TextDeltaEvent:
-    """Answer text arrives (merged with the next ones by the event stream)."""
+    """Answer text arrives (consecutive deltas are merged by the event stream)."""
 
     TYPE: ClassVar[str] = "text_delta"
     delta: str
@@ -833,9 +930,9 @@ class ToolExecutionStartEvent:
 
 @attrs.frozen
 class ToolExecutionUpdateEvent:
-    """A running tool's output so far (``bash`` streams its output tail): ``content`` and
-    ``details`` as its result will have them; each update replaces the previous one, and bursts
-    are merged like text deltas."""
+    """A running tool's output so far (``bash`` sends the tail of its output, at most every
+    100 ms, in the shape of its result: ``content`` and ``details``); each update replaces the
+    previous one."""
 
     TYPE: ClassVar[str] = "tool_execution_update"
     tool_call_id: str
@@ -846,7 +943,7 @@ class ToolExecutionUpdateEvent:
 
 @attrs.frozen
 class ToolExecutionEndEvent:
-    """A tool finished; its result was saved as ``entry_id``."""
+    """A tool finished; its result was saved as ``entryId``."""
 
     TYPE: ClassVar[str] = "tool_execution_end"
     tool_call_id: str
@@ -863,12 +960,12 @@ class MessageEndEvent:
 
     TYPE: ClassVar[str] = "message_end"
     entry_id: str
-    message: JsonObject
+    message: AgentMessage
 
 
 @attrs.frozen
 class RetryEvent:
-    """A transient provider error; the answer is retried after ``delay_ms``."""
+    """A transient provider error; the answer is retried after ``delayMs``."""
 
     TYPE: ClassVar[str] = "retry"
     attempt: int
@@ -880,8 +977,8 @@ class RetryEvent:
 @attrs.frozen
 class AuthErrorEvent:
     """The provider refused the key (401) or its rights (403); sent once, after the failed
-    answer's ``message_end``. ``message`` says what happened and where the key came from; a
-    client adds how to store another key."""
+    answer's ``message_end``. ``message`` says which key (where it came from, never the key);
+    show it once, with the client's way to store another key."""
 
     TYPE: ClassVar[str] = "auth_error"
     provider: str
@@ -892,13 +989,16 @@ class AuthErrorEvent:
 
 @attrs.frozen
 class CompactionStartEvent:
+    """A compaction begins."""
+
     TYPE: ClassVar[str] = "compaction_start"
     reason: CompactionReason
 
 
 @attrs.frozen
 class CompactionEndEvent:
-    """The compaction ended: with its new entry, or with the error (the session is unchanged)."""
+    """The compaction ended: with its new entry, or with the error that left the session
+    unchanged."""
 
     TYPE: ClassVar[str] = "compaction_end"
     reason: CompactionReason
@@ -919,8 +1019,8 @@ class BranchSummaryStartEvent:
 
 @attrs.frozen
 class BranchSummaryEndEvent:
-    """The branch summary ended: with its entry (where the user landed; ``entry_id`` is absent
-    when there was nothing to summarize), or with the error that left the leaf where it was."""
+    """The branch summary ended: with its entry where the user landed (no ``entryId`` when
+    nothing was left behind to summarize), or with the error that left the leaf where it was."""
 
     TYPE: ClassVar[str] = "branch_summary_end"
     target_id: str
@@ -931,14 +1031,16 @@ class BranchSummaryEndEvent:
 
 @attrs.frozen
 class TreeChangedEvent:
-    """The tree or the leaf changed: ``version`` rises by one per change, and the event says what
-    changed since the previous one, so a client patches its view (and resyncs on a gap)."""
+    """The tree or the leaf changed (after a turn, a navigation, a label…): ``version`` rises by
+    one per change (a client that sees a gap missed one and fetches ``pi/treeWindow`` again), and
+    the event says what changed since the previous ``tree_changed``."""
 
     TYPE: ClassVar[str] = "tree_changed"
     leaf_id: str | None
     version: int = 0
     entries: list[TreeNodeRow] = attrs.Factory(list)
-    """The entries added, in file order."""
+    """The entries added, as ``pi/treeWindow`` rows, in file order (a window fetched in between
+    may already show some)."""
     labels: dict[str, str | None] = attrs.Factory(dict)
     """Labels set (or cleared: null) by the change, by entry id."""
     name: str | None = None
@@ -947,6 +1049,8 @@ class TreeChangedEvent:
 
 @attrs.frozen
 class AgentEndEvent:
+    """The turn ended."""
+
     TYPE: ClassVar[str] = "agent_end"
     stop_reason: StopReason
     leaf_id: str | None
@@ -993,6 +1097,13 @@ class EventNotification:
     session_id: str
     seq: int
     event: Event
+
+
+SERVER_NOTIFICATION_PARAMS: dict[str, type] = {
+    EVENT: EventNotification,
+    RESOURCES_CHANGED: ResourcesChanged,
+}
+"""Every notification the server sends a client, and the type of its params."""
 
 
 # --------------------------------------------------------------------------- the converter

@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp import protocol
-from pi_lsp.agent.agent import TurnResult
 from pi_lsp.agent.permissions import PermissionAsker
 from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.config import load_config
 from pi_lsp.llm.double import ModelDouble
+from pi_lsp.protocol import PromptResult
 from pi_lsp.services import Services
 from pi_lsp.tools.base import EditorBridge, Tool
 
@@ -89,10 +89,10 @@ class AgentHarness:
         """The workspace's current session."""
         return self.services.sessions.current()
 
-    async def prompt(self, text: str, behavior: str | None = None) -> TurnResult:
+    async def prompt(self, text: str, behavior: str | None = None) -> PromptResult:
         return await self.agent.prompt(self.runtime, text, [], behavior)
 
-    def start_prompt(self, text: str, behavior: str | None = None) -> asyncio.Task[TurnResult]:
+    def start_prompt(self, text: str, behavior: str | None = None) -> asyncio.Task[PromptResult]:
         """The prompt as a running task; yields once so it has started (or queued) on return."""
         return asyncio.ensure_future(self.prompt(text, behavior))
 

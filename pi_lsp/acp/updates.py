@@ -39,8 +39,8 @@ from pi_lsp.protocol import (
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
+    TranscriptEntry,
 )
-from pi_lsp.session.transcript import TranscriptItem
 
 TOOL_KINDS = {
     "read": "read",
@@ -123,7 +123,7 @@ def tool_call_start(tool_call_id: str, name: str, arguments: dict[str, Any], cwd
     )
 
 
-def replay(items: Iterable[TranscriptItem], cwd: Path) -> list[Any]:
+def replay(items: Iterable[TranscriptEntry], cwd: Path) -> list[Any]:
     """The updates that show a saved conversation (the active path) as it happened."""
     updates: list[Any] = []
     tool_calls: dict[str, tuple[str, dict[str, Any]]] = {}

@@ -20,8 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
-import attrs
-
 from pi_lsp.agent.checkpoint_recorder import CheckpointRecorder
 from pi_lsp.agent.compactor import CompactionResult, Compactor
 from pi_lsp.agent.hooks import start_session, turn_system_prompt
@@ -37,6 +35,7 @@ from pi_lsp.compaction.policy import Moment
 from pi_lsp.compaction.tokens import calculate_context_tokens
 from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.protocol import PromptResult
 from pi_lsp.session.message_types import ImageContent, TextContent, UserMessage
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, NoEditor, Tool
@@ -44,20 +43,6 @@ from pi_lsp.tools.bash import kill_running_commands
 from pi_lsp.tools.registry import default_tools
 
 logger = logging.getLogger(__name__)
-
-
-@attrs.frozen
-class TurnResult:
-    """How a turn ended: what ``pi/prompt`` answers (a queued prompt gets its turn's result)."""
-
-    session_id: str
-    leaf_id: str | None
-    stop_reason: str
-    error_message: str | None
-    usage: dict[str, Any] | None
-    """pi's usage record of the last answer."""
-    context_tokens: int | None
-    context_window: int
 
 
 class Agent:
@@ -96,7 +81,7 @@ class Agent:
         text: str,
         images: list[dict[str, str]],
         behavior: str | None = None,
-    ) -> TurnResult:
+    ) -> PromptResult:
         """Run ``text`` as a turn (or queue/steer it into the running one); that turn's result."""
         runtime.require_writable()
         model = self.live.callable_model(runtime)
@@ -131,7 +116,7 @@ class Agent:
 
     async def _run(
         self, runtime: SessionRuntime, model: ModelConfig, user_message: UserMessage
-    ) -> TurnResult:
+    ) -> PromptResult:
         setup = self._setup(runtime, model)
         setup.system_prompt = await turn_system_prompt(
             runtime, self.live.resources.extensions, setup.system_prompt, user_message
@@ -182,12 +167,12 @@ class Agent:
 
     def _result(
         self, runtime: SessionRuntime, context_window: int, outcome: TurnOutcome
-    ) -> TurnResult:
+    ) -> PromptResult:
         answer = outcome.last_assistant
         usage = cast("dict[str, Any] | None", answer.get("usage") if answer else None)
         usage = usage if isinstance(usage, dict) else None
         tokens = calculate_context_tokens(usage) if usage is not None else None
-        return TurnResult(
+        return PromptResult(
             session_id=runtime.id,
             leaf_id=runtime.session.leaf_id,
             stop_reason=outcome.stop_reason,

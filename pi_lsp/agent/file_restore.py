@@ -34,7 +34,6 @@ from pi_lsp.checkpoints.plan import (
     Content,
     Current,
     Decision,
-    FileAction,
     FileJourney,
     Journey,
     decide,
@@ -43,18 +42,9 @@ from pi_lsp.checkpoints.plan import (
 from pi_lsp.checkpoints.preview import commands_naming, commands_on, unified_diff
 from pi_lsp.checkpoints.store import CheckpointStore, size_limit_text, unrestorable_reason
 from pi_lsp.errors import FilesNotRestoredError, PiError
+from pi_lsp.protocol import FileOutcome
 from pi_lsp.session.timestamps import now_iso
 from pi_lsp.tools.base import EditorBridge, FileEdit, describe_os_error
-
-
-@attrs.frozen
-class FileOutcome:
-    """What a restore did (or a preview says it would do) to one file."""
-
-    path: str
-    """Absolute."""
-    action: FileAction
-    reason: str | None = None
 
 
 @attrs.frozen

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import attrs
 
-from pi_lsp.agent.file_restore import FileOutcome, FileRestorer, FilesPreview, RestoreOutcome
+from pi_lsp.agent.file_restore import FileRestorer, FilesPreview, RestoreOutcome
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import SessionRuntime
@@ -35,24 +35,18 @@ from pi_lsp.compaction.branch import plan_branch_summary
 from pi_lsp.compaction.branch_summary import BranchSummary, summarize_branch
 from pi_lsp.errors import CompactionCancelledError, PiError
 from pi_lsp.extensions import BeforeTreeEvent, TreeDecision, run_before_tree
-from pi_lsp.protocol import BranchSummaryEndEvent, BranchSummaryStartEvent
+from pi_lsp.protocol import (
+    BranchSummaryEndEvent,
+    BranchSummaryStartEvent,
+    FileOutcome,
+    NavigateResult,
+)
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.session import Session
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
-
-
-@attrs.frozen
-class NavigationResult:
-    """Where the leaf is now, the summary entry attached there, and text for the editor."""
-
-    leaf_id: str | None
-    summary_entry_id: str | None = None
-    editor_text: str | None = None
-    files: tuple[FileOutcome, ...] | None = None
-    """With ``restore_files``: what happened to each file the agent changed on the way."""
 
 
 @attrs.frozen
@@ -86,7 +80,7 @@ class Navigator:
         progress: Progress | None = None,
         restore_files: bool = False,
         force: bool = False,
-    ) -> NavigationResult:
+    ) -> NavigateResult:
         """pi's ``/tree``: move the leaf, optionally summarizing the branch being left first and
         putting the files the agent changed on the way back to their content there."""
         runtime.require_idle("navigate the session tree")
@@ -94,7 +88,7 @@ class Navigator:
         session.require_entry(target_id)
         if target_id == session.leaf_id:
             result = move_leaf(runtime, target_id)
-            return attrs.evolve(result, files=()) if restore_files else result
+            return attrs.evolve(result, files=[]) if restore_files else result
         decision = await self._before_tree(runtime, target_id, summarize, instructions)
         if decision.cancelled_by:
             raise CompactionCancelledError(
@@ -145,13 +139,13 @@ class Navigator:
         self,
         runtime: SessionRuntime,
         from_leaf: str | None,
-        result: NavigationResult,
+        result: NavigateResult,
         restored: RestoreOutcome | None,
-    ) -> NavigationResult:
+    ) -> NavigateResult:
         if restored is None:
             return result
         self._record_restore(runtime, from_leaf, result.leaf_id, restored)
-        return attrs.evolve(result, files=restored.files)
+        return attrs.evolve(result, files=list(restored.files))
 
     def _record_restore(
         self,
@@ -292,13 +286,13 @@ def move_leaf(
     *,
     summary: BranchSummary | None = None,
     announce: bool = True,
-) -> NavigationResult:
+) -> NavigateResult:
     """Move the leaf to ``target_id``; with ``summary`` (of the branch being left) the summary
     entry is attached where the user lands and becomes the leaf. ``announce`` sends
     ``tree_changed``."""
     session = runtime.session
     if target_id == session.leaf_id:
-        return NavigationResult(session.leaf_id)
+        return NavigateResult(session.leaf_id)
     new_leaf, editor_text = landing_of(session, target_id)
     summary_entry_id = None
     if summary is not None:
@@ -315,7 +309,7 @@ def move_leaf(
         session.move_leaf(new_leaf)
     if announce:
         runtime.tree_changed()
-    return NavigationResult(session.leaf_id, summary_entry_id, editor_text)
+    return NavigateResult(session.leaf_id, summary_entry_id, editor_text)
 
 
 def landing_of(session: Session, target_id: str) -> tuple[str | None, str | None]:

@@ -30,6 +30,7 @@ from typing import Any
 
 import attrs
 
+from pi_lsp import protocol
 from pi_lsp.resources.nested_context_files import (
     NESTED_CONTEXT_FILE_TYPE,
     NestedContextFile,
@@ -69,17 +70,6 @@ class Injection:
         return injection_text(self.context_file, replaces_earlier=self.replaces_earlier)
 
 
-@attrs.frozen
-class LoadedContextFile:
-    """A nested context file whose text is in the context at the leaf."""
-
-    path: str
-    entry_id: str
-    current: bool
-    """The file still reads as it was injected (False: it changed, and the next request brings
-    the new text, or it is gone)."""
-
-
 class NestedContextFiles:
     """Finds the nested context files a session's context needs (module docstring)."""
 
@@ -112,13 +102,13 @@ class NestedContextFiles:
             injections.append(Injection(context_file, replaces_earlier=injected is not None))
         return injections
 
-    def loaded(self, path_entries: Sequence[Entry]) -> list[LoadedContextFile]:
+    def loaded(self, path_entries: Sequence[Entry]) -> list[protocol.NestedContextFile]:
         """The nested context files in the context at the leaf, in the order they came."""
         loaded = []
         for path, (entry_id, injected_fingerprint) in _present(project_path(path_entries)).items():
             context_file = self._read(self.workspace / path)
             current = context_file is not None and context_file.fingerprint == injected_fingerprint
-            loaded.append(LoadedContextFile(path, entry_id, current))
+            loaded.append(protocol.NestedContextFile(path, entry_id, current))
         return loaded
 
     def _required(self, touched_raw_paths: Iterable[str]) -> list[Path]:

@@ -10,44 +10,17 @@ editors' meters to mark.
 
 from __future__ import annotations
 
-import attrs
+from typing import cast
 
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.compaction.policy import compaction_start, shown_context_tokens
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.protocol import ContextUsage, ModelRef, SessionCost, StateResult, ThinkingLevel
 from pi_lsp.session.usage_totals import UsageTotals
 
 
-@attrs.frozen
-class ContextUsage:
-    tokens: int | None
-    """Unknown (None) right after a compaction, until the model answers again."""
-    context_window: int
-    percent: float | None
-    compact_at: int | None = None
-    """The context size past which automatic compaction starts; None when it is turned off."""
-
-
-@attrs.frozen
-class SessionState:
-    session_id: str
-    path: str | None
-    name: str | None
-    leaf_id: str | None
-    model: ModelConfig | None
-    thinking_level: str
-    context_usage: ContextUsage | None
-    message_count: int
-    is_streaming: bool
-    is_compacting: bool
-    read_only: bool
-    cost: UsageTotals = attrs.Factory(UsageTotals)
-    """Every model call recorded in the session file (all branches, summaries included)."""
-    read_only_reason: str | None = None
-
-
-def session_state(live: LiveConfig, runtime: SessionRuntime) -> SessionState:
+def session_state(live: LiveConfig, runtime: SessionRuntime) -> StateResult:
     model = live.model_for(runtime)
     session = runtime.session
     messages = session.build_context().messages
@@ -59,18 +32,45 @@ def session_state(live: LiveConfig, runtime: SessionRuntime) -> SessionState:
         settings = live.current.compaction_settings()
         compact_at = int(compaction_start(window, settings)) if settings.enabled else None
         usage = ContextUsage(tokens, window, percent, compact_at)
-    return SessionState(
+    return StateResult(
         session_id=runtime.id,
         path=runtime.path,
         name=session.name,
         leaf_id=session.leaf_id,
-        model=model,
-        thinking_level=live.thinking_level(runtime),
+        model=None if model is None else model_ref(model),
+        # pi writes only its six levels; a level a hand-edited file names is sent as it is.
+        thinking_level=cast(ThinkingLevel, live.thinking_level(runtime)),
         context_usage=usage,
         message_count=len(messages),
         is_streaming=runtime.is_streaming,
         is_compacting=runtime.compacting,
         read_only=runtime.read_only_reason is not None,
-        cost=runtime.usage.totals(session.entries),
+        cost=session_cost(runtime.usage.totals(session.entries)),
         read_only_reason=runtime.read_only_reason,
+    )
+
+
+def model_ref(model: ModelConfig) -> ModelRef:
+    """The model as ``pi/state`` names it; where its key comes from only when it has one."""
+    credential = model.credential if model.key_status == "key" else None
+    return ModelRef(
+        model=model.model,
+        provider=model.provider,
+        model_id=model.model_id,
+        key_status=model.key_status,
+        key_source=credential.source if credential else None,
+        source=model.source,
+    )
+
+
+def session_cost(totals: UsageTotals) -> SessionCost:
+    """What every model call recorded in the session file cost (all branches, summaries
+    included)."""
+    return SessionCost(
+        total=totals.cost,
+        input=totals.input,
+        output=totals.output,
+        cache_read=totals.cache_read,
+        cache_write=totals.cache_write,
+        cached_percent=totals.cached_percent,
     )

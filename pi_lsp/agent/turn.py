@@ -61,6 +61,7 @@ from pi_lsp.protocol import (
     MessageEndEvent,
     MessageStartEvent,
     RetryEvent,
+    StopReason,
     TextDeltaEvent,
     ThinkingDeltaEvent,
     ToolCallStartEvent,
@@ -121,7 +122,7 @@ class TurnSetup:
 
 @attrs.define
 class TurnOutcome:
-    stop_reason: str
+    stop_reason: StopReason
     last_assistant: AssistantMessage | None
     error_message: str | None = None
     steered: list[QueuedPrompt] = attrs.Factory(list)
@@ -148,7 +149,7 @@ async def run_turn(
         runtime.events.emit(ErrorEvent(redact_secrets(f"The turn failed: {error}")))
         outcome = TurnOutcome("error", turn.last_assistant, redact_secrets(str(error)))
     outcome.steered = turn.steered
-    runtime.events.emit(AgentEndEvent(outcome.stop_reason, runtime.session.leaf_id))  # type: ignore[arg-type]
+    runtime.events.emit(AgentEndEvent(outcome.stop_reason, runtime.session.leaf_id))
     runtime.tree_changed()
     return outcome
 

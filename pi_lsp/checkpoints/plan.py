@@ -18,13 +18,13 @@ the tree can tell (the ledger knows better, see ``ledger.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 
 from pi_lsp.checkpoints.records import FileChange, absolute_path, changes_of
+from pi_lsp.protocol import FileAction
 
-FileAction = Literal["restored", "created", "deleted", "conflict", "skipped"]
 WRITING_ACTIONS = ("restored", "created", "deleted")
 
 Entry = Mapping[str, Any]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pi_lsp import protocol
-from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.handlers.configuration import wait_for_client_settings
 from pi_lsp.services import Services
@@ -14,8 +13,7 @@ async def on_prompt(services: Services, params: protocol.PromptParams) -> protoc
     await wait_for_client_settings(services)
     runtime = services.sessions.get(params.session_id)
     images = [{"data": image.data, "mimeType": image.mime_type} for image in params.images]
-    result = await services.agent.prompt(runtime, params.text, images, params.streaming_behavior)
-    return shapes.prompt_result(result)
+    return await services.agent.prompt(runtime, params.text, images, params.streaming_behavior)
 
 
 @pi_request(protocol.ABORT)

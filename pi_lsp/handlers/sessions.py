@@ -42,10 +42,8 @@ async def on_navigate(
 ) -> protocol.NavigateResult:
     if not params.summarize:
         runtime = services.sessions.get(params.session_id)
-        return shapes.navigate_result(
-            await services.navigator.navigate(
-                runtime, params.target_id, restore_files=params.restore_files, force=params.force
-            )
+        return await services.navigator.navigate(
+            runtime, params.target_id, restore_files=params.restore_files, force=params.force
         )
     await wait_for_client_settings(services)  # the summary is written by the client's model
     runtime = services.sessions.get(params.session_id)
@@ -62,7 +60,7 @@ async def on_navigate(
         )
     finally:
         progress.end()
-    return shapes.navigate_result(result)
+    return result
 
 
 @pi_request(protocol.FILE_CHANGES)

@@ -14,31 +14,14 @@ from pi_lsp import protocol
 from pi_lsp.agent.tree_changes import tree_node_row
 
 if TYPE_CHECKING:
-    from pi_lsp.agent.agent import TurnResult
     from pi_lsp.agent.compactor import CompactionResult
-    from pi_lsp.agent.file_restore import FileOutcome, FilesPreview
-    from pi_lsp.agent.navigation import NavigationResult
-    from pi_lsp.agent.nested_context import LoadedContextFile
-    from pi_lsp.agent.state import SessionState
+    from pi_lsp.agent.file_restore import FilesPreview
     from pi_lsp.llm.catalog import CatalogEntry, ProviderStatus
-    from pi_lsp.llm.config import ModelConfig
     from pi_lsp.resources.snapshot import ResourceChanges, ResourceSnapshot
     from pi_lsp.session.listing import SessionInfo
     from pi_lsp.session.transcript import Transcript
     from pi_lsp.session.tree_view import TreeView
     from pi_lsp.session.tree_window import TreeLevel
-
-
-def prompt_result(result: TurnResult) -> protocol.PromptResult:
-    return protocol.PromptResult(
-        session_id=result.session_id,
-        leaf_id=result.leaf_id,
-        stop_reason=result.stop_reason,  # type: ignore[arg-type]
-        error_message=result.error_message,
-        usage=result.usage,
-        context_tokens=result.context_tokens,
-        context_window=result.context_window,
-    )
 
 
 def tree_result(session_id: str, view: TreeView) -> protocol.TreeResult:
@@ -50,19 +33,7 @@ def tree_result(session_id: str, view: TreeView) -> protocol.TreeResult:
         active_path=view.active_path,
         roots=view.roots,
         children=view.children,
-        entries=[
-            protocol.TreeEntry(
-                id=row.id,
-                parent_id=row.parent_id,
-                type=row.type,
-                preview=row.preview,
-                timestamp=row.timestamp,
-                role=row.role,
-                label=row.label,
-                context_edit=row.context_edit,
-            )
-            for row in view.rows
-        ],
+        entries=view.rows,
     )
 
 
@@ -81,32 +52,16 @@ def messages_result(session_id: str, transcript: Transcript) -> protocol.Message
         leaf_id=transcript.leaf_id,
         total=transcript.total,
         offset=transcript.offset,
-        entries=[
-            protocol.TranscriptEntry(
-                entry_id=item.entry_id,
-                type=item.type,
-                timestamp=item.timestamp,
-                message=item.message,
-                summary=item.summary,
-                custom_type=item.custom_type,
-                content=item.content,
-                context_edit=item.context_edit,
-            )
-            for item in transcript.items
-        ],
+        entries=transcript.items,
     )
 
 
-def navigate_result(result: NavigationResult) -> protocol.NavigateResult:
-    return protocol.NavigateResult(
-        result.leaf_id, result.summary_entry_id, result.editor_text, file_outcomes(result.files)
-    )
-
-
-def file_outcomes(files: tuple[FileOutcome, ...] | None) -> list[protocol.FileOutcome] | None:
+def file_outcomes(
+    files: tuple[protocol.FileOutcome, ...] | None,
+) -> list[protocol.FileOutcome] | None:
     if files is None:
         return None
-    return [protocol.FileOutcome(file.path, file.action, file.reason) for file in files]
+    return list(files)
 
 
 def file_changes_result(session_id: str, preview: FilesPreview) -> protocol.FileChangesResult:
@@ -155,39 +110,8 @@ def compact_result(session_id: str, result: CompactionResult) -> protocol.Compac
     )
 
 
-def state_result(state: SessionState) -> protocol.StateResult:
-    model = state.model
-    usage = state.context_usage
-    return protocol.StateResult(
-        session_id=state.session_id,
-        path=state.path,
-        name=state.name,
-        leaf_id=state.leaf_id,
-        model=None if model is None else model_ref(model),
-        thinking_level=state.thinking_level,
-        context_usage=None
-        if usage is None
-        else protocol.ContextUsage(
-            usage.tokens, usage.context_window, usage.percent, usage.compact_at
-        ),
-        message_count=state.message_count,
-        is_streaming=state.is_streaming,
-        is_compacting=state.is_compacting,
-        read_only=state.read_only,
-        cost=protocol.SessionCost(
-            total=state.cost.cost,
-            input=state.cost.input,
-            output=state.cost.output,
-            cache_read=state.cost.cache_read,
-            cache_write=state.cost.cache_write,
-            cached_percent=state.cost.cached_percent,
-        ),
-        read_only_reason=state.read_only_reason,
-    )
-
-
 def resources_result(
-    snapshot: ResourceSnapshot, nested: Sequence[LoadedContextFile] = ()
+    snapshot: ResourceSnapshot, nested: Sequence[protocol.NestedContextFile] = ()
 ) -> protocol.ResourcesResult:
     return protocol.ResourcesResult(
         context_files=[item.path for item in snapshot.context_files],
@@ -218,9 +142,7 @@ def resources_result(
             protocol.ResourceDiagnostic(item.path, item.line, item.message, item.severity)
             for item in snapshot.diagnostics
         ],
-        nested_context_files=[
-            protocol.NestedContextFile(item.path, item.entry_id, item.current) for item in nested
-        ],
+        nested_context_files=[*nested],
     )
 
 
@@ -230,18 +152,6 @@ def resources_changed(changes: ResourceChanges) -> protocol.ResourcesChanged:
 
     return protocol.ResourcesChanged(
         added=refs(changes.added), changed=refs(changes.changed), removed=refs(changes.removed)
-    )
-
-
-def model_ref(model: ModelConfig) -> protocol.ModelRef:
-    credential = model.credential if model.key_status == "key" else None
-    return protocol.ModelRef(
-        model=model.model,
-        provider=model.provider,
-        model_id=model.model_id,
-        key_status=model.key_status,
-        key_source=credential.source if credential else None,
-        source=model.source,
     )
 
 

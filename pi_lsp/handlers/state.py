@@ -22,7 +22,7 @@ async def on_state(services: Services, params: protocol.SessionParams) -> protoc
     await wait_for_client_settings(services)  # the model and window it reports are the settings'
     runtime = services.sessions.get(params.session_id)
     # Looking up the context window may import litellm (seconds): keep the event loop free.
-    return shapes.state_result(await asyncio.to_thread(session_state, services.live, runtime))
+    return await asyncio.to_thread(session_state, services.live, runtime)
 
 
 @pi_request(protocol.MODELS)

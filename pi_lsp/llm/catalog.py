@@ -31,7 +31,6 @@ import attrs
 
 from pi_lsp.llm.config import (
     PLACEHOLDER_API_KEY,
-    KeyStatus,
     ModelConfig,
     litellm_model_string,
     local_placeholder_key,
@@ -42,11 +41,11 @@ from pi_lsp.llm.credentials import (
     KEY_ONLY_PROVIDERS,
     PROVIDER_KEY_VARIABLES,
     Credential,
-    CredentialSource,
     EditorKeys,
     environment_credential,
 )
 from pi_lsp.llm.model_scope import PI_DEFAULT_MODELS, scope_models
+from pi_lsp.protocol import KeySource, KeyStatus
 from pi_lsp.resources.auth_file import AuthFile, oauth_message
 from pi_lsp.resources.models_file import ModelDefinition, ModelsFile, ProviderDefinition
 
@@ -69,7 +68,7 @@ class ProviderStatus:
     """One provider as ``pi/models`` lists it: whether, and where from, it has a key."""
 
     provider: str
-    credentials: CredentialSource | None
+    credentials: KeySource | None
     key_variable: str | None
     oauth: bool
     """``auth.json`` holds pi's subscription login for it (which pi-lsp cannot use)."""
@@ -86,7 +85,7 @@ class CatalogEntry:
     name: str | None
     context_window: int | None
     available: bool
-    credentials: CredentialSource | None
+    credentials: KeySource | None
     source: str
     """Where its configuration came from: ``models.json`` or ``litellm`` (litellm's table)."""
 
@@ -302,7 +301,7 @@ class ModelCatalog:
         """
         defined = [self._entry(model) for model in self.defined_models()]
         seen = {entry.model for entry in defined}
-        sources: dict[str, CredentialSource | None] = {}
+        sources: dict[str, KeySource | None] = {}
         table = [self._table_entry(model, sources) for model in known if model.model not in seen]
         return [entry for entry in [*defined, *table] if entry.available] + [
             entry for entry in [*defined, *table] if not entry.available
@@ -322,7 +321,7 @@ class ModelCatalog:
             source="models.json",
         )
 
-    def _table_entry(self, known: Any, sources: dict[str, CredentialSource | None]) -> CatalogEntry:
+    def _table_entry(self, known: Any, sources: dict[str, KeySource | None]) -> CatalogEntry:
         """One model of litellm's table; ``sources`` caches each provider's key source."""
         if known.provider not in sources:
             credential = self.credential(known.provider) if self.has_key(known.provider) else None

@@ -25,18 +25,16 @@ by model name; its provider is guessed from the name the same way (``claude-…`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+from pi_lsp.protocol import KeyStatus, ModelSource
 
 if TYPE_CHECKING:
     from pi_lsp.llm.credentials import Credential
     from pi_lsp.resources.models_file import ModelCost
 
-KeyStatus = Literal["key", "local", "missing", "unknown"]
-"""Whether a model can be called: it has a key, it is local (needs none), it needs a key it does
-not have, or litellm decides (a provider pi-lsp knows no key variable of, or a custom endpoint)."""
-ModelSource = Literal["settings", "models.json"]
 
 # pi's provider name → litellm's prefix, where they differ. The reverse map names what pi records.
 _PI_TO_LITELLM_PROVIDER = {

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -31,11 +31,11 @@ from pi_lsp.llm.config_values import (
     unset_variables,
 )
 from pi_lsp.llm.secrets import remember_secrets
+from pi_lsp.protocol import KeySource
 
 if TYPE_CHECKING:
     from pi_lsp.llm.config import ModelConfig
 
-CredentialSource = Literal["editor", "auth.json", "models.json", "environment"]
 
 PROVIDER_KEY_VARIABLES: dict[str, str] = {
     "anthropic": "ANTHROPIC_API_KEY",
@@ -108,7 +108,7 @@ what to do. Others (Bedrock, Vertex, Azure…) have credentials pi-lsp does not 
 class Credential:
     """Where one provider's key comes from, and the value as written there."""
 
-    source: CredentialSource
+    source: KeySource
     origin: str
     """What a user is told: the variable's name, the file's path, the editor's store."""
     value: str = attrs.field(repr=False)

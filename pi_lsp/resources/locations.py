@@ -5,14 +5,14 @@ becoming a warning on its file."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Generic, Literal, TypeVar
+from typing import Generic, TypeVar
 
 import attrs
 
+from pi_lsp.protocol import Scope
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
 from pi_lsp.resources.patterns import ResourcePatterns
 
-Scope = Literal["project", "user"]
 Resource = TypeVar("Resource")
 
 

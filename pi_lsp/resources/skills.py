@@ -22,11 +22,12 @@ from typing import Literal
 
 import attrs
 
+from pi_lsp.protocol import Scope
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
 from pi_lsp.resources.files import ParsedFileCache, file_identity, uncached
 from pi_lsp.resources.frontmatter import ParsedFrontmatter, parse_frontmatter
 from pi_lsp.resources.ignore_rules import IgnoreRules
-from pi_lsp.resources.locations import FirstNameWins, ResourceLocation, Scope
+from pi_lsp.resources.locations import FirstNameWins, ResourceLocation
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024

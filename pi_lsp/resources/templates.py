@@ -18,11 +18,12 @@ from pathlib import Path
 
 import attrs
 
+from pi_lsp.protocol import Scope
 from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
 from pi_lsp.resources.files import ParsedFileCache, file_identity, uncached
 from pi_lsp.resources.frontmatter import parse_frontmatter
 from pi_lsp.resources.ignore_rules import IgnoreRules
-from pi_lsp.resources.locations import FirstNameWins, ResourceLocation, Scope
+from pi_lsp.resources.locations import FirstNameWins, ResourceLocation
 
 DESCRIPTION_FALLBACK_LENGTH = 60
 TEMPLATE_COMMAND = re.compile(r"^/(\S+)(?:\s+([\s\S]*))?\Z")

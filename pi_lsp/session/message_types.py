@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
+from pi_lsp.protocol import StopReason
+
 
 class TextContent(TypedDict):
     type: Literal["text"]
@@ -59,9 +61,6 @@ class Usage(TypedDict):
     cacheWrite: int
     totalTokens: int
     cost: Cost
-
-
-StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
 
 
 class UserMessage(TypedDict):

@@ -16,10 +16,11 @@ chat transcript and the tree can tell which entries a context edit removed or re
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 
+from pi_lsp.protocol import ContextEditEffect
 from pi_lsp.session.js_values import UNDEFINED, is_truthy
 from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import (
@@ -165,10 +166,6 @@ def context_messages(path: Sequence[Entry]) -> list[MessageRecord]:
 
 _CONTEXT_TYPES = frozenset({"message", "custom_message", "branch_summary", "compaction"})
 """The entry types that can give messages (``entry_messages`` returns nothing for the others)."""
-
-
-ContextEditEffect = Literal["removed", "replaced"]
-"""What a context edit did to an entry's part of the context."""
 
 
 def context_edit_effects(path: Sequence[Entry]) -> dict[Any, ProjectedEntry]:

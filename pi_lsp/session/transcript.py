@@ -15,38 +15,15 @@ transcript, marked, but the model no longer sees it) or ``"replaced"`` (its ``me
 from __future__ import annotations
 
 import bisect
-from typing import Any
 
 import attrs
 
 from pi_lsp.errors import InvalidParamsError, echoed
+from pi_lsp.protocol import TranscriptEntry
 from pi_lsp.session.path_index import SUMMARY_TYPES, active_path_index
-from pi_lsp.session.projection import (
-    ContextEditEffect,
-    ProjectedEntry,
-    effect_name,
-)
+from pi_lsp.session.projection import ProjectedEntry, effect_name
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
-
-
-@attrs.frozen
-class TranscriptItem:
-    """One visible entry: a message, a compaction or branch summary, or a shown custom message."""
-
-    entry_id: str
-    type: str
-    timestamp: str | None
-    message: dict[str, Any] | None = None
-    """pi's AgentMessage, for ``message`` entries."""
-    summary: str | None = None
-    """For ``compaction`` and ``branch_summary`` entries."""
-    custom_type: str | None = None
-    content: Any = None
-    """For ``custom_message`` entries."""
-    context_edit: ContextEditEffect | None = None
-    """``"removed"`` or ``"replaced"``: what a pi 1.6 context edit did to the entry's part of the
-    context (None: nothing)."""
 
 
 @attrs.frozen
@@ -56,7 +33,7 @@ class Transcript:
     """How many visible entries the whole path has (``items`` may be only some of them)."""
     offset: int
     """How many visible entries of the path come before ``items``."""
-    items: list[TranscriptItem]
+    items: list[TranscriptEntry]
 
 
 def transcript(session: Session, limit: int | None = None, before: str | None = None) -> Transcript:
@@ -86,9 +63,9 @@ def transcript(session: Session, limit: int | None = None, before: str | None = 
     return Transcript(session.leaf_id, len(shown), start, items)
 
 
-def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> TranscriptItem | None:
+def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> TranscriptEntry | None:
     timestamp = entry.get("timestamp")
-    item = TranscriptItem(
+    item = TranscriptEntry(
         entry.id,
         entry.type,
         timestamp if isinstance(timestamp, str) else None,

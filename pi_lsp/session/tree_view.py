@@ -21,10 +21,10 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.protocol import TreeEntry
 from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.projection import (
-    ContextEditEffect,
     ProjectedEntry,
     context_edit_effects,
     effect_name,
@@ -40,23 +40,6 @@ MAX_INDENT_LEVELS = 20
 
 
 @attrs.frozen
-class TreeRow:
-    """One entry of the tree as an editor lists it."""
-
-    id: str
-    parent_id: str | None
-    type: str
-    role: str | None
-    """The message role, for ``message`` entries."""
-    preview: str
-    label: str | None
-    timestamp: str | None
-    context_edit: ContextEditEffect | None = None
-    """``"removed"`` or ``"replaced"``: what a context edit on the active path did to the entry's
-    part of the context (None: nothing)."""
-
-
-@attrs.frozen
 class TreeView:
     """The whole tree, flat: rows in file order; ``roots`` and ``children`` (ids by parent id)
     give pi's tree order, children oldest first."""
@@ -67,7 +50,7 @@ class TreeView:
     active_path: list[str]
     roots: list[str]
     children: dict[str, list[str]]
-    rows: list[TreeRow]
+    rows: list[TreeEntry]
 
 
 def tree_view(session: Session) -> TreeView:
@@ -98,11 +81,11 @@ def tree_row(
     entry: StoredEntry,
     label: str | None,
     effects: Mapping[Any, ProjectedEntry],
-) -> TreeRow:
+) -> TreeEntry:
     """One entry as a row: its preview, ``label`` and what a context edit in ``effects`` (those
     of the active path) did to it."""
     role = entry.role  # ``MISSING`` but for a message
-    return TreeRow(
+    return TreeEntry(
         id=entry.id,
         parent_id=entry.parent_id if isinstance(entry.parent_id, str) else None,
         type=entry.type,

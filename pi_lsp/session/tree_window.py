@@ -21,11 +21,12 @@ from typing import Any
 import attrs
 
 from pi_lsp.errors import InvalidParamsError, echoed
+from pi_lsp.protocol import TreeEntry
 from pi_lsp.session.path_index import ActivePathIndex, active_path_index
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 from pi_lsp.session.tree import in_display_order
-from pi_lsp.session.tree_view import TreeRow, tree_row
+from pi_lsp.session.tree_view import tree_row
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
@@ -35,7 +36,7 @@ MAX_LIMIT = 1000
 class TreeNodeView:
     """A row of the tree view, with what the editor needs to draw and expand it."""
 
-    row: TreeRow
+    row: TreeEntry
     child_count: int
     branch_start: bool
     """The first entry of a branch: one of several children (or roots)."""

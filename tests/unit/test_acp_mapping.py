@@ -31,8 +31,8 @@ from pi_lsp.protocol import (
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
+    TranscriptEntry,
 )
-from pi_lsp.session.transcript import TranscriptItem
 
 CWD = Path("/home/user/project")
 
@@ -119,8 +119,8 @@ def test_stop_reasons(pi, acp):
 
 def test_replay_shows_the_path_as_it_happened():
     items = [
-        TranscriptItem("u1", "message", None, message={"role": "user", "content": "hi"}),
-        TranscriptItem(
+        TranscriptEntry("u1", "message", None, message={"role": "user", "content": "hi"}),
+        TranscriptEntry(
             "a1",
             "message",
             None,
@@ -133,7 +133,7 @@ def test_replay_shows_the_path_as_it_happened():
                 ],
             },
         ),
-        TranscriptItem(
+        TranscriptEntry(
             "t1",
             "message",
             None,
@@ -144,8 +144,8 @@ def test_replay_shows_the_path_as_it_happened():
                 "isError": False,
             },
         ),
-        TranscriptItem("b1", "branch_summary", None, summary="The other branch."),
-        TranscriptItem("k1", "compaction", None, summary="## Goal"),
+        TranscriptEntry("b1", "branch_summary", None, summary="The other branch."),
+        TranscriptEntry("k1", "compaction", None, summary="## Goal"),
     ]
     replayed = updates.replay(items, CWD)
     assert [type(update) for update in replayed] == [

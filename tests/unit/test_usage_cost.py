@@ -129,4 +129,4 @@ async def test_pi_state_reports_the_session_cost(make_agent):
     assert (state.cost.input, state.cost.cache_read, state.cost.cache_write) == (200, 3000, 800)
     assert state.cost.cached_percent == 75.0
     one = usage_from_openai(cached, SONNET)["cost"]["total"]
-    assert state.cost.cost == pytest.approx(2 * one)
+    assert state.cost.total == pytest.approx(2 * one)
