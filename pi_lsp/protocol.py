@@ -709,6 +709,8 @@ class StateResult:
 
 @attrs.frozen
 class ModelInfo:
+    """A model ``pi/models`` lists."""
+
     model: str
     """The reference to give ``pi/setModel``."""
     provider: str
@@ -724,6 +726,8 @@ class ModelInfo:
 
 @attrs.frozen
 class ProviderInfo:
+    """One provider as ``pi/models`` lists it: whether, and where from, it has a key."""
+
     provider: str
     key_source: KeySource | None
     """Where its key comes from; null when it has none."""
@@ -771,6 +775,8 @@ class SetThinkingLevelResult:
 
 @attrs.frozen
 class CompactResult:
+    """The compaction entry that was appended, and what its summary says."""
+
     session_id: str
     entry_id: str
     summary: str
@@ -798,12 +804,18 @@ class Template:
     source: Scope
 
 
+Severity = Literal["error", "warning"]
+
+
 @attrs.frozen
 class ResourceDiagnostic:
+    """A problem a resource loader found: loaders return these instead of raising."""
+
     path: str
     line: int
+    """1-based: where the problem can be found, so the server publishes it on that file."""
     message: str
-    severity: str
+    severity: Severity = "warning"
 
 
 @attrs.frozen
@@ -832,6 +844,8 @@ class ResourcesResult:
 
 @attrs.frozen
 class ResourceChange:
+    """A resource's identity: its kind and name (a path for files without a name)."""
+
     kind: str
     name: str
     path: str
@@ -839,11 +853,16 @@ class ResourceChange:
 
 @attrs.frozen
 class ResourcesChanged:
-    """The result of ``pi/reload`` and the params of ``pi/resourcesChanged``."""
+    """The result of ``pi/reload`` and the params of ``pi/resourcesChanged``: what was added,
+    changed (same identity, another value) and removed."""
 
-    added: list[ResourceChange]
-    changed: list[ResourceChange]
-    removed: list[ResourceChange]
+    added: list[ResourceChange] = attrs.Factory(list)
+    changed: list[ResourceChange] = attrs.Factory(list)
+    removed: list[ResourceChange] = attrs.Factory(list)
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.added or self.changed or self.removed)
 
 
 RESULT_BY_METHOD: dict[str, type] = {

@@ -184,19 +184,19 @@ def run_plan_branch_summary(arguments: argparse.Namespace) -> int:
 
 
 def run_list(arguments: argparse.Namespace) -> int:
+    from pi_lsp import protocol
     from pi_lsp.session.listing import list_sessions
 
-    return _print_json([info.to_json() for info in list_sessions(arguments.directory)])
+    return _print_json([protocol.to_json(info) for info in list_sessions(arguments.directory)])
 
 
 def run_tree(arguments: argparse.Namespace) -> int:
     from pi_lsp import protocol
-    from pi_lsp.handlers.shapes import tree_result
     from pi_lsp.session.tree_view import tree_text_lines, tree_view
 
     session = _open(arguments.file)
     if arguments.json:
-        return _print_json(protocol.to_json(tree_result(session.id, tree_view(session))))
+        return _print_json(protocol.to_json(tree_view(session)))
     sys.stdout.writelines(tree_text_lines(session))
     return 0
 

@@ -115,7 +115,7 @@ class PiAcpAgent:
     ) -> LoadSessionResponse:
         services, runtime = self._open(cwd, session_id)
         for update in updates.replay(
-            transcript(runtime.session).items, services.config.workspace_root
+            transcript(runtime.session).entries, services.config.workspace_root
         ):
             await self.connection.session_update(session_id, update)
         options = await config_options.config_options(services, runtime)

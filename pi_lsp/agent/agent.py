@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from pi_lsp.agent.checkpoint_recorder import CheckpointRecorder
-from pi_lsp.agent.compactor import CompactionResult, Compactor
+from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.nested_context import NestedContextFiles
@@ -35,7 +35,7 @@ from pi_lsp.compaction.policy import Moment
 from pi_lsp.compaction.tokens import calculate_context_tokens
 from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.protocol import PromptResult
+from pi_lsp.protocol import CompactResult, PromptResult
 from pi_lsp.session.message_types import ImageContent, TextContent, UserMessage
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, NoEditor, Tool
@@ -186,7 +186,7 @@ class Agent:
 
     async def compact(
         self, runtime: SessionRuntime, instructions: str | None, progress=None
-    ) -> CompactionResult:
+    ) -> CompactResult:
         """``pi/compact``: stop a running turn first (as pi does), then compact now.
 
         The editor's file operations since the last prompt join the summary's lists, and are

@@ -16,8 +16,6 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import attrs
-
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.agent.summary_model import SummaryModel
@@ -31,24 +29,16 @@ from pi_lsp.errors import (
     TurnInProgressError,
 )
 from pi_lsp.extensions import BeforeCompactEvent, ExtensionHost, run_before_compact
-from pi_lsp.protocol import CompactionEndEvent, CompactionStartEvent
+from pi_lsp.protocol import (
+    CompactionEndEvent,
+    CompactionReason,
+    CompactionStartEvent,
+    CompactResult,
+)
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
-
-
-@attrs.frozen
-class CompactionResult:
-    """The compaction entry that was appended, and what its summary says."""
-
-    entry_id: str
-    summary: str
-    first_kept_entry_id: str
-    tokens_before: int
-    read_files: list[str]
-    modified_files: list[str]
-    reason: str
 
 
 class Compactor:
@@ -104,17 +94,17 @@ class Compactor:
     async def compact(
         self,
         runtime: SessionRuntime,
-        reason: str,
+        reason: CompactionReason,
         *,
         instructions: str | None = None,
         will_retry: bool = False,
         progress: Progress | None = None,
         unrecorded_editor_file_ops: Sequence[EditorFileOps] = (),
-    ) -> CompactionResult:
+    ) -> CompactResult:
         """Summarize the branch up to the kept tail and append the compaction entry;
         ``unrecorded_editor_file_ops`` (the editor's, not in the session yet) join its lists."""
         with runtime.summarizing("being compacted"):
-            runtime.events.emit(CompactionStartEvent(reason))  # type: ignore[arg-type]
+            runtime.events.emit(CompactionStartEvent(reason))
             try:
                 result = await self._compact(
                     runtime, reason, instructions, progress, unrecorded_editor_file_ops
@@ -132,7 +122,7 @@ class Compactor:
                 raise
         runtime.events.emit(
             CompactionEndEvent(
-                reason,  # type: ignore[arg-type]
+                reason,
                 aborted=False,
                 will_retry=will_retry,
                 entry_id=result.entry_id,
@@ -145,11 +135,11 @@ class Compactor:
     async def _compact(
         self,
         runtime: SessionRuntime,
-        reason: str,
+        reason: CompactionReason,
         instructions: str | None,
         progress: Progress | None,
         unrecorded_editor_file_ops: Sequence[EditorFileOps],
-    ) -> CompactionResult:
+    ) -> CompactResult:
         from pi_lsp.compaction.summarize import (
             editor_file_ops_in,
             editor_records_to_fold_in,
@@ -210,7 +200,8 @@ class Compactor:
             from_hook=True if decision.compaction is not None else None,
             usage=summary.usage,
         )
-        return CompactionResult(
+        return CompactResult(
+            session_id=runtime.id,
             entry_id=entry_id,
             summary=summary.summary,
             first_kept_entry_id=summary.first_kept_entry_id,
@@ -221,9 +212,9 @@ class Compactor:
         )
 
 
-def _failed(reason: str, message: str, *, aborted: bool) -> CompactionEndEvent:
+def _failed(reason: CompactionReason, message: str, *, aborted: bool) -> CompactionEndEvent:
     return CompactionEndEvent(
-        reason,  # type: ignore[arg-type]
+        reason,
         aborted=aborted,
         will_retry=False,
         error_message=message,

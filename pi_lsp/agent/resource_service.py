@@ -32,10 +32,10 @@ from typing import Any
 import attrs
 
 from pi_lsp.extensions import ExtensionHost
+from pi_lsp.protocol import ResourcesChanged
 from pi_lsp.resources.files import ParsedFileCache
 from pi_lsp.resources.prompt_file_signature import PromptFilesSignature, check_prompt_files
 from pi_lsp.resources.snapshot import (
-    ResourceChanges,
     ResourceSnapshot,
     diff_snapshots,
     load_resources,
@@ -44,7 +44,7 @@ from pi_lsp.resources.watch_plan import WatchPlan, watch_plan
 
 logger = logging.getLogger(__name__)
 
-ChangeListener = Callable[[ResourceChanges, ResourceSnapshot], None]
+ChangeListener = Callable[[ResourcesChanged, ResourceSnapshot], None]
 
 WATCH_DEBOUNCE_MS = 50
 WATCH_SETTLE_SECONDS = 0.2
@@ -99,7 +99,7 @@ class ResourceService:
         assert self._snapshot is not None
         return self._snapshot
 
-    def reload(self) -> ResourceChanges:
+    def reload(self) -> ResourcesChanged:
         """Load every resource again; tell the listener what changed (and the new diagnostics)."""
         previous = self._snapshot
         try:
@@ -112,7 +112,7 @@ class ResourceService:
             )
         except Exception:  # a loader bug must not take prompts down: keep the last good snapshot
             logger.exception("loading resources failed; keeping the previous ones")
-            return diff_snapshots(previous, previous) if previous else ResourceChanges((), (), ())
+            return diff_snapshots(previous, previous) if previous else ResourcesChanged()
         extension_problems = self.extensions.sync(snapshot.extension_files)
         if extension_problems:
             snapshot = attrs.evolve(

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from pi_lsp import protocol
-from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.handlers.configuration import wait_for_client_settings
 from pi_lsp.services import Services
@@ -21,4 +20,4 @@ async def on_compact(services: Services, params: protocol.CompactParams) -> prot
         )
     finally:
         progress.end()
-    return shapes.compact_result(runtime.id, result)
+    return result

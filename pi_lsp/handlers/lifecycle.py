@@ -109,12 +109,8 @@ class ResourcePublisher:
         self._published: set[str] = set()
 
     def publish(self, changes, snapshot) -> None:
-        from pi_lsp.handlers.shapes import resources_changed
-
         if not changes.is_empty:
-            self._server.protocol.notify(
-                protocol.RESOURCES_CHANGED, protocol.to_json(resources_changed(changes))
-            )
+            self._server.protocol.notify(protocol.RESOURCES_CHANGED, protocol.to_json(changes))
         by_path: dict[str, list[types.Diagnostic]] = {}
         for problem in snapshot.diagnostics:
             line = max(problem.line - 1, 0)

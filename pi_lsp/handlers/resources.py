@@ -17,4 +17,4 @@ def on_resources(services: Services, params: protocol.SessionParams) -> protocol
 
 @pi_request(protocol.RELOAD)
 def on_reload(services: Services, params: protocol.NoParams) -> protocol.ResourcesChanged:
-    return shapes.resources_changed(services.resources.reload())
+    return services.resources.reload()

@@ -21,7 +21,7 @@ from pi_lsp.session.tree_view import tree_view
 @pi_request(protocol.TREE)
 def on_tree(services: Services, params: protocol.SessionParams) -> protocol.TreeResult:
     runtime = services.sessions.get(params.session_id)
-    return shapes.tree_result(runtime.id, tree_view(runtime.session))
+    return tree_view(runtime.session)
 
 
 @pi_request(protocol.MESSAGES)
@@ -31,9 +31,7 @@ def on_messages(services: Services, params: protocol.MessagesParams) -> protocol
             f"pi/messages: limit must be at least 1, got {echoed(params.limit)}"
         )
     runtime = services.sessions.get(params.session_id)
-    return shapes.messages_result(
-        runtime.id, transcript(runtime.session, params.limit, params.before)
-    )
+    return transcript(runtime.session, params.limit, params.before)
 
 
 @pi_request(protocol.NAVIGATE)
@@ -91,9 +89,7 @@ def on_name(services: Services, params: protocol.NameParams) -> protocol.NameRes
 @pi_request(protocol.SESSIONS)
 def on_sessions(services: Services, params: protocol.SessionParams) -> protocol.SessionsResult:
     current = services.sessions.current()
-    return protocol.SessionsResult(
-        current.id, [shapes.session_info(info) for info in services.sessions.list()]
-    )
+    return protocol.SessionsResult(current.id, services.sessions.list())
 
 
 @pi_request(protocol.NEW_SESSION)

@@ -14,27 +14,9 @@ from pi_lsp import protocol
 from pi_lsp.agent.tree_changes import tree_node_row
 
 if TYPE_CHECKING:
-    from pi_lsp.agent.compactor import CompactionResult
     from pi_lsp.agent.file_restore import FilesPreview
-    from pi_lsp.llm.catalog import CatalogEntry, ProviderStatus
-    from pi_lsp.resources.snapshot import ResourceChanges, ResourceSnapshot
-    from pi_lsp.session.listing import SessionInfo
-    from pi_lsp.session.transcript import Transcript
-    from pi_lsp.session.tree_view import TreeView
+    from pi_lsp.resources.snapshot import ResourceSnapshot
     from pi_lsp.session.tree_window import TreeLevel
-
-
-def tree_result(session_id: str, view: TreeView) -> protocol.TreeResult:
-    return protocol.TreeResult(
-        session_id=session_id,
-        leaf_id=view.leaf_id,
-        name=view.name,
-        labels=view.labels,
-        active_path=view.active_path,
-        roots=view.roots,
-        children=view.children,
-        entries=view.rows,
-    )
 
 
 def tree_level(level: TreeLevel) -> protocol.TreeLevel:
@@ -43,16 +25,6 @@ def tree_level(level: TreeLevel) -> protocol.TreeLevel:
         total=level.total,
         offset=level.offset,
         rows=[tree_node_row(node) for node in level.nodes],
-    )
-
-
-def messages_result(session_id: str, transcript: Transcript) -> protocol.MessagesResult:
-    return protocol.MessagesResult(
-        session_id=session_id,
-        leaf_id=transcript.leaf_id,
-        total=transcript.total,
-        offset=transcript.offset,
-        entries=transcript.items,
     )
 
 
@@ -80,33 +52,6 @@ def file_changes_result(session_id: str, preview: FilesPreview) -> protocol.File
             )
             for file in preview.files
         ],
-    )
-
-
-def session_info(info: SessionInfo) -> protocol.SessionInfo:
-    return protocol.SessionInfo(
-        path=info.path,
-        id=info.id,
-        cwd=info.cwd,
-        name=info.name,
-        parent_session_path=info.parent_session_path,
-        created=info.created,
-        modified=info.modified,
-        message_count=info.message_count,
-        first_message=info.first_message,
-    )
-
-
-def compact_result(session_id: str, result: CompactionResult) -> protocol.CompactResult:
-    return protocol.CompactResult(
-        session_id=session_id,
-        entry_id=result.entry_id,
-        summary=result.summary,
-        first_kept_entry_id=result.first_kept_entry_id,
-        tokens_before=result.tokens_before,
-        read_files=result.read_files,
-        modified_files=result.modified_files,
-        reason=result.reason,  # type: ignore[arg-type]
     )
 
 
@@ -138,41 +83,6 @@ def resources_result(
             )
             for template in snapshot.templates
         ],
-        diagnostics=[
-            protocol.ResourceDiagnostic(item.path, item.line, item.message, item.severity)
-            for item in snapshot.diagnostics
-        ],
-        nested_context_files=[*nested],
-    )
-
-
-def resources_changed(changes: ResourceChanges) -> protocol.ResourcesChanged:
-    def refs(items) -> list[protocol.ResourceChange]:
-        return [protocol.ResourceChange(ref.kind, ref.name, ref.path) for ref in items]
-
-    return protocol.ResourcesChanged(
-        added=refs(changes.added), changed=refs(changes.changed), removed=refs(changes.removed)
-    )
-
-
-def model_info(entry: CatalogEntry) -> protocol.ModelInfo:
-    return protocol.ModelInfo(
-        model=entry.model,
-        provider=entry.provider,
-        model_id=entry.model_id,
-        name=entry.name,
-        context_window=entry.context_window,
-        available=entry.available,
-        key_source=entry.credentials,
-        source=entry.source,  # type: ignore[arg-type]
-    )
-
-
-def provider_info(status: ProviderStatus) -> protocol.ProviderInfo:
-    return protocol.ProviderInfo(
-        provider=status.provider,
-        key_source=status.credentials,
-        key_variable=status.key_variable,
-        subscription=status.oauth,
-        local=status.local,
+        diagnostics=list(snapshot.diagnostics),
+        nested_context_files=list(nested),
     )

@@ -9,7 +9,6 @@ import asyncio
 
 from pi_lsp import protocol
 from pi_lsp.agent.state import session_state
-from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.handlers.configuration import wait_for_client_settings
 from pi_lsp.services import Services
@@ -34,14 +33,12 @@ async def on_models(services: Services, params: protocol.ModelsParams) -> protoc
     entries = await asyncio.to_thread(lambda: catalog.entries(list_known_models("")))
     wanted = (params.filter or "").lower()
     listed = [
-        shapes.model_info(entry)
+        entry
         for entry in entries
         if (wanted in entry.model.lower() or wanted in (entry.name or "").lower())
         and params.provider in (None, entry.provider)
     ]
-    return protocol.ModelsResult(
-        listed[:MODELS_LISTED], [shapes.provider_info(status) for status in catalog.providers()]
-    )
+    return protocol.ModelsResult(listed[:MODELS_LISTED], catalog.providers())
 
 
 @pi_request(protocol.SET_MODEL)

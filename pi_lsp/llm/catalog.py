@@ -45,7 +45,7 @@ from pi_lsp.llm.credentials import (
     environment_credential,
 )
 from pi_lsp.llm.model_scope import PI_DEFAULT_MODELS, scope_models
-from pi_lsp.protocol import KeySource, KeyStatus
+from pi_lsp.protocol import KeySource, KeyStatus, ModelInfo, ProviderInfo
 from pi_lsp.resources.auth_file import AuthFile, oauth_message
 from pi_lsp.resources.models_file import ModelDefinition, ModelsFile, ProviderDefinition
 
@@ -61,33 +61,6 @@ _API_ROUTES = {
     "anthropic-messages": "anthropic/{id}",
     "google-generative-ai": "gemini/{id}",
 }
-
-
-@attrs.frozen
-class ProviderStatus:
-    """One provider as ``pi/models`` lists it: whether, and where from, it has a key."""
-
-    provider: str
-    credentials: KeySource | None
-    key_variable: str | None
-    oauth: bool
-    """``auth.json`` holds pi's subscription login for it (which pi-lsp cannot use)."""
-    local: bool
-
-
-@attrs.frozen
-class CatalogEntry:
-    """A model ``pi/models`` lists."""
-
-    model: str
-    provider: str
-    model_id: str
-    name: str | None
-    context_window: int | None
-    available: bool
-    credentials: KeySource | None
-    source: str
-    """Where its configuration came from: ``models.json`` or ``litellm`` (litellm's table)."""
 
 
 class ModelCatalog:
@@ -145,7 +118,7 @@ class ModelCatalog:
             "or choose a model that has one"
         )
 
-    def providers(self) -> list[ProviderStatus]:
+    def providers(self) -> list[ProviderInfo]:
         """Every provider pi-lsp knows a key for or could use, with its key's source: those with a
         key first, then the user's own (models.json, auth.json, the editor), then the best known
         hosted ones, then the rest by name."""
@@ -162,11 +135,11 @@ class ModelCatalog:
             credential = self.credential(name) if self.has_key(name) else None
             stored = self.auth.credential(name)
             statuses.append(
-                ProviderStatus(
+                ProviderInfo(
                     provider=name,
-                    credentials=credential.source if credential else None,
+                    key_source=credential.source if credential else None,
                     key_variable=PROVIDER_KEY_VARIABLES.get(name),
-                    oauth=stored is not None and stored.kind == "oauth",
+                    subscription=stored is not None and stored.kind == "oauth",
                     local=self._provider_is_local(name),
                 )
             )
@@ -174,9 +147,9 @@ class ModelCatalog:
         own |= {entry.provider for entry in self.auth.credentials}
         own |= set(self.editor_keys.providers())
 
-        def order(status: ProviderStatus) -> tuple[bool, bool, int, str]:
+        def order(status: ProviderInfo) -> tuple[bool, bool, int, str]:
             rank = WELL_KNOWN.index(status.provider) if status.provider in WELL_KNOWN else 99
-            return (status.credentials is None, status.provider not in own, rank, status.provider)
+            return (status.key_source is None, status.provider not in own, rank, status.provider)
 
         return sorted(statuses, key=order)
 
@@ -293,7 +266,7 @@ class ModelCatalog:
             for model in provider.models
         ]
 
-    def entries(self, known: Iterable[Any]) -> list[CatalogEntry]:
+    def entries(self, known: Iterable[Any]) -> list[ModelInfo]:
         """``pi/models``: the usable models first (with a key, or local), then the others.
 
         ``known`` are litellm's models (``models.KnownModel``); models ``models.json`` lists
@@ -307,34 +280,34 @@ class ModelCatalog:
             entry for entry in [*defined, *table] if not entry.available
         ]
 
-    def _entry(self, model: ModelConfig) -> CatalogEntry:
-        return CatalogEntry(
+    def _entry(self, model: ModelConfig) -> ModelInfo:
+        return ModelInfo(
             model=model.model,
             provider=model.provider,
             model_id=model.model_id,
             name=model.name,
             context_window=model.context_window,
             available=model.key_status in ("key", "local"),
-            credentials=model.credential.source
+            key_source=model.credential.source
             if model.key_status == "key" and model.credential
             else None,
             source="models.json",
         )
 
-    def _table_entry(self, known: Any, sources: dict[str, KeySource | None]) -> CatalogEntry:
+    def _table_entry(self, known: Any, sources: dict[str, KeySource | None]) -> ModelInfo:
         """One model of litellm's table; ``sources`` caches each provider's key source."""
         if known.provider not in sources:
             credential = self.credential(known.provider) if self.has_key(known.provider) else None
             sources[known.provider] = credential.source if credential else None
         source = sources[known.provider]
-        return CatalogEntry(
+        return ModelInfo(
             model=known.model,
             provider=known.provider,
             model_id=known.model_id,
             name=None,
             context_window=known.context_window,
             available=source is not None,
-            credentials=source,
+            key_source=source,
             source="litellm",
         )
 

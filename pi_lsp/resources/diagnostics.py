@@ -6,19 +6,9 @@ can publish it on that file; loaders return these instead of raising.
 
 from __future__ import annotations
 
-from typing import Literal
+from pi_lsp.protocol import ResourceDiagnostic, Severity
 
-import attrs
-
-Severity = Literal["error", "warning"]
-
-
-@attrs.frozen
-class ResourceDiagnostic:
-    path: str
-    line: int
-    message: str
-    severity: Severity = "warning"
+__all__ = ["ResourceDiagnostic", "Severity", "error", "warning"]
 
 
 def error(path: str, line: int, message: str) -> ResourceDiagnostic:

@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from pi_lsp.protocol import ResourceChange, ResourcesChanged
 from pi_lsp.resources.auth_file import AUTH_FILE, AuthFile, load_auth_file
 from pi_lsp.resources.context_files import (
     PROJECT_CONFIG_DIR,
@@ -335,65 +336,51 @@ def _entry_line(file: SettingsFile, key: str, entry: str) -> int:
     return key_position_line
 
 
-@attrs.frozen
-class ResourceRef:
-    """A resource's identity: its kind and name (a path for files without a name)."""
-
-    kind: str
-    name: str
-    path: str
-
-
-@attrs.frozen
-class ResourceChanges:
-    added: tuple[ResourceRef, ...] = ()
-    changed: tuple[ResourceRef, ...] = ()
-    removed: tuple[ResourceRef, ...] = ()
-
-    @property
-    def is_empty(self) -> bool:
-        return not (self.added or self.changed or self.removed)
-
-
-def diff_snapshots(old: ResourceSnapshot | None, new: ResourceSnapshot) -> ResourceChanges:
+def diff_snapshots(old: ResourceSnapshot | None, new: ResourceSnapshot) -> ResourcesChanged:
     """What was added, changed (same identity, different
     value) and removed between two snapshots."""
     before = _by_identity(old) if old is not None else {}
     after = _by_identity(new)
-    return ResourceChanges(
-        added=tuple(ref for key, (ref, _) in after.items() if key not in before),
-        changed=tuple(
+    return ResourcesChanged(
+        added=[ref for key, (ref, _) in after.items() if key not in before],
+        changed=[
             ref for key, (ref, value) in after.items() if key in before and before[key][1] != value
-        ),
-        removed=tuple(ref for key, (ref, _) in before.items() if key not in after),
+        ],
+        removed=[ref for key, (ref, _) in before.items() if key not in after],
     )
 
 
-def _by_identity(snapshot: ResourceSnapshot) -> dict[tuple[str, str], tuple[ResourceRef, Any]]:
+def _by_identity(snapshot: ResourceSnapshot) -> dict[tuple[str, str], tuple[ResourceChange, Any]]:
     # A skill or template keeps its identity (kind, name) when its file moves: that is a change.
     return {(ref.kind, ref.name): (ref, value) for ref, value in _identified(snapshot)}
 
 
-def _identified(snapshot: ResourceSnapshot) -> Iterable[tuple[ResourceRef, Any]]:
+def _identified(snapshot: ResourceSnapshot) -> Iterable[tuple[ResourceChange, Any]]:
     for context_file in snapshot.context_files:
-        yield ResourceRef("contextFile", context_file.path, context_file.path), context_file.content
+        yield (
+            ResourceChange("contextFile", context_file.path, context_file.path),
+            context_file.content,
+        )
     for kind, prompt_file in (
         ("systemPrompt", snapshot.system_prompt),
         ("appendSystemPrompt", snapshot.append_system_prompt),
     ):
         if prompt_file is not None:
-            yield ResourceRef(kind, prompt_file.path, prompt_file.path), prompt_file.content
+            yield ResourceChange(kind, prompt_file.path, prompt_file.path), prompt_file.content
     for skill in snapshot.skills:
-        yield ResourceRef("skill", skill.name, skill.file_path), skill
+        yield ResourceChange("skill", skill.name, skill.file_path), skill
     for template in snapshot.templates:
-        yield ResourceRef("promptTemplate", template.name, template.file_path), template
+        yield ResourceChange("promptTemplate", template.name, template.file_path), template
     for extension in snapshot.extension_files:
-        yield ResourceRef("extension", extension.path, extension.path), extension.version
+        yield ResourceChange("extension", extension.path, extension.path), extension.version
     for settings_file in (snapshot.settings.global_file, snapshot.settings.project_file):
         if settings_file is not None and settings_file.raw:
-            yield ResourceRef("settings", settings_file.path, settings_file.path), settings_file.raw
+            yield (
+                ResourceChange("settings", settings_file.path, settings_file.path),
+                settings_file.raw,
+            )
     if snapshot.models is not None and snapshot.models.providers:
-        yield ResourceRef("models", snapshot.models.path, snapshot.models.path), snapshot.models
+        yield ResourceChange("models", snapshot.models.path, snapshot.models.path), snapshot.models
     if snapshot.auth is not None and snapshot.auth.credentials:
         # Compared as a whole (keys included), reported by path only.
-        yield ResourceRef("credentials", snapshot.auth.path, snapshot.auth.path), snapshot.auth
+        yield ResourceChange("credentials", snapshot.auth.path, snapshot.auth.path), snapshot.auth

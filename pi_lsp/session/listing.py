@@ -1,4 +1,5 @@
-"""Listing the sessions of a directory with pi's ``SessionInfo`` fields (what ``/resume`` shows).
+"""Listing the sessions of a directory with pi's ``SessionInfo`` fields (what ``/resume`` shows),
+as ``pi/sessions`` sends them (pi's ``allMessagesText``, which only its search reads, is left out).
 
 Each file is read once, streaming; files that are not pi sessions are skipped, never opened for
 writing. Sorted by last activity, newest first.
@@ -8,40 +9,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
-import attrs
-
+from pi_lsp.protocol import SessionInfo
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.stored_entry import StoredEntry, index_line
 from pi_lsp.session.timestamps import epoch_ms_to_iso, iso_to_epoch_ms
-
-
-@attrs.define
-class SessionInfo:
-    path: str
-    id: str
-    cwd: str
-    name: str | None
-    parent_session_path: str | None
-    created: str | None
-    modified: str
-    message_count: int
-    first_message: str
-    all_messages_text: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "id": self.id,
-            "cwd": self.cwd,
-            "name": self.name,
-            "parentSessionPath": self.parent_session_path,
-            "created": self.created,
-            "modified": self.modified,
-            "messageCount": self.message_count,
-            "firstMessage": self.first_message,
-        }
 
 
 def list_sessions(session_dir: str | os.PathLike) -> list[SessionInfo]:
@@ -74,7 +46,6 @@ def _summarize(path: Path, lines, mtime_ms: int) -> SessionInfo | None:
     name: str | None = None
     message_count = 0
     first_message = ""
-    texts: list[str] = []
     last_activity: int | None = None
     for raw in lines:
         if not raw.strip():
@@ -101,19 +72,14 @@ def _summarize(path: Path, lines, mtime_ms: int) -> SessionInfo | None:
         activity = _activity_time(entry, message)
         if activity is not None:
             last_activity = max(last_activity or 0, activity)
-        text = content_text(message.get("content"), " ")
-        if text:
-            texts.append(text)
-            if not first_message and entry.role == "user":
-                first_message = text
+        if not first_message and entry.role == "user":
+            first_message = content_text(message.get("content"), " ")
     if header is None:
         return None
-    return _info(path, header, name, message_count, first_message, texts, last_activity, mtime_ms)
+    return _info(path, header, name, message_count, first_message, last_activity, mtime_ms)
 
 
-def _info(
-    path, header, name, message_count, first_message, texts, last_activity, mtime_ms
-) -> SessionInfo:
+def _info(path, header, name, message_count, first_message, last_activity, mtime_ms) -> SessionInfo:
     header_time = iso_to_epoch_ms(header.get("timestamp"))
     if last_activity is not None and last_activity > 0:
         modified_ms = last_activity
@@ -133,7 +99,6 @@ def _info(
         modified=epoch_ms_to_iso(modified_ms),
         message_count=message_count,
         first_message=first_message or "(no messages)",
-        all_messages_text=" ".join(texts),
     )
 
 

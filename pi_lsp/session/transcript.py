@@ -19,24 +19,16 @@ import bisect
 import attrs
 
 from pi_lsp.errors import InvalidParamsError, echoed
-from pi_lsp.protocol import TranscriptEntry
+from pi_lsp.protocol import MessagesResult, TranscriptEntry
 from pi_lsp.session.path_index import SUMMARY_TYPES, active_path_index
 from pi_lsp.session.projection import ProjectedEntry, effect_name
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 
 
-@attrs.frozen
-class Transcript:
-    leaf_id: str | None
-    total: int
-    """How many visible entries the whole path has (``items`` may be only some of them)."""
-    offset: int
-    """How many visible entries of the path come before ``items``."""
-    items: list[TranscriptEntry]
-
-
-def transcript(session: Session, limit: int | None = None, before: str | None = None) -> Transcript:
+def transcript(
+    session: Session, limit: int | None = None, before: str | None = None
+) -> MessagesResult:
     """The visible entries of the active path, root first: only the last ``limit`` if given, and
     only those before the entry ``before`` (a cursor on the path) if given.
 
@@ -60,7 +52,7 @@ def transcript(session: Session, limit: int | None = None, before: str | None = 
         item = _transcript_item(entry, effects.get(entry.id))
         if item is not None:
             items.append(item)
-    return Transcript(session.leaf_id, len(shown), start, items)
+    return MessagesResult(session.id, session.leaf_id, len(shown), start, items)
 
 
 def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> TranscriptEntry | None:

@@ -19,9 +19,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-import attrs
-
-from pi_lsp.protocol import TreeEntry
+from pi_lsp.protocol import TreeEntry, TreeResult
 from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.projection import (
@@ -39,22 +37,10 @@ MAX_INDENT_LEVELS = 20
 """Levels of indentation the text tree draws; a deeper row says how many more levels it has."""
 
 
-@attrs.frozen
-class TreeView:
-    """The whole tree, flat: rows in file order; ``roots`` and ``children`` (ids by parent id)
-    give pi's tree order, children oldest first."""
-
-    leaf_id: str | None
-    name: str | None
-    labels: dict[str, str]
-    active_path: list[str]
-    roots: list[str]
-    children: dict[str, list[str]]
-    rows: list[TreeEntry]
-
-
-def tree_view(session: Session) -> TreeView:
-    """The flat tree of the whole file, with previews, labels and the active path."""
+def tree_view(session: Session) -> TreeResult:
+    """The whole tree, flat (``pi/tree``): rows in file order, with previews, labels and the
+    active path; ``roots`` and ``children`` (ids by parent id) give pi's tree order, children
+    oldest first."""
     labels = session.labels
     active_path = session.branch()
     effects = context_edit_effects(active_path)
@@ -65,14 +51,15 @@ def tree_view(session: Session) -> TreeView:
         for node, _ in walk_depth_first(roots)
         if node.children
     }
-    return TreeView(
+    return TreeResult(
+        session_id=session.id,
         leaf_id=session.leaf_id,
         name=session.name,
         labels=labels,
         active_path=[entry.id for entry in active_path],
         roots=[str(node.entry["id"]) for node in roots],
         children=children,
-        rows=rows,
+        entries=rows,
     )
 
 

@@ -228,7 +228,7 @@ def test_a_subscription_login_alone_names_what_to_do(tmp_path):
     assert sonnet.key_status == "missing" and models.oauth_only("anthropic")
     assert "subscription login (OAuth) for anthropic" in models.missing_key_message(sonnet)
     status = next(p for p in models.providers() if p.provider == "anthropic")
-    assert status.oauth and status.credentials is None
+    assert status.subscription and status.key_source is None
     with_key = catalog(tmp_path, {"ANTHROPIC_API_KEY": "k"}, auth=oauth)
     assert not with_key.oauth_only("anthropic")
 
@@ -298,7 +298,7 @@ def test_pi_models_lists_what_can_be_called_first_saying_where_from(tmp_path):
         KnownModel("openai/gpt-4o", "openai", "gpt-4o", 128000, None, False, True),
     ]
     entries = catalog(tmp_path, {"OPENAI_API_KEY": "k"}).entries(table)
-    listed = [(entry.model, entry.available, entry.credentials, entry.source) for entry in entries]
+    listed = [(entry.model, entry.available, entry.key_source, entry.source) for entry in entries]
     assert listed[:4] == [
         ("local/llama", True, None, "models.json"),
         ("local/qwen", True, None, "models.json"),

@@ -10,7 +10,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from pi_lsp.resources.snapshot import ResourceRef, diff_snapshots, load_resources
+from pi_lsp.protocol import ResourceChange
+from pi_lsp.resources.snapshot import diff_snapshots, load_resources
 
 
 def write(path: Path, text: str) -> Path:
@@ -169,7 +170,7 @@ def test_diff_snapshots(layout):
         ("skill", "changes"),
         ("contextFile", str(agents)),
     }
-    assert changes.removed == (ResourceRef("skill", "leaves", str(leaving)),)
+    assert changes.removed == [ResourceChange("skill", "leaves", str(leaving))]
     assert {(ref.kind) for ref in diff_snapshots(None, before).added} == {"skill", "contextFile"}
 
 

@@ -15,10 +15,10 @@ def test_compactions_stay_visible_and_bookkeeping_is_left_out(tmp_path):
     session.append_compaction("## Goal\nGreet", first, 100)
     session.append_message({"role": "user", "content": "again", "timestamp": 3})
     shown = transcript(session)
-    assert [item.type for item in shown.items] == ["message", "message", "compaction", "message"]
-    assert shown.items[2].summary == "## Goal\nGreet"
+    assert [item.type for item in shown.entries] == ["message", "message", "compaction", "message"]
+    assert shown.entries[2].summary == "## Goal\nGreet"
     assert shown.total == 4 and shown.leaf_id == session.leaf_id
-    assert [item.message["content"] for item in transcript(session, 1).items] == ["again"]
+    assert [item.message["content"] for item in transcript(session, 1).entries] == ["again"]
 
 
 def test_context_edits_mark_entries_and_system_messages_stay_out(tmp_path):
@@ -38,7 +38,7 @@ def test_context_edits_mark_entries_and_system_messages_stay_out(tmp_path):
     session.append_raw(
         {"type": "context_edit", "targetId": note, "replacement": {"content": "forget it"}}
     )
-    items = transcript(session).items
+    items = transcript(session).entries
     assert [(item.entry_id, item.context_edit) for item in items] == [
         (secret, "removed"),
         (answer, "replaced"),
@@ -59,16 +59,16 @@ def test_earlier_pages_load_before_a_cursor_and_add_up_to_the_whole(tmp_path):
     for index in range(1, 23):
         session.append_message({"role": "user", "content": f"m{index}", "timestamp": index})
         session.append_model_change("openai", f"model-{index}")  # not shown: pages skip it
-    whole = [item.entry_id for item in transcript(session).items]
+    whole = [item.entry_id for item in transcript(session).entries]
     page = transcript(session, 5)
-    pages = [page.items]
+    pages = [page.entries]
     assert page.total == 23 and page.offset == 18
     while page.offset:
-        page = transcript(session, 5, page.items[0].entry_id)
-        pages.insert(0, page.items)
+        page = transcript(session, 5, page.entries[0].entry_id)
+        pages.insert(0, page.entries)
     assert [item.entry_id for items in pages for item in items] == whole
     assert page.offset == 0 and len(pages[0]) == 3
     session.move_leaf(start)
     with pytest.raises(InvalidParamsError, match="not on the active path"):
         transcript(session, 5, whole[-1])
-    assert transcript(session, 5, start).items == []
+    assert transcript(session, 5, start).entries == []

@@ -72,7 +72,7 @@ def test_pi16_entries_preview_as_what_they_do(tmp_path):
             "note": "warm-up",
         }
     )
-    rows = tree_view(session).rows
+    rows = tree_view(session).entries
     by_type = {}
     for row in rows:
         by_type.setdefault(row.role or row.type, []).append(row)
@@ -90,7 +90,7 @@ def test_pi16_entries_preview_as_what_they_do(tmp_path):
     assert f"{question} user (replaced in context): long question" in text
     # The marks follow the active path: from the question, the edits are not on it.
     session.move_leaf(question)
-    assert all(row.context_edit is None for row in tree_view(session).rows)
+    assert all(row.context_edit is None for row in tree_view(session).entries)
 
 
 def test_a_context_edit_of_an_unknown_entry_previews_its_id():

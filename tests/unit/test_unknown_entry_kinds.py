@@ -72,7 +72,7 @@ def test_unknown_kinds_are_kept_shown_and_left_out_of_the_context(tmp_path):
         assert session.writable
         assert session.report.unknown_entry_types == {"hologram": 2, "time_travel": 1}
         assert [m["content"] for m in session.build_context().messages] == ["hello"]
-        rows = tree_view(session).rows
+        rows = tree_view(session).entries
         assert [(row.id, row.type) for row in rows][1:3] == [
             ("a2", "hologram"),
             ("a3", "hologram"),

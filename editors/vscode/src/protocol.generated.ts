@@ -44,6 +44,8 @@ export type ContextEditEffect = 'removed' | 'replaced';
  */
 export type FileAction = 'restored' | 'created' | 'deleted' | 'conflict' | 'skipped';
 
+export type Severity = 'error' | 'warning';
+
 /**
  * Any request that only names a session.
  */
@@ -605,6 +607,9 @@ export interface StateResult {
   readOnlyReason?: string;
 }
 
+/**
+ * A model `pi/models` lists.
+ */
 export interface ModelInfo {
   /**
    * The reference to give `pi/setModel`.
@@ -625,6 +630,9 @@ export interface ModelInfo {
   source: 'models.json' | 'litellm';
 }
 
+/**
+ * One provider as `pi/models` lists it: whether, and where from, it has a key.
+ */
 export interface ProviderInfo {
   provider: string;
   /**
@@ -676,6 +684,9 @@ export interface SetThinkingLevelResult {
   thinkingLevel: ThinkingLevel;
 }
 
+/**
+ * The compaction entry that was appended, and what its summary says.
+ */
 export interface CompactResult {
   sessionId: string;
   entryId: string;
@@ -702,11 +713,17 @@ export interface Template {
   source: Scope;
 }
 
+/**
+ * A problem a resource loader found: loaders return these instead of raising.
+ */
 export interface ResourceDiagnostic {
   path: string;
+  /**
+   * 1-based: where the problem can be found, so the server publishes it on that file.
+   */
   line: number;
   message: string;
-  severity: string;
+  severity: Severity;
 }
 
 /**
@@ -740,6 +757,9 @@ export interface ResourcesResult {
   nestedContextFiles: NestedContextFile[];
 }
 
+/**
+ * A resource's identity: its kind and name (a path for files without a name).
+ */
 export interface ResourceChange {
   kind: string;
   name: string;
@@ -747,7 +767,8 @@ export interface ResourceChange {
 }
 
 /**
- * The result of `pi/reload` and the params of `pi/resourcesChanged`.
+ * The result of `pi/reload` and the params of `pi/resourcesChanged`: what was added, changed
+ * (same identity, another value) and removed.
  */
 export interface ResourcesChanged {
   added: ResourceChange[];

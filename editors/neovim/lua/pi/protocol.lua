@@ -35,6 +35,8 @@
 --- `skipped` — left as it is for `reason` (not restorable, already right, not writable).
 ---@alias pi.FileAction "restored"|"created"|"deleted"|"conflict"|"skipped"
 
+---@alias pi.Severity "error"|"warning"
+
 --- Any request that only names a session.
 ---@class pi.SessionParams
 --- The session to act on; the workspace's most recent session when omitted.
@@ -414,6 +416,7 @@
 --- Why the session cannot be written; omitted when it can.
 ---@field readOnlyReason? string
 
+--- A model `pi/models` lists.
 ---@class pi.ModelInfo
 --- The reference to give `pi/setModel`.
 ---@field model string
@@ -427,6 +430,7 @@
 --- Where its configuration came from: pi's models.json or litellm's model table.
 ---@field source "models.json"|"litellm"
 
+--- One provider as `pi/models` lists it: whether, and where from, it has a key.
 ---@class pi.ProviderInfo
 ---@field provider string
 --- Where its key comes from; null when it has none.
@@ -462,6 +466,7 @@
 ---@field sessionId string
 ---@field thinkingLevel pi.ThinkingLevel
 
+--- The compaction entry that was appended, and what its summary says.
 ---@class pi.CompactResult
 ---@field sessionId string
 ---@field entryId string
@@ -485,11 +490,13 @@
 ---@field path string
 ---@field source pi.Scope
 
+--- A problem a resource loader found: loaders return these instead of raising.
 ---@class pi.ResourceDiagnostic
 ---@field path string
+--- 1-based: where the problem can be found, so the server publishes it on that file.
 ---@field line integer
 ---@field message string
----@field severity string
+---@field severity pi.Severity
 
 --- A context file below the workspace root whose text is in the session's context.
 ---@class pi.NestedContextFile
@@ -510,12 +517,14 @@
 --- Loaded on demand into the session's context (`nestedContextFiles` setting).
 ---@field nestedContextFiles pi.NestedContextFile[]
 
+--- A resource's identity: its kind and name (a path for files without a name).
 ---@class pi.ResourceChange
 ---@field kind string
 ---@field name string
 ---@field path string
 
---- The result of `pi/reload` and the params of `pi/resourcesChanged`.
+--- The result of `pi/reload` and the params of `pi/resourcesChanged`: what was added, changed (same
+--- identity, another value) and removed.
 ---@class pi.ResourcesChanged
 ---@field added pi.ResourceChange[]
 ---@field changed pi.ResourceChange[]
