@@ -384,17 +384,19 @@ class _Turn:
             self.setup.checkpoints.record(
                 self.runtime, str(call.get("id")), str(call.get("name")), recorder
             )
+        # pi's key order, details before isError (JSON.stringify keeps insertion order)
         message = ToolResultMessage(
             role="toolResult",
             # .get: a malformed call's missing id is stored as null rather than failing the turn
             toolCallId=call.get("id"),
             toolName=call.get("name"),
             content=cast("list[TextContent | ImageContent]", result.content),
+            details=result.details,
             isError=result.is_error,
             timestamp=now_ms(),
         )
-        if result.details is not None:
-            message["details"] = result.details
+        if result.details is None:
+            del message["details"]
         entry_id = _append(self.runtime, message)
         self.runtime.events.emit(
             ToolExecutionEndEvent(
