@@ -10,8 +10,8 @@ holds it, never checked (a file written by another tool may lack any key, as pi 
 code that reads one uses ``.get`` as pi's JavaScript reads properties.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: TypedDict reads ``NotRequired`` from evaluated
+# annotations (``__required_keys__``), which the shape test relies on.
 from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
