@@ -18,7 +18,6 @@ from typing import Any
 from pi_lsp import protocol
 from pi_lsp.compaction.prepare import prepare_compaction
 from pi_lsp.compaction.settings import CompactionSettings
-from pi_lsp.handlers.shapes import tree_result
 from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
 from pi_lsp.session.session import Session
@@ -72,7 +71,7 @@ def ask_pi16(node: Path, queries: list[list[str]]) -> list[Any]:
 
 def our_view(file: Path) -> dict[str, Any]:
     session = Session.open(file, writable=False)
-    tree = protocol.to_json(tree_result(session.id, tree_view(session)))
+    tree = protocol.to_json(tree_view(session))
     contexts = {None: session.build_context().to_json()}
     for entry in session.entries:
         contexts[entry.id] = session.build_context(entry.id).to_json()
