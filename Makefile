@@ -10,7 +10,7 @@ VSCODE := editors/vscode
 LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 
 .PHONY: test test-fast lint protocol protocol-check install install-python install-wheelhouse install-reference \
-	install-vscode install-luacheck bench clean test-reliability-full
+	install-vscode install-luacheck install-acp-client bench clean test-reliability-full
 
 test: install lint
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20
@@ -42,7 +42,8 @@ protocol: install-python $(VSCODE)/node_modules/.package-lock.json
 protocol-check: install-python $(VSCODE)/node_modules/.package-lock.json
 	$(PY) -m tools.protocol.generate --check
 
-install: install-python install-wheelhouse install-reference install-vscode install-luacheck
+install: install-python install-wheelhouse install-reference install-vscode install-luacheck \
+	install-acp-client
 
 install-python: $(VENV)/.installed
 
@@ -70,6 +71,10 @@ $(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
 install-reference:
 	bash tests/reference/install.sh
 
+# The official ACP TypeScript SDK: a real client in tests/e2e/acp, and ACP's published JSON schema.
+install-acp-client:
+	bash tests/e2e/acp/ts_client/install.sh
+
 install-vscode:
 	bash editors/vscode/test/install.sh
 
@@ -80,5 +85,5 @@ bench: install
 	$(PY) bench/cache_bench.py
 
 clean:
-	rm -rf $(VENV) tests/reference/node_modules .pytest_cache .hypothesis .bench-data .ruff_cache .mypy_cache \
+	rm -rf $(VENV) tests/reference/node_modules tests/e2e/acp/ts_client/node_modules .pytest_cache .hypothesis .bench-data .ruff_cache .mypy_cache \
 		build editors/vscode/bundled/libs

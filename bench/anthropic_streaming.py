@@ -4,13 +4,14 @@ and pi 0.84.2, in one run on the same scripted stream.
 The scripted server in this process answers ``POST /v1/messages`` (``scripted_llm/anthropic.py``:
 ``message_start``, one ``content_block_delta`` per text chunk, ``message_delta``,
 ``message_stop``). All three agents read the same ``models.json`` custom provider with ``api:
-"anthropic-messages"`` (pi-lsp calls it ``anthropic/claude-sonnet-4-5`` through litellm's
-provider layer), and the same ``settings.json`` (retries and compaction off). pi-lsp runs twice:
-with the direct path (``anthropic_direct.py``) and with ``PI_LSP_LLM_TRANSPORT=litellm``
-(litellm's own streaming). Each agent answers two warm-up turns, then a reply of ``--deltas``
-text chunks sent at once; the figure is the server's CPU time (utime + stime from /proc) for
-that turn divided by the chunks, the median over ``--runs`` turns, the agents interleaved so
-they share the machine's load. Printed with the ratios to pi. Asserts nothing.
+"anthropic-messages"`` (pi-lsp calls it ``anthropic/claude-sonnet-4-5``), and the same
+``settings.json`` (retries and compaction off). pi-lsp runs twice: with its own request and
+stream (``anthropic_request.py``, ``anthropic_direct.py``) and with
+``PI_LSP_LLM_TRANSPORT=litellm`` (litellm's request and streaming). Each agent answers two
+warm-up turns, then a reply of ``--deltas`` text chunks sent at once; the figure is the server's
+CPU time (utime + stime from /proc) for that turn divided by the chunks, the median over
+``--runs`` turns, the agents interleaved so they share the machine's load. Printed with the
+ratios to pi. Asserts nothing.
 """
 
 from __future__ import annotations

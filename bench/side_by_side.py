@@ -18,7 +18,11 @@ spoken to over its JSON lines. Printed, each for both and with the ratio pi-lsp 
    (100k by default) open, both agents holding theirs at the same time;
 5. (pi-lsp only) spawn → ``initialize`` answered; and with ``--shared`` (``PI_LSP_SHARED=1``),
    the same for a later start (a new editor window) once the shared server runs, with the goal
-   of 300 ms.
+   of 300 ms;
+6. the provider matrix (``provider_matrix.py``): cold start, CPU per delta and idle memory on
+   the configurations users have (an ``OPENAI_BASE_URL`` server, ``openai/gpt-5-mini``,
+   Anthropic, OpenRouter, a ``models.json`` provider, Gemini, Groq), each agent configured as its
+   users configure it, against the scripted server speaking that configuration's wire API.
 
 Asserts nothing; ``--quick`` runs fewer repetitions; ``--only`` measures one part alone.
 """
@@ -517,14 +521,23 @@ def main() -> None:
         "--big-entries", type=int, default=100_000, help="entries of the big session (memory)"
     )
     parser.add_argument(
-        "--only", choices=("starts", "streaming", "turns"), help="measure one part alone"
+        "--only",
+        choices=("starts", "streaming", "turns", "providers"),
+        help="measure one part alone",
     )
     arguments = parser.parse_args()
     options = Options(arguments.quick, arguments.deltas, arguments.big_entries, arguments.only)
     started = time.perf_counter()
     with side_by_side_scratch("pi-lsp-side-by-side-", "pi-lsp next to pi 0.84.2") as scratch:
-        results = asyncio.run(measure(scratch, options))
-        print_table(results, options)
+        if options.only != "providers":
+            results = asyncio.run(measure(scratch, options))
+            print_table(results, options)
+        if options.only in (None, "providers"):
+            from provider_matrix import measure_matrix, print_matrix
+
+            runs = 3 if options.quick else 5
+            matrix = asyncio.run(measure_matrix(scratch, runs, options.deltas))
+            print_matrix(matrix, runs, options.deltas)
     print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")
 
 

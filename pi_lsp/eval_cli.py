@@ -81,7 +81,7 @@ class EvalReport:
 
 
 def run_compaction_eval(arguments: argparse.Namespace) -> int:
-    from pi_lsp.llm.client import LitellmClient
+    from pi_lsp.llm.client import ProviderClient
 
     session_path = Path(arguments.file)
     if not session_path.is_file():
@@ -89,7 +89,7 @@ def run_compaction_eval(arguments: argparse.Namespace) -> int:
     session = Session.open(session_path, writable=False)
     setup = eval_setup(session, arguments)
     report = asyncio.run(
-        evaluate_compaction(session_path, setup, LitellmClient(), arguments.probes)
+        evaluate_compaction(session_path, setup, ProviderClient(), arguments.probes)
     )
     sys.stdout.write(format_report(report, setup))
     return 0

@@ -421,7 +421,7 @@ CONTEXT_EDIT_EFFECTS: tuple[str, ...] = typing.get_args(ContextEditEffect)
 
 @attrs.frozen
 class TreeEntry:
-    """One entry of the tree as an editor lists it (``session/tree_view.py`` makes them)."""
+    """One entry of the tree as an editor lists it."""
 
     id: str
     parent_id: str | None
@@ -510,7 +510,7 @@ class TreeSearchResult:
 @attrs.frozen
 class TranscriptEntry:
     """One visible entry of the active path: a message, a compaction or branch summary, or a shown
-    custom message (``session/transcript.py`` makes them)."""
+    custom message."""
 
     entry_id: str
     type: str
@@ -805,6 +805,8 @@ class Template:
 
 
 Severity = Literal["error", "warning"]
+"""How bad a resource problem is, as the editor's diagnostics show it: ``error`` mostly for a
+file that could not be read or parsed, ``warning`` for the rest."""
 
 
 @attrs.frozen

@@ -69,7 +69,7 @@ class Services:
         from pi_lsp.agent.permissions import Permissions
         from pi_lsp.agent.registry import SessionRegistry
         from pi_lsp.agent.summary_model import SummaryModel
-        from pi_lsp.llm.client import LitellmClient
+        from pi_lsp.llm.client import ProviderClient
         from pi_lsp.tools.base import NoEditor
 
         live = LiveConfig(config, resources)
@@ -78,7 +78,7 @@ class Services:
         files = FileRestorer(
             checkpoints, editor, lambda: live.config.settings.checkpoints.max_file_bytes
         )
-        client = client or LitellmClient(live.configured_model)
+        client = client or ProviderClient(live.configured_model)
         summaries = SummaryModel(live, client)
         sessions = SessionRegistry(
             config.session_dir,

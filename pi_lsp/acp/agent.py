@@ -4,8 +4,8 @@ An adapter, like ``handlers/``: each ACP method takes its (SDK-validated) params
 service and shapes the answer with the SDK's schema types. A workspace (the ``cwd`` of
 ``session/new``) gets its service graph from ``Services.create`` once, so sessions are the same
 ``.pi/sessions`` files the LSP server uses. The agent's events go through ``updates.py`` into
-``session/update`` notifications, sent in order by one queue; a prompt answers only once every
-update of its turn has been sent.
+``session/update`` notifications, sent in order by one queue (``outbox.py``); a prompt answers
+only once every update of its turn has been sent.
 
 Tool permissions ask the client with ``session/request_permission`` (``permissions.py``), in
 the ACP session whose turn asks.
@@ -22,6 +22,7 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_agent_message_text, update_available_commands
 from acp.schema import (
     AgentCapabilities,
+    CloseSessionResponse,
     ConfigOptionUpdate,
     Cost,
     Implementation,
@@ -33,6 +34,7 @@ from acp.schema import (
     PromptResponse,
     ResumeSessionResponse,
     SessionCapabilities,
+    SessionCloseCapabilities,
     SessionInfo,
     SessionListCapabilities,
     SessionResumeCapabilities,
@@ -41,11 +43,14 @@ from acp.schema import (
 )
 
 from pi_lsp import __version__
-from pi_lsp.acp import commands, config_options, prompts, updates
+from pi_lsp.acp import commands, config_options, prompts, session_titles, updates
 from pi_lsp.acp.editor import AcpFiles, prompting_session
+from pi_lsp.acp.mcp_servers import unused_servers_notice
+from pi_lsp.acp.outbox import Outbox
 from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
+from pi_lsp.acp.threads import Threads
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import InvalidParamsError, PiError, echoed
+from pi_lsp.errors import InvalidParamsError, PiError, SessionNotFoundError, echoed
 from pi_lsp.protocol import EventNotification
 from pi_lsp.services import Services
 from pi_lsp.session.transcript import transcript
@@ -68,9 +73,12 @@ class PiAcpAgent:
         """ACP session id → its workspace and the pi session it shows now (``/new`` switches)."""
         self._acp_ids: dict[str, str] = {}
         """pi session id → the ACP session it is shown in."""
-        self._outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        self._sender: asyncio.Task | None = None
+        self._running_diffs: dict[str, updates.RunningDiffs] = {}
+        """pi session id → the diffs of its running ``write``/``edit`` calls."""
+        self.outbox = Outbox(lambda: self.connection)
         self._background: set[asyncio.Task] = set()
+        self._told_about_mcp: set[str] = set()
+        """ACP sessions already told that their MCP servers are not used."""
 
     def on_connect(self, connection: Any) -> None:
         self.connection = connection
@@ -89,7 +97,9 @@ class PiAcpAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 session_capabilities=SessionCapabilities(
-                    list=SessionListCapabilities(), resume=SessionResumeCapabilities()
+                    list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
                 ),
             ),
             auth_methods=[],
@@ -102,12 +112,16 @@ class PiAcpAgent:
     # ------------------------------------------------------------------ sessions
 
     async def new_session(self, cwd: str, mcp_servers=None, **kwargs: Any) -> NewSessionResponse:
-        if mcp_servers:
-            logger.info("MCP servers offered by the client are not used (pi has no MCP)")
         services = self._workspace(cwd)
         runtime = _call(services.sessions.create)
-        self._show(runtime.id, services, runtime)
-        options = await config_options.config_options(services, runtime)
+        self.outbox.unannounced.hold(runtime.id)
+        try:
+            self._show(runtime.id, services, runtime)
+            self._tell_about_mcp_servers(runtime.id, mcp_servers)
+            options = await config_options.config_options(services, runtime)
+        except BaseException:
+            self.outbox.unannounced.forget(runtime.id)
+            raise
         return NewSessionResponse(session_id=runtime.id, config_options=options)
 
     async def load_session(
@@ -118,6 +132,7 @@ class PiAcpAgent:
             transcript(runtime.session).entries, services.config.workspace_root
         ):
             await self.connection.session_update(session_id, update)
+        self._tell_about_mcp_servers(session_id, mcp_servers)
         options = await config_options.config_options(services, runtime)
         return LoadSessionResponse(config_options=options)
 
@@ -125,20 +140,29 @@ class PiAcpAgent:
         self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
     ) -> ResumeSessionResponse:
         services, runtime = self._open(cwd, session_id)
+        self._tell_about_mcp_servers(session_id, mcp_servers)
         options = await config_options.config_options(services, runtime)
         return ResumeSessionResponse(config_options=options)
 
     async def list_sessions(self, cwd: str | None = None, cursor=None, **kwargs: Any):
+        """The workspace's sessions; one an ACP session moved to (``/new``, ``/fork``) is listed
+        under that ACP session's id, in place of the one it left (``threads.py``)."""
         services = self._workspace(cwd or str(Path.cwd()))
+        infos = _call(services.sessions.list)
+        moves = self._threads(services).moves()
+        written = {info.id for info in infos}
+        moved = {acp_id: pi_id for acp_id, pi_id in moves.items() if pi_id in written}
+        shown_as = {pi_id: acp_id for acp_id, pi_id in moved.items()}
         return ListSessionsResponse(
             sessions=[
                 SessionInfo(
-                    session_id=info.id,
+                    session_id=shown_as.get(info.id, info.id),
                     cwd=info.cwd or str(services.config.workspace_root),
-                    title=info.name or info.first_message[:80] or None,
+                    title=session_titles.title_of(info.name, info.first_message),
                     updated_at=info.modified,
                 )
-                for info in _call(services.sessions.list)
+                for info in infos
+                if info.id not in moved
             ]
         )
 
@@ -154,6 +178,9 @@ class PiAcpAgent:
             command = commands.parse(text.strip())
             if command is not None:
                 return await self._run_command(session_id, services, runtime, command)
+            title = session_titles.first_prompt_title(runtime, text)
+            if title is not None:
+                self.outbox.enqueue(session_id, session_titles.title_update(title))
             result = await services.agent.prompt(runtime, text, images)
         except asyncio.CancelledError:
             # A queued follow-up whose turn was cancelled (session/cancel drops the queue);
@@ -165,7 +192,7 @@ class PiAcpAgent:
             return PromptResponse(stop_reason="cancelled")
         except PiError as error:
             await self._flush(runtime)
-            raise RequestError(error.code, error.message, error.data) from error
+            raise _request_error(error) from error
         await self._flush(runtime)
         await self._send_turn_end(session_id, runtime, result)
         return PromptResponse(stop_reason=updates.stop_reason(result.stop_reason))
@@ -179,9 +206,14 @@ class PiAcpAgent:
     ) -> PromptResponse:
         outcome = await commands.run(services, runtime, *command)
         if outcome.runtime is not None:
+            self._threads(services).move(session_id, outcome.runtime.id)
             self._show(session_id, services, outcome.runtime)
         await self._flush(runtime)
         await self.connection.session_update(session_id, update_agent_message_text(outcome.text))
+        if outcome.title is not None:
+            await self.connection.session_update(
+                session_id, session_titles.title_update(outcome.title)
+            )
         if command[0] in commands.CONFIG_COMMANDS:
             await self._send_config_options(session_id)
         return PromptResponse(stop_reason="end_turn")
@@ -213,7 +245,7 @@ class PiAcpAgent:
         try:
             await config_options.set_config_option(services, runtime, config_id, value)
         except PiError as error:
-            raise RequestError(error.code, error.message, error.data) from error
+            raise _request_error(error) from error
         return SetSessionConfigOptionResponse(
             config_options=await config_options.config_options(services, runtime)
         )
@@ -231,6 +263,21 @@ class PiAcpAgent:
         if session_id in self._sessions:
             services, runtime = self._sessions[session_id]
             services.agent.abort(runtime)
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """``session/close``: its turn ends as on ``session/cancel``, then pi-lsp forgets it (its
+        file is closed unless another ACP session shows the same pi session)."""
+        services, runtime = self._session(session_id)
+        services.agent.abort(runtime)
+        if runtime.turn is not None:
+            await asyncio.gather(runtime.turn, return_exceptions=True)
+        await runtime.summary_finished.wait()
+        await self._flush(runtime)
+        del self._sessions[session_id]
+        if self._let_go(runtime):
+            services.sessions.close(runtime)
+        self._told_about_mcp.discard(session_id)
+        return CloseSessionResponse()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(echoed(method))
@@ -279,7 +326,9 @@ class PiAcpAgent:
             resources,
             lambda notification: self._on_event(root, notification),
             client=self._model_client,
-            editor=AcpFiles(lambda: self.connection, lambda: self.client_capabilities),
+            editor=AcpFiles(
+                lambda: self.connection, lambda: self.client_capabilities, self._flush_session
+            ),
             initialization_options=self.options,
             asker=AcpPermissionAsker(lambda: self.connection, self._asked_session, root),
         )
@@ -297,13 +346,26 @@ class PiAcpAgent:
         commands_now = update_available_commands(commands.available_commands(services))
         for acp_id, (shown_in, _) in self._sessions.items():
             if shown_in is services:
-                self._enqueue(acp_id, commands_now)
+                self.outbox.enqueue(acp_id, commands_now)
 
     def _open(self, cwd: str, session_id: str) -> tuple[Services, SessionRuntime]:
+        """The pi session ``session_id`` leads to now, shown in it."""
         services = self._workspace(cwd)
-        runtime = _call(services.sessions.open, session_id)
+        moved_to = self._threads(services).current(session_id)
+        try:
+            runtime = services.sessions.open(moved_to)
+        except SessionNotFoundError as error:
+            if moved_to == session_id:
+                raise _request_error(error) from error
+            # It moved to a session never written (a /new with no prompt): it stayed where it was.
+            runtime = _call(services.sessions.open, session_id)
+        except PiError as error:
+            raise _request_error(error) from error
         self._show(session_id, services, runtime)
         return services, runtime
+
+    def _threads(self, services: Services) -> Threads:
+        return Threads(services.sessions.session_dir)
 
     def _asked_session(self, pi_session_id: str) -> AskedSession | None:
         """Where a permission question of that pi session's turn goes."""
@@ -318,47 +380,57 @@ class PiAcpAgent:
     def _session(self, session_id: str) -> tuple[Services, SessionRuntime]:
         found = self._sessions.get(session_id)
         if found is None:
-            raise _invalid(
-                f"unknown session {echoed(session_id)}: session/new or session/load it first"
+            raise RequestError(
+                RESOURCE_NOT_FOUND,
+                f"unknown session {echoed(session_id)}: session/new or session/load it first",
             )
         return found
+
+    def _tell_about_mcp_servers(self, acp_id: str, mcp_servers: list[Any] | None) -> None:
+        notice = unused_servers_notice(mcp_servers)
+        if notice is not None and acp_id not in self._told_about_mcp:
+            self._told_about_mcp.add(acp_id)
+            self.outbox.enqueue(acp_id, notice)
 
     def _show(self, acp_id: str, services: Services, runtime: SessionRuntime) -> None:
         # The client holds the session by id from now on: it stays open, never closed as idle.
         services.sessions.pin(runtime)
+        previous = self._sessions.get(acp_id)
         self._sessions[acp_id] = (services, runtime)
         self._acp_ids[runtime.id] = acp_id
-        # After the response that names the session: clients drop updates of unknown sessions.
-        asyncio.get_running_loop().call_soon(
-            self._enqueue, acp_id, update_available_commands(commands.available_commands(services))
+        # The one /new or /fork left: when no client holds it now, it may close when idle.
+        if previous is not None and previous[1] is not runtime and self._let_go(previous[1]):
+            previous[0].sessions.unpin(previous[1])
+        self.outbox.enqueue(
+            acp_id, update_available_commands(commands.available_commands(services))
         )
+
+    def _let_go(self, runtime: SessionRuntime) -> bool:
+        """Forget what is kept for a pi session no ACP session shows any more; False (nothing
+        forgotten) while one still does."""
+        if any(shown is runtime for _, shown in self._sessions.values()):
+            return False
+        self._acp_ids.pop(runtime.id, None)
+        self._running_diffs.pop(runtime.id, None)
+        return True
 
     def _on_event(self, root: Path, notification: EventNotification) -> None:
         acp_id = self._acp_ids.get(notification.session_id)
         if acp_id is None:
             return
-        for update in updates.event_updates(notification.event, root):
-            self._enqueue(acp_id, update)
+        running = self._running_diffs.setdefault(notification.session_id, {})
+        for update in updates.event_updates(notification.event, root, running):
+            self.outbox.enqueue(acp_id, update)
 
-    def _enqueue(self, acp_id: str, update: Any) -> None:
-        self._outbox.put_nowait((acp_id, update))
-        if self._sender is None or self._sender.done():
-            self._sender = asyncio.get_running_loop().create_task(self._send_updates())
-
-    async def _send_updates(self) -> None:
-        while True:
-            acp_id, update = await self._outbox.get()
-            try:
-                await self.connection.session_update(acp_id, update)
-            except Exception:
-                logger.exception("session/update could not be sent")
-            finally:
-                self._outbox.task_done()
+    async def _flush_session(self, acp_id: str) -> None:
+        found = self._sessions.get(acp_id)
+        if found is not None:
+            await self._flush(found[1])
 
     async def _flush(self, runtime: SessionRuntime) -> None:
         """Wait until every update the session's events became has been sent."""
         runtime.events.flush()
-        await self._outbox.join()
+        await self.outbox.join()
 
     def _spawn(self, coroutine) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -366,8 +438,20 @@ class PiAcpAgent:
         task.add_done_callback(self._background.discard)
 
 
+RESOURCE_NOT_FOUND = -32002
+"""ACP's code for an unknown session (the TypeScript SDK treats it specially, e.g. an idempotent
+``session/close``)."""
+
+
 def _invalid(message: str) -> RequestError:
     return RequestError(InvalidParamsError.code, message)
+
+
+def _request_error(error: PiError) -> RequestError:
+    """A typed pi-lsp error as ACP's JSON-RPC error: an unknown session is ACP's -32002; the
+    others keep their code."""
+    code = RESOURCE_NOT_FOUND if isinstance(error, SessionNotFoundError) else error.code
+    return RequestError(code, error.message, error.data)
 
 
 def _call(function, *arguments):
@@ -375,4 +459,4 @@ def _call(function, *arguments):
     try:
         return function(*arguments)
     except PiError as error:
-        raise RequestError(error.code, error.message, error.data) from error
+        raise _request_error(error) from error

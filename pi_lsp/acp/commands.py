@@ -32,6 +32,8 @@ class CommandOutcome:
 
     text: str
     runtime: SessionRuntime | None = None
+    title: str | None = None
+    """The session's new title (``/name``), for a ``session_info_update``."""
 
 
 Handler = Callable[[Services, SessionRuntime, list[str]], Awaitable[CommandOutcome]]
@@ -150,8 +152,9 @@ async def _fork(services: Services, runtime: SessionRuntime, arguments: list[str
 async def _name(services: Services, runtime: SessionRuntime, arguments: list[str]):
     if not arguments:
         raise InvalidParamsError("usage: /name <name>")
-    name = services.navigator.set_name(runtime, " ".join(arguments))
-    return CommandOutcome(f"Session named {name!r}.")
+    name = " ".join(arguments)
+    services.navigator.set_name(runtime, name)
+    return CommandOutcome(f"Session named {name!r}.", title=runtime.session.name)
 
 
 async def _label(services: Services, runtime: SessionRuntime, arguments: list[str]):

@@ -5,13 +5,15 @@ it, as the LSP ``EditorBridge`` does with open documents. Paths are absolute, as
 When it offers terminals, ``bash`` runs its commands in them (``terminal.py``). The session a
 tool runs for is the one whose ``session/prompt`` started the turn (a context variable the turn's
 task inherits). A failed client call falls back to the disk (or to running the command itself).
+Each request goes after every update queued before it (``flush``): a client sees the tool call
+and the text that explain a read, a write or a command before the request itself.
 """
 
 from __future__ import annotations
 
 import contextvars
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +38,16 @@ class AcpFiles(NoEditor):
     its ``terminal/*``; as an ``EditorBridge`` it has no open documents (ACP does not say which
     are open: every file goes through ``fs/*``)."""
 
-    def __init__(self, connection: Callable[[], Any], capabilities: Callable[[], Any]) -> None:
+    def __init__(
+        self,
+        connection: Callable[[], Any],
+        capabilities: Callable[[], Any],
+        flush: Callable[[str], Awaitable[None]],
+    ) -> None:
         self._connection = connection
         self._capabilities = capabilities
+        self._flush = flush
+        """Sends every update queued for an ACP session so far."""
 
     def _fs(self) -> Any:
         capabilities = self._capabilities()
@@ -48,6 +57,7 @@ class AcpFiles(NoEditor):
         fs, session_id = self._fs(), prompting_session.get()
         if not (fs and fs.read_text_file and session_id) or path.suffix.lower() in IMAGE_SUFFIXES:
             return None
+        await self._flush(session_id)
         try:
             answer = await self._connection().read_text_file(path=str(path), session_id=session_id)
         except RequestError as error:  # the client could not read it: the disk decides
@@ -59,12 +69,13 @@ class AcpFiles(NoEditor):
         fs, session_id = self._fs(), prompting_session.get()
         if not (fs and fs.write_text_file and session_id):
             return False
+        await self._flush(session_id)
         try:
             await self._connection().write_text_file(
                 path=str(path), content=text, session_id=session_id
             )
-        except RequestError as error:
-            logger.warning("fs/write_text_file %s failed, writing the disk: %s", path, error)
+        except RequestError as error:  # the client's answer, not a fault: stderr stays quiet
+            logger.info("fs/write_text_file %s refused, writing the disk: %s", path, error)
             return False
         return True
 
@@ -73,7 +84,9 @@ class AcpFiles(NoEditor):
         if not (capabilities is not None and capabilities.terminal and session_id):
             return None
         try:
-            return await start_command(self._connection(), session_id, command, cwd)
+            return await start_command(
+                self._connection(), session_id, command, cwd, lambda: self._flush(session_id)
+            )
         except RequestError as error:  # the client could not start it: bash runs it itself
-            logger.warning("terminal/create failed, running the command itself: %s", error)
+            logger.info("terminal/create refused, running the command itself: %s", error)
             return None

@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from acp import tool_diff_content
+from acp import RequestError, tool_diff_content
 from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
 from pi_lsp.acp import updates
 from pi_lsp.agent.permission_policy import SUMMARY_MAX_BYTES, PermissionQuestion
-from pi_lsp.agent.permissions import Answer
+from pi_lsp.agent.permissions import Answer, QuestionNotAsked
 
 logger = logging.getLogger(__name__)
 
@@ -101,11 +101,14 @@ class AcpPermissionAsker:
             logger.info("no ACP session shows %s to ask about %s", question.session_id, question)
             return None
         await asked.flush()
-        response = await self._connection().request_permission(
-            session_id=asked.acp_session_id,
-            tool_call=permission_tool_call(question, self._cwd),
-            options=list(OPTIONS),
-        )
+        try:
+            response = await self._connection().request_permission(
+                session_id=asked.acp_session_id,
+                tool_call=permission_tool_call(question, self._cwd),
+                options=list(OPTIONS),
+            )
+        except RequestError as error:  # the client's answer, not a fault of pi-lsp
+            raise QuestionNotAsked(f"the client answered {error.code}: {error}") from None
         if response.outcome.outcome == "cancelled":
             # ACP's answer to a pending question once the user cancelled the prompt turn.
             asked.cancel_turn()

@@ -47,6 +47,12 @@ async def _serve(agent: PiAcpAgent, acp_output) -> None:
     try:
         # The SDK routes by method name: methods pi-lsp does not implement (session modes,
         # config options, close, fork) answer "method not found".
-        await run_agent(cast(Agent, agent), writer, reader, use_unstable_protocol=True)
+        await run_agent(
+            cast(Agent, agent),
+            writer,
+            reader,
+            use_unstable_protocol=True,
+            observers=[agent.outbox.unannounced.observe],
+        )
     finally:
         agent.shutdown()

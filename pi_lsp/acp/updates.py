@@ -3,8 +3,10 @@
 The same ``protocol.py`` events the LSP front end sends as ``pi/event`` become ACP updates here:
 text and reasoning deltas become message and thought chunks, a tool execution becomes a
 ``tool_call`` (with its ``kind``, ``locations`` and ``rawInput``) and ``tool_call_update``s (the
-output as it arrives, then the final status, content and, for ``write``/``edit``, diffs; a
-command run in the client's terminal shows as that terminal).
+output as it arrives, then the final status and content; a command run in the client's terminal
+shows as that terminal). ``write`` and ``edit`` are announced with their change as diffs, and
+since ``content`` in a ``tool_call_update`` replaces the tool call's content (ACP v1), every
+update of theirs carries the diffs again before the result, live and in replays.
 Compactions and branch summaries are shown as agent messages. ``replay`` turns the active path of
 a session (its transcript) into the same updates, for ``session/load``.
 """
@@ -69,20 +71,32 @@ def stop_reason(pi_stop_reason: str) -> StopReason:
     return STOP_REASONS.get(pi_stop_reason, "end_turn")
 
 
-def event_updates(event: Event, cwd: Path) -> list[Any]:
-    """The ACP updates one (already coalesced) pi event becomes; most events become none."""
+RunningDiffs = dict[str, list[Any]]
+"""Tool call id → the diffs a running ``write``/``edit`` of one session was announced with."""
+
+
+def event_updates(event: Event, cwd: Path, running: RunningDiffs | None = None) -> list[Any]:
+    """The ACP updates one (already coalesced) pi event becomes; most events become none.
+
+    ``running`` holds the session's running tool calls' diffs: kept at the start, repeated in
+    each update, forgotten at the end."""
+    running = {} if running is None else running
     if isinstance(event, TextDeltaEvent):
         return [update_agent_message_text(event.delta)]
     if isinstance(event, ThinkingDeltaEvent):
         return [update_agent_thought_text(event.delta)]
     if isinstance(event, ToolExecutionStartEvent):
-        return [tool_call_start(event.tool_call_id, event.name, event.arguments, cwd)]
+        start = tool_call_start(event.tool_call_id, event.name, event.arguments, cwd)
+        if start.content:
+            running[event.tool_call_id] = list(start.content)
+        return [start]
     if isinstance(event, ToolExecutionUpdateEvent):
         return [
             update_tool_call(
                 event.tool_call_id,
                 status="in_progress",
-                content=_terminal(event.details) or _content(event.content),
+                content=running.get(event.tool_call_id, [])
+                + (_terminal(event.details) or _content(event.content)),
             )
         ]
     if isinstance(event, ToolExecutionEndEvent):
@@ -90,7 +104,8 @@ def event_updates(event: Event, cwd: Path) -> list[Any]:
             update_tool_call(
                 event.tool_call_id,
                 status="failed" if event.is_error else "completed",
-                content=_terminal(event.details) or _content(event.content),
+                content=running.pop(event.tool_call_id, [])
+                + (_terminal(event.details) or _content(event.content)),
             )
         ]
     if isinstance(event, CompactionStartEvent):
@@ -149,11 +164,13 @@ def _message_updates(
         return _assistant_updates(content if isinstance(content, list) else [], tool_calls, cwd)
     if role == "toolResult":
         call_id = str(message.get("toolCallId", ""))
+        name, arguments = tool_calls.get(call_id, ("", {}))
+        diffs = _diffs(name, arguments, _absolute_path(arguments.get("path"), cwd))
         return [
             update_tool_call(
                 call_id,
                 status="failed" if message.get("isError") else "completed",
-                content=_content(content if isinstance(content, list) else []),
+                content=diffs + _content(content if isinstance(content, list) else []),
             )
         ]
     return []

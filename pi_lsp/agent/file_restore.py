@@ -42,26 +42,9 @@ from pi_lsp.checkpoints.plan import (
 from pi_lsp.checkpoints.preview import commands_naming, commands_on, unified_diff
 from pi_lsp.checkpoints.store import CheckpointStore, size_limit_text, unrestorable_reason
 from pi_lsp.errors import FilesNotRestoredError, PiError
-from pi_lsp.protocol import FileOutcome
+from pi_lsp.protocol import FileChangesResult, FileOutcome, FilePreview
 from pi_lsp.session.timestamps import now_iso
 from pi_lsp.tools.base import EditorBridge, FileEdit, describe_os_error
-
-
-@attrs.frozen
-class FilePreview:
-    outcome: FileOutcome
-    diff: str
-    """Unified diff from the current content to the target's ("" when nothing is shown)."""
-    commands: tuple[str, ...] = ()
-    """Shell commands on the way that name the file: changes they made are not recorded."""
-    target_text: str | None = None
-
-
-@attrs.frozen
-class FilesPreview:
-    from_id: str | None
-    to_id: str | None
-    files: tuple[FilePreview, ...]
 
 
 @attrs.frozen
@@ -108,7 +91,7 @@ class FileRestorer:
         from_id: str | None = None,
         *,
         include_text: bool = False,
-    ) -> FilesPreview:
+    ) -> FileChangesResult:
         """What a restoring move from ``from_id`` (default: the leaf, against the files as they are
         now) to ``to_leaf`` would do, with a diff per file; touches nothing."""
         session = runtime.session
@@ -122,7 +105,7 @@ class FileRestorer:
             commands = commands_on([*journey.left, *journey.taken])
             for item in assessed:
                 files.append(self._file_preview(store, item, commands, session.cwd, include_text))
-        return FilesPreview(from_leaf, to_leaf, tuple(files))
+        return FileChangesResult(runtime.id, from_leaf, to_leaf, files)
 
     def _file_preview(
         self,
@@ -143,10 +126,12 @@ class FileRestorer:
             label = os.path.relpath(item.path, cwd) if cwd else item.path
             diff = unified_diff(current_text, target_text, label.replace(os.sep, "/"))
         return FilePreview(
-            FileOutcome(item.path, item.decision.action, item.decision.reason),
-            diff,
-            tuple(commands_naming(commands, item.path, cwd)),
-            target_text if include_text else None,
+            path=item.path,
+            action=item.decision.action,
+            diff=diff,
+            reason=item.decision.reason,
+            commands=commands_naming(commands, item.path, cwd) or None,
+            target_text=target_text if include_text else None,
         )
 
     # ------------------------------------------------------------------ restore

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import attrs
 
-from pi_lsp.agent.file_restore import FileRestorer, FilesPreview, RestoreOutcome
+from pi_lsp.agent.file_restore import FileRestorer, RestoreOutcome
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import SessionRuntime
@@ -38,6 +38,7 @@ from pi_lsp.extensions import BeforeTreeEvent, TreeDecision, run_before_tree
 from pi_lsp.protocol import (
     BranchSummaryEndEvent,
     BranchSummaryStartEvent,
+    FileChangesResult,
     FileOutcome,
     NavigateResult,
 )
@@ -52,7 +53,7 @@ Progress = Callable[[str], None]
 @attrs.frozen
 class ForkOutcome:
     runtime: SessionRuntime
-    files: tuple[FileOutcome, ...] | None = None
+    files: list[FileOutcome] | None = None
 
 
 class Navigator:
@@ -166,7 +167,7 @@ class Navigator:
         from_id: str | None = None,
         *,
         include_text: bool = False,
-    ) -> FilesPreview:
+    ) -> FileChangesResult:
         """``pi/fileChanges``: what navigating to ``to_id`` with ``restoreFiles`` would do to the
         files (from the leaf, or between two entries), with a diff per file; touches nothing."""
         session = runtime.session
@@ -196,7 +197,7 @@ class Navigator:
             restored = await self.files.restore(source, entry_id, force=force)
         fork = self.sessions.fork(source, entry_id)
         self._record_restore(fork, from_leaf, fork.session.leaf_id, restored)
-        return ForkOutcome(fork, restored.files)
+        return ForkOutcome(fork, list(restored.files))
 
     async def _before_tree(
         self, runtime: SessionRuntime, target_id: str, summarize: bool, instructions: str | None

@@ -39,6 +39,11 @@ ANSWERS = tuple(answer.value for answer in Answer)
 """The choices offered, in this order, by every channel."""
 
 
+class QuestionNotAsked(Exception):
+    """The client refused to be asked (it does not offer the request): an expected outcome,
+    logged without a traceback; the call is refused as when asking fails."""
+
+
 class PermissionAsker(Protocol):
     """A channel to the user. ``ask`` returns the answer, or None when the user dismissed the
     question; cancelling it must withdraw the question."""
@@ -99,6 +104,9 @@ class Permissions:
             )
         except asyncio.CancelledError:
             raise
+        except QuestionNotAsked as error:
+            logger.info("the client was not asked about %s: %s", tool_name, error)
+            return _refused(question, "error", f"the question could not be asked: {error}")
         except Exception as error:  # a broken channel refuses; it never runs the call
             logger.exception("asking for permission to run %s failed", tool_name)
             return _refused(question, "error", f"the question could not be asked: {error}")

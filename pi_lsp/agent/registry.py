@@ -173,6 +173,22 @@ class SessionRegistry:
             info for info in list_sessions(self.session_dir) if self._is_openable(Path(info.path))
         ]
 
+    def unpin(self, runtime: SessionRuntime) -> None:
+        """No client holds ``runtime`` by id any more: it closes when idle, as others do."""
+        self._pinned.discard(runtime.id)
+
+    def close(self, runtime: SessionRuntime) -> None:
+        """The client is done with the session: closed now (opening it again reads the file)."""
+        self.unpin(runtime)
+        if self._runtimes.get(runtime.id) is not runtime:
+            return
+        runtime.close()
+        del self._runtimes[runtime.id]
+        self._last_used.pop(runtime.id, None)
+        self._closed_tree_versions[runtime.id] = runtime.tree_changes.version
+        if self._current is runtime:
+            self._current = None
+
     def close_all(self) -> None:
         for runtime in self._runtimes.values():
             runtime.close()

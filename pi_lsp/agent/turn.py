@@ -42,14 +42,14 @@ from pi_lsp.extensions import ExtensionHost
 from pi_lsp.llm.client import ModelClient, ModelStream
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.converted_history import ConvertedHistory
-from pi_lsp.llm.errors import (
+from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
+from pi_lsp.llm.failed_messages import (
     auth_error_status,
     is_context_overflow,
     is_retryable_error,
     refused_key_message,
     retry_delay_ms,
 )
-from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
 from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.stream import CompletionRequest

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from pi_lsp import protocol
 from pi_lsp.errors import InvalidParamsError, echoed
-from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.handlers.configuration import wait_for_client_settings
 from pi_lsp.services import Services
@@ -66,10 +65,9 @@ async def on_file_changes(
     services: Services, params: protocol.FileChangesParams
 ) -> protocol.FileChangesResult:
     runtime = services.sessions.get(params.session_id)
-    preview = await services.navigator.file_changes(
+    return await services.navigator.file_changes(
         runtime, params.to_id, params.from_id, include_text=params.include_text
     )
-    return shapes.file_changes_result(runtime.id, preview)
 
 
 @pi_request(protocol.LABEL)
@@ -141,6 +139,4 @@ async def on_fork(services: Services, params: protocol.ForkParams) -> protocol.F
         source, entry_id, restore_files=params.restore_files, force=params.force
     )
     fork = outcome.runtime
-    return protocol.ForkResult(
-        fork.id, fork.path, fork.session.leaf_id, source.id, shapes.file_outcomes(outcome.files)
-    )
+    return protocol.ForkResult(fork.id, fork.path, fork.session.leaf_id, source.id, outcome.files)

@@ -1,8 +1,10 @@
-"""Domain objects → the typed wire shapes of ``protocol.py``: how each reply is built.
+"""The two replies whose domain objects are not the protocol's types: how they are shaped.
 
-The services return domain objects (snake_case attrs classes, pi's own records); these functions
-shape them into the protocol's result types, which ``protocol.to_json`` puts on the wire. Free of
-pygls, so the ``pi-lsp session`` command line prints the same shapes as the server answers.
+Most services return the protocol's own types (``protocol.py``), which the handlers answer with
+as they are. Two do not: a level of the windowed tree (``session/tree_window.py``) holds tree
+nodes, which become rows with their child counts and flags (``agent/tree_changes.py``); and the
+resource snapshot holds loaded skills, templates and files, of which ``pi/resources`` sends the
+names and paths.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from pi_lsp import protocol
 from pi_lsp.agent.tree_changes import tree_node_row
 
 if TYPE_CHECKING:
-    from pi_lsp.agent.file_restore import FilesPreview
     from pi_lsp.resources.snapshot import ResourceSnapshot
     from pi_lsp.session.tree_window import TreeLevel
 
@@ -25,33 +26,6 @@ def tree_level(level: TreeLevel) -> protocol.TreeLevel:
         total=level.total,
         offset=level.offset,
         rows=[tree_node_row(node) for node in level.nodes],
-    )
-
-
-def file_outcomes(
-    files: tuple[protocol.FileOutcome, ...] | None,
-) -> list[protocol.FileOutcome] | None:
-    if files is None:
-        return None
-    return list(files)
-
-
-def file_changes_result(session_id: str, preview: FilesPreview) -> protocol.FileChangesResult:
-    return protocol.FileChangesResult(
-        session_id=session_id,
-        from_id=preview.from_id,
-        to_id=preview.to_id,
-        files=[
-            protocol.FilePreview(
-                path=file.outcome.path,
-                action=file.outcome.action,
-                diff=file.diff,
-                reason=file.outcome.reason,
-                commands=list(file.commands) or None,
-                target_text=file.target_text,
-            )
-            for file in preview.files
-        ],
     )
 
 

@@ -30,7 +30,8 @@ async def on_models(services: Services, params: protocol.ModelsParams) -> protoc
     from pi_lsp.llm.models import list_known_models
 
     catalog = services.live.catalog()
-    entries = await asyncio.to_thread(lambda: catalog.entries(list_known_models("")))
+    configured = services.live.configured_model
+    entries = await asyncio.to_thread(lambda: catalog.entries(list_known_models(""), configured()))
     wanted = (params.filter or "").lower()
     listed = [
         entry

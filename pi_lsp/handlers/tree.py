@@ -7,6 +7,7 @@ session's tree version, which ``tree_changed`` events continue.
 from __future__ import annotations
 
 from pi_lsp import protocol
+from pi_lsp.agent.tree_changes import tree_node_row
 from pi_lsp.errors import InvalidParamsError
 from pi_lsp.handlers import shapes
 from pi_lsp.handlers.base import pi_request
@@ -71,5 +72,5 @@ def on_tree_search(
         session_id=runtime.id,
         version=runtime.tree_changes.version,
         total=hits.total,
-        rows=[shapes.tree_node_row(tree_node(session, entry, paths)) for entry in hits.entries],
+        rows=[tree_node_row(tree_node(session, entry, paths)) for entry in hits.entries],
     )

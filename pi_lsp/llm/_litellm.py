@@ -1,7 +1,7 @@
 """The one place litellm is imported: lazily, offline, quietly, once per process.
 
-Besides the module itself, the few pieces of litellm the Anthropic direct path reuses (its HTTP
-client class, its finish-reason map, its exception mapping) are reached from here too.
+Only the long tail of providers (Bedrock, Vertex, Azure, Cohere…) needs it: the providers of the
+table (``providers.py``) are sent by pi-lsp itself. No private litellm module is imported.
 
 ``import litellm`` takes seconds, so nothing imports it at module load; the first completion (or a
 ``preload_litellm`` started in the background at server start) does. The model cost map is read
@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Callable
 from types import ModuleType
 
 _lock = threading.Lock()
@@ -45,36 +44,3 @@ async def preload_litellm() -> ModuleType:
     if _module is not None:
         return _module
     return await asyncio.to_thread(load_litellm)
-
-
-def async_http_handler_class() -> type:
-    """litellm's async HTTP client class (``anthropic_direct`` records requests through it)."""
-    load_litellm()
-    from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
-
-    return AsyncHTTPHandler
-
-
-def finish_reason_mapper() -> Callable[[str], str]:
-    """litellm's map from a provider's stop reason to an OpenAI ``finish_reason``."""
-    load_litellm()
-    from litellm.litellm_core_utils.core_helpers import map_finish_reason
-
-    return map_finish_reason
-
-
-def anthropic_exception(model: str, status: int, message: bytes | str) -> Exception:
-    """The exception litellm raises for an Anthropic answer of ``status`` with ``message``: its
-    handler's ``AnthropicError``, put through litellm's exception mapping."""
-    load_litellm()
-    from litellm.litellm_core_utils.exception_mapping_utils import exception_type
-    from litellm.llms.anthropic.common_utils import AnthropicError
-
-    original = AnthropicError(status_code=status, message=message)
-    try:
-        mapped = exception_type(
-            model=model, original_exception=original, custom_llm_provider="anthropic"
-        )
-    except Exception as raised:  # noqa: BLE001 — exception_type raises the mapped exception
-        return raised
-    return mapped if isinstance(mapped, Exception) else original

@@ -1,4 +1,4 @@
-"""Anthropic Messages stream events → the chunk dicts ``AssistantStream`` reads, as litellm would.
+"""Anthropic Messages stream events → the chunk dicts ``AssistantStream`` reads, as litellm made.
 
 litellm's Anthropic stream handler (``ModelResponseIterator``) turns every server-sent event into
 a pydantic ``ModelResponseStream`` in the OpenAI chunk shape; ``AssistantStream`` then reads its
@@ -14,9 +14,9 @@ litellm's rules, so both transports give the same events and messages:
 - ``message_start`` and ``message_delta`` carry usage, merged (``message_delta``'s is cumulative
   but may leave out what ``message_start`` said): ``prompt_tokens`` counts the cache reads and
   writes too, and the cache fields litellm reports are kept; ``message_delta``'s ``stop_reason``
-  becomes the finish reason through litellm's own map (``end_turn`` → ``stop``, ``tool_use`` →
-  ``tool_calls``, ``max_tokens`` → ``length``…), loaded once litellm is;
-- an ``error`` event is raised as ``StreamErrorEvent`` (the caller maps it as litellm does);
+  becomes the finish reason through the caller's map (litellm's: ``end_turn`` → ``stop``,
+  ``tool_use`` → ``tool_calls``, ``max_tokens`` → ``length``…);
+- an ``error`` event is raised as ``StreamErrorEvent`` with its type and message;
   ``ping``, ``message_stop`` and ``content_block_stop`` of other blocks give nothing.
 
 Text and thinking deltas, nearly all of a stream, cost one small dict each and nothing else.
@@ -67,8 +67,10 @@ class ChunkTranslator:
             return self._message_delta(event)
         if kind == "error":
             error = event.get("error") or {}
-            message = error.get("message") if isinstance(error, Mapping) else None
-            raise StreamErrorEvent(message or str(dict(event)))
+            if not isinstance(error, Mapping) or not error.get("message"):
+                raise StreamErrorEvent(str(dict(event)))
+            kind = error.get("type")
+            raise StreamErrorEvent(f"{kind}: {error['message']}" if kind else error["message"])
         return None
 
     def _content_delta(self, delta: Mapping[str, Any]) -> Chunk | None:

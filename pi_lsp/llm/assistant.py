@@ -59,6 +59,8 @@ class PartialAssistant:
 
     provider: str
     model: str
+    api: str = API
+    """The wire API it came over, as pi records it (``anthropic-messages``…)."""
     timestamp: int = attrs.field(factory=_now_ms)
     usage: dict[str, Any] = attrs.field(factory=empty_usage)
     finish_reason: str | None = None
@@ -122,6 +124,11 @@ class PartialAssistant:
                 return index
         return max(self._tool_calls, default=-1) + 1
 
+    def sign_tool_call(self, index: int, signature: str) -> None:
+        """Gemini's thought signature of tool call ``index``, to be sent back with it."""
+        self.start_tool_call(index, "", "")
+        self._tool_calls[index].block["thoughtSignature"] = signature
+
     def add_tool_arguments(self, index: int, delta: str) -> None:
         self.start_tool_call(index, "", "")
         self._tool_calls[index].arguments_json += delta
@@ -141,7 +148,7 @@ class PartialAssistant:
         message: dict[str, Any] = {
             "role": "assistant",
             "content": self._final_content(),
-            "api": API,
+            "api": self.api,
             "provider": self.provider,
             "model": self.model,
             "usage": self.usage,

@@ -45,6 +45,7 @@ from pi_lsp.llm.credentials import (
     environment_credential,
 )
 from pi_lsp.llm.model_scope import PI_DEFAULT_MODELS, scope_models
+from pi_lsp.llm.providers import PROVIDERS, has_custom_endpoint, is_chat_model
 from pi_lsp.protocol import KeySource, KeyStatus, ModelInfo, ProviderInfo
 from pi_lsp.resources.auth_file import AuthFile, oauth_message
 from pi_lsp.resources.models_file import ModelDefinition, ModelsFile, ProviderDefinition
@@ -266,19 +267,50 @@ class ModelCatalog:
             for model in provider.models
         ]
 
-    def entries(self, known: Iterable[Any]) -> list[ModelInfo]:
-        """``pi/models``: the usable models first (with a key, or local), then the others.
+    def entries(
+        self, known: Iterable[Any], configured: ModelConfig | None = None
+    ) -> list[ModelInfo]:
+        """``pi/models`` and the pickers: the configured model, then the models ``models.json``
+        lists, then the chat models of the provider table's catalogues (``known``: litellm's
+        table, ``models.KnownModel``); the usable ones (a key, or local) before the others.
 
-        ``known`` are litellm's models (``models.KnownModel``); models ``models.json`` lists
-        come before them, each group in its own order.
+        A catalogue is left out where its models would go to an endpoint of the user's own: the
+        configured model's provider when the settings give an ``apiBase``, a provider whose
+        endpoint variable (``OPENAI_BASE_URL``…) is set. Providers outside the table (litellm's
+        long tail) are not listed; their models can still be named.
         """
-        defined = [self._entry(model) for model in self.defined_models()]
-        seen = {entry.model for entry in defined}
+        first = [self._entry(configured)] if configured is not None else []
+        seen = {entry.model for entry in first}
+        defined = [self._entry(model) for model in self.defined_models() if model.model not in seen]
+        seen |= {entry.model for entry in defined}
+        skipped = self._custom_endpoint_providers(configured)
         sources: dict[str, KeySource | None] = {}
-        table = [self._table_entry(model, sources) for model in known if model.model not in seen]
-        return [entry for entry in [*defined, *table] if entry.available] + [
-            entry for entry in [*defined, *table] if not entry.available
+        table = [
+            self._table_entry(model, sources)
+            for model in known
+            if model.model not in seen and self._listable(model, skipped)
         ]
+        listed = [*defined, *table]
+        return (
+            first
+            + [entry for entry in listed if entry.available]
+            + [entry for entry in listed if not entry.available]
+        )
+
+    def _custom_endpoint_providers(self, configured: ModelConfig | None) -> set[str]:
+        skipped = {
+            provider.id
+            for provider in PROVIDERS.values()
+            if has_custom_endpoint(provider, self.environ)
+        }
+        if configured is not None and configured.api_base and configured.source == "settings":
+            skipped.add(configured.provider)
+        return skipped
+
+    @staticmethod
+    def _listable(known: Any, skipped: set[str]) -> bool:
+        provider = PROVIDERS.get(known.provider)
+        return provider is not None and provider.id not in skipped and is_chat_model(known.model_id)
 
     def _entry(self, model: ModelConfig) -> ModelInfo:
         return ModelInfo(

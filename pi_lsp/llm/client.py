@@ -1,11 +1,11 @@
-"""The interface the agent calls models through, and its litellm implementation.
+"""The interface the agent calls models through, and its implementation over the providers.
 
 ``ModelClient.stream(request)`` opens one streamed completion: an async context manager whose
 ``events()`` yield pi-shaped stream events ending in ``Completed(message)``, and whose
 ``partial_message(stop_reason)`` is what arrived so far (see ``stream.py`` for the contract).
-``LitellmClient`` is the real one; ``double.ModelDouble`` answers from a script, in process, for
-tests of the agent's orchestration. ``complete`` runs a stream to its end for callers that only
-want the final message (summaries).
+``ProviderClient`` is the real one (each provider's wire API, litellm for the long tail);
+``double.ModelDouble`` answers from a script, in process, for tests of the agent's orchestration.
+``complete`` runs a stream to its end for callers that only want the final message (summaries).
 """
 
 from __future__ import annotations
@@ -51,11 +51,12 @@ class ModelClient(Protocol):
         ...
 
 
-class LitellmClient:
-    """Completions through litellm, or straight over HTTP for the models ``direct`` serves.
+class ProviderClient:
+    """Completions over the provider's own wire API for the models of the provider table, through
+    litellm for the others.
 
-    ``configured_model`` tells ``preload`` which model the first prompt will likely use: for one
-    that streams directly, litellm (seconds of import, a few hundred MB) is not loaded at all.
+    ``configured_model`` tells ``preload`` which model the first prompt will likely use: for a
+    table model, litellm (seconds of import, a few hundred MB) is not loaded at all.
     """
 
     def __init__(self, configured_model: Callable[[], ModelConfig | None] | None = None) -> None:
@@ -84,12 +85,18 @@ async def complete(client: ModelClient, request: CompletionRequest) -> dict[str,
 
 
 def _load_quietly(configured_model: Callable[[], ModelConfig | None] | None) -> None:
-    from pi_lsp.llm import direct
+    from pi_lsp.llm import anthropic_direct, direct, google_generative_ai, openai_responses
     from pi_lsp.llm._litellm import load_litellm
 
     try:
         model = configured_model() if configured_model is not None else None
-        if model is not None and direct.serves(model):
+        served = (
+            direct.serves,
+            anthropic_direct.serves,
+            openai_responses.serves,
+            google_generative_ai.serves,
+        )
+        if model is not None and any(serves(model) for serves in served):
             direct.preload(model)
         else:
             load_litellm()

@@ -1,27 +1,32 @@
-"""Streamed completions sent straight to an OpenAI-compatible endpoint: no per-chunk objects.
+"""The ``openai-completions`` wire API: streamed chat completions sent by pi-lsp itself.
 
-litellm turns every streamed chunk into pydantic objects (the openai SDK's, then its own
-``ModelResponseStream``), which costs about 0.5 ms of CPU per chunk, and ``import litellm`` costs
-seconds and a few hundred MB. For a model served by an OpenAI-compatible endpoint of its own (a
-``models.json`` provider with ``api: "openai-completions"``, a local server, an ``openai/…``
-model with an ``apiBase``) pi-lsp needs none of that: the request body is the one litellm would
-send (``completion_arguments``, then ``request_body``), it goes out over ``http_stream`` (h11 on
-asyncio's streams; connections are reused across turns), and each server-sent ``data:`` line is
-decoded by jiter into plain dicts that ``AssistantStream`` turns into events.
+Every provider of the table (``providers.py``) that speaks OpenAI's chat completions comes here:
+OpenAI itself (``gpt-4o``, ``gpt-5``, the ``o`` series), an OpenAI-compatible server given by
+``OPENAI_BASE_URL`` or an ``apiBase``, a ``models.json`` provider with ``api:
+"openai-completions"``, OpenRouter, Groq, xAI, DeepSeek, Mistral, Cerebras and Ollama. litellm
+would turn every streamed chunk into pydantic objects (about 0.5 ms of CPU each) after an import of
+seconds and a few hundred MB; here the body is built once (``completion_arguments``, then
+``request_body`` with the provider's rules), it goes out over ``http_stream`` (h11 on asyncio's
+streams; connections are reused across turns), and each server-sent ``data:`` line is decoded by
+jiter into plain dicts that ``AssistantStream`` turns into events.
 
-``serves(model)`` decides. Everything else goes through litellm: other providers and the OpenAI
-models litellm rewrites parameters for (``o1``…, ``gpt-5``…). ``PI_LSP_LLM_TRANSPORT=litellm``
-sends every model through litellm, and so does an endpoint an ``HTTP(S)_PROXY`` variable would
-route through a proxy (litellm's httpx client honours those variables; ``http_stream`` does not).
+The provider's rules (``providers.py``): OpenAI's reasoning models take ``max_completion_tokens``
+and no ``temperature``; the reasoning effort goes as ``reasoning_effort``, as OpenRouter's
+``reasoning`` object, or not at all; ``stream_options`` only where the provider takes it. The key
+is the model's credential, else the provider's own environment variable.
+
+``serves(model)`` decides. ``PI_LSP_LLM_TRANSPORT=litellm`` sends every model through litellm, and
+so does an endpoint the environment routes through a proxy ``http_stream`` does not speak (a
+``socks5://`` one); ``http://`` proxies (``HTTPS_PROXY``…) are spoken here (``proxies.py``).
 
 Failures read as litellm's do (``provider_error``): the HTTP status, litellm's exception name
-for it and ``OpenAIException - <provider text>``, so ``errors.py`` classifies both paths alike.
+for it and ``OpenAIException - <provider text>``, so ``failed_messages.py`` classifies both paths
+alike.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
@@ -29,18 +34,18 @@ import h11
 import jiter
 import msgspec
 
-from pi_lsp.llm import http_stream
+from pi_lsp.llm import http_stream, providers
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.failures import (
+from pi_lsp.llm.messages import THOUGHT_SIGNATURE_FIELD
+from pi_lsp.llm.provider_errors import (
     ProviderError,
     connection_error,
     provider_error,
     timeout_error,
 )
+from pi_lsp.llm.proxies import unsupported_proxy
 
 TRANSPORT_ENVIRONMENT_VARIABLE = "PI_LSP_LLM_TRANSPORT"
-# Model ids litellm rewrites parameters for (max_tokens → max_completion_tokens, no temperature…).
-_REWRITTEN_MODELS = re.compile(r"^(?:o\d|gpt-5|gpt-4\.5)", re.IGNORECASE)
 # completion_arguments keys that configure litellm itself rather than go into the body.
 _CLIENT_ARGUMENTS = frozenset(
     {"model", "api_base", "api_key", "timeout", "max_retries", "drop_params", "extra_body"}
@@ -55,43 +60,62 @@ def serves(model: ModelConfig) -> bool:
     """Whether ``model`` streams through this module instead of litellm."""
     if os.environ.get(TRANSPORT_ENVIRONMENT_VARIABLE) == "litellm":
         return False
-    prefix, slash, model_id = model.call_model.partition("/")
+    found = providers.route(model)
     return (
-        bool(slash)
-        and prefix == "openai"
-        and bool(model.api_base)
-        and not _REWRITTEN_MODELS.match(model_id)
-        and not proxied(model.api_base or "")
+        found is not None and found.wire_api == "openai-completions" and not proxied(found.base_url)
     )
 
 
 def proxied(url: str) -> bool:
-    """Whether the environment's proxy variables send requests to ``url`` through a proxy."""
-    if not any(name.lower().endswith("_proxy") for name in os.environ):
-        return False
-    import urllib.request  # 70 ms of imports, paid only where proxy variables are set
-
-    scheme, _, rest = url.partition("://")
-    host = rest.split("/", 1)[0]
-    proxies = urllib.request.getproxies_environment()
-    if not (proxies.get(scheme.lower()) or proxies.get("all")):
-        return False
-    return not urllib.request.proxy_bypass(host)  # on POSIX: NO_PROXY from the environment
+    """Whether requests to ``url`` must go through a proxy the direct path does not speak
+    (``socks5://``, ``https://``): litellm sends them instead (``proxies.py``)."""
+    return unsupported_proxy(url)
 
 
-def request_body(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON body litellm would send for ``completion_arguments``'s ``arguments``."""
+def request_body(
+    arguments: Mapping[str, Any], found: providers.Route | None = None
+) -> dict[str, Any]:
+    """The JSON body for ``completion_arguments``'s ``arguments`` sent along ``found``: what
+    litellm would send, with the provider's rules (module docstring)."""
     body = {key: value for key, value in arguments.items() if key not in _CLIENT_ARGUMENTS}
-    body = {"model": str(arguments["model"]).partition("/")[2], **body}
+    model_id = found.model_id if found else str(arguments["model"]).partition("/")[2]
+    body = {"model": model_id, **body}
     body["messages"] = [_without_empty_content(message) for message in body["messages"]]
     body.update(arguments.get("extra_body") or {})
+    if found is not None:
+        _apply_provider_rules(body, found)
     return body
+
+
+def _apply_provider_rules(body: dict[str, Any], found: providers.Route) -> None:
+    provider = found.provider
+    if provider.id == "openai" and providers.is_reasoning_model(found.model_id):
+        if "max_tokens" in body:
+            body["max_completion_tokens"] = body.pop("max_tokens")
+        body.pop("temperature", None)
+    if not provider.usage_in_streaming:
+        body.pop("stream_options", None)
+    if provider.store:
+        body["store"] = False
+    effort = body.pop("reasoning_effort", None)
+    if effort is None or provider.reasoning == "none":
+        return
+    if provider.reasoning == "openrouter":
+        body["reasoning"] = {"effort": effort}
+    else:
+        body["reasoning_effort"] = effort
 
 
 def _without_empty_content(message: dict[str, Any]) -> dict[str, Any]:
     # An assistant message that only calls tools has no content: litellm leaves the key out.
     if message.get("content") is None and "content" in message:
-        return {key: value for key, value in message.items() if key != "content"}
+        message = {key: value for key, value in message.items() if key != "content"}
+    calls = message.get("tool_calls")
+    if calls and any(THOUGHT_SIGNATURE_FIELD in call for call in calls):
+        unsigned = [
+            {k: v for k, v in call.items() if k != THOUGHT_SIGNATURE_FIELD} for call in calls
+        ]
+        message = {**message, "tool_calls": unsigned}
     return message
 
 
@@ -109,18 +133,21 @@ async def stream_chunks(
     headers: Mapping[str, str],
 ) -> AsyncGenerator[dict[str, Any], None]:
     """The endpoint's streamed chunks as dicts; a failure raises ``ProviderError``."""
-    url = str(model.api_base).rstrip("/") + "/chat/completions"
+    found = providers.route(model)
+    if found is None:
+        raise ValueError(f"{model.call_model} is not a model of the provider table")
+    url = found.base_url + "/chat/completions"
     timeout = arguments.get("timeout")
     request_headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-    # Like litellm's OpenAI client: without a key of its own, the environment's OpenAI key.
-    api_key = arguments.get("api_key") or os.environ.get("OPENAI_API_KEY")
+    # Like the provider's SDK: without a key of its own, the provider's environment variable.
+    api_key = arguments.get("api_key") or providers.environment_key(found.provider)
     if api_key:
         request_headers["Authorization"] = f"Bearer {api_key}"
     request_headers.update(headers)
     try:
         # No total timeout: a stream may run for minutes; each connect and read has ``timeout``.
         async with http_stream.post(
-            url, _encode(request_body(arguments)), request_headers, timeout
+            url, _encode(request_body(arguments, found)), request_headers, timeout
         ) as response:
             if response.status >= 400:
                 raise provider_error(response.status, await response.text())

@@ -6,6 +6,12 @@ sockets), because aiohttp, which the direct path used before, costs about 0.4 s 
 start to the first model request; h11 costs a few milliseconds. A TLS context is made on the first
 ``https`` request only.
 
+Proxies are taken from the environment as curl, requests and httpx take them (``proxies.py``:
+``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``, ``NO_PROXY``, either case): an ``https`` URL goes
+through an HTTP ``CONNECT`` tunnel to the proxy, TLS inside the tunnel; an ``http`` URL is sent
+to the proxy with its absolute URL as the request target. ``user:password@`` in the proxy's URL
+becomes ``Proxy-Authorization: Basic``.
+
 Connections are kept alive and reused across turns, one pool per event loop, closed when the loop
 shuts down. A kept-alive connection the server has meanwhile closed fails before any byte of an
 answer; the request is then sent once more on a new connection. Failures: ``TimeoutError`` (a
@@ -16,6 +22,7 @@ off), ``OSError`` or ``h11.ProtocolError`` (no answer at all).
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import ssl
 import weakref
@@ -24,6 +31,8 @@ from urllib.parse import urlsplit
 
 import attrs
 import h11
+
+from pi_lsp.llm.proxies import Proxy, proxy_for
 
 READ_SIZE = 65536
 USER_AGENT = "pi-lsp"
@@ -65,6 +74,8 @@ class _Connection:
     writer: asyncio.StreamWriter
     http: h11.Connection = attrs.field(factory=lambda: h11.Connection(h11.CLIENT))
     reused: bool = False
+    forwarding_proxy: Proxy | None = None
+    """A proxy the requests are sent to as they are (``http`` URLs): absolute targets."""
 
     async def next_event(self, timeout: float | None) -> object:
         while True:
@@ -218,13 +229,20 @@ async def _send(
     timeout: float | None,
 ) -> int:
     """Send the request; the answer's status once its head has arrived."""
+    proxy = connection.forwarding_proxy
+    request_target = target.path
+    proxy_headers: list[tuple[str, str]] = []
+    if proxy is not None:
+        request_target = f"{target.scheme}://{target.host_header}{target.path}"
+        proxy_headers = _proxy_authorization(proxy)
     request = h11.Request(
         method="POST",
-        target=target.path,
+        target=request_target,
         headers=[
             ("Host", target.host_header),
             ("User-Agent", USER_AGENT),
             ("Content-Length", str(len(body))),
+            *proxy_headers,
             *headers.items(),
         ],
     )
@@ -248,6 +266,9 @@ async def _send(
 
 
 async def _open(target: Target, timeout: float | None) -> _Connection:
+    proxy = proxy_for(target.scheme, target.host)
+    if proxy is not None:
+        return await _open_through(proxy, target, timeout)
     context = _tls_context() if target.scheme == "https" else None
     reader, writer = await asyncio.wait_for(
         asyncio.open_connection(
@@ -260,6 +281,47 @@ async def _open(target: Target, timeout: float | None) -> _Connection:
         timeout,
     )
     return _Connection(reader, writer)
+
+
+class ProxyRefused(OSError):
+    """The proxy answered the ``CONNECT`` with something else than 2xx."""
+
+
+async def _open_through(proxy: Proxy, target: Target, timeout: float | None) -> _Connection:
+    """A connection to ``target`` through ``proxy``: a tunnel for https, else the proxy itself."""
+    reader, writer = await asyncio.wait_for(
+        asyncio.open_connection(proxy.host, proxy.port, limit=READ_SIZE * 4), timeout
+    )
+    if target.scheme != "https":
+        return _Connection(reader, writer, forwarding_proxy=proxy)
+    try:
+        host = f"[{target.host}]" if ":" in target.host else target.host
+        authority = f"{host}:{target.port}"
+        head = [f"CONNECT {authority} HTTP/1.1", f"Host: {authority}"]
+        head += [f"{name}: {value}" for name, value in _proxy_authorization(proxy)]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+        try:
+            async with asyncio.timeout(timeout):
+                answer = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.IncompleteReadError as error:
+            raise ConnectionResetError("the proxy closed the connection") from error
+        status_line = answer.split(b"\r\n", 1)[0].decode("latin-1")
+        parts = status_line.split(" ", 2)
+        if len(parts) < 2 or not parts[1].startswith("2"):
+            raise ProxyRefused(f"the proxy {proxy.host}:{proxy.port} answered {status_line!r}")
+        async with asyncio.timeout(timeout):
+            await writer.start_tls(_tls_context(), server_hostname=target.host)
+    except BaseException:
+        writer.close()
+        raise
+    return _Connection(reader, writer)
+
+
+def _proxy_authorization(proxy: Proxy) -> list[tuple[str, str]]:
+    if proxy.credentials is None:
+        return []
+    token = base64.b64encode(proxy.credentials.encode()).decode()
+    return [("Proxy-Authorization", f"Basic {token}")]
 
 
 _tls: list[ssl.SSLContext] = []

@@ -37,6 +37,7 @@ from pi_lsp.llm.history import prepare_history
 ChatMessage = dict[str, Any]
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+THOUGHT_SIGNATURE_FIELD = "thought_signature"
 TOOL_IMAGES_INTRO = "Attached image(s) from tool result:"
 _USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
 _TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
@@ -238,11 +239,16 @@ def _thinking_block(block: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _tool_call(call: Mapping[str, Any]) -> dict[str, Any]:
-    return {
+    converted = {
         "id": call.get("id"),
         "type": "function",
         "function": {"name": call.get("name"), "arguments": js_json(call.get("arguments") or {})},
     }
+    if call.get("thoughtSignature"):
+        # Gemini's signature of the reasoning behind the call (kept for the same model only,
+        # ``history.py``); the Gemini request sends it back, the other wire APIs leave it out.
+        converted[THOUGHT_SIGNATURE_FIELD] = call["thoughtSignature"]
+    return converted
 
 
 def _tool_message(message: Mapping[str, Any], supports_images: bool) -> ChatMessage:

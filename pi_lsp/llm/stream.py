@@ -1,4 +1,4 @@
-"""One streamed completion through litellm, as pi-shaped events ending in a complete message.
+"""One streamed completion, as pi-shaped events ending in a complete message, whatever the wire API.
 
 Use ``AssistantStream`` as an async context manager and iterate ``events()``::
 
@@ -12,8 +12,8 @@ The last event is always ``Completed(message)``: a complete pi assistant message
 ``events()``: an HTTP error, a refused connection, a timeout, an error event in the stream or a
 stream that ends without a ``finish_reason`` all end in ``stopReason: "error"`` with an
 ``errorMessage`` that holds the HTTP status and the provider's text (``"429 RateLimitError:
-OpenAIException - Rate limit reached"``), which is what ``errors.is_context_overflow`` and
-``errors.is_retryable_error`` classify.
+OpenAIException - Rate limit reached"``), which is what ``failed_messages.is_context_overflow`` and
+``failed_messages.is_retryable_error`` classify.
 
 Cancellation is the exception: when the consuming task is cancelled, the HTTP stream is closed
 (the connection is released, not leaked) and ``CancelledError`` propagates. The caller then
@@ -21,10 +21,12 @@ persists ``stream.partial_message("aborted")``, which keeps the text, thinking a
 received so far. Leaving the ``async with`` block closes the stream too, whoever stops
 iterating early.
 
-Where the chunks come from is ``_chunks``: ``direct.py`` for an OpenAI-compatible endpoint (plain
-dicts, no litellm), ``anthropic_direct.py`` for Anthropic (plain dicts; litellm builds the request),
-litellm for every other provider (its chunk objects); the model double feeds scripted ones.
-Every stream turns chunks into events and messages the same way.
+Where the chunks come from is ``_chunks``: the wire APIs pi-lsp speaks itself for the providers of
+its table (``providers.py``: ``direct.py`` for ``openai-completions``, ``openai_responses.py`` for
+``openai-responses``, ``anthropic_direct.py`` for ``anthropic-messages``,
+``google_generative_ai.py`` for Gemini; plain dicts, no litellm), litellm for the long tail (its
+chunk objects, litellm imported on that first use); the model double feeds scripted ones. Every
+stream turns chunks into events and messages the same way.
 """
 
 from __future__ import annotations
@@ -37,7 +39,13 @@ from typing import Any, Self
 
 import attrs
 
-from pi_lsp.llm import anthropic_direct, direct
+from pi_lsp.llm import (
+    anthropic_direct,
+    direct,
+    google_generative_ai,
+    openai_responses,
+    providers,
+)
 from pi_lsp.llm._litellm import load_litellm, preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
 from pi_lsp.llm.caching import (
@@ -57,30 +65,20 @@ from pi_lsp.llm.events import (
     ToolCallDelta,
     ToolCallStart,
 )
-from pi_lsp.llm.failures import describe_error
 from pi_lsp.llm.messages import (
+    THOUGHT_SIGNATURE_FIELD,
     ToolSpec,
     history_chat_messages,
     system_messages,
     tools_to_openai,
 )
 from pi_lsp.llm.models import supports_reasoning
+from pi_lsp.llm.provider_errors import describe_error
 from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.usage import usage_from_openai
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
-# The cache parameters litellm forwards to an ``openai/…`` endpoint (a unit test holds it to that).
-DIRECT_CACHE_PARAMETERS = ("prompt_cache_key", "prompt_cache_retention")
 REASONING_FIELD = "reasoning_content"
-# pi's thinking levels → litellm's reasoning_effort; "off" sends none.
-_REASONING_EFFORT = {
-    "minimal": "minimal",
-    "low": "low",
-    "medium": "medium",
-    "high": "high",
-    "xhigh": "high",
-    "max": "high",
-}
 
 
 @attrs.frozen
@@ -160,8 +158,11 @@ def completion_arguments(request: CompletionRequest) -> dict[str, Any]:
 
 def _supported_parameters(model: ModelConfig) -> tuple[str, ...]:
     """The OpenAI parameters litellm forwards to ``model``'s provider (none when it cannot say)."""
-    if direct.serves(model):
-        return DIRECT_CACHE_PARAMETERS  # what litellm says for an OpenAI-compatible endpoint
+    table_provider = providers.table_provider(model)
+    if table_provider is not None and (direct.serves(model) or openai_responses.serves(model)):
+        return table_provider.cache_parameters
+    if anthropic_direct.serves(model) or google_generative_ai.serves(model):
+        return ()  # Anthropic caches at the cache_control breakpoints, Gemini implicitly
     return _parameters_litellm_forwards(model.call_model, model.api_base)
 
 
@@ -197,7 +198,7 @@ def _apply_compat(arguments: dict[str, Any], model: ModelConfig) -> None:
 
 
 def _reasoning_effort(request: CompletionRequest) -> str | None:
-    effort = _REASONING_EFFORT.get(request.thinking_level)
+    effort = providers.reasoning_effort(request.thinking_level)
     if effort is None or not supports_reasoning(request.model):
         return None
     return effort
@@ -209,7 +210,9 @@ class AssistantStream:
     def __init__(self, request: CompletionRequest) -> None:
         self.request = request
         self.partial = PartialAssistant(
-            provider=request.model.provider, model=request.model.model_id
+            provider=request.model.provider,
+            model=request.model.model_id,
+            api=_recorded_api(request.model),
         )
         self.message: dict[str, Any] | None = None
         self._events: AsyncIterator[StreamEvent] | None = None
@@ -258,11 +261,11 @@ class AssistantStream:
         yield Completed(self.message)
 
     async def _chunks(self) -> AsyncGenerator[Any, None]:
-        """The provider's streamed chunks: dicts from ``direct``, or litellm's chunk objects."""
+        """The provider's streamed chunks: dicts from the direct paths, or litellm's objects."""
         model = self.request.model
-        streams_directly = direct.serves(model)
+        native = _native_chunks(model)
         # litellm (seconds to import) loads off the event loop, before anything asks it questions.
-        litellm = None if streams_directly else await preload_litellm()
+        litellm = None if native is not None else await preload_litellm()
         arguments = completion_arguments(self.request)
         # Keys may come from a command: resolved off the event loop, and only now. Without one
         # only the environment is read, so no thread hop adds to the turn.
@@ -272,24 +275,17 @@ class AssistantStream:
             auth = request_auth(model)
         if auth.api_key is not None:
             arguments["api_key"] = auth.api_key
-        if litellm is None:
-            chunks = direct.stream_chunks(model, arguments, auth.headers or {})
+        if native is not None:
+            chunks = native(model, arguments, auth.headers or {})
             try:
                 async for chunk in chunks:
                     yield chunk
             finally:
                 await chunks.aclose()
             return
+        assert litellm is not None
         if auth.headers:
             arguments["extra_headers"] = dict(auth.headers)
-        if anthropic_direct.serves(model):
-            anthropic_chunks = anthropic_direct.stream_chunks(model, arguments)
-            try:
-                async for chunk in anthropic_chunks:
-                    yield chunk
-            finally:
-                await anthropic_chunks.aclose()
-            return
         response = None
         try:
             response = await litellm.acompletion(**arguments)
@@ -348,11 +344,36 @@ class AssistantStream:
         events: list[StreamEvent] = []
         if self.partial.start_tool_call(index, _get(call, "id") or "", name):
             events.append(ToolCallStart(index, _get(call, "id") or "", name))
+        signature = _get(call, THOUGHT_SIGNATURE_FIELD) if type(call) is dict else None
+        if isinstance(signature, str) and signature:
+            self.partial.sign_tool_call(index, signature)
         arguments = _get(function, "arguments")
         if isinstance(arguments, str) and arguments:
             self.partial.add_tool_arguments(index, arguments)
             events.append(ToolCallDelta(index, arguments))
         return events
+
+
+def _recorded_api(model: ModelConfig) -> str:
+    """The wire API an answer records (pi's ``api``): the one pi-lsp speaks for ``model``, else
+    the chat completions litellm's chunks come in."""
+    found = providers.route(model)
+    if found is not None and _native_chunks(model) is not None:
+        return found.wire_api
+    return "openai-completions"
+
+
+def _native_chunks(model: ModelConfig) -> Any:
+    """The chunk stream of the wire API pi-lsp speaks itself for ``model``, or None (litellm)."""
+    if direct.serves(model):
+        return direct.stream_chunks
+    if anthropic_direct.serves(model):
+        return anthropic_direct.stream_chunks
+    if openai_responses.serves(model):
+        return openai_responses.stream_chunks
+    if google_generative_ai.serves(model):
+        return google_generative_ai.stream_chunks
+    return None
 
 
 def _get(value: Any, key: str) -> Any:

@@ -4,8 +4,10 @@
 request asks for ``stream``, else one JSON completion); ``GET /v1/models`` lists one model.
 ``POST /v1/messages`` is Anthropic's Messages API, answered from the same queue
 (``anthropic.py``), with a simulated prompt cache that follows the request's ``cache_control``
-breakpoints. With ``simulate_openai_cache`` the chat-completions usage reports OpenAI's automatic
-prefix caching too (``prompt_cache.py``). Every request body is recorded. When the queue is empty
+breakpoints; ``POST /v1/responses`` is OpenAI's Responses API (``responses.py``), ``POST
+/v1beta/models/{model}:streamGenerateContent`` Gemini's (``gemini.py``). With
+``simulate_openai_cache`` the chat-completions usage reports OpenAI's automatic prefix caching too
+(``prompt_cache.py``). Every request body is recorded. When the queue is empty
 the answer is a clear 500 "no scripted reply", so a test that forgot a reply fails loudly instead
 of hanging.
 
@@ -28,8 +30,10 @@ from aiohttp import web
 
 from pi_lsp.scripted_llm.anthropic import messages_endpoint
 from pi_lsp.scripted_llm.event_stream import open_event_stream, stall_or_drop
+from pi_lsp.scripted_llm.gemini import generate_content_endpoint
 from pi_lsp.scripted_llm.prompt_cache import PromptCache
 from pi_lsp.scripted_llm.replies import Reply, error, reply_from_json, usage_for
+from pi_lsp.scripted_llm.responses import responses_endpoint
 
 SCRIPTED_MODEL_ID = "scripted"
 _NO_REPLY = error(500, "no scripted reply: the scripted LLM server's queue is empty")
@@ -76,6 +80,11 @@ class ScriptedLLM:
         """The Anthropic base URL of this server (clients add ``/v1/messages``)."""
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def gemini_url(self) -> str:
+        """The Gemini base URL of this server (clients add ``/models/…``)."""
+        return f"http://127.0.0.1:{self.port}/v1beta"
+
     def enqueue(self, *replies: Reply) -> None:
         """Queue replies; each chat-completion request takes the oldest."""
         self._queue.extend(replies)
@@ -94,6 +103,8 @@ class ScriptedLLM:
         app.router.add_post("/v1/chat/completions", self._chat_completions)
         app.router.add_post("/chat/completions", self._chat_completions)
         app.router.add_post("/v1/messages", self._anthropic_messages)
+        app.router.add_post("/v1/responses", self._openai_responses)
+        app.router.add_post("/v1beta/models/{target}", self._gemini_generate_content)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/__requests", self._recorded_requests)
         app.router.add_get("/__headers", self._recorded_headers)
@@ -135,6 +146,12 @@ class ScriptedLLM:
         except (TypeError, ValueError) as problem:
             return web.json_response({"error": str(problem)}, status=400)
         return web.json_response({"queued": len(entries), "pending": len(self._queue)})
+
+    async def _gemini_generate_content(self, request: web.Request) -> web.StreamResponse:
+        return await generate_content_endpoint(self, request)
+
+    async def _openai_responses(self, request: web.Request) -> web.StreamResponse:
+        return await responses_endpoint(self, request)
 
     async def _anthropic_messages(self, request: web.Request) -> web.StreamResponse:
         return await messages_endpoint(self, request)

@@ -14,8 +14,8 @@ import pytest_asyncio
 from aiohttp import web
 
 from pi_lsp.llm.config import ModelConfig, resolve_model
-from pi_lsp.llm.errors import is_retryable_error
 from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
+from pi_lsp.llm.failed_messages import is_retryable_error
 from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.models import model_info
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest, completion_arguments

@@ -1,6 +1,7 @@
-"""The Anthropic direct transport against litellm's, side by side on the scripted server's
-Messages endpoint: the same request body and headers, the same events, messages and usage, the
-same error texts and classification, cancellation, and no per-chunk pydantic objects."""
+"""The Anthropic direct transport (pi-lsp's own request, no litellm) against litellm's, side by
+side on the scripted server's Messages endpoint: the same request body and headers, the same
+events, messages and usage, the same classification of failures (with a readable text of our own),
+cancellation, and no per-chunk pydantic objects."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ import pytest
 
 from pi_lsp.llm import anthropic_direct, direct
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.errors import auth_error_status, is_context_overflow, is_retryable_error
 from pi_lsp.llm.events import Completed
+from pi_lsp.llm.failed_messages import auth_error_status, is_context_overflow, is_retryable_error
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
 from tests import scripted_llm_fixtures as fixtures
@@ -109,7 +110,9 @@ async def both(
 
 
 def without_timestamp(message: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in message.items() if key != "timestamp"}
+    """The message without its time and its ``api`` (pi-lsp's own path records
+    ``anthropic-messages``, litellm's the chat completions its chunks come in)."""
+    return {key: value for key, value in message.items() if key not in ("timestamp", "api")}
 
 
 def header(headers: dict[str, str], name: str) -> str | None:
@@ -188,6 +191,7 @@ async def test_both_give_the_same_events_message_and_usage(
     assert direct_events == litellm_events
     assert without_timestamp(ours) == without_timestamp(litellms)
     assert ours["stopReason"] in ("stop", "toolUse", "length")
+    assert (ours["api"], litellms["api"]) == ("anthropic-messages", "openai-completions")
     assert ours["usage"]["totalTokens"] > 0 and ours["usage"]["cost"]["total"] > 0
 
 
@@ -279,7 +283,15 @@ async def test_both_describe_and_classify_failures_alike(
     (_, ours), (_, litellms) = await both(scripted_llm, monkeypatch, reply)
     assert ours["stopReason"] == litellms["stopReason"] == "error"
     assert ours["content"] == litellms["content"]
-    assert ours["errorMessage"] == litellms["errorMessage"]
+    # litellm's text quotes the body's bytes (b'{"type": "error", …}'); ours names the status,
+    # the error type and the provider's message.
+    status = str(reply.status) if reply.is_http_error else "500"
+    assert ours["errorMessage"].startswith(status), ours["errorMessage"]
+    assert "AnthropicException - " in ours["errorMessage"]
+    provider_text = ((reply.error_body or {}).get("error") or {}).get("message") or (
+        (reply.stream_error or {}).get("message")
+    )
+    assert provider_text and provider_text in ours["errorMessage"]
     for classify in (is_retryable_error, auth_error_status):
         assert classify(ours) == classify(litellms)
     assert is_context_overflow(ours, 200_000) == is_context_overflow(litellms, 200_000)
@@ -368,36 +380,11 @@ async def test_a_missing_key_fails_as_litellm_says_before_anything_is_sent(
     model = anthropic_model(scripted_llm, api_key=None)
     scripted_llm.enqueue(replies.text("unused"), replies.text("unused"))
     (_, ours), (_, litellms) = await both(scripted_llm, monkeypatch, replies.text("-"), model=model)
-    assert ours["stopReason"] == "error" and ours["errorMessage"] == litellms["errorMessage"]
+    assert ours["stopReason"] == litellms["stopReason"] == "error"
     assert "Missing Anthropic API Key" in ours["errorMessage"]
+    assert "Missing Anthropic API Key" in litellms["errorMessage"]
+    assert auth_error_status(ours) == auth_error_status(litellms) == 401
     assert scripted_llm.requests == []
-
-
-async def test_a_request_litellm_sends_itself_is_read_from_litellm(
-    scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Should litellm ever send a request without handing it to the recording client, its own
-    stream is the answer: the turn still works, through litellm."""
-    from pi_lsp.llm._litellm import async_http_handler_class
-
-    class SendingClient(async_http_handler_class()):  # type: ignore[misc]
-        recorded = None
-
-    use_transport(monkeypatch, "direct")
-    monkeypatch.setattr(anthropic_direct, "_recording_client_class", lambda: SendingClient)
-    scripted_llm.enqueue(replies.text("Through litellm.", reasoning="Hmm."))
-    request = CompletionRequest(
-        model=anthropic_model(scripted_llm, reasoning=True),
-        system_prompt="s",
-        messages=[user_text("Hi")],
-        thinking_level="low",
-        timeout=10,
-    )
-    message = await _message(request)
-    assert message["stopReason"] == "stop"
-    assert [block["type"] for block in message["content"]] == ["thinking", "text"]
-    assert message["content"][1]["text"] == "Through litellm."
-    assert len(scripted_llm.requests) == 1
 
 
 _NO_OBJECTS_SCRIPT = """

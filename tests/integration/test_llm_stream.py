@@ -15,8 +15,8 @@ import pytest
 
 from pi_lsp.llm import direct
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.errors import is_context_overflow, is_retryable_error
 from pi_lsp.llm.events import Completed, StreamEvent, TextDelta
+from pi_lsp.llm.failed_messages import is_context_overflow, is_retryable_error
 from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.stream import (
     AssistantStream,

@@ -11,8 +11,8 @@ import pytest
 
 from pi_lsp.llm import direct
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.errors import auth_error_status, is_context_overflow, is_retryable_error
 from pi_lsp.llm.events import Completed
+from pi_lsp.llm.failed_messages import auth_error_status, is_context_overflow, is_retryable_error
 from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
@@ -120,6 +120,8 @@ async def test_both_send_the_same_body_and_headers(
         cache_retention="long",
     )
     direct_body, litellm_body = scripted_llm.requests
+    # The one addition is pi's: OpenAI's API is asked to keep no copy (``store: false``).
+    assert direct_body.pop("store") is False
     assert direct_body == litellm_body
     assert direct_body["prompt_cache_key"] == "session-1" and direct_body["top_k"] == 20
     direct_headers, litellm_headers = scripted_llm.request_headers
@@ -220,12 +222,15 @@ def test_direct_streaming_builds_no_pydantic_objects() -> None:
 
 
 def test_direct_cache_parameters_are_those_litellm_forwards() -> None:
-    """The direct path sends the prompt-cache parameters litellm forwards to an ``openai/…``
-    endpoint without asking litellm (which it does not load)."""
+    """The direct path sends each table provider the prompt-cache parameters litellm forwards to
+    it, without asking litellm (which it does not load)."""
     from pi_lsp.llm._litellm import load_litellm
-    from pi_lsp.llm.stream import DIRECT_CACHE_PARAMETERS
+    from pi_lsp.llm.providers import PROVIDERS
 
     litellm = load_litellm()
-    for model_id in ("scripted", "qwen3-coder", "gpt-4o"):
-        supported = litellm.get_supported_openai_params(model_id, "openai") or []
-        assert set(DIRECT_CACHE_PARAMETERS) <= set(supported), model_id
+    for provider in PROVIDERS.values():
+        if provider.wire_api != "openai-completions":
+            continue
+        for model_id in ("scripted", "gpt-4o"):
+            supported = litellm.get_supported_openai_params(model_id, provider.model_prefixes[0])
+            assert set(provider.cache_parameters) <= set(supported or []), provider.id

@@ -97,6 +97,21 @@ def test_tool_output_and_results_become_tool_call_updates():
     assert failed.status == "failed"
 
 
+def test_the_final_update_of_an_edit_keeps_its_diff_before_the_result():
+    """ACP v1: ``content`` in a ``tool_call_update`` replaces the tool call's content."""
+    running: updates.RunningDiffs = {}
+    arguments = {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]}
+    updates.event_updates(ToolExecutionStartEvent("c1", "edit", arguments), CWD, running)
+    result = [{"type": "text", "text": "Replaced 1 block in app.py."}]
+    [done] = updates.event_updates(
+        ToolExecutionEndEvent("c1", "edit", False, result, None, "e1"), CWD, running
+    )
+    diff, text = done.content
+    assert (diff.type, diff.old_text, diff.new_text) == ("diff", "a - b", "a + b")
+    assert text.content.text == "Replaced 1 block in app.py."
+    assert running == {}, "a finished tool call's diffs are forgotten"
+
+
 def test_an_automatic_compaction_is_shown_as_an_agent_message():
     [shown] = updates.event_updates(CompactionStartEvent("threshold"), CWD)
     assert "Compacting" in shown.content.text
@@ -238,11 +253,16 @@ async def test_commands_go_to_the_clients_terminal_unless_it_has_none_or_refuses
         async def create_terminal(self, **params):
             raise RequestError.internal_error({"details": "no terminals here"})
 
+    flushed: list[str] = []
+
+    async def flush(session_id: str) -> None:
+        flushed.append(session_id)
+
     with_terminals = ClientCapabilities(terminal=True)
-    files = AcpFiles(lambda: Refusing(), lambda: with_terminals)
+    files = AcpFiles(lambda: Refusing(), lambda: with_terminals, flush)
     prompting_session.set("acp-1")
     assert await files.start_command("ls", CWD) is None
-    files = AcpFiles(lambda: Refusing(), lambda: ClientCapabilities())
+    files = AcpFiles(lambda: Refusing(), lambda: ClientCapabilities(), flush)
     assert await files.start_command("ls", CWD) is None
 
     class Accepting:
@@ -252,5 +272,8 @@ async def test_commands_go_to_the_clients_terminal_unless_it_has_none_or_refuses
             assert params["args"] == ["-c", "ls"] and params["cwd"] == str(CWD)
             return CreateTerminalResponse(terminal_id="t1")
 
-    started = await AcpFiles(lambda: Accepting(), lambda: with_terminals).start_command("ls", CWD)
+    flushed.clear()
+    accepting = AcpFiles(lambda: Accepting(), lambda: with_terminals, flush)
+    started = await accepting.start_command("ls", CWD)
     assert started is not None and started.id == "t1"
+    assert flushed == ["acp-1"], "the updates before terminal/create go first"

@@ -143,9 +143,9 @@ async def test_the_preview_shows_diffs_and_touches_nothing(agent):
     ids = await two_turns(agent)
     preview = await agent.services.navigator.file_changes(agent.runtime, ids["before_two"])
     assert preview.to_id == agent.runtime.session.get_entry(ids["before_two"]).parent_id
-    by_name = {Path(file.outcome.path).name: file for file in preview.files}
+    by_name = {Path(file.path).name: file for file in preview.files}
     assert by_name["a.txt"].diff == "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-three\n+two\n"
-    assert by_name["new.txt"].outcome.action == "deleted"
+    assert by_name["new.txt"].action == "deleted"
     assert by_name["new.txt"].diff.startswith("--- a/sub/new.txt\n+++ /dev/null\n")
     assert by_name["a.txt"].target_text is None
     assert files_of(agent.workspace) == {"a.txt": "three\n", "sub/new.txt": "new\n"}
@@ -156,7 +156,7 @@ async def test_the_preview_shows_diffs_and_touches_nothing(agent):
     between = await agent.services.navigator.file_changes(
         agent.runtime, ids["before_one"], ids["before_two"]
     )
-    assert [(Path(f.outcome.path).name, f.diff) for f in between.files] == [
+    assert [(Path(f.path).name, f.diff) for f in between.files] == [
         ("a.txt", "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-two\n+one\n")
     ]
 
@@ -176,8 +176,8 @@ async def test_the_preview_marks_files_a_command_named(agent):
     [file] = preview.files
     # The command changed the file after the agent's edit: pi-lsp did not see it, so it is a
     # conflict, and the preview says which command it was.
-    assert file.commands == ("echo more >> a.txt",)
-    assert file.outcome.action == "conflict"
+    assert file.commands == ["echo more >> a.txt"]
+    assert file.action == "conflict"
 
 
 async def test_binary_and_oversized_files_are_reported_not_restorable(make_agent):

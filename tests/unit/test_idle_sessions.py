@@ -97,3 +97,34 @@ def test_a_session_opened_again_goes_on_above_its_tree_version(tmp_path: Path):
     assert reopened is not first
     assert reopened.tree_changes.next_event().version == 4
     registry.close_all()
+
+
+def test_a_session_the_client_closes_is_closed_and_unpinned(tmp_path: Path):
+    """``session/close`` over ACP: a pinned session is closed at once; asked for again, it is
+    opened from its file and closed as idle like any other."""
+    registry = registry_of(tmp_path, idle_seconds=0, idle_sessions_kept=0)
+    held = written_session(registry, "held")
+    registry.pin(held)
+    other = written_session(registry, "other")
+    registry.close(held)
+    assert open_ids(registry) == {other.id}
+    with pytest.raises(SessionWriteError):
+        held.session.append_message({"role": "user", "content": "late", "timestamp": 2})
+    reopened = registry.get(held.id)
+    assert reopened is not held
+    written_session(registry, "newer")
+    assert held.id not in open_ids(registry), "no longer pinned"
+    registry.close_all()
+
+
+def test_a_session_no_client_holds_any_more_closes_when_idle(tmp_path: Path):
+    """ACP's ``/new`` leaves a pinned session: unpinned, it closes as idle like any other."""
+    registry = registry_of(tmp_path, idle_seconds=0, idle_sessions_kept=0)
+    left = written_session(registry, "left by /new")
+    registry.pin(left)
+    written_session(registry, "second")
+    assert left.id in open_ids(registry), "pinned"
+    registry.unpin(left)
+    written_session(registry, "third")
+    assert left.id not in open_ids(registry)
+    registry.close_all()

@@ -54,19 +54,19 @@ def test_the_environment_can_send_everything_through_litellm(
 @pytest.mark.parametrize(
     ("variables", "api_base", "direct_path"),
     [
-        ({"HTTPS_PROXY": "http://proxy.corp:3128"}, None, False),  # api.anthropic.com
-        ({"ALL_PROXY": "http://proxy.corp:3128"}, None, False),
-        ({"HTTPS_PROXY": "http://proxy.corp:3128", "NO_PROXY": "api.anthropic.com"}, None, True),
-        ({"HTTP_PROXY": "http://proxy.corp:3128"}, None, True),  # only http:// goes through it
-        ({"HTTP_PROXY": "http://proxy.corp:3128"}, "http://gw.internal", False),
+        ({"HTTPS_PROXY": "http://proxy.corp:3128"}, None, True),  # a CONNECT tunnel
+        ({"ALL_PROXY": "socks5://proxy.corp:1080"}, None, False),
+        ({"HTTPS_PROXY": "socks5://proxy.corp:1080", "NO_PROXY": "api.anthropic.com"}, None, True),
+        ({"HTTP_PROXY": "socks5://proxy.corp:1080"}, None, True),  # only http:// uses it
+        ({"HTTP_PROXY": "socks5://proxy.corp:1080"}, "http://gw.internal", False),
         (
-            {"HTTP_PROXY": "http://proxy.corp:3128", "ANTHROPIC_BASE_URL": "http://gw.internal"},
+            {"HTTP_PROXY": "socks5://proxy.corp:1080", "ANTHROPIC_BASE_URL": "http://gw.internal"},
             None,
             False,
         ),
     ],
 )
-def test_an_endpoint_behind_a_proxy_goes_through_litellm(
+def test_only_an_endpoint_behind_a_proxy_of_another_kind_goes_through_litellm(
     variables: dict[str, str],
     api_base: str | None,
     direct_path: bool,

@@ -320,3 +320,41 @@ def test_providers_list_those_with_keys_then_the_users_own_then_the_best_known(t
     assert names[3:6] == ["anthropic", "gateway", "local"]  # named in models.json
     assert names[6:11] == ["openai", "google", "xai", "mistral", "deepseek"]
     assert names[11:] == sorted(names[11:])
+
+
+def test_pickers_list_the_configured_model_first_and_only_table_chat_models(tmp_path):
+    table = [
+        KnownModel("anthropic/claude-x", "anthropic", "claude-x", 200000, None, False, True),
+        KnownModel("openai/gpt-4o", "openai", "gpt-4o", 128000, None, False, True),
+        KnownModel("openai/container", "openai", "container", 128000, None, False, True),
+        KnownModel(
+            "openai/gpt-4o-audio-preview", "openai", "gpt-4o-audio-preview", 1, None, False, False
+        ),
+        KnownModel("bedrock/claude", "amazon-bedrock", "claude", 200000, None, False, True),
+        KnownModel("groq/llama-3.3", "groq", "llama-3.3", 128000, None, False, False),
+    ]
+    environ = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k", "AWS_BEARER_TOKEN_BEDROCK": "k"}
+    configured = resolve_model({"model": "openai/gpt-4o"}, environ)
+    models = [entry.model for entry in catalog(tmp_path, environ).entries(table, configured)]
+    assert models[0] == "openai/gpt-4o"
+    assert models.count("openai/gpt-4o") == 1
+    assert "anthropic/claude-x" in models and "groq/llama-3.3" in models
+    assert "openai/container" not in models and "openai/gpt-4o-audio-preview" not in models
+    assert "bedrock/claude" not in models  # litellm's long tail is named, not listed
+
+
+def test_no_cloud_catalogue_against_the_users_own_endpoint(tmp_path):
+    table = [
+        KnownModel("openai/gpt-4o", "openai", "gpt-4o", 128000, None, False, True),
+        KnownModel("anthropic/claude-x", "anthropic", "claude-x", 200000, None, False, True),
+    ]
+    local = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
+    settings = {"model": "openai/qwen", "apiBase": "http://127.0.0.1:8080/v1"}
+    configured = resolve_model(settings, local)
+    models = [entry.model for entry in catalog(tmp_path, local).entries(table, configured)]
+    assert models[0] == "openai/qwen" and "openai/gpt-4o" not in models
+    assert "anthropic/claude-x" in models
+
+    behind_variable = {**local, "OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}
+    models = [entry.model for entry in catalog(tmp_path, behind_variable).entries(table)]
+    assert "openai/gpt-4o" not in models and "anthropic/claude-x" in models

@@ -6,8 +6,13 @@ import pytest
 
 from pi_lsp.llm import direct
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.errors import auth_error_status, is_context_overflow, is_retryable_error
-from pi_lsp.llm.failures import connection_error, describe_error, provider_error, timeout_error
+from pi_lsp.llm.failed_messages import auth_error_status, is_context_overflow, is_retryable_error
+from pi_lsp.llm.provider_errors import (
+    connection_error,
+    describe_error,
+    provider_error,
+    timeout_error,
+)
 
 
 def model(call_model: str, api_base: str | None = "http://127.0.0.1:8000/v1") -> ModelConfig:
@@ -20,11 +25,24 @@ def model(call_model: str, api_base: str | None = "http://127.0.0.1:8000/v1") ->
     [
         ("openai/qwen3-coder", "http://127.0.0.1:8000/v1", True),
         ("openai/gpt-4o", "https://gateway.example/v1", True),
-        ("openai/gpt-4o", None, False),  # OpenAI itself: litellm's own provider
-        ("openai/o3-mini", "https://gateway.example/v1", False),  # litellm rewrites parameters
-        ("openai/gpt-5", "https://gateway.example/v1", False),
+        ("openai/gpt-4o", None, False),  # OpenAI itself: the Responses API
+        ("gpt-4o", None, False),
+        ("openai/o3-mini", "https://gateway.example/v1", True),
+        ("openai/gpt-5-mini", "https://gateway.example/v1", True),
+        ("openrouter/anthropic/claude-sonnet-4-5", None, True),
+        ("groq/llama-3.3-70b-versatile", None, True),
+        ("xai/grok-4", None, True),
+        ("deepseek/deepseek-chat", None, True),
+        ("mistral/mistral-large-latest", None, True),
+        ("cerebras/gpt-oss-120b", None, True),
+        ("ollama/llama3", None, True),
+        ("ollama_chat/llama3", "http://127.0.0.1:11434/v1", True),
+        ("openai/responses/gpt-5", None, False),  # the Responses API
         ("anthropic/claude-sonnet-4-5", "https://api.anthropic.com", False),
-        ("ollama/llama3", "http://127.0.0.1:11434", False),
+        ("gemini/gemini-2.5-pro", None, False),
+        ("bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", None, False),
+        ("vertex_ai/gemini-2.5-pro", None, False),
+        ("azure/gpt-4o", None, False),
     ],
 )
 def test_which_models_stream_directly(
@@ -44,13 +62,14 @@ def test_the_environment_can_send_everything_through_litellm(
 @pytest.mark.parametrize(
     ("proxy_variables", "direct_path"),
     [
-        ({"HTTPS_PROXY": "http://proxy.corp:3128"}, False),
-        ({"https_proxy": "http://proxy.corp:3128", "NO_PROXY": "gateway.example"}, True),
-        ({"ALL_PROXY": "http://proxy.corp:3128"}, False),
-        ({"HTTP_PROXY": "http://proxy.corp:3128"}, True),  # only http:// goes through it
+        ({"HTTPS_PROXY": "http://proxy.corp:3128"}, True),  # spoken: a CONNECT tunnel
+        ({"ALL_PROXY": "socks5://proxy.corp:1080"}, False),  # not spoken: litellm
+        ({"https_proxy": "socks5://proxy.corp:1080", "NO_PROXY": "gateway.example"}, True),
+        ({"HTTP_PROXY": "socks5://proxy.corp:1080"}, True),  # only http:// goes through it
+        ({"HTTPS_PROXY": "https://proxy.corp:3128"}, False),  # TLS to the proxy: litellm
     ],
 )
-def test_an_endpoint_behind_a_proxy_goes_through_litellm(
+def test_only_an_endpoint_behind_a_proxy_of_another_kind_goes_through_litellm(
     proxy_variables: dict[str, str], direct_path: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD"):

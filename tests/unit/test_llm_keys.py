@@ -17,7 +17,7 @@ from pi_lsp.llm.auth_store import AuthFileError, remove_api_key, save_api_key
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.config_values import CommandOutputs, resolve_value, template_variables
 from pi_lsp.llm.credentials import Credential, UnresolvedKeyError, request_auth, runs_commands
-from pi_lsp.llm.errors import auth_error_status, refused_key_message
+from pi_lsp.llm.failed_messages import auth_error_status, refused_key_message
 from pi_lsp.llm.secrets import redact_secrets, remember_secrets
 
 PYTHON = sys.executable

@@ -13,6 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
+import attrs
 import pytest
 
 from pi_lsp import protocol
@@ -20,6 +21,7 @@ from tools.protocol import generate
 from tools.protocol.lua import lua_module
 from tools.protocol.markdown import fill_blocks
 from tools.protocol.schema import protocol_schema
+from tools.protocol.typescript import typescript_module
 
 ROOT = Path(__file__).resolve().parents[2]
 JSON2TS = ROOT / "editors" / "vscode" / "node_modules" / "json-schema-to-typescript"
@@ -124,8 +126,9 @@ def test_a_result_field_sent_as_null_is_required_and_nullable(schema):
 def test_a_field_left_out_when_none_is_optional_and_never_null(schema):
     properties, required = fields(schema, "TreeEntry")
     assert "role" not in required
-    assert properties["role"] == {"type": "string"}
-    assert properties["contextEdit"] == {"$ref": "#/$defs/ContextEditEffect"}
+    assert properties["role"]["type"] == "string"
+    assert properties["contextEdit"]["$ref"] == "#/$defs/ContextEditEffect"
+    assert "anyOf" not in properties["contextEdit"]
 
 
 def test_a_params_field_with_a_default_is_optional_and_one_without_is_required(schema):
@@ -190,3 +193,22 @@ def test_the_docs_have_a_section_for_every_method_and_no_other():
         *protocol.NOTIFICATION_PARAMS,
         *protocol.SERVER_NOTIFICATION_PARAMS,
     }
+
+
+@needs_json2ts
+def test_a_field_added_to_protocol_py_reaches_every_mirror(monkeypatch):
+    @attrs.frozen
+    class AbortResult:
+        session_id: str
+        aborted: bool
+        queued_dropped: int | None
+        """How many queued prompts the abort dropped."""
+
+    monkeypatch.setattr(protocol, "AbortResult", AbortResult)
+    monkeypatch.setitem(protocol.RESULT_BY_METHOD, protocol.ABORT, AbortResult)
+    schema = protocol_schema()
+    document = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+
+    assert "  queuedDropped: number | null;" in typescript_module(schema)
+    assert "---@field queuedDropped? integer" in lua_module(schema)
+    assert "| `queuedDropped` | integer \\| null |" in fill_blocks(document, schema)

@@ -90,7 +90,12 @@ class Blocks:
                 for field, schema in definition["properties"].items()
                 if field != "type"
             )
-            when = definition.get("description", "")
+            notes = [
+                f"`{field}`: {schema['description']}"
+                for field, schema in definition["properties"].items()
+                if schema.get("description")
+            ]
+            when = " ".join([definition.get("description", ""), *notes]).strip()
             lines.append(f"| `{cls.TYPE}` | {_cell(fields)} | {_cell(when)} |")
         return "\n".join(lines) + "\n"
 
@@ -143,7 +148,8 @@ def _type(schema: JsonSchema) -> str:
     if kind == "object":
         values = schema.get("additionalProperties")
         if isinstance(values, dict):
-            return f"object of {_type(values)}"
+            value = _type(values)
+            return f"object of ({value})" if " | " in value else f"object of {value}"
         return "object"
     return kind or "any JSON"
 

@@ -86,11 +86,11 @@ class ProtocolSchema:
             annotation = hints[field.name]
             if omitted:
                 annotation = _without_none(annotation)
-            schema = self.type_schema(annotation)
+            field_schema = self.type_schema(annotation)
             description = self.docs.fields.get((cls.__name__, field.name))
             if description:
-                schema = {**schema, "description": description}
-            properties[name] = schema
+                field_schema = {**field_schema, "description": description}
+            properties[name] = field_schema
             has_default = field.default is not attrs.NOTHING
             if not omitted and not (cls in self.params_classes and has_default):
                 required.append(name)

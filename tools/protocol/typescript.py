@@ -7,6 +7,7 @@ and result types belong to which method, the lists of names — are written from
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import textwrap
@@ -37,14 +38,17 @@ NOTIFICATION_CONSTANTS = {
 
 
 def typescript_module(schema: JsonSchema) -> str:
-    declarations = _json_schema_to_typescript(_wrapped_descriptions(schema))
+    declarations = _json_schema_to_typescript(json.dumps(_wrapped_descriptions(schema)))
     return f"{HEADER}\n{declarations}\n{_tables()}"
 
 
-def _json_schema_to_typescript(schema: JsonSchema) -> str:
+@functools.cache
+def _json_schema_to_typescript(schema: str) -> str:
+    """The declarations json-schema-to-typescript makes of ``schema`` (JSON text); cached, since
+    node takes a second or two and a check and a write in one process ask for the same schema."""
     completed = subprocess.run(
         ["node", str(JSON2TS)],
-        input=json.dumps(schema),
+        input=schema,
         capture_output=True,
         text=True,
         check=False,

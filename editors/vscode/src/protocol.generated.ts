@@ -44,6 +44,10 @@ export type ContextEditEffect = 'removed' | 'replaced';
  */
 export type FileAction = 'restored' | 'created' | 'deleted' | 'conflict' | 'skipped';
 
+/**
+ * How bad a resource problem is, as the editor's diagnostics show it: `error` mostly for a file
+ * that could not be read or parsed, `warning` for the rest.
+ */
 export type Severity = 'error' | 'warning';
 
 /**
@@ -295,7 +299,7 @@ export interface AbortResult {
 }
 
 /**
- * One entry of the tree as an editor lists it (`session/tree_view.py` makes them).
+ * One entry of the tree as an editor lists it.
  */
 export interface TreeEntry {
   id: string;
@@ -394,7 +398,7 @@ export interface TreeSearchResult {
 
 /**
  * One visible entry of the active path: a message, a compaction or branch summary, or a shown
- * custom message (`session/transcript.py` makes them).
+ * custom message.
  */
 export interface TranscriptEntry {
   entryId: string;

@@ -158,7 +158,7 @@ async def test_a_rejected_write_shows_its_diff_and_nothing_is_written(
     assert (workspace / "app.py").read_text() == "def add(a, b):\n    return a - b\n"
     final = [u for u in client.of_type(ToolCallProgress) if u.tool_call_id == "call-1"][-1]
     assert final.status == "failed"
-    assert "the user denied it" in final.content[0].content.text
+    assert "the user denied it" in final.content[-1].content.text  # after the diff it proposed
     (result,) = saved_tool_results(workspace)
     assert result["isError"] is True and "Not run" in result["content"][0]["text"]
     sent = json.dumps(scripted_llm.requests[-1]["messages"])

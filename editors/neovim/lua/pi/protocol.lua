@@ -35,6 +35,8 @@
 --- `skipped` — left as it is for `reason` (not restorable, already right, not writable).
 ---@alias pi.FileAction "restored"|"created"|"deleted"|"conflict"|"skipped"
 
+--- How bad a resource problem is, as the editor's diagnostics show it: `error` mostly for a file
+--- that could not be read or parsed, `warning` for the rest.
 ---@alias pi.Severity "error"|"warning"
 
 --- Any request that only names a session.
@@ -192,7 +194,7 @@
 ---@field sessionId string
 ---@field aborted boolean
 
---- One entry of the tree as an editor lists it (`session/tree_view.py` makes them).
+--- One entry of the tree as an editor lists it.
 ---@class pi.TreeEntry
 ---@field id string
 ---@field parentId? string
@@ -264,7 +266,7 @@
 ---@field rows pi.TreeNodeRow[]
 
 --- One visible entry of the active path: a message, a compaction or branch summary, or a shown
---- custom message (`session/transcript.py` makes them).
+--- custom message.
 ---@class pi.TranscriptEntry
 ---@field entryId string
 ---@field type string

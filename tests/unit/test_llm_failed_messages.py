@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.llm.errors import is_context_overflow, is_retryable_error, retry_delay_ms
-from pi_lsp.llm.failures import describe_error
+from pi_lsp.llm.failed_messages import is_context_overflow, is_retryable_error, retry_delay_ms
+from pi_lsp.llm.provider_errors import describe_error
 
 
 def failed(error_message: str) -> dict[str, Any]:

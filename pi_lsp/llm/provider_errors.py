@@ -71,11 +71,12 @@ class ProviderError(Exception):
         self.description = description
 
 
-def provider_error(status_code: int, body: str) -> ProviderError:
-    """The error for an OpenAI-compatible endpoint's answer ``body`` with ``status_code``.
+def provider_error(status_code: int, body: str, label: str = "OpenAIException") -> ProviderError:
+    """The error for an endpoint's answer ``body`` with ``status_code``.
 
     Its text is what ``describe_error`` makes of litellm's exception for the same answer: the
-    status, litellm's exception name for it and ``OpenAIException - <the provider's message>``.
+    status, litellm's exception name for it and ``<label> - <the provider's message>``
+    (``OpenAIException`` for OpenAI's wire APIs, ``GeminiException`` for Gemini's).
     """
     text = _provider_message(body)
     name = _LITELLM_NAMES.get(status_code, "APIError")
@@ -84,7 +85,7 @@ def provider_error(status_code: int, body: str) -> ProviderError:
     elif _CONTEXT_WINDOW_TEXT.search(text):
         name = "ContextWindowExceededError"
     prefix = f"{status_code} {name}: " if name else f"{status_code} "
-    return ProviderError(status_code, f"{prefix}OpenAIException - {text}")
+    return ProviderError(status_code, f"{prefix}{label} - {text}")
 
 
 def connection_error(*, answered: bool) -> ProviderError:
