@@ -96,7 +96,9 @@ class WarmServer:
     """A pi-lsp server on a scratch workspace, initialized on the scripted model, warmed up by two
     turns (litellm's import, seconds in the background, must not be measured)."""
 
-    def __init__(self, scratch: Path, llm: ScriptedLLM) -> None:
+    def __init__(self, scratch: Path, llm: ScriptedLLM, options: dict | None = None) -> None:
+        self.options = options or {}
+        """Initialization options over the benchmark's own."""
         self.workspace = scratch / "workspace"
         self.scratch = scratch
         self.llm = llm
@@ -128,6 +130,7 @@ class WarmServer:
             "thinkingLevel": "off",
             "retry": {"enabled": False},
             "compaction": {"enabled": False},
+            **self.options,
         }
         await self.client.initialize_workspace(self.workspace, options)
         start = time.perf_counter()

@@ -46,6 +46,10 @@ RESOURCES = "pi/resources"
 RELOAD = "pi/reload"
 LOGIN = "pi/login"
 LOGOUT = "pi/logout"
+SEARCH_SESSIONS = "pi/searchSessions"
+EXPORT_SESSION = "pi/exportSession"
+IMPORT_SESSION = "pi/importSession"
+DELETE_SESSION = "pi/deleteSession"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
@@ -146,6 +150,37 @@ class TreeSearchParams:
     session_id: str | None = None
     limit: int | None = None
     """How many results (1–1000, default 100), newest first."""
+
+
+@attrs.frozen
+class SearchSessionsParams:
+    query: str
+    """Words, ``"a quoted phrase"``, ``-word`` to leave out; anything else is searched literally."""
+    limit: int | None = None
+    """How many hits (1–200, default 50)."""
+    session_id: str | None = None
+    """Only this session's entries."""
+    order: Literal["newest", "best"] | None = None
+    """``newest`` first (the default) or the ``best`` match first."""
+
+
+@attrs.frozen
+class ExportSessionParams:
+    session_id: str
+    format: Literal["html", "markdown", "jsonl"]
+    path: str | None = None
+    """Where to write (relative to the workspace root); default ``pi-session-<id>.<ext>`` there."""
+
+
+@attrs.frozen
+class ImportSessionParams:
+    path: str
+    """The session file to copy in (relative to the workspace root, or absolute)."""
+
+
+@attrs.frozen
+class DeleteSessionParams:
+    session_id: str
 
 
 @attrs.frozen
@@ -295,6 +330,10 @@ PARAMS_BY_METHOD: dict[str, type] = {
     RELOAD: NoParams,
     LOGIN: LoginParams,
     LOGOUT: LogoutParams,
+    SEARCH_SESSIONS: SearchSessionsParams,
+    EXPORT_SESSION: ExportSessionParams,
+    IMPORT_SESSION: ImportSessionParams,
+    DELETE_SESSION: DeleteSessionParams,
 }
 """Every request method and the type its params are validated against."""
 
@@ -505,6 +544,58 @@ class TreeSearchResult:
     total: int
     """How many entries match; ``rows`` holds the newest of them."""
     rows: list[TreeNodeRow]
+
+
+@attrs.frozen
+class SessionSearchHit:
+    session_id: str
+    path: str
+    session_name: str | None
+    entry_id: str | None
+    type: str | None
+    role: str | None
+    """The message's role (``user``, ``assistant``, ``toolResult``…); null for other entries."""
+    preview: str
+    """The matched words with a little text around them."""
+    timestamp: str | None
+    on_active_path: bool
+    """Whether the entry is on the path pi resumes the session at (its last entry's)."""
+
+
+@attrs.frozen
+class IndexingProgress:
+    complete: bool
+    """Every session file is indexed as it was when last seen."""
+    indexed_files: int
+    known_files: int
+
+
+@attrs.frozen
+class SearchSessionsResult:
+    total: int
+    """How many entries match; ``hits`` holds the first ``limit`` of them."""
+    total_capped: bool
+    """Counting stopped at 10,000: there are more matches than ``total``."""
+    indexing: IndexingProgress
+    hits: list[SessionSearchHit]
+
+
+@attrs.frozen
+class ExportSessionResult:
+    path: str
+
+
+@attrs.frozen
+class ImportSessionResult:
+    session_id: str
+    path: str
+
+
+@attrs.frozen
+class DeleteSessionResult:
+    session_id: str
+    path: str
+    """Where the file was: it is in the system trash now."""
 
 
 @attrs.frozen
@@ -892,6 +983,10 @@ RESULT_BY_METHOD: dict[str, type] = {
     RELOAD: ResourcesChanged,
     LOGIN: LoginResult,
     LOGOUT: LogoutResult,
+    SEARCH_SESSIONS: SearchSessionsResult,
+    EXPORT_SESSION: ExportSessionResult,
+    IMPORT_SESSION: ImportSessionResult,
+    DELETE_SESSION: DeleteSessionResult,
 }
 """Every request method and the type of its result."""
 

@@ -140,6 +140,8 @@ class PiLanguageServer(LanguageServer):
         """The latest ``workspace/configuration`` request (kept so the task is not collected)."""
         self.event_loop: asyncio.AbstractEventLoop | None = None
         """The loop serving the client (known from ``initialize`` on)."""
+        self.session_watch: asyncio.Task | None = None
+        """The task telling the session index about files written by others (``initialized``)."""
         self.editor_watch: asyncio.Task | None = None
         """The task watching the editor process named in ``initialize`` (see ``client_gone``)."""
         self.log_handler: logging.Handler | None = None

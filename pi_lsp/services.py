@@ -8,7 +8,9 @@ server and for tests (which pass a model double as ``client``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from pi_lsp.agent.resource_service import ResourceService
     from pi_lsp.config import ServerConfig
     from pi_lsp.llm.client import ModelClient
+    from pi_lsp.project_memory.service import ProjectMemory
     from pi_lsp.tools.base import EditorBridge, Tool
 
 Progress = Callable[[int | str | None, str], Any]
@@ -39,6 +42,8 @@ class Services:
     progress: Progress
     files: FileRestorer
     """Restores of the files the agent changed (navigation and forks with ``restoreFiles``)."""
+    memory: ProjectMemory | None = None
+    """The index of every session of the workspace (started once the client is initialized)."""
     initialization_options: Any = None
     """The options the client started the server with; live settings are merged over them."""
     client_configuration_ready: asyncio.Event = attrs.Factory(asyncio.Event)
@@ -70,6 +75,8 @@ class Services:
         from pi_lsp.agent.registry import SessionRegistry
         from pi_lsp.agent.summary_model import SummaryModel
         from pi_lsp.llm.client import ProviderClient
+        from pi_lsp.project_memory.locations import index_path
+        from pi_lsp.project_memory.service import ProjectMemory
         from pi_lsp.tools.base import NoEditor
 
         live = LiveConfig(config, resources)
@@ -80,14 +87,25 @@ class Services:
         )
         client = client or ProviderClient(live.configured_model)
         summaries = SummaryModel(live, client)
+        memory = (
+            ProjectMemory(
+                index_path(config.workspace_root),
+                lambda: indexed_session_dirs(live.config, resources.agent_dir),
+            )
+            if config.settings.session_index
+            else None
+        )
         sessions = SessionRegistry(
             config.session_dir,
             str(config.workspace_root),
             send_event,
             default_thinking_level=lambda: live.current.thinking_level(),
-            allowed_session_dirs=config.allowed_session_dirs,
+            allowed_session_dirs=openable_session_dirs(config, resources.agent_dir),
+            on_session_written=memory.notice if memory is not None else None,
         )
         compactor = Compactor(live, summaries, resources.extensions)
+        if tools is None:
+            tools = functools.partial(_tools_with_memory, live, memory)
         permissions = Permissions(
             config.workspace_root,
             lambda: live.current.permission_settings(),
@@ -112,6 +130,7 @@ class Services:
             navigator=Navigator(live, summaries, files, sessions),
             progress=progress or _no_progress,
             files=files,
+            memory=memory,
             initialization_options=initialization_options,
         )
 
@@ -122,6 +141,20 @@ class Services:
     @property
     def resources(self) -> ResourceService:
         return self.live.resources
+
+    def start_session_index(self) -> Coroutine[Any, Any, None] | None:
+        """Start indexing the workspace's sessions (on the index's own thread); returns the watch
+        of their directories, for the front end to run as a task (``None``: no index)."""
+        if self.memory is None:
+            return None
+        from pi_lsp.project_memory.watch import watch_session_dirs
+
+        self.memory.start()
+        return watch_session_dirs(self.memory)
+
+    def stop_session_index(self) -> None:
+        if self.memory is not None:
+            self.memory.close()
 
     def reconfigure(self, workspace_configuration: Any) -> tuple[str, ...]:
         """Apply the client's live ``pi`` settings; returns the problems that are new.
@@ -140,8 +173,34 @@ class Services:
         )
         self.live.config = config
         self.sessions.session_dir = config.session_dir
-        self.sessions.allowed_session_dirs = config.allowed_session_dirs
+        self.sessions.allowed_session_dirs = openable_session_dirs(config, self.resources.agent_dir)
         return tuple(problem for problem in config.problems if problem not in previous.problems)
+
+
+def _tools_with_memory(live: LiveConfig, memory: ProjectMemory | None) -> list[Tool]:
+    """The built-in tools, and the session search in trusted workspaces unless turned off."""
+    from pi_lsp.project_memory.tools import memory_tools
+    from pi_lsp.tools.registry import default_tools
+
+    settings = live.config.settings
+    enabled = memory is not None and settings.trusted and settings.session_search_tools
+    return [*default_tools(), *(memory_tools(memory) if enabled and memory else [])]
+
+
+def openable_session_dirs(config: ServerConfig, agent_dir: Path) -> tuple[Path, ...]:
+    """``allowedSessionDirs`` and pi's own session directory for the workspace, whose sessions
+    the session search finds (and so must be able to open)."""
+    from pi_lsp.project_memory.locations import pi_session_dir
+
+    return (*config.allowed_session_dirs, pi_session_dir(config.workspace_root, agent_dir))
+
+
+def indexed_session_dirs(config: ServerConfig, agent_dir: Path) -> list[Path]:
+    """The session directories the index covers: the server's and pi's own for the workspace."""
+    from pi_lsp.project_memory.locations import pi_session_dir
+
+    pis = pi_session_dir(config.workspace_root, agent_dir)
+    return [config.session_dir] if pis == config.session_dir else [config.session_dir, pis]
 
 
 class _NoProgress:

@@ -3,8 +3,9 @@ shell.
 
 The JSON these commands print is a contract other tools compare against (pi's own functions give
 the same documents for the same file): messages are pi's AgentMessage JSON, exactly as pi 0.84.2
-builds them. Files are opened read-only; only ``fork`` writes, and only a new file, and ``gc``
-removes the file checkpoints' contents no session refers to any more.
+builds them. Files are opened read-only; only ``fork`` writes, and only a new file, ``gc``
+removes the file checkpoints' contents no session refers to any more, and ``delete`` moves a
+session file to the system trash.
 """
 
 from __future__ import annotations
@@ -84,6 +85,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     fork.add_argument("file")
     fork.add_argument("--at", dest="entry_id", required=True, metavar="ID")
     fork.set_defaults(handler=run_fork)
+
+    delete = actions.add_parser(
+        "delete", help="move a session file to the system trash (refused while it is written)"
+    )
+    delete.add_argument("file")
+    delete.set_defaults(handler=run_delete)
 
     gc = actions.add_parser(
         "gc",
@@ -211,6 +218,18 @@ def run_gc(arguments: argparse.Namespace) -> int:
         raise SessionNotFoundError(f"no session directory at {directory}")
     report = collect_garbage(directory, min_age_seconds=arguments.min_age)
     return _print_json(report.to_json())
+
+
+def run_delete(arguments: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pi_lsp.project_memory.session_files import move_to_trash
+
+    path = Path(os.path.abspath(arguments.file))
+    if not path.is_file():
+        raise SessionNotFoundError(f"no session file at {path}")
+    move_to_trash(path)
+    return _print_json({"path": str(path), "trashed": True})
 
 
 def run_fork(arguments: argparse.Namespace) -> int:

@@ -292,6 +292,7 @@ class PiAcpAgent:
             services.resources.stop()
             services.agent.shutdown()
             services.sessions.close_all()
+            services.stop_session_index()
 
     # ------------------------------------------------------------------ helpers
 
@@ -335,6 +336,9 @@ class PiAcpAgent:
         services.client_configuration_ready.set()  # ACP has no workspace/configuration
         services.agent.client.preload()
         self._spawn(resources.watch())
+        watch = services.start_session_index()
+        if watch is not None:
+            self._spawn(watch)
         logger.info("pi-lsp acp serving %s; sessions in %s", root, config.session_dir)
         return services
 

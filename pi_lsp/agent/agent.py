@@ -28,6 +28,7 @@ from pi_lsp.agent.nested_context import NestedContextFiles
 from pi_lsp.agent.permissions import Permissions
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
+from pi_lsp.agent.session_names import name_session, wants_a_name
 from pi_lsp.agent.system_prompt import build_system_prompt
 from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
 from pi_lsp.compaction.file_ops import EDITOR_FILE_OPS_TYPE, EditorFileOps
@@ -66,6 +67,9 @@ class Agent:
         self.client = client
         self.editor = editor or NoEditor()
         self.tools = tools or default_tools
+        self._named: set[str] = set()
+        """Sessions whose name the model was asked for (once per session)."""
+        self._naming: set[asyncio.Task] = set()
         self.checkpoints = checkpoints
         """Where the tools' file changes are recorded (None: not recorded)."""
         self.permissions = permissions
@@ -124,11 +128,25 @@ class Agent:
         outcome = await run_turn(runtime, user_message, setup, self.client, self.compactor)
         if outcome.stop_reason not in ("aborted", "error"):
             await self.compactor.compact_if_needed(runtime, Moment.AFTER_TURN, setup.context_window)
+            self._name_after_first_answer(runtime)
         result = self._result(runtime, setup.context_window, outcome)
         for queued in outcome.steered:
             queued.done.set_result(result)
         self._start_next_follow_up(runtime)
         return result
+
+    def _name_after_first_answer(self, runtime: SessionRuntime) -> None:
+        """Name a session nobody named after its first answer (``autoName``), in the background."""
+        if not self.live.config.settings.auto_name or runtime.id in self._named:
+            return
+        if runtime.read_only_reason or not wants_a_name(runtime):
+            return
+        self._named.add(runtime.id)
+        task = asyncio.get_running_loop().create_task(
+            name_session(runtime, self.compactor.summaries)
+        )
+        self._naming.add(task)
+        task.add_done_callback(self._naming.discard)
 
     def _start_next_follow_up(self, runtime: SessionRuntime) -> None:
         # Steering that arrived after the last tool batch becomes the next follow-up.

@@ -66,6 +66,7 @@ class SessionRegistry:
         allowed_session_dirs: tuple[Path, ...] = (),
         idle_sessions_kept: int = idle_sessions.KEPT,
         idle_seconds: float = idle_sessions.IDLE_SECONDS,
+        on_session_written: Callable[[Path], None] | None = None,
     ) -> None:
         self.session_dir = session_dir
         self.allowed_session_dirs = allowed_session_dirs
@@ -86,6 +87,8 @@ class SessionRegistry:
         self._idle_sessions_kept = idle_sessions_kept
         self._idle_seconds = idle_seconds
         self._noted_unknown_types: set[str] = set()
+        self._on_session_written = on_session_written
+        """Told each session file's path after every write (the session index)."""
 
     @property
     def open_runtimes(self) -> list[SessionRuntime]:
@@ -173,6 +176,10 @@ class SessionRegistry:
             info for info in list_sessions(self.session_dir) if self._is_openable(Path(info.path))
         ]
 
+    def find(self, session_id: str) -> SessionRuntime | None:
+        """The open session ``session_id``, if it is open."""
+        return self._runtimes.get(session_id)
+
     def unpin(self, runtime: SessionRuntime) -> None:
         """No client holds ``runtime`` by id any more: it closes when idle, as others do."""
         self._pinned.discard(runtime.id)
@@ -200,6 +207,10 @@ class SessionRegistry:
         self, session: Session, read_only_reason: str | None = None, *, make_current: bool = True
     ) -> SessionRuntime:
         self._note_unknown_entry_types(session)
+        if self._on_session_written is not None:
+            session.on_written = self._on_session_written
+            if session.path is not None and session.is_persisted:
+                self._on_session_written(session.path)  # a fork was written before adoption
         runtime = SessionRuntime(
             session, EventStream(session.id, self._send_event), read_only_reason
         )

@@ -358,6 +358,7 @@ class _Turn:
             editor=self.setup.editor,
             on_update=functools.partial(self._tool_update, call),
             changes=self._recorder,
+            session_id=self.runtime.id,
         )
         return await tool.execute(arguments, context)
 

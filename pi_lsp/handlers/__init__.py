@@ -12,6 +12,8 @@ def register_all(server) -> None:
         lifecycle,
         prompt,
         resources,
+        session_files,
+        session_search,
         sessions,
         state,
         tree,

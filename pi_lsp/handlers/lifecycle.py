@@ -80,6 +80,14 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
     resources = ls.services.resources
     resources.publish_current()  # the first diagnostics, now that the client is listening
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
+    _start_session_index(ls)
+
+
+def _start_session_index(ls) -> None:
+    """Index the workspace's sessions in the background, and watch their directories."""
+    watch = ls.services.start_session_index()
+    if watch is not None:
+        ls.session_watch = asyncio.get_running_loop().create_task(watch)
 
 
 def on_shutdown(ls, params: None) -> None:
@@ -92,6 +100,9 @@ def on_shutdown(ls, params: None) -> None:
             # goes on, so each aborted turn ends its own command.
             ls.services.agent.abort_all()
         ls.services.sessions.close_all()
+        if ls.session_watch is not None:
+            ls.session_watch.cancel()
+        ls.services.stop_session_index()
 
 
 def on_did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:

@@ -9,7 +9,7 @@ nothing behind, while a first prompt whose turn fails is still kept.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Self, cast
 
@@ -59,6 +59,8 @@ class Session:
         self.report = report or LoadReport()
         self._writer = writer
         self._persisted = persisted
+        self.on_written: Callable[[Path], None] | None = None
+        """Told the file's path after every write (the session index reads the new lines)."""
         self._entries: list[StoredEntry] = []
         self.stray_headers: list[StoredEntry] = []
         self._by_id: dict[str, StoredEntry] = {}
@@ -465,6 +467,7 @@ class Session:
                     f"could not write session file {self.path}: {error.strerror or error}"
                 ) from error
             self._persisted = True
+            self._tell_written()
 
     @property
     def label_timestamps(self) -> dict[str, tuple[str, Any]]:
@@ -501,10 +504,17 @@ class Session:
                 else:
                     self._writer.create(lines)
                 self._persisted = True
+            else:
+                return
         except OSError as error:
             raise SessionWriteError(
                 f"could not write session file {self.path}: {error.strerror or error}"
             ) from error
+        self._tell_written()
+
+    def _tell_written(self) -> None:
+        if self.on_written is not None and self.path is not None:
+            self.on_written(self.path)
 
     def _index(self, entry: StoredEntry) -> None:
         if is_session_header(entry):

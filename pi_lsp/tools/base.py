@@ -231,6 +231,8 @@ class ToolContext:
     on_update: UpdateCallback | None = None
     env: Mapping[str, str] | None = None
     changes: FileChangeRecorder = attrs.field(factory=NoRecorder)
+    session_id: str | None = None
+    """The session the tool runs in (the session search leaves it out of its results)."""
 
     def emit_update(self, result: ToolResult) -> None:
         if self.on_update is None:

@@ -38,6 +38,7 @@ ALLOWED = _documented_layers()
 ADAPTER_LIBRARIES = {"pygls", "lsprotocol"}
 PURE = {
     "checkpoints",
+    "project_memory",
     "errors",
     "session",
     "compaction",

@@ -50,7 +50,18 @@ end, {
   end,
   desc = "pi: move the leaf to {id} (! summarizes the branch left; files takes the files along)",
 })
-define("PiSessions", action("sessions"), { nargs = 0, desc = "pi: open another session" })
+define("PiSessions", action("sessions"), {
+  nargs = "?",
+  complete = function(lead)
+    return vim.tbl_filter(function(name)
+      return vim.startswith(name, lead)
+    end, { "open", "rename", "export", "delete" })
+  end,
+  desc = "pi: open another session, or [rename|export|delete] one",
+})
+define("PiSearch", function(command)
+  require("pi.sessions").search(command.args)
+end, { nargs = "*", desc = "pi: search every session of the workspace [text] into the location list" })
 define("PiNew", action("new_session"), { nargs = "?", desc = "pi: start a new session [name]" })
 define("PiFork", action("fork"), {
   nargs = "?",

@@ -13,6 +13,8 @@ import type { SessionController } from './session';
 import { type SessionTreeProvider, TREE_VIEW_ID } from './tree/treeView';
 import { entryKind } from './tree/treeModel';
 import { searchTree } from './tree/treeSearch';
+import { searchSessions } from './sessions/searchSessions';
+import type { SessionItem, SessionsProvider } from './sessions/sessionsView';
 import type { EntryNode, MoreNode } from './tree/treeWindow';
 
 export interface CommandContext {
@@ -23,6 +25,7 @@ export interface CommandContext {
   tree: SessionTreeProvider;
   previews: PreviewDocuments;
   keys: ApiKeyStore;
+  sessions: SessionsProvider;
 }
 
 /** Codes the user caused and can act on; everything else only goes to the output channel. */
@@ -176,9 +179,63 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
       await vscode.env.clipboard.writeText(node.entry.id);
       vscode.window.setStatusBarMessage(`Copied ${node.entry.id}`, 3000);
     }),
+    register('pi.sessions.search', 'Search sessions', async () => {
+      const hit = await searchSessions(server);
+      if (!hit) return;
+      await openSession(context, { path: hit.path }, hit.entryId ?? undefined);
+    }),
+    register('pi.sessions.refresh', 'Refresh the sessions', async () => context.sessions.refresh()),
+    register('pi.sessions.open', 'Open session', (item: SessionItem) => openSession(context, { path: item.info.path })),
+    register('pi.sessions.rename', 'Rename session', async (item: SessionItem) => {
+      const name = await vscode.window.showInputBox({ title: 'Rename the session', value: item.info.name ?? '' });
+      if (!name?.trim()) return;
+      await server.request('pi/name', { sessionId: item.info.id, name: name.trim() });
+      context.sessions.refresh();
+      if (item.info.id === session.sessionId) await session.refreshState();
+    }),
+    register('pi.sessions.export', 'Export session', async (item: SessionItem) => {
+      const format = await vscode.window.showQuickPick(
+        [
+          { label: 'HTML', detail: 'One page: the conversation and the tree, its branches switchable; works offline', format: 'html' as const },
+          { label: 'Markdown', detail: 'The active path as text', format: 'markdown' as const },
+          { label: 'JSONL', detail: 'The session file itself', format: 'jsonl' as const },
+        ],
+        { title: `Export "${item.info.name ?? item.info.firstMessage}"` },
+      );
+      if (!format) return;
+      const result = await server.request('pi/exportSession', { sessionId: item.info.id, format: format.format });
+      const open = await vscode.window.showInformationMessage(`Exported to ${result.path}`, 'Open');
+      if (open) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(result.path));
+    }),
+    register('pi.sessions.delete', 'Delete session', async (item: SessionItem) => {
+      const confirmed = await vscode.window.showWarningMessage(
+        `Move the session "${item.info.name ?? item.info.firstMessage}" to the trash?`,
+        { modal: true, detail: `${item.info.messageCount} messages · ${item.info.path}` },
+        'Move to Trash',
+      );
+      if (confirmed !== 'Move to Trash') return;
+      await server.request('pi/deleteSession', { sessionId: item.info.id });
+      context.sessions.refresh();
+      if (item.info.id === session.sessionId) await session.whileSwitching(() => session.switchTo(undefined));
+    }),
     register('pi.server.restart', 'Restart pi-lsp', () => server.restart()),
     register('pi.server.showOutput', 'Show output', async () => server.output.show()),
   ];
+}
+
+/** Opens a session (by path: hits of pi's own directory too) in the chat, and the tree at `entryId`. */
+async function openSession(context: CommandContext, where: { path: string }, entryId?: string): Promise<void> {
+  const { server, session, chatView, tree } = context;
+  const opened = await session.whileSwitching(async () => {
+    const result = await server.request('pi/openSession', where);
+    await session.switchTo(result.sessionId);
+    return result;
+  });
+  if (opened.readOnly) void vscode.window.showWarningMessage('Another process is writing this session: it is open read-only.');
+  await chatView.reveal();
+  await vscode.commands.executeCommand(`${TREE_VIEW_ID}.focus`);
+  await tree.jumpTo(entryId ?? opened.leafId ?? '');
+  context.sessions.refresh();
 }
 
 type SummaryChoice = { label: string; detail: string; summarize: boolean; ask: boolean };

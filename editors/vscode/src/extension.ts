@@ -11,6 +11,7 @@ import { PiServer } from './server';
 import { SessionController } from './session';
 import { ContextStatusBar } from './statusBar';
 import { SessionTreeProvider, TREE_VIEW_ID } from './tree/treeView';
+import { SESSIONS_VIEW_ID, SessionsProvider } from './sessions/sessionsView';
 
 let server: PiServer | undefined;
 
@@ -23,6 +24,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const tree = new SessionTreeProvider(server, session);
   const treeView = vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   tree.attachView(treeView);
+  const sessions = new SessionsProvider(server);
+  const sessionsView = vscode.window.createTreeView(SESSIONS_VIEW_ID, { treeDataProvider: sessions });
   const statusBar = new ContextStatusBar();
   const previews = new PreviewDocuments();
 
@@ -32,13 +35,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     chat,
     tree,
     treeView,
+    sessions,
+    sessionsView,
     statusBar,
     previews,
     session.onDidChangeState((state) => statusBar.update(state)),
     session.onDidChangeState((state) => (treeView.description = state.name ?? state.sessionId.slice(0, 8))),
     treeView.onDidChangeVisibility(({ visible }) => visible && void tree.refresh()),
+    sessionsView.onDidChangeVisibility(({ visible }) => visible && sessions.refresh()),
+    session.onDidChangeState(() => sessionsView.visible && sessions.refresh()),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView),
-    ...registerCommands({ server, session, chat, chatView, tree, keys, previews }),
+    ...registerCommands({ server, session, chat, chatView, tree, keys, previews, sessions }),
     // A key stored or removed (here or in another window) reaches the server at once.
     keys.onDidChange(() => void server?.sendCredentials()),
     vscode.workspace.onDidChangeConfiguration((event) => {

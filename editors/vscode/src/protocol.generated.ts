@@ -132,6 +132,45 @@ export interface TreeSearchParams {
   limit?: number | null;
 }
 
+export interface SearchSessionsParams {
+  /**
+   * Words, `"a quoted phrase"`, `-word` to leave out; anything else is searched literally.
+   */
+  query: string;
+  /**
+   * How many hits (1–200, default 50).
+   */
+  limit?: number | null;
+  /**
+   * Only this session's entries.
+   */
+  sessionId?: string | null;
+  /**
+   * `newest` first (the default) or the `best` match first.
+   */
+  order?: ('newest' | 'best') | null;
+}
+
+export interface ExportSessionParams {
+  sessionId: string;
+  format: 'html' | 'markdown' | 'jsonl';
+  /**
+   * Where to write (relative to the workspace root); default `pi-session-<id>.<ext>` there.
+   */
+  path?: string | null;
+}
+
+export interface ImportSessionParams {
+  /**
+   * The session file to copy in (relative to the workspace root, or absolute).
+   */
+  path: string;
+}
+
+export interface DeleteSessionParams {
+  sessionId: string;
+}
+
 export interface NavigateParams {
   targetId: string;
   sessionId?: string | null;
@@ -394,6 +433,66 @@ export interface TreeSearchResult {
    */
   total: number;
   rows: TreeNodeRow[];
+}
+
+export interface SessionSearchHit {
+  sessionId: string;
+  path: string;
+  sessionName: string | null;
+  entryId: string | null;
+  type: string | null;
+  /**
+   * The message's role (`user`, `assistant`, `toolResult`…); null for other entries.
+   */
+  role: string | null;
+  /**
+   * The matched words with a little text around them.
+   */
+  preview: string;
+  timestamp: string | null;
+  /**
+   * Whether the entry is on the path pi resumes the session at (its last entry's).
+   */
+  onActivePath: boolean;
+}
+
+export interface IndexingProgress {
+  /**
+   * Every session file is indexed as it was when last seen.
+   */
+  complete: boolean;
+  indexedFiles: number;
+  knownFiles: number;
+}
+
+export interface SearchSessionsResult {
+  /**
+   * How many entries match; `hits` holds the first `limit` of them.
+   */
+  total: number;
+  /**
+   * Counting stopped at 10,000: there are more matches than `total`.
+   */
+  totalCapped: boolean;
+  indexing: IndexingProgress;
+  hits: SessionSearchHit[];
+}
+
+export interface ExportSessionResult {
+  path: string;
+}
+
+export interface ImportSessionResult {
+  sessionId: string;
+  path: string;
+}
+
+export interface DeleteSessionResult {
+  sessionId: string;
+  /**
+   * Where the file was: it is in the system trash now.
+   */
+  path: string;
 }
 
 /**
@@ -1082,6 +1181,10 @@ export interface Requests {
   'pi/reload': { params: NoParams; result: ResourcesChanged };
   'pi/login': { params: LoginParams; result: LoginResult };
   'pi/logout': { params: LogoutParams; result: LogoutResult };
+  'pi/searchSessions': { params: SearchSessionsParams; result: SearchSessionsResult };
+  'pi/exportSession': { params: ExportSessionParams; result: ExportSessionResult };
+  'pi/importSession': { params: ImportSessionParams; result: ImportSessionResult };
+  'pi/deleteSession': { params: DeleteSessionParams; result: DeleteSessionResult };
 }
 
 export type Method = keyof Requests;
@@ -1113,6 +1216,10 @@ export const METHODS = [
   'pi/reload',
   'pi/login',
   'pi/logout',
+  'pi/searchSessions',
+  'pi/exportSession',
+  'pi/importSession',
+  'pi/deleteSession',
 ] as const satisfies readonly Method[];
 
 /** Every notification the server sends: its params type, keyed by method name. */

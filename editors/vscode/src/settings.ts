@@ -18,6 +18,9 @@ export interface InitializationOptions {
   tokenizer?: string;
   cacheRetention?: string;
   nestedContextFiles?: boolean;
+  sessionIndex?: boolean;
+  sessionSearchTools?: boolean;
+  autoName?: boolean;
   compaction?: {
     enabled?: boolean;
     reserveTokens?: number;
@@ -115,6 +118,9 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
     tokenizer: choice(get, 'tokenizer', TOKENIZERS),
     cacheRetention: choice(get, 'cacheRetention', CACHE_RETENTIONS),
     nestedContextFiles: flag(get, 'nestedContextFiles'),
+    sessionIndex: flag(get, 'sessionIndex'),
+    sessionSearchTools: flag(get, 'sessionSearchTools'),
+    autoName: flag(get, 'autoName'),
     compaction: withoutUndefined({
       enabled: flag(get, 'compaction.enabled'),
       reserveTokens: count(get, 'compaction.reserveTokens', 0),

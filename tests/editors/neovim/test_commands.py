@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from tests.editors.neovim.test_tree import BRANCH_SUMMARY, two_turns
 
@@ -164,3 +167,115 @@ def test_pi_bang_steers_the_running_turn(pi, scripted_model):
         "the steering prompt ran a turn of its own"
     )
     assert "Also mention the steering" in str(scripted_model.requests()[-1]["messages"])
+
+
+def test_pi_search_finds_another_session_and_enter_opens_it_at_the_entry(pi, scripted_model):
+    scripted_model.enqueue({"kind": "text", "text": "Noted the canary phrase"})
+    pi.command("Pi The zebra crossing protocol is final")
+    pi.wait_for("agent_end")
+    wanted = state(pi)["sessionId"]
+    entry = next(
+        e["id"] for e in pi.request("pi/tree")["entries"] if "zebra crossing" in e["preview"]
+    )
+    pi.command("PiNew")
+    wait_for_state(pi, "sessionId", f"value ~= '{wanted}'")
+    pi.wait_until(
+        "(function() local r = vim.lsp.get_clients({ name = 'pi' })[1]:request_sync("
+        "'pi/searchSessions', { query = 'zebra crossing' }, 5000)"
+        " return r and r.result and r.result.total >= 1 end)()"
+    )
+    pi.command('PiSearch "zebra crossing"')
+    pi.wait_until("vim.bo.buftype == 'quickfix'")
+    items = pi.lua("return vim.fn.getloclist(0)")
+    assert len(items) == 1 and "zebra crossing" in items[0]["text"], items
+    pi.keys("<CR>")
+    wait_for_state(pi, "sessionId", f"value == '{wanted}'")
+    pi.wait_until("vim.bo.filetype == 'pi-tree'")
+    pi.wait_until(f"require('pi.tree').entry_under_cursor() == '{entry}'")
+    pi.assert_no_lua_errors()
+
+
+def test_pi_sessions_exports_and_deletes_the_picked_session(pi, scripted_model):
+    scripted_model.enqueue({"kind": "text", "text": "Answer to keep"})
+    pi.command("Pi A session to export then delete")
+    pi.wait_for("agent_end")
+    wanted = state(pi)
+    pi.command("PiNew")
+    wait_for_state(pi, "sessionId", f"value ~= '{wanted['sessionId']}'")
+    pi.lua(
+        "local wanted = ...; vim.ui.select = function(items, opts, on_choice)"
+        " for _, item in ipairs(items) do if item == 'markdown' or (type(item) == 'table'"
+        " and item.id == wanted) then return on_choice(item) end end end;"
+        " vim.fn.confirm = function() return 1 end",
+        wanted["sessionId"],
+    )
+    pi.command("PiSessions export")
+    exported = pi.workspace / f"pi-session-{wanted['sessionId']}.md"
+    pi.wait_until(f"vim.uv.fs_stat({str(exported)!r}) ~= nil")
+    assert "A session to export then delete" in exported.read_text()
+    pi.command("PiSessions delete")
+    pi.wait_until(f"vim.uv.fs_stat({wanted['path']!r}) == nil")
+    assert all(info["id"] != wanted["sessionId"] for info in pi.request("pi/sessions")["sessions"])
+
+
+FZF_STUB = """
+_G.pi_test.fzf = nil
+package.loaded['fzf-lua'] = { fzf_exec = function(lines, opts)
+  _G.pi_test.fzf = { lines = lines, prompt = opts.prompt }
+  opts.actions.default({ lines[1] })
+end }
+"""
+
+TELESCOPE_STUB = """
+local chosen, results
+package.loaded['telescope'] = {}
+package.loaded['telescope.actions.state'] = {
+  get_selected_entry = function() return results[1] end,
+}
+package.loaded['telescope.finders'] = { new_table = function(spec)
+  return { results = vim.tbl_map(spec.entry_maker, spec.results) }
+end }
+package.loaded['telescope.config'] = { values = { generic_sorter = function() return {} end } }
+package.loaded['telescope.actions'] = {
+  close = function() end,
+  select_default = { replace = function(_, fn) chosen = fn end },
+}
+package.loaded['telescope.pickers'] = { new = function(_, spec)
+  return { find = function()
+    results = spec.finder.results
+    _G.pi_test.telescope = { title = spec.prompt_title, shown = results[1].display }
+    spec.attach_mappings(0)
+    chosen()
+  end }
+end }
+"""
+
+UNSTUB = """
+for _, name in ipairs({ 'fzf-lua', 'telescope', 'telescope.finders', 'telescope.config',
+  'telescope.actions', 'telescope.pickers', 'telescope.actions.state' }) do
+  package.loaded[name] = nil
+end
+"""
+
+
+@pytest.mark.parametrize(("stub", "shown"), [(FZF_STUB, "fzf"), (TELESCOPE_STUB, "telescope")])
+def test_pi_search_uses_fzf_lua_or_telescope_when_installed(pi, scripted_model, stub, shown):
+    scripted_model.enqueue({"kind": "text", "text": "Noted the walrus"})
+    pi.command(f"Pi The walrus {shown} protocol")
+    pi.wait_for("agent_end")
+    wanted = state(pi)["sessionId"]
+    pi.command("PiNew")
+    wait_for_state(pi, "sessionId", f"value ~= '{wanted}'")
+    pi.wait_until(
+        "(function() local r = vim.lsp.get_clients({ name = 'pi' })[1]:request_sync("
+        f"'pi/searchSessions', {{ query = 'walrus {shown}' }}, 5000)"
+        " return r and r.result and r.result.total >= 1 end)()"
+    )
+    pi.lua(stub)
+    try:
+        pi.command(f"PiSearch walrus {shown}")
+        wait_for_state(pi, "sessionId", f"value == '{wanted}'")
+        assert f"walrus {shown}" in json.dumps(pi.lua(f"return _G.pi_test.{shown}"))
+    finally:
+        pi.lua(UNSTUB)
+    pi.assert_no_lua_errors()

@@ -20,6 +20,7 @@ COMMANDS = [
     "PiEarlier",
     "PiNavigate",
     "PiSessions",
+    "PiSearch",
     "PiNew",
     "PiFork",
     "PiModel",

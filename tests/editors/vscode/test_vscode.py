@@ -52,6 +52,7 @@ SCENARIOS = [
     "hide_and_show",
     "model_picker",
     "new_and_resume",
+    "search_sessions",
     "restart_server",
     "navigate_from_palette",
     "restore_files",

@@ -130,17 +130,32 @@ local function session_label(session)
   return ("%s  %s  (%s messages)"):format(tostring(session.modified), one_line, tostring(session.messageCount))
 end
 
-function M.sessions()
+--- Opens a session (`params`: `sessionId` or `path`) in the chat; with `target_id` the tree too,
+--- at that entry (a search hit).
+function M.open_session(params, target_id)
+  api.open_session(params, api.report_error("pi/openSession", function(opened)
+    switched(opened.readOnly and "opened read-only" or "opened", opened, true)
+    api.messages({ limit = chat.HISTORY_LIMIT }, api.report_error("pi/messages", chat.history))
+    if target_id then
+      require("pi.tree").open(target_id)
+    end
+  end))
+end
+
+--- Picks a session and opens it, or runs `action` on it (rename, export, delete).
+function M.sessions(action)
+  action = action or "open"
+  if not vim.tbl_contains(require("pi.sessions").ACTIONS, action) then
+    return util.error(("unknown :PiSessions action %q (open, rename, export, delete)"):format(action))
+  end
   api.sessions({}, api.report_error("pi/sessions", function(result)
     if #result.sessions == 0 then
       return vim.notify("pi: no sessions yet", vim.log.levels.INFO)
     end
-    vim.ui.select(result.sessions, { prompt = "pi session", format_item = session_label }, function(session)
+    local prompt = action == "open" and "pi session" or ("pi session to " .. action)
+    vim.ui.select(result.sessions, { prompt = prompt, format_item = session_label }, function(session)
       if session then
-        api.open_session({ sessionId = session.id }, api.report_error("pi/openSession", function(opened)
-          switched(opened.readOnly and "opened read-only" or "opened", opened, true)
-          api.messages({ limit = chat.HISTORY_LIMIT }, api.report_error("pi/messages", chat.history))
-        end))
+        require("pi.sessions").act(action, session)
       end
     end)
   end))

@@ -21,8 +21,8 @@ M.defaults = {
   attach_buffers = true,
   -- Sent as initializationOptions and answered to workspace/configuration (section "pi").
   -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, cacheRetention, sessionDir,
-  -- allowedSessionDirs, trusted, retry, compaction, checkpoints (see docs/protocol.md,
-  -- "Configuration").
+  -- allowedSessionDirs, trusted, sessionIndex, sessionSearchTools, autoName, retry, compaction,
+  -- checkpoints (see docs/protocol.md, "Configuration").
   settings = {},
   window = {
     -- "vsplit", "split", "tab" or "current".
@@ -34,6 +34,9 @@ M.defaults = {
     -- Width of the tree window; a number below 1 is a fraction of the editor.
     tree_size = 0.4,
   },
+  -- Where :PiSearch shows its hits: "auto" (telescope when installed, else fzf-lua, else the
+  -- location list), "telescope", "fzf-lua" or "loclist".
+  search_picker = "auto",
   -- Fold thinking text and tool results in the chat (zo opens a fold).
   fold = { thinking = true, tool_results = true },
   -- false disables a mapping.
@@ -68,6 +71,9 @@ local SETTING_TYPES = {
   allowedSessionDirs = "table",
   trusted = "boolean",
   nestedContextFiles = "boolean",
+  sessionIndex = "boolean",
+  sessionSearchTools = "boolean",
+  autoName = "boolean",
   retry = "table",
   compaction = "table",
   checkpoints = "table",
@@ -75,6 +81,7 @@ local SETTING_TYPES = {
 }
 
 local LAYOUTS = { vsplit = true, split = true, tab = true, current = true }
+local SEARCH_PICKERS = { auto = true, telescope = true, ["fzf-lua"] = true, loclist = true }
 
 local function is_keymap(value)
   return value == false or type(value) == "string"
@@ -171,6 +178,10 @@ local function validate(options)
   validate_window(options.window)
   compat.validate("fold", options.fold, "table")
   validate_keymaps(options.keymaps)
+  if not SEARCH_PICKERS[options.search_picker] then
+    error(("search_picker: expected auto, telescope, fzf-lua or loclist, got %s"):format(
+      vim.inspect(options.search_picker)), 0)
+  end
 end
 
 local function check_known_keys(opts)

@@ -88,6 +88,29 @@
 --- How many results (1–1000, default 100), newest first.
 ---@field limit? integer
 
+---@class pi.SearchSessionsParams
+--- Words, `"a quoted phrase"`, `-word` to leave out; anything else is searched literally.
+---@field query string
+--- How many hits (1–200, default 50).
+---@field limit? integer
+--- Only this session's entries.
+---@field sessionId? string
+--- `newest` first (the default) or the `best` match first.
+---@field order? "newest"|"best"
+
+---@class pi.ExportSessionParams
+---@field sessionId string
+---@field format "html"|"markdown"|"jsonl"
+--- Where to write (relative to the workspace root); default `pi-session-<id>.<ext>` there.
+---@field path? string
+
+---@class pi.ImportSessionParams
+--- The session file to copy in (relative to the workspace root, or absolute).
+---@field path string
+
+---@class pi.DeleteSessionParams
+---@field sessionId string
+
 ---@class pi.NavigateParams
 ---@field targetId string
 ---@field sessionId? string
@@ -264,6 +287,46 @@
 --- How many entries match; `rows` holds the newest of them.
 ---@field total integer
 ---@field rows pi.TreeNodeRow[]
+
+---@class pi.SessionSearchHit
+---@field sessionId string
+---@field path string
+---@field sessionName? string
+---@field entryId? string
+---@field type? string
+--- The message's role (`user`, `assistant`, `toolResult`…); null for other entries.
+---@field role? string
+--- The matched words with a little text around them.
+---@field preview string
+---@field timestamp? string
+--- Whether the entry is on the path pi resumes the session at (its last entry's).
+---@field onActivePath boolean
+
+---@class pi.IndexingProgress
+--- Every session file is indexed as it was when last seen.
+---@field complete boolean
+---@field indexedFiles integer
+---@field knownFiles integer
+
+---@class pi.SearchSessionsResult
+--- How many entries match; `hits` holds the first `limit` of them.
+---@field total integer
+--- Counting stopped at 10,000: there are more matches than `total`.
+---@field totalCapped boolean
+---@field indexing pi.IndexingProgress
+---@field hits pi.SessionSearchHit[]
+
+---@class pi.ExportSessionResult
+---@field path string
+
+---@class pi.ImportSessionResult
+---@field sessionId string
+---@field path string
+
+---@class pi.DeleteSessionResult
+---@field sessionId string
+--- Where the file was: it is in the system trash now.
+---@field path string
 
 --- One visible entry of the active path: a message, a compaction or branch summary, or a shown
 --- custom message.
@@ -734,6 +797,10 @@
 ---@field reload pi.Request<pi.ResourcesChanged> pi/reload
 ---@field login pi.Request<pi.LoginResult> pi/login
 ---@field logout pi.Request<pi.LogoutResult> pi/logout
+---@field search_sessions pi.Request<pi.SearchSessionsResult> pi/searchSessions
+---@field export_session pi.Request<pi.ExportSessionResult> pi/exportSession
+---@field import_session pi.Request<pi.ImportSessionResult> pi/importSession
+---@field delete_session pi.Request<pi.DeleteSessionResult> pi/deleteSession
 
 local M = {}
 
@@ -763,6 +830,10 @@ M.requests = {
   reload = "pi/reload",
   login = "pi/login",
   logout = "pi/logout",
+  search_sessions = "pi/searchSessions",
+  export_session = "pi/exportSession",
+  import_session = "pi/importSession",
+  delete_session = "pi/deleteSession",
 }
 
 --- The server's notifications, by name.

@@ -318,6 +318,24 @@ async function newAndResume(context) {
   await until('the resumed history', async () => (await text(frame, '[data-testid="user-message"]')).includes(QUESTION));
 }
 
+async function searchSessions(context) {
+  const { page } = context;
+  let frame = await chatFrame(page);
+  await frame.click('[data-testid="new-session"]');
+  await until('an empty chat', async () => (await frame.$$('[data-testid="user-message"]')).length === 0);
+  // Every session of the workspace is searched (pi/searchSessions); the chosen hit's session opens
+  // in the chat, and the tree shows that entry selected.
+  await runCommand(page, 'Pi: Search Sessions…');
+  await page.locator('.quick-input-widget .quick-input-box input').fill('"return 0" app.py');
+  const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: 'return 0' }).first();
+  await hit.waitFor({ state: 'visible', timeout: TIMEOUT });
+  await hit.click();
+  frame = await chatFrame(page);
+  await until('the found session in the chat', async () => (await text(frame, '[data-testid="user-message"]')).includes(QUESTION));
+  await until('the found entry selected in the tree', async () =>
+    (await treeRows(page).filter({ hasText: 'Why does add(2, 2)' }).first().getAttribute('aria-selected')) === 'true');
+}
+
 async function restartServer(context) {
   const { page, llm } = context;
   const frame = await chatFrame(page);
@@ -598,6 +616,7 @@ export const scenarios = [
   { name: 'hide_and_show', run: hideAndShow },
   { name: 'model_picker', run: modelPicker },
   { name: 'new_and_resume', run: newAndResume },
+  { name: 'search_sessions', run: searchSessions },
   { name: 'restart_server', run: restartServer },
   { name: 'navigate_from_palette', run: navigateFromPalette },
   { name: 'restore_files', run: restoreFiles },

@@ -45,6 +45,13 @@ describe('initializationOptions', () => {
     expect(() => compaction('soon')).toThrow(SettingsError);
   });
 
+  it('sends sessionIndex, sessionSearchTools and autoName', () => {
+    const options = initializationOptions(settings({ sessionIndex: false, sessionSearchTools: false, autoName: true }), true);
+    expect(options.sessionIndex).toBe(false);
+    expect(options.sessionSearchTools).toBe(false);
+    expect(options.autoName).toBe(true);
+  });
+
   it('sends nestedContextFiles and compaction.fileListLimit', () => {
     const options = initializationOptions(settings({ nestedContextFiles: false, 'compaction.fileListLimit': 20 }), true);
     expect(options.nestedContextFiles).toBe(false);

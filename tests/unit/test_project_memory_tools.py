@@ -1,0 +1,99 @@
+"""The agent's session-search tools on a real index: excerpts from the other sessions only, an
+entry read with its neighbours on its branch, and clear errors for what does not exist."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from pi_lsp.project_memory.service import ProjectMemory
+from pi_lsp.project_memory.tools import ReadSessionEntryTool, SearchSessionsTool
+from pi_lsp.tools.base import ToolContext
+
+
+def write_session(path, session_id, texts):
+    lines = [
+        {
+            "type": "session",
+            "version": 3,
+            "id": session_id,
+            "timestamp": "2025-01-01T00:00:00.000Z",
+            "cwd": "/p",
+        }
+    ]
+    parent = None
+    for number, text in enumerate(texts):
+        entry_id = f"{session_id}-{number}"
+        role = "user" if number % 2 == 0 else "assistant"
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        lines.append(
+            {
+                "type": "message",
+                "id": entry_id,
+                "parentId": parent,
+                "timestamp": f"2025-01-01T00:00:{number:02d}.000Z",
+                "message": {"role": role, "content": content, "timestamp": number},
+            }
+        )
+        parent = entry_id
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+@pytest.fixture
+def memory(tmp_path):
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    texts = [
+        "first question",
+        "first answer",
+        "the retry policy?",
+        "exponential backoff",
+        "and the cap?",
+        "thirty seconds",
+    ]
+    write_session(sessions / "old.jsonl", "old", texts)
+    write_session(sessions / "now.jsonl", "now", ["what was the retry policy?"])
+    service = ProjectMemory(tmp_path / "index.sqlite3", lambda: [sessions], settle_seconds=0)
+    service.start()
+    assert service.wait_until_current(30)
+    yield service
+    service.close()
+
+
+def run(tool, arguments, session_id="now"):
+    context = ToolContext(cwd=".", session_id=session_id)
+    return asyncio.run(tool.execute(arguments, context))
+
+
+def test_search_sessions_leaves_out_the_session_it_runs_in(memory):
+    result = run(SearchSessionsTool(memory), {"query": "retry policy"})
+    assert not result.is_error
+    assert "session old" in result.text and "entry old-2" in result.text
+    assert "session now" not in result.text
+
+
+def test_read_session_entry_shows_its_neighbours_on_the_branch(memory):
+    result = run(ReadSessionEntryTool(memory), {"session_id": "old", "entry_id": "old-2"})
+    assert not result.is_error
+    shown = [line for line in result.text.splitlines() if line.startswith("[")]
+    assert [line.split()[1] for line in shown] == ["old-0", "old-1", "old-2", "old-3", "old-4"]
+    assert "old-2 2025-01-01T00:00:02.000Z] <- this entry" in result.text
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ({"session_id": "gone", "entry_id": "x"}, "No session gone"),
+        ({"session_id": "old", "entry_id": "missing"}, "No entry missing"),
+    ],
+)
+def test_what_does_not_exist_is_a_clear_error(memory, arguments, problem):
+    result = run(ReadSessionEntryTool(memory), arguments)
+    assert result.is_error and problem in result.text
+
+
+def test_a_blank_query_is_an_error_for_the_model(memory):
+    result = run(SearchSessionsTool(memory), {"query": "  "})
+    assert result.is_error and "empty" in result.text
