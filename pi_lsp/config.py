@@ -127,10 +127,18 @@ class ServerConfig:
         ``keepRecentTokens``, ``threshold``, ``fileListLimit``, ``model``, ``tokenizer``)."""
         return _object(self.client_options.get("compaction"))
 
-    def compaction_settings(self) -> CompactionSettings:
+    def compaction_settings(self, model: str | None = None) -> CompactionSettings:
         """pi's ``compaction`` settings, with the client's
-        ``compaction`` options winning; invalid → defaults."""
+        ``compaction`` options winning; invalid → defaults.
+
+        With ``model`` (``provider/modelId``), its ``compaction.modelOverrides`` entry (pi 0.86)
+        gives ``reserveTokens`` and ``keepRecentTokens``, each falling back on its own to the
+        ordinary setting; an override value that is not a non-negative integer is ignored."""
         merged = {**_object(self.pi_settings.get("compaction")), **self.client_compaction}
+        override = _object(_object(merged.get("modelOverrides")).get(model)) if model else {}
+        for key in ("reserveTokens", "keepRecentTokens"):
+            if _is_count(override.get(key)):
+                merged[key] = override[key]
         return _compaction_settings(merged)
 
     def tokenizer(self) -> str:

@@ -37,6 +37,9 @@ OPEN_SESSION = "pi/openSession"
 FORK = "pi/fork"
 LABEL = "pi/label"
 NAME = "pi/name"
+CONTEXT = "pi/context"
+CONTEXT_EDIT = "pi/contextEdit"
+CONTEXT_RESTORE = "pi/contextRestore"
 STATE = "pi/state"
 MODELS = "pi/models"
 SET_MODEL = "pi/setModel"
@@ -242,6 +245,22 @@ class LabelParams:
 
 
 @attrs.frozen
+class ContextEditParams:
+    target_id: str
+    """A user, assistant, tool-result or custom message on the active branch, in the context."""
+    replacement: str | None
+    """The target's content in future context; null leaves the target out of it."""
+    session_id: str | None = None
+
+
+@attrs.frozen
+class ContextRestoreParams:
+    target_id: str
+    """An entry a context edit left out or replaced."""
+    session_id: str | None = None
+
+
+@attrs.frozen
 class NameParams:
     name: str
     session_id: str | None = None
@@ -320,6 +339,9 @@ PARAMS_BY_METHOD: dict[str, type] = {
     OPEN_SESSION: OpenSessionParams,
     FORK: ForkParams,
     LABEL: LabelParams,
+    CONTEXT: SessionParams,
+    CONTEXT_EDIT: ContextEditParams,
+    CONTEXT_RESTORE: ContextRestoreParams,
     NAME: NameParams,
     STATE: SessionParams,
     MODELS: ModelsParams,
@@ -599,6 +621,22 @@ class DeleteSessionResult:
 
 
 @attrs.frozen
+class SummaryCard:
+    """What the chats show of a compaction or a branch summary."""
+
+    summary: str
+    read_files: list[str]
+    modified_files: list[str]
+    tokens_before: int | None = attrs.field(default=None, metadata=OMITTED)
+    tokens_after: int | None = attrs.field(default=None, metadata=OMITTED)
+    """The context's size right after it (live events only)."""
+    model: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The model that wrote it, or ``extension`` (live events only)."""
+    cost: float | None = attrs.field(default=None, metadata=OMITTED)
+    """What the summary cost, in dollars, when its usage was recorded."""
+
+
+@attrs.frozen
 class TranscriptEntry:
     """One visible entry of the active path: a message, a compaction or branch summary, or a shown
     custom message."""
@@ -616,6 +654,8 @@ class TranscriptEntry:
     context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
     """What a pi 1.6 context edit did to the entry's part of the context; left out when nothing
     did."""
+    card: SummaryCard | None = attrs.field(default=None, metadata=OMITTED)
+    """For ``compaction`` and ``branch_summary`` entries: what the chats show of them."""
 
 
 @attrs.frozen
@@ -730,6 +770,62 @@ class ForkResult:
 class LabelResult:
     entry_id: str
     leaf_id: str | None
+
+
+ContextPartKind = Literal[
+    "base",
+    "systemFile",
+    "appendSystem",
+    "contextFile",
+    "skills",
+    "environment",
+    "extension",
+    "tools",
+    "compactionSummary",
+    "branchSummary",
+    "nestedContextFile",
+    "message",
+    "usageDifference",
+]
+CONTEXT_PART_KINDS = typing.get_args(ContextPartKind)
+
+
+@attrs.frozen
+class ContextPart:
+    """One part of the next request (``pi/context``)."""
+
+    kind: ContextPartKind
+    label: str
+    tokens: int
+    entry_id: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The session entry it comes from (messages, summaries, nested context files)."""
+    role: str | None = attrs.field(default=None, metadata=OMITTED)
+    preview: str | None = attrs.field(default=None, metadata=OMITTED)
+    path: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The file it comes from (AGENTS.md and the like)."""
+    context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+
+
+@attrs.frozen
+class ContextResult:
+    session_id: str
+    total: int
+    basis: Literal["usage", "estimate"]
+    context_window: int
+    compact_at: int | None
+    free_to_window: int
+    free_to_compaction: int | None
+    parts: list[ContextPart]
+
+
+@attrs.frozen
+class ContextEditResult:
+    session_id: str
+    entry_id: str
+    """The ``context_edit`` entry written; it is the new leaf."""
+    leaf_id: str | None
+    context_edit: ContextEditEffect | None = attrs.field(default=None, metadata=OMITTED)
+    """What applies to the target now; left out after a restore."""
 
 
 @attrs.frozen
@@ -973,6 +1069,9 @@ RESULT_BY_METHOD: dict[str, type] = {
     OPEN_SESSION: OpenSessionResult,
     FORK: ForkResult,
     LABEL: LabelResult,
+    CONTEXT: ContextResult,
+    CONTEXT_EDIT: ContextEditResult,
+    CONTEXT_RESTORE: ContextEditResult,
     NAME: NameResult,
     STATE: StateResult,
     MODELS: ModelsResult,
@@ -1090,6 +1189,38 @@ class RetryEvent:
     error_message: str
 
 
+SummarizationSource = Literal["compaction", "branch_summary"]
+
+
+@attrs.frozen
+class SummarizationRetryScheduledEvent:
+    """A summary (a compaction's or a branch summary's) failed with a transient provider error;
+    it is asked again after ``delay_ms`` (pi 1.6's event)."""
+
+    TYPE: ClassVar[str] = "summarization_retry_scheduled"
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+
+
+@attrs.frozen
+class SummarizationRetryAttemptStartEvent:
+    """The summary is asked again."""
+
+    TYPE: ClassVar[str] = "summarization_retry_attempt_start"
+    source: SummarizationSource
+    reason: CompactionReason | None = attrs.field(default=None, metadata=OMITTED)
+    """The compaction's reason (left out for a branch summary)."""
+
+
+@attrs.frozen
+class SummarizationRetryFinishedEvent:
+    """The retries of a summary ended (with an answer, or the last error)."""
+
+    TYPE: ClassVar[str] = "summarization_retry_finished"
+
+
 @attrs.frozen
 class AuthErrorEvent:
     """The provider refused the key (401) or its rights (403); sent once, after the failed
@@ -1123,6 +1254,8 @@ class CompactionEndEvent:
     entry_id: str | None = attrs.field(default=None, metadata=OMITTED)
     tokens_before: int | None = attrs.field(default=None, metadata=OMITTED)
     error_message: str | None = attrs.field(default=None, metadata=OMITTED)
+    card: SummaryCard | None = attrs.field(default=None, metadata=OMITTED)
+    """What the chats show of the compaction (with its entry)."""
 
 
 @attrs.frozen
@@ -1143,6 +1276,8 @@ class BranchSummaryEndEvent:
     aborted: bool
     entry_id: str | None = attrs.field(default=None, metadata=OMITTED)
     error_message: str | None = attrs.field(default=None, metadata=OMITTED)
+    card: SummaryCard | None = attrs.field(default=None, metadata=OMITTED)
+    """What the chats show of the summary (with its entry)."""
 
 
 @attrs.frozen
@@ -1161,6 +1296,9 @@ class TreeChangedEvent:
     """Labels set (or cleared: null) by the change, by entry id."""
     name: str | None = None
     """The session's name now."""
+    context_edits: dict[str, ContextEditEffect | None] = attrs.Factory(dict)
+    """Entries whose ``contextEdit`` mark the change's context edits changed, by entry id: what
+    applies now (null: nothing, after a restore)."""
 
 
 @attrs.frozen
@@ -1191,6 +1329,9 @@ Event = (
     | ToolExecutionEndEvent
     | MessageEndEvent
     | RetryEvent
+    | SummarizationRetryScheduledEvent
+    | SummarizationRetryAttemptStartEvent
+    | SummarizationRetryFinishedEvent
     | AuthErrorEvent
     | CompactionStartEvent
     | CompactionEndEvent
@@ -1274,9 +1415,25 @@ def _make_converter() -> cattrs.Converter:
             raise TypeError(f"expected a string or an integer, got {type(value).__name__}")
         return value
 
+    def unstructure_context_part(part: ContextPart) -> dict[str, Any]:
+        # pi/context sends a part per message (tens of thousands in a long session): written out
+        # by hand, as the generated function would, at a fraction of its cost.
+        data: dict[str, Any] = {"kind": part.kind, "label": part.label, "tokens": part.tokens}
+        for key, value in (
+            ("entryId", part.entry_id),
+            ("role", part.role),
+            ("preview", part.preview),
+            ("path", part.path),
+            ("contextEdit", part.context_edit),
+        ):
+            if value is not None:
+                data[key] = value
+        return data
+
     converter.register_structure_hook(ProgressToken, structure_progress_token)
     converter.register_structure_hook_factory(attrs.has, structure_factory)
     converter.register_unstructure_hook_factory(attrs.has, unstructure_factory)
+    converter.register_unstructure_hook(ContextPart, unstructure_context_part)
     # pi's own records (JsonObject, Any) are JSON already: sent as they are, not copied.
     converter.register_unstructure_hook(dict, lambda value: value)
     converter.register_unstructure_hook(list, lambda value: value)

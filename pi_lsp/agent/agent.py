@@ -122,9 +122,11 @@ class Agent:
         self, runtime: SessionRuntime, model: ModelConfig, user_message: UserMessage
     ) -> PromptResult:
         setup = self._setup(runtime, model)
+        base_prompt = setup.system_prompt
         setup.system_prompt = await turn_system_prompt(
-            runtime, self.live.resources.extensions, setup.system_prompt, user_message
+            runtime, self.live.resources.extensions, base_prompt, user_message
         )
+        runtime.extension_prompt_addition = prompt_addition(base_prompt, setup.system_prompt)
         outcome = await run_turn(runtime, user_message, setup, self.client, self.compactor)
         if outcome.stop_reason not in ("aborted", "error"):
             await self.compactor.compact_if_needed(runtime, Moment.AFTER_TURN, setup.context_window)
@@ -304,6 +306,17 @@ class Agent:
         read.clear()
         modified.clear()
         return True
+
+
+def prompt_addition(base: str, final: str) -> str:
+    """What hooks changed in the system prompt: the text around ``base`` when they kept it, the
+    whole prompt when they replaced it, nothing when they left it alone."""
+    if final == base:
+        return ""
+    start = final.find(base)
+    if start < 0:
+        return final
+    return final[:start] + final[start + len(base) :]
 
 
 def _user_message(text: str, images: list[dict[str, str]]) -> UserMessage:

@@ -18,6 +18,7 @@ from typing import Any
 
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.agent.summary_card import live_card
 from pi_lsp.agent.summary_model import SummaryModel
 from pi_lsp.compaction import policy
 from pi_lsp.compaction.file_ops import EditorFileOps
@@ -66,7 +67,7 @@ class Compactor:
             if moment is policy.Moment.BETWEEN_ROUNDS
             else []
         )
-        settings = self.live.current.compaction_settings()
+        settings = self.live.compaction_settings(runtime)
         counter = self.live.token_counter()
         if not policy.needs_compaction(moment, branch, messages, counter, context_window, settings):
             return
@@ -77,11 +78,19 @@ class Compactor:
                 "automatic compaction failed in session %s: %s", runtime.id, error.message
             )
 
-    async def recover_from_overflow(self, runtime: SessionRuntime, already_tried: bool) -> bool:
-        """Compact after the provider refused the context; True when the answer may be retried."""
-        settings = self.live.current.compaction_settings()
+    async def recover_from_overflow(
+        self, runtime: SessionRuntime, already_tried: bool, failed_entry_id: str
+    ) -> bool:
+        """Compact after the provider refused the context; True when the answer may be retried.
+
+        As pi 1.6 does ("Overflow and Length Recovery Ordering"), the failed attempt
+        (``failed_entry_id``) is first left out of the context with a ``context_edit``, so the
+        compaction neither keeps nor summarizes it and the retry does not carry it; the edit stays
+        when the compaction fails (pi keeps it too)."""
+        settings = self.live.compaction_settings(runtime)
         if not policy.may_recover_from_overflow(settings, already_tried):
             return False
+        runtime.session.append_context_edit(failed_entry_id, None)
         try:
             await self.compact(runtime, "overflow", will_retry=True)
         except PiError as error:
@@ -127,10 +136,23 @@ class Compactor:
                 will_retry=will_retry,
                 entry_id=result.entry_id,
                 tokens_before=result.tokens_before,
+                card=live_card(
+                    runtime,
+                    result.entry_id,
+                    self._summary_model(runtime, result.entry_id),
+                    self.live.token_counter(),
+                ),
             )
         )
         runtime.tree_changed()
         return result
+
+    def _summary_model(self, runtime: SessionRuntime, entry_id: str) -> str:
+        """Who wrote the compaction's summary: ``extension`` for a supplied one (``fromHook``)."""
+        entry = runtime.session.get_entry(entry_id)
+        if entry is not None and entry.get("fromHook") is True:
+            return "extension"
+        return self.live.summary_model(runtime).model
 
     async def _compact(
         self,
@@ -150,7 +172,7 @@ class Compactor:
         path = session.branch()
         if path and path[-1].type == "compaction":
             raise NothingToCompactError("Already compacted: nothing new since the last compaction")
-        settings = self.live.current.compaction_settings()
+        settings = self.live.compaction_settings(runtime)
         preparation = prepare_compaction(path, settings, self.live.token_counter())
         if preparation is None:
             raise NothingToCompactError("Nothing to compact: the session is too small")
@@ -173,7 +195,7 @@ class Compactor:
         if decision.compaction is not None:
             summary = _extension_summary(decision.compaction)
         else:
-            call = self.summaries.for_session(runtime)
+            call = self.summaries.for_session(runtime, "compaction", reason)
             if progress:
                 progress(f"Summarizing {len(preparation.messages_to_summarize)} messages")
             summary = await summarize_compaction(

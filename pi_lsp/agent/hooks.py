@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from pi_lsp.agent.context_edits import extension_editor
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.extensions import (
     BeforeAgentStartEvent,
@@ -102,6 +103,7 @@ async def changed_tool_result(
         details=result.details,
         is_error=result.is_error,
         append=session_appender(runtime),
+        edit=extension_editor(runtime),
     )
     change = await run_tool_result(hooked, event, extensions.timings)
     return ToolResult(content=change.content, details=change.details, is_error=change.is_error)

@@ -22,6 +22,7 @@ import attrs
 from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.compaction.file_ops import FileExists
+from pi_lsp.compaction.settings import CompactionSettings
 from pi_lsp.compaction.tokens import TokenCounter, get_token_counter
 from pi_lsp.config import ServerConfig
 from pi_lsp.errors import ModelNotConfiguredError, NoApiKeyError
@@ -157,6 +158,12 @@ class LiveConfig:
 
     def max_output_tokens(self, model: ModelConfig) -> int | None:
         return max_output_tokens_for(model)
+
+    def compaction_settings(self, runtime: SessionRuntime) -> CompactionSettings:
+        """The compaction settings for ``runtime``'s model (its ``modelOverrides`` applied)."""
+        model = self.model_for(runtime)
+        key = f"{model.provider}/{model.model_id}" if model is not None else None
+        return self.current.compaction_settings(key)
 
     def token_counter(self) -> TokenCounter:
         return get_token_counter(self.current.tokenizer())

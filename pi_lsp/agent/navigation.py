@@ -30,6 +30,7 @@ from pi_lsp.agent.file_restore import FileRestorer, RestoreOutcome
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.registry import SessionRegistry
 from pi_lsp.agent.runtime import SessionRuntime
+from pi_lsp.agent.summary_card import live_card
 from pi_lsp.agent.summary_model import SummaryModel
 from pi_lsp.compaction.branch import plan_branch_summary
 from pi_lsp.compaction.branch_summary import BranchSummary, summarize_branch
@@ -130,8 +131,14 @@ class Navigator:
                 raise
         result = move_leaf(runtime, target_id, summary=summary, announce=False)
         if summarize:
+            model = None
+            if summary is not None:
+                model = "extension" if summary.from_hook else self.live.summary_model(runtime).model
+            card = live_card(runtime, result.summary_entry_id, model, self.live.token_counter())
             runtime.events.emit(
-                BranchSummaryEndEvent(target_id, aborted=False, entry_id=result.summary_entry_id)
+                BranchSummaryEndEvent(
+                    target_id, aborted=False, entry_id=result.summary_entry_id, card=card
+                )
             )
         runtime.tree_changed()
         return self._with_files(runtime, from_leaf, result, restored)
@@ -241,7 +248,7 @@ class Navigator:
         instructions: str | None,
         progress: Progress | None,
     ) -> BranchSummary | None:
-        call = self.summaries.for_session(runtime)
+        call = self.summaries.for_session(runtime, "branch_summary")
         budget = self.live.current.branch_summary_settings().token_budget(call.context_window)
         plan = plan_branch_summary(
             runtime.session.by_id,

@@ -79,6 +79,9 @@ class SessionRuntime:
         """What the session's model calls cost, kept up to date as entries are appended."""
         self.started_extensions: set[Any] = set()
         """The extensions whose ``session_start`` has run for this session."""
+        self.extension_prompt_addition = ""
+        """What extensions' ``before_agent_start`` hooks changed in the last turn's system prompt
+        (the text they added, or their whole prompt when they replaced it), for the inspector."""
         self._activity = ""
 
     @property

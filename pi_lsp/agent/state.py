@@ -2,25 +2,32 @@
 flags).
 
 Context usage is pi's: the last completed answer's reported usage plus estimates of the messages
-after it. Right after a compaction nothing reported is trustworthy, so the usage reads unknown
-(``tokens: null``) until the model answers again, as in pi (``compaction/policy.py``).
-``compact_at`` is where automatic compaction starts (the policy's ``compaction_start``), for the
-editors' meters to mark.
+after it; when no answer reported one, every message is estimated and, as pi 1.6 counts its system
+message, the system prompt and tool declarations too (the context inspector's total, one
+computation: ``context_inspector.meter_tokens``). Right after a compaction nothing reported is
+trustworthy, so the usage reads unknown (``tokens: null``) until the model answers again, as in
+pi (``compaction/policy.py``). ``compact_at`` is where automatic compaction starts (the policy's
+``compaction_start``), for the editors' meters to mark.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
+from pi_lsp.agent.context_inspector import meter_tokens
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.compaction.policy import compaction_start, shown_context_tokens
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.protocol import ContextUsage, ModelRef, SessionCost, StateResult, ThinkingLevel
 from pi_lsp.session.usage_totals import UsageTotals
+from pi_lsp.tools.base import Tool
 
 
-def session_state(live: LiveConfig, runtime: SessionRuntime) -> StateResult:
+def session_state(
+    live: LiveConfig, runtime: SessionRuntime, tools: Sequence[Tool] = ()
+) -> StateResult:
     model = live.model_for(runtime)
     session = runtime.session
     messages = session.build_context().messages
@@ -28,8 +35,10 @@ def session_state(live: LiveConfig, runtime: SessionRuntime) -> StateResult:
     if model is not None:
         window = live.context_window(model)
         tokens = shown_context_tokens(session.branch(), messages, live.token_counter())
+        if tokens is not None:
+            tokens = meter_tokens(live, runtime, tools, tokens)
         percent = round(tokens / window * 100, 1) if tokens is not None and window else None
-        settings = live.current.compaction_settings()
+        settings = live.compaction_settings(runtime)
         compact_at = int(compaction_start(window, settings)) if settings.enabled else None
         usage = ContextUsage(tokens, window, percent, compact_at)
     return StateResult(

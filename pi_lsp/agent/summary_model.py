@@ -16,10 +16,16 @@ read from the cache at a tenth of the input price. A prefix that was not part of
 or that would leave the answer less than ``MINIMUM_SUMMARY_TOKENS`` of the window, or whose
 cache reads would cost more than the pasted form's uncached text (``_cheaper_in_place``), is not
 sent in place.
+
+A summary that fails with a transient provider error (a rate limit, an overload, a dropped
+stream) is asked again with the turns' ``retry`` settings and backoff, as pi 1.6 does, between
+``summarization_retry_scheduled`` / ``summarization_retry_attempt_start`` events and a closing
+``summarization_retry_finished``; an abort cancels the wait like the call.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -31,8 +37,16 @@ from pi_lsp.compaction.summarize import Complete, ConversationInCache, InPlaceRe
 from pi_lsp.compaction.tokens import estimate_context_tokens
 from pi_lsp.llm.client import ModelClient, complete
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.llm.failed_messages import is_retryable_error, retry_delay_ms
 from pi_lsp.llm.models import model_info
 from pi_lsp.llm.stream import CompletionRequest
+from pi_lsp.protocol import (
+    CompactionReason,
+    SummarizationRetryAttemptStartEvent,
+    SummarizationRetryFinishedEvent,
+    SummarizationRetryScheduledEvent,
+    SummarizationSource,
+)
 from pi_lsp.session.message_types import TextContent, UserMessage
 from pi_lsp.session.messages import convert_to_llm
 
@@ -61,9 +75,17 @@ class SummaryModel:
         self.live = live
         self.client = client
 
-    def for_session(self, runtime: SessionRuntime) -> SummaryCall:
+    def for_session(
+        self,
+        runtime: SessionRuntime,
+        source: SummarizationSource = "compaction",
+        reason: CompactionReason | None = None,
+    ) -> SummaryCall:
+        """The summary call of ``runtime``'s session; ``source`` and ``reason`` (a compaction's)
+        go into the retry events."""
         model = self.live.summary_model(runtime)
         thinking_level = self.live.thinking_level(runtime)
+        retrying = _Retrying(self.live, runtime, source, reason)
         client = self.client
 
         async def call(
@@ -77,25 +99,26 @@ class SummaryModel:
                 max_tokens=max_output_tokens,
                 cache_retention="none",
             )
-            return await complete(client, request)
+            return await retrying.complete(client, request)
 
         window = self.live.context_window(model)
+        retrying.context_window = window
         return SummaryCall(
             model=model,
             complete=call,
             max_output_tokens=self.live.max_output_tokens(model),
             context_window=window,
-            in_cache=self._in_cache(runtime, model, window),
+            in_cache=self._in_cache(runtime, model, window, retrying),
         )
 
     def _in_cache(
-        self, runtime: SessionRuntime, model: ModelConfig, window: int
+        self, runtime: SessionRuntime, model: ModelConfig, window: int, retrying: _Retrying
     ) -> ConversationInCache | None:
         anchor = runtime.cache_anchor
         if anchor is None or not _still_cached(anchor, model):
             return None
-        client = self.client
         counter = self.live.token_counter()
+        client = self.client
 
         async def call(summary: InPlaceRequest) -> dict[str, Any] | None:
             messages = convert_to_llm(summary.prefix)
@@ -119,9 +142,57 @@ class SummaryModel:
                 uncached_tail=1,
                 history=None,  # the turns' conversion is the session's, not this one-off's
             )
-            return await complete(client, request)
+            return await retrying.complete(client, request)
 
         return ConversationInCache(runtime.session.build_context().messages, call)
+
+
+class _Retrying:
+    """The retries of one summary's model calls (see the module docstring)."""
+
+    def __init__(
+        self,
+        live: LiveConfig,
+        runtime: SessionRuntime,
+        source: SummarizationSource,
+        reason: CompactionReason | None,
+    ) -> None:
+        self.settings = live.current.retry_settings()
+        self.events = runtime.events
+        self.source: SummarizationSource = source
+        self.reason = reason
+        self.context_window: int | None = None
+
+    async def complete(self, client: ModelClient, request: CompletionRequest) -> dict[str, Any]:
+        attempt = 0
+        try:
+            while True:
+                message = await complete(client, request)
+                if not self._should_retry(message, attempt):
+                    return message
+                attempt += 1
+                delay = retry_delay_ms(attempt, self.settings.base_delay_ms)
+                self.events.emit(
+                    SummarizationRetryScheduledEvent(
+                        attempt,
+                        self.settings.max_retries,
+                        delay,
+                        str(message.get("errorMessage") or ""),
+                    )
+                )
+                await asyncio.sleep(delay / 1000)
+                self.events.emit(SummarizationRetryAttemptStartEvent(self.source, self.reason))
+        finally:
+            if attempt:
+                self.events.emit(SummarizationRetryFinishedEvent())
+
+    def _should_retry(self, message: dict[str, Any], attempt: int) -> bool:
+        settings = self.settings
+        return (
+            settings.enabled
+            and attempt < settings.max_retries
+            and is_retryable_error(message, self.context_window)
+        )
 
 
 def _still_cached(anchor: CacheAnchor, model: ModelConfig) -> bool:

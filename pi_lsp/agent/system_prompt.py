@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+import attrs
 
 from pi_lsp.resources.skills import format_skills_for_prompt
 from pi_lsp.resources.snapshot import ResourceSnapshot
@@ -42,30 +44,75 @@ def agent_dir(environ: dict[str, str] | os._Environ = os.environ) -> Path:
     return Path(os.path.expanduser(configured)) if configured else Path.home() / ".pi" / "agent"
 
 
+@attrs.frozen
+class PromptSection:
+    """One part of the system prompt: ``kind`` says what it is, ``path`` the file it comes from."""
+
+    kind: Literal["base", "systemFile", "appendSystem", "contextFile", "skills", "environment"]
+    label: str
+    text: str
+    path: str | None = None
+
+
 def build_system_prompt(
     workspace: Path, tool_specs: Sequence[dict[str, Any]], snapshot: ResourceSnapshot
 ) -> str:
     """Base prompt (or SYSTEM.md), APPEND_SYSTEM.md, project context, skills and directory."""
+    return "\n\n".join(
+        section.text for section in system_prompt_sections(workspace, tool_specs, snapshot)
+    )
+
+
+def system_prompt_sections(
+    workspace: Path, tool_specs: Sequence[dict[str, Any]], snapshot: ResourceSnapshot
+) -> list[PromptSection]:
+    """The sections ``build_system_prompt`` joins, each context file one of its own."""
     tools = (
         "\n".join(f"- {spec['name']}: {spec['description'].splitlines()[0]}" for spec in tool_specs)
         or "(none)"
     )
-    parts = [
-        snapshot.system_prompt.content.strip()
-        if snapshot.system_prompt
-        else BASE_PROMPT.format(tools=tools)
-    ]
+    if snapshot.system_prompt:
+        sections = [
+            PromptSection(
+                "systemFile",
+                "SYSTEM.md",
+                snapshot.system_prompt.content.strip(),
+                str(snapshot.system_prompt.path),
+            )
+        ]
+    else:
+        sections = [PromptSection("base", "Base prompt", BASE_PROMPT.format(tools=tools))]
     if snapshot.append_system_prompt:
-        parts.append(snapshot.append_system_prompt.content.strip())
+        append = snapshot.append_system_prompt
+        sections.append(
+            PromptSection(
+                "appendSystem", "APPEND_SYSTEM.md", append.content.strip(), str(append.path)
+            )
+        )
     if snapshot.context_files:
-        sections = [f"## {item.path}\n\n{item.content.strip()}" for item in snapshot.context_files]
-        parts.append(
-            "# Project Context\n\nProject-specific instructions and guidelines:\n\n"
-            + "\n\n".join(sections)
+        sections.append(
+            PromptSection(
+                "base",
+                "Project context heading",
+                "# Project Context\n\nProject-specific instructions and guidelines:",
+            )
+        )
+        sections.extend(
+            PromptSection(
+                "contextFile",
+                str(item.path),
+                f"## {item.path}\n\n{item.content.strip()}",
+                str(item.path),
+            )
+            for item in snapshot.context_files
         )
     if any(spec["name"] == "read" for spec in tool_specs):
         skills = format_skills_for_prompt(snapshot.skills)
         if skills:
-            parts.append(skills)
-    parts.append(f"Current working directory: {workspace.as_posix()}")
-    return "\n\n".join(parts)
+            sections.append(PromptSection("skills", "Skills index", skills))
+    sections.append(
+        PromptSection(
+            "environment", "Working directory", f"Current working directory: {workspace.as_posix()}"
+        )
+    )
+    return sections

@@ -10,8 +10,9 @@ with the current version). Working out a change costs the entries added, not the
 
 from __future__ import annotations
 
-from pi_lsp.protocol import TreeChangedEvent, TreeNodeRow
+from pi_lsp.protocol import ContextEditEffect, TreeChangedEvent, TreeNodeRow
 from pi_lsp.session.path_index import active_path_index
+from pi_lsp.session.projection import effect_name
 from pi_lsp.session.session import Session
 from pi_lsp.session.tree_window import TreeNodeView, tree_node
 
@@ -32,16 +33,23 @@ class TreeChanges:
         self.version += 1
         paths = active_path_index(session)
         labels: dict[str, str | None] = {}
+        edited: dict[str, ContextEditEffect | None] = {}
         for entry in added:
-            target = entry.get("targetId") if entry.type == "label" else None
-            if isinstance(target, str):
+            target = entry.get("targetId") if entry.type in ("label", "context_edit") else None
+            if not isinstance(target, str):
+                continue
+            if entry.type == "label":
                 labels[target] = session.label_of(target)
+            else:
+                effect = paths.effects.get(target)
+                edited[target] = effect_name(effect) if effect is not None else None
         return TreeChangedEvent(
             leaf_id=session.leaf_id,
             version=self.version,
             entries=[tree_node_row(tree_node(session, entry, paths)) for entry in added],
             labels=labels,
             name=session.name,
+            context_edits=edited,
         )
 
 

@@ -180,12 +180,14 @@ class _Turn:
             self._bring_context_files()
             message = await self._answer_with_retries()
             self.last_assistant = message
-            _append(self.runtime, message)
+            entry_id = _append(self.runtime, message)
             stop_reason = message.get("stopReason")
             if stop_reason == "error":
                 self._report_refused_key(message)
             if stop_reason == "error" and is_context_overflow(message, self.setup.context_window):
-                retry = await self.compactor.recover_from_overflow(self.runtime, overflow_recovered)
+                retry = await self.compactor.recover_from_overflow(
+                    self.runtime, overflow_recovered, entry_id
+                )
                 overflow_recovered = True
                 if retry:
                     continue

@@ -80,7 +80,7 @@ async def summarize_branch(
     if not plan.messages:
         return None
     user_text = summary_request_text(
-        serialize_conversation(convert_to_llm(plan.messages)),
+        serialize_conversation(convert_to_llm(plan.messages), include_thinking=False),
         branch_summary_instructions(instructions, replace_instructions),
     )
     in_place = _in_place_request(

@@ -2,9 +2,12 @@
 
 Summaries are asked for with the conversation pasted as text (``[User]: …``, ``[Assistant]: …``)
 rather than as chat turns, so the model summarizes it instead of continuing it. 0.84.2 still
-includes thinking blocks (``[Assistant thinking]:``; later versions leave them out). Tool
-results are cut to 2000 characters, counted like JavaScript's ``String.length`` (UTF-16 code
-units).
+includes thinking blocks (``[Assistant thinking]:``); pi 1.2.0 and later leave them out, and so
+does the text pi-lsp sends its summarizer (``include_thinking=False``: a model's private
+reasoning is long, often wrong on the way, and not what the next model should build on), while
+compaction plans (``pi-lsp session plan-compaction``) keep 0.84.2's text, which the conformance
+tests compare with pi 0.84.2. Tool results are cut to 2000 characters, counted like JavaScript's
+``String.length`` (UTF-16 code units).
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ TOOL_RESULT_MAX_CHARS = 2000
 _ARRAY_INDEX_LIMIT = 2**32 - 1
 
 
-def serialize_conversation(messages: Iterable[MessageRecord]) -> str:
-    """Serialize LLM messages (``convert_to_llm`` output) into the summarizer's input text."""
+def serialize_conversation(
+    messages: Iterable[MessageRecord], *, include_thinking: bool = True
+) -> str:
+    """Serialize LLM messages (``convert_to_llm`` output) into the summarizer's input text;
+    ``include_thinking`` False is pi 1.2.0+'s form, without thinking blocks."""
     parts: list[str] = []
     for message in messages:
         role = message.get("role")
@@ -31,7 +37,7 @@ def serialize_conversation(messages: Iterable[MessageRecord]) -> str:
             if text:
                 parts.append(f"[User]: {text}")
         elif role == "assistant":
-            parts.extend(_assistant_parts(message.get("content")))
+            parts.extend(_assistant_parts(message.get("content"), include_thinking))
         elif role == "toolResult":
             text = content_text(message.get("content"), "")
             if text:
@@ -39,7 +45,7 @@ def serialize_conversation(messages: Iterable[MessageRecord]) -> str:
     return "\n\n".join(parts)
 
 
-def _assistant_parts(content: Any) -> list[str]:
+def _assistant_parts(content: Any, include_thinking: bool) -> list[str]:
     blocks = (
         [block for block in content if isinstance(block, Mapping)]
         if isinstance(content, list)
@@ -56,7 +62,7 @@ def _assistant_parts(content: Any) -> list[str]:
             )
             tool_calls.append(f"{to_string(block.get('name'))}({arguments})")
     parts = []
-    if thinking_parts:
+    if thinking_parts and include_thinking:
         parts.append(f"[Assistant thinking]: {join(thinking_parts, chr(10))}")
     if any(block.get("type") == "text" for block in blocks):
         parts.append(f"[Assistant]: {content_text(blocks)}")

@@ -290,7 +290,8 @@ def _previous_summary_text(previous_summary: Any) -> str | None:
 
 
 def _serialized(messages: Sequence[MessageRecord]) -> str:
-    return serialize_conversation(convert_to_llm(messages))
+    """The summarizer's text, without thinking (pi 1.2.0+; ``serialize.py`` says why)."""
+    return serialize_conversation(convert_to_llm(messages), include_thinking=False)
 
 
 def file_blocks(

@@ -255,6 +255,19 @@ def estimate_tokens_after_edits(
     return estimate_context_tokens(messages, counter).tokens
 
 
+def context_usage_index(
+    path_entries: Sequence[Mapping[str, Any]], messages: Sequence[MessageRecord]
+) -> int | None:
+    """The message whose reported usage ``estimate_tokens_after_edits`` starts from; None when it
+    estimates every message (no usable usage, or a context edit came after it)."""
+    if usage_predates(path_entries, ("context_edit",)):
+        return None
+    for index in range(len(messages) - 1, -1, -1):
+        if get_assistant_usage(messages[index]) is not None:
+            return index
+    return None
+
+
 def usage_predates(path_entries: Sequence[Mapping[str, Any]], entry_types: tuple[str, ...]) -> bool:
     """Whether an entry of one of ``entry_types`` follows the newest answer with usable usage."""
     for entry in reversed(path_entries):

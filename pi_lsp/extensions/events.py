@@ -3,7 +3,10 @@
 Hooks bound to a session (``session_start``, ``before_agent_start``, ``context``,
 ``tool_result``) can write the extension's own state to it with
 ``event.append_entry(custom_type, data)``: a ``custom`` entry, which pi keeps in the tree and
-leaves out of the context. ``session_start`` hands those entries back after a restart.
+leaves out of the context. ``session_start`` hands those entries back after a restart. The
+``context`` and ``tool_result`` hooks can also change what an earlier message gives the model from
+the next request on, with ``event.edit_context(target_id, replacement)``: pi 1.6's ``context_edit``
+entry (``replacement`` text, or None to leave the message out).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 import attrs
 
 AppendEntry = Callable[[str, Any], str]
+EditContext = Callable[[str, Any], str]
 
 
 def _cannot_append(custom_type: str, data: Any) -> str:
@@ -30,6 +34,23 @@ class SessionEvent:
         if not isinstance(custom_type, str) or not custom_type:
             raise ValueError("append_entry needs a non-empty custom_type")
         return self._append_entry(custom_type, data)
+
+
+def _cannot_edit(target_id: str, replacement: Any) -> str:
+    raise RuntimeError("this event cannot edit the context")
+
+
+@attrs.frozen(kw_only=True)
+class ContextEditingEvent(SessionEvent):
+    """An event whose hook may edit the context of the requests that follow."""
+
+    _edit_context: EditContext = attrs.field(default=_cannot_edit, repr=False, alias="edit")
+
+    def edit_context(self, target_id: str, replacement: str | None) -> str:
+        """Leave the message ``target_id`` out of the following requests (``replacement`` None)
+        or replace its content with ``replacement``; the id of the ``context_edit`` entry. The
+        message stays in the session file."""
+        return self._edit_context(target_id, replacement)
 
 
 @attrs.frozen(kw_only=True)
@@ -51,15 +72,17 @@ class BeforeAgentStartEvent(SessionEvent):
 
 
 @attrs.frozen(kw_only=True)
-class ContextEvent(SessionEvent):
+class ContextEvent(ContextEditingEvent):
     """Before every model request of a turn, tool rounds included."""
 
     messages: list[dict[str, Any]]
     """pi's AgentMessage JSON about to be converted for the provider (a copy: change it freely)."""
+    entry_ids: list[str] = attrs.Factory(list)
+    """The session entry each message comes from, in the same order (for ``edit_context``)."""
 
 
 @attrs.frozen(kw_only=True)
-class ToolResultEvent(SessionEvent):
+class ToolResultEvent(ContextEditingEvent):
     """After a tool ran, before its result is stored and sent."""
 
     tool_name: str

@@ -7,6 +7,7 @@ def register_all(server) -> None:
     from pi_lsp.handlers import (  # noqa: F401 - registers handlers
         base,
         compact,
+        context,
         credentials,
         editor,
         lifecycle,

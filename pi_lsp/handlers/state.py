@@ -21,7 +21,8 @@ async def on_state(services: Services, params: protocol.SessionParams) -> protoc
     await wait_for_client_settings(services)  # the model and window it reports are the settings'
     runtime = services.sessions.get(params.session_id)
     # Looking up the context window may import litellm (seconds): keep the event loop free.
-    return await asyncio.to_thread(session_state, services.live, runtime)
+    tools = services.agent.tools()
+    return await asyncio.to_thread(session_state, services.live, runtime, tools)
 
 
 @pi_request(protocol.MODELS)

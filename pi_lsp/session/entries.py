@@ -33,7 +33,8 @@ ENTRY_TYPES = (
 """The entry types of pi 0.84.2's v3 format, the ones pi-lsp writes."""
 
 NEWER_ENTRY_TYPES = ("usage", "context_edit")
-"""Entry types pi 1.x adds to the v3 format: read as pi 1.6 reads them, never written by pi-lsp."""
+"""Entry types pi 1.x adds to the v3 format, read as pi 1.6 reads them. pi-lsp writes only
+``context_edit`` (forget, replace, restore), which pi 0.84.2 skips (it keeps the message)."""
 
 KNOWN_ENTRY_TYPES = frozenset(ENTRY_TYPES + NEWER_ENTRY_TYPES)
 """Every entry type pi-lsp understands. Lines of other types (from a later pi) stay in the file and
@@ -220,6 +221,22 @@ def label(
     }
     _put_optional(entry, label=label_text)
     return entry
+
+
+def context_edit(
+    entry_id: str, parent_id: str | None, timestamp: str, target_id: str, replacement: dict | None
+) -> dict:
+    """pi 1.6's edit of one earlier entry's part of the context: ``replacement`` null leaves the
+    target out of future context, ``{"content": ...}`` replaces its content. Key order is pi's
+    ``appendContextEdit``."""
+    return {
+        "type": "context_edit",
+        "id": entry_id,
+        "parentId": parent_id,
+        "timestamp": timestamp,
+        "targetId": target_id,
+        "replacement": replacement,
+    }
 
 
 def session_info(entry_id: str, parent_id: str | None, timestamp: str, name: str) -> dict:

@@ -55,8 +55,13 @@ class ProjectedEntry:
 
     @property
     def replaced(self) -> bool:
-        """A context edit replaced this entry's content."""
-        return self.edit is not None and is_replacement(self.edit.get("replacement", UNDEFINED))
+        """A context edit replaced this entry's content with other content (an edit giving the
+        stored content back, as a restore does, changes nothing)."""
+        return (
+            self.edit is not None
+            and is_replacement(self.edit.get("replacement", UNDEFINED))
+            and self.messages != entry_messages(self.entry)
+        )
 
 
 def entry_messages(entry: Entry) -> list[MessageRecord]:

@@ -13,7 +13,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Self, cast
 
-from pi_lsp.errors import EntryNotFoundError, SessionReadOnlyError, SessionWriteError, echoed
+from pi_lsp.errors import (
+    EntryNotFoundError,
+    InvalidParamsError,
+    SessionReadOnlyError,
+    SessionWriteError,
+    echoed,
+)
 from pi_lsp.session import entries as build
 from pi_lsp.session.active_context import ActivePathContext
 from pi_lsp.session.context import (
@@ -23,6 +29,7 @@ from pi_lsp.session.context import (
     branch_path,
     build_session_context,
 )
+from pi_lsp.session.context_edits import require_editable
 from pi_lsp.session.message_types import AgentMessage, MessageRecord
 from pi_lsp.session.projection import CONTEXT_EDIT, ProjectedEntry
 from pi_lsp.session.store import (
@@ -394,6 +401,28 @@ class Session:
         return self._append(
             lambda entry_id, parent, at: build.label(entry_id, parent, at, target_id, label)
         )
+
+    def append_context_edit(self, target_id: str, replacement: dict | None) -> str:
+        """pi 1.6's ``appendContextEdit``: ``replacement`` (already normalized, see
+        ``context_edits``) changes what ``target_id`` gives future context; null leaves it out.
+        The target must be an editable message on the active branch, as pi requires."""
+        target = self.require_entry(target_id)
+        require_editable(target)
+        if not self.is_on_active_branch(target_id):
+            raise InvalidParamsError(
+                f"entry {echoed(target_id)} is not on the active branch of session {self.id}: "
+                "navigate to it first"
+            )
+        return self._append(
+            lambda entry_id, parent, at: build.context_edit(
+                entry_id, parent, at, target_id, replacement
+            )
+        )
+
+    def is_on_active_branch(self, entry_id: str) -> bool:
+        """Whether ``entry_id`` is on the path from the root to the leaf."""
+        target = self._by_id.get(entry_id)
+        return target is not None and any(entry is target for entry in self._walked_active_path())
 
     def append_raw(self, body: dict) -> str:
         """Append an entry built elsewhere (any type), given

@@ -24,6 +24,7 @@ from pi_lsp.session.path_index import SUMMARY_TYPES, active_path_index
 from pi_lsp.session.projection import ProjectedEntry, effect_name
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
+from pi_lsp.session.summary_cards import summary_card
 
 
 def transcript(
@@ -71,7 +72,9 @@ def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> Trans
         return attrs.evolve(item, message=dict(replaced[0]) if replaced else message)
     if entry.type in SUMMARY_TYPES:
         summary = entry.get("summary")
-        return attrs.evolve(item, summary=summary if isinstance(summary, str) else None)
+        return attrs.evolve(
+            item, summary=summary if isinstance(summary, str) else None, card=summary_card(entry)
+        )
     if entry.type == "custom_message" and entry.get("display") is not False:
         custom_type = entry.get("customType")
         return attrs.evolve(

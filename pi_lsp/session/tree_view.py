@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from pi_lsp.protocol import TreeEntry, TreeResult
+from pi_lsp.session.context_edits import editable_role, original_content
 from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.projection import (
@@ -181,7 +182,9 @@ def preview(
 def _context_edit_preview(
     edit: Mapping[str, Any], lookup: Callable[[Any], Mapping[str, Any] | None] | None
 ) -> str:
-    """ "removed from context: <target>" or "replaced in context: <target> → <replacement>"."""
+    """ "removed from context: <target>", "replaced in context: <target> → <replacement>", or
+    "restored in context: <target>" for an edit giving the target its stored content back (what
+    ``pi/contextRestore`` writes)."""
     target_id = edit.get("targetId")
     target = _safe_lookup(lookup, target_id)
     what = preview(target) if target is not None else ""
@@ -190,6 +193,8 @@ def _context_edit_preview(
     if not is_replacement(replacement):
         return f"removed from context: {what}"
     new_content = replacement.get("content") if isinstance(replacement, Mapping) else None
+    if target is not None and editable_role(target) and replacement == original_content(target):
+        return f"restored in context: {what}"
     return f"replaced in context: {what} → {content_text(new_content, ' ')}"
 
 

@@ -192,6 +192,14 @@ async def test_context_overflow_compacts_and_retries_once(client, events, script
     assert [
         event["reason"] for event in events.events() if event["type"] == "compaction_start"
     ] == ["overflow"]
+    # pi 1.6's ordering: the failed attempt is left out of the context, then compacted, retried.
+    written = entries(workspace)
+    [failed] = [e for e in written if e.get("message", {}).get("stopReason") == "error"]
+    [edit] = [e for e in written if e["type"] == "context_edit"]
+    assert edit["targetId"] == failed["id"] and edit["replacement"] is None
+    assert edit["parentId"] == failed["id"]
+    assert written.index(edit) < [e["type"] for e in written].index("compaction")
+    assert "maximum context length" not in json.dumps(scripted_llm.requests[-1]["messages"])
     await chat(client, scripted_llm, 2)
     scripted_llm.enqueue(
         replies.context_overflow(), replies.text(SUMMARY), replies.context_overflow()
@@ -232,6 +240,7 @@ async def test_navigation_with_a_branch_summary(client, events, scripted_llm, wo
     assert [report.kind for report in reports] == ["begin", "report", "end"]
     assert "branch being left" in reports[1].message
     summary_events = [event for event in events.events() if event["type"].startswith("branch_")]
+    card = summary_events[-1].pop("card")
     assert summary_events[-2:] == [
         {"type": "branch_summary_start", "targetId": first_answer["id"]},
         {
@@ -241,6 +250,8 @@ async def test_navigation_with_a_branch_summary(client, events, scripted_llm, wo
             "entryId": result["summaryEntryId"],
         },
     ]
+    assert "Explored question number 1" in card["summary"] and card["model"] == "openai/scripted"
+    assert card["tokensAfter"] > 0 and card["readFiles"] == [] and "tokensBefore" not in card
     summary = entries(workspace)[-1]
     assert (
         summary["type"] == "branch_summary"
@@ -337,3 +348,59 @@ async def test_a_prompt_sent_during_a_compaction_waits_for_it(
         "message",
         "message",
     ]  # the prompt landed after the compaction
+
+
+@pytest.mark.options(**SMALL)
+async def test_a_summary_is_retried_on_a_transient_error(client, events, scripted_llm, workspace):
+    """pi 1.6: summaries get the turns' retries, with events of their own."""
+    await chat(client, scripted_llm, 3)
+    scripted_llm.enqueue(replies.error(503, "overloaded"), replies.text(SUMMARY))
+    result = await request(client, "pi/compact", {})
+    assert result["summary"].startswith(SUMMARY.split("\n")[0])
+    retries = [event for event in events.events() if event["type"].startswith("summarization")]
+    assert [event["type"] for event in retries] == [
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+    ]
+    assert retries[0]["attempt"] == 1 and "overloaded" in retries[0]["errorMessage"]
+    assert retries[1] == {
+        "type": "summarization_retry_attempt_start",
+        "source": "compaction",
+        "reason": "manual",
+    }
+    assert not [event for event in events.events() if event["type"] == "retry"]
+
+
+@pytest.mark.options(**SMALL)
+async def test_a_compaction_card_says_what_was_summarized_and_what_it_freed(
+    client, events, scripted_llm, workspace
+):
+    scripted_llm.enqueue(
+        replies.tool_calls([("call_1", "read", {"path": "app.py"})]), replies.text("Read it.")
+    )
+    await request(client, "pi/prompt", {"text": "Read app.py " + "context " * 30})
+    await chat(client, scripted_llm, 3)
+    scripted_llm.enqueue(replies.text(SUMMARY))
+    result = await request(client, "pi/compact", {})
+    [end] = [event for event in events.events() if event["type"] == "compaction_end"]
+    card = end["card"]
+    assert card["summary"] == result["summary"] and card["readFiles"] == ["app.py"]
+    assert card["modifiedFiles"] == [] and card["model"] == "openai/scripted"
+    assert card["tokensBefore"] == result["tokensBefore"] > card["tokensAfter"] > 0
+    assert card["cost"] >= 0  # the summary's usage was recorded
+    history = await request(client, "pi/messages", {})
+    [compaction] = [entry for entry in history["entries"] if entry["type"] == "compaction"]
+    assert compaction["card"] == {
+        key: value for key, value in card.items() if key not in ("tokensAfter", "model")
+    }
+
+
+@pytest.mark.options(**SMALL)
+async def test_a_failed_compaction_has_no_card(client, events, scripted_llm, workspace):
+    await chat(client, scripted_llm, 3)
+    scripted_llm.enqueue(replies.error(400, "bad request"))
+    with pytest.raises(JsonRpcException):
+        await request(client, "pi/compact", {})
+    [end] = [event for event in events.events() if event["type"] == "compaction_end"]
+    assert "card" not in end and end["errorMessage"]

@@ -107,3 +107,29 @@ async def wait_for(condition, timeout: float = 10.0) -> None:
             await asyncio.sleep(0.02)
 
     await asyncio.wait_for(poll(), timeout)
+
+
+FORGETFUL = """
+def context(event):
+    for message, entry_id in zip(event.messages, event.entry_ids, strict=True):
+        if message["role"] == "toolResult" and "BIG-OUTPUT" in str(message["content"]):
+            event.edit_context(entry_id, "[a big output, forgotten by the extension]")
+"""
+
+
+async def test_a_context_hook_replaces_a_big_tool_result_for_the_following_requests(workspace):
+    (workspace / "big.log").write_text("BIG-OUTPUT " * 200)
+    install(workspace, forgetful=FORGETFUL)
+    async with ScriptedLLM() as llm, another_server(workspace, options(llm)) as client:
+        llm.enqueue(replies.tool_calls([("call-1", "read", {"path": "big.log"})]))
+        llm.enqueue(replies.text("A big log."))
+        await request(client, "pi/prompt", {"text": "read big.log"})
+        llm.enqueue(replies.text("Nothing more."))
+        await request(client, "pi/prompt", {"text": "and now?"})
+    assert "BIG-OUTPUT" in json.dumps(llm.requests[1])  # the request the hook saw it in
+    assert "BIG-OUTPUT" not in json.dumps(llm.requests[2])
+    assert "forgotten by the extension" in json.dumps(llm.requests[2])
+    entries = [json.loads(line) for line in session_text(workspace).splitlines()]
+    [edit] = [entry for entry in entries if entry["type"] == "context_edit"]
+    [output] = [e for e in entries if e.get("message", {}).get("role") == "toolResult"]
+    assert edit["targetId"] == output["id"] and "BIG-OUTPUT" in json.dumps(output)

@@ -153,3 +153,26 @@ async def test_compact_instructions_reach_both_summary_requests_of_a_split_turn(
     assert len(summary_requests) == 2
     for summary_request in summary_requests:
         assert "Keep the exact error codes" in json.dumps(summary_request["messages"][-1])
+
+
+OVERRIDDEN = {
+    **SMALL,
+    "compaction": {
+        "keepRecentTokens": 100,
+        "modelOverrides": {"openai/scripted": {"reserveTokens": 50000}, "openai/other": {}},
+    },
+}
+
+
+@pytest.mark.options(**OVERRIDDEN)
+async def test_a_model_override_compacts_where_the_ordinary_reserve_would_not(
+    client, events, scripted_llm, workspace
+):
+    """pi 0.86's ``compaction.modelOverrides``: the session's model has its own reserve."""
+    state = await request(client, "pi/state", {})
+    assert state["contextUsage"]["compactAt"] == 100000 - 50000
+    assert (await request(client, "pi/context", {}))["compactAt"] == 50000
+    assert await _threshold_turn(client, scripted_llm, events) == ["threshold"]
+    await request(client, "pi/setModel", {"model": "openai/other"})
+    state = await request(client, "pi/state", {})
+    assert state["contextUsage"]["compactAt"] == 100000 - 16384

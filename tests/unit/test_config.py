@@ -170,3 +170,25 @@ def test_an_invalid_threshold_is_reported_and_ignored_alone(tmp_path):
     assert settings.reserve_tokens == 500  # the valid settings still apply
     assert any("compaction.threshold must be" in problem for problem in config.problems)
     assert any("compaction.fileListLimit" in problem for problem in config.problems)
+
+
+def test_model_overrides_give_a_model_its_own_budgets(tmp_path):
+    pi_settings = {
+        "compaction": {
+            "reserveTokens": 1000,
+            "keepRecentTokens": 2000,
+            "modelOverrides": {
+                "anthropic/claude-big": {"reserveTokens": 400000},
+                "openai/gpt/with/slashes": {"keepRecentTokens": 5, "reserveTokens": -3},
+                "broken/entry": 7,
+            },
+        }
+    }
+    config = load_config(tmp_path, {}, {}, pi_settings)
+    big = config.compaction_settings("anthropic/claude-big")
+    assert (big.reserve_tokens, big.keep_recent_tokens) == (400000, 2000)
+    slashes = config.compaction_settings("openai/gpt/with/slashes")
+    assert (slashes.reserve_tokens, slashes.keep_recent_tokens) == (1000, 5)  # -3 is ignored
+    for other in ("broken/entry", "Anthropic/claude-big", None):
+        settings = config.compaction_settings(other)
+        assert (settings.reserve_tokens, settings.keep_recent_tokens) == (1000, 2000)

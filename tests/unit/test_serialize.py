@@ -30,6 +30,17 @@ def test_roles_are_labelled_and_joined_by_blank_lines():
     )
 
 
+def test_the_summarizer_text_leaves_thinking_out_as_pi_1_2_does():
+    messages = [
+        user_message("question"),
+        assistant_message(thinking("let me think"), text("answer"), tool_call("ls")),
+        assistant_message(thinking("only thinking")),
+    ]
+    assert serialize_conversation(messages, include_thinking=False) == (
+        "[User]: question\n\n[Assistant]: answer\n\n[Assistant tool calls]: ls()"
+    )
+
+
 def test_multiple_blocks_and_calls():
     message = assistant_message(
         thinking("t1"),

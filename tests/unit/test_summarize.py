@@ -37,6 +37,8 @@ from tests.builders import (
     conversation,
     keep,
     split_turn_session,
+    text,
+    thinking,
     tool_call,
     usage,
     words,
@@ -90,6 +92,20 @@ async def test_conversation_in_the_request_is_the_planned_serialization():
     prefix = serialized(preparation.turn_prefix_messages)
     assert '[Assistant tool calls]: read(path="a.py")' in prefix
     assert prefix_text.startswith(f"<conversation>\n{prefix}\n</conversation>\n\n")
+
+
+async def test_thinking_is_left_out_of_the_summarizer_text_but_not_the_plan():
+    """pi 1.2.0+ serializes no thinking for the summarizer; the plan keeps 0.84.2's text."""
+    session = SessionBuilder()
+    for turn in range(5):
+        session.user(f"u{turn}" + words(100))
+        session.assistant(thinking("PRIVATE-REASONING"), text(words(100)))
+    preparation = plan(session, 200)
+    assert "[Assistant thinking]: PRIVATE-REASONING" in preparation.serialized
+    model = ScriptedModel(answer("## Goal\nShip it"))
+    await summarize_compaction(preparation, model)
+    [user_text] = model.user_texts
+    assert "PRIVATE-REASONING" not in user_text and "[Assistant]: " in user_text
 
 
 async def test_without_an_output_limit_the_provider_default_applies():

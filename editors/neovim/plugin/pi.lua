@@ -25,6 +25,7 @@ define("PiTree", action("tree"), { nargs = 0, desc = "pi: open the session tree"
 define("PiTreeSearch", function(command)
   require("pi.tree").search(command.args)
 end, { nargs = "*", desc = "pi: search the session tree [text] and jump to a match" })
+define("PiContext", action("context"), { nargs = 0, desc = "pi: show what the next request carries" })
 define("PiEarlier", action("earlier"), { nargs = 0, desc = "pi: load earlier messages into the chat" })
 local function entry_ids(lead)
   return vim.tbl_filter(function(id)

@@ -5,6 +5,8 @@ import * as vscode from 'vscode';
 import type { ApiKeyStore } from './apiKeys';
 import type { ChatController } from './chat/chatController';
 import type { ChatViewProvider } from './chat/chatView';
+import { contextTarget, forget, replace, restore, type ContextTarget } from './context/contextEdits';
+import type { ContextView } from './context/contextView';
 import { goBackWithFiles, type PreviewDocuments } from './files/restoreFiles';
 import { removeApiKey, selectModel, setApiKey, useLocalServer } from './modelSetup';
 import { ErrorCodes, THINKING_LEVELS } from './protocol';
@@ -26,6 +28,7 @@ export interface CommandContext {
   previews: PreviewDocuments;
   keys: ApiKeyStore;
   sessions: SessionsProvider;
+  contextView: ContextView;
 }
 
 /** Codes the user caused and can act on; everything else only goes to the output channel. */
@@ -218,6 +221,10 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
       context.sessions.refresh();
       if (item.info.id === session.sessionId) await session.whileSwitching(() => session.switchTo(undefined));
     }),
+    register('pi.context.show', 'Show the context', () => context.contextView.show()),
+    register('pi.context.forget', 'Remove from context', (arg: unknown) => withTarget(arg, (target) => forget(server, session, target))),
+    register('pi.context.replace', 'Replace in context', (arg: unknown) => withTarget(arg, (target) => replace(server, session, target))),
+    register('pi.context.restore', 'Restore in context', (arg: unknown) => withTarget(arg, (target) => restore(server, session, target))),
     register('pi.server.restart', 'Restart pi-lsp', () => server.restart()),
     register('pi.server.showOutput', 'Show output', async () => server.output.show()),
   ];
@@ -236,6 +243,13 @@ async function openSession(context: CommandContext, where: { path: string }, ent
   await vscode.commands.executeCommand(`${TREE_VIEW_ID}.focus`);
   await tree.jumpTo(entryId ?? opened.leafId ?? '');
   context.sessions.refresh();
+}
+
+/** Runs `action` on the entry a context menu or the Context view gave the command. */
+async function withTarget(arg: unknown, action: (target: ContextTarget) => Promise<void>): Promise<void> {
+  const target = contextTarget(arg);
+  if (!target) throw new Error('no message chosen: use the chat, the session tree or the Context view');
+  await action(target);
 }
 
 type SummaryChoice = { label: string; detail: string; summarize: boolean; ask: boolean };

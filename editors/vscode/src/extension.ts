@@ -6,6 +6,7 @@ import { ApiKeyStore } from './apiKeys';
 import { ChatController } from './chat/chatController';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chatView';
 import { registerCommands } from './commands';
+import { ContextView } from './context/contextView';
 import { PreviewDocuments } from './files/restoreFiles';
 import { PiServer } from './server';
 import { SessionController } from './session';
@@ -27,6 +28,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const sessions = new SessionsProvider(server);
   const sessionsView = vscode.window.createTreeView(SESSIONS_VIEW_ID, { treeDataProvider: sessions });
   const statusBar = new ContextStatusBar();
+  const contextView = new ContextView(server, session, chat, chatView);
   const previews = new PreviewDocuments();
 
   context.subscriptions.push(
@@ -38,6 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     sessions,
     sessionsView,
     statusBar,
+    contextView,
     previews,
     session.onDidChangeState((state) => statusBar.update(state)),
     session.onDidChangeState((state) => (treeView.description = state.name ?? state.sessionId.slice(0, 8))),
@@ -45,7 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     sessionsView.onDidChangeVisibility(({ visible }) => visible && sessions.refresh()),
     session.onDidChangeState(() => sessionsView.visible && sessions.refresh()),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView),
-    ...registerCommands({ server, session, chat, chatView, tree, keys, previews, sessions }),
+    ...registerCommands({ server, session, chat, chatView, tree, keys, previews, sessions, contextView }),
     // A key stored or removed (here or in another window) reaches the server at once.
     keys.onDidChange(() => void server?.sendCredentials()),
     vscode.workspace.onDidChangeConfiguration((event) => {

@@ -44,11 +44,28 @@ export type ContextEditEffect = 'removed' | 'replaced';
  */
 export type FileAction = 'restored' | 'created' | 'deleted' | 'conflict' | 'skipped';
 
+export type ContextPartKind =
+  | 'base'
+  | 'systemFile'
+  | 'appendSystem'
+  | 'contextFile'
+  | 'skills'
+  | 'environment'
+  | 'extension'
+  | 'tools'
+  | 'compactionSummary'
+  | 'branchSummary'
+  | 'nestedContextFile'
+  | 'message'
+  | 'usageDifference';
+
 /**
  * How bad a resource problem is, as the editor's diagnostics show it: `error` mostly for a file
  * that could not be read or parsed, `warning` for the rest.
  */
 export type Severity = 'error' | 'warning';
+
+export type SummarizationSource = 'compaction' | 'branch_summary';
 
 /**
  * Any request that only names a session.
@@ -238,6 +255,26 @@ export interface LabelParams {
    * The label text; empty or null clears the entry's label.
    */
   label?: string | null;
+  sessionId?: string | null;
+}
+
+export interface ContextEditParams {
+  /**
+   * A user, assistant, tool-result or custom message on the active branch, in the context.
+   */
+  targetId: string;
+  /**
+   * The target's content in future context; null leaves the target out of it.
+   */
+  replacement: string | null;
+  sessionId?: string | null;
+}
+
+export interface ContextRestoreParams {
+  /**
+   * An entry a context edit left out or replaced.
+   */
+  targetId: string;
   sessionId?: string | null;
 }
 
@@ -496,6 +533,28 @@ export interface DeleteSessionResult {
 }
 
 /**
+ * What the chats show of a compaction or a branch summary.
+ */
+export interface SummaryCard {
+  summary: string;
+  readFiles: string[];
+  modifiedFiles: string[];
+  tokensBefore?: number;
+  /**
+   * The context's size right after it (live events only).
+   */
+  tokensAfter?: number;
+  /**
+   * The model that wrote it, or `extension` (live events only).
+   */
+  model?: string;
+  /**
+   * What the summary cost, in dollars, when its usage was recorded.
+   */
+  cost?: number;
+}
+
+/**
  * One visible entry of the active path: a message, a compaction or branch summary, or a shown
  * custom message.
  */
@@ -516,6 +575,7 @@ export interface TranscriptEntry {
     [k: string]: unknown;
   };
   contextEdit?: ContextEditEffect;
+  card?: SummaryCard;
 }
 
 export interface MessagesResult {
@@ -636,6 +696,47 @@ export interface ForkResult {
 export interface LabelResult {
   entryId: string;
   leafId: string | null;
+}
+
+/**
+ * One part of the next request (`pi/context`).
+ */
+export interface ContextPart {
+  kind: ContextPartKind;
+  label: string;
+  tokens: number;
+  /**
+   * The session entry it comes from (messages, summaries, nested context files).
+   */
+  entryId?: string;
+  role?: string;
+  preview?: string;
+  /**
+   * The file it comes from (AGENTS.md and the like).
+   */
+  path?: string;
+  contextEdit?: ContextEditEffect;
+}
+
+export interface ContextResult {
+  sessionId: string;
+  total: number;
+  basis: 'usage' | 'estimate';
+  contextWindow: number;
+  compactAt: number | null;
+  freeToWindow: number;
+  freeToCompaction: number | null;
+  parts: ContextPart[];
+}
+
+export interface ContextEditResult {
+  sessionId: string;
+  /**
+   * The `context_edit` entry written; it is the new leaf.
+   */
+  entryId: string;
+  leafId: string | null;
+  contextEdit?: ContextEditEffect;
 }
 
 export interface NameResult {
@@ -975,6 +1076,34 @@ export interface RetryEvent {
 }
 
 /**
+ * A summary (a compaction's or a branch summary's) failed with a transient provider error; it is
+ * asked again after `delay_ms` (pi 1.6's event).
+ */
+export interface SummarizationRetryScheduledEvent {
+  type: 'summarization_retry_scheduled';
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  errorMessage: string;
+}
+
+/**
+ * The summary is asked again.
+ */
+export interface SummarizationRetryAttemptStartEvent {
+  type: 'summarization_retry_attempt_start';
+  source: SummarizationSource;
+  reason?: CompactionReason;
+}
+
+/**
+ * The retries of a summary ended (with an answer, or the last error).
+ */
+export interface SummarizationRetryFinishedEvent {
+  type: 'summarization_retry_finished';
+}
+
+/**
  * The provider refused the key (401) or its rights (403); sent once, after the failed answer's
  * `message_end`. `message` says which key (where it came from, never the key); show it once, with
  * the client's way to store another key.
@@ -1006,6 +1135,7 @@ export interface CompactionEndEvent {
   entryId?: string;
   tokensBefore?: number;
   errorMessage?: string;
+  card?: SummaryCard;
 }
 
 /**
@@ -1026,6 +1156,7 @@ export interface BranchSummaryEndEvent {
   aborted: boolean;
   entryId?: string;
   errorMessage?: string;
+  card?: SummaryCard;
 }
 
 /**
@@ -1052,6 +1183,13 @@ export interface TreeChangedEvent {
    * The session's name now.
    */
   name: string | null;
+  /**
+   * Entries whose `contextEdit` mark the change's context edits changed, by entry id: what
+   * applies now (null: nothing, after a restore).
+   */
+  contextEdits: {
+    [k: string]: ContextEditEffect | null;
+  };
 }
 
 /**
@@ -1094,6 +1232,9 @@ export type PiEvent =
   | ToolExecutionEndEvent
   | MessageEndEvent
   | RetryEvent
+  | SummarizationRetryScheduledEvent
+  | SummarizationRetryAttemptStartEvent
+  | SummarizationRetryFinishedEvent
   | AuthErrorEvent
   | CompactionStartEvent
   | CompactionEndEvent
@@ -1171,6 +1312,9 @@ export interface Requests {
   'pi/openSession': { params: OpenSessionParams; result: OpenSessionResult };
   'pi/fork': { params: ForkParams; result: ForkResult };
   'pi/label': { params: LabelParams; result: LabelResult };
+  'pi/context': { params: SessionParams; result: ContextResult };
+  'pi/contextEdit': { params: ContextEditParams; result: ContextEditResult };
+  'pi/contextRestore': { params: ContextRestoreParams; result: ContextEditResult };
   'pi/name': { params: NameParams; result: NameResult };
   'pi/state': { params: SessionParams; result: StateResult };
   'pi/models': { params: ModelsParams; result: ModelsResult };
@@ -1206,6 +1350,9 @@ export const METHODS = [
   'pi/openSession',
   'pi/fork',
   'pi/label',
+  'pi/context',
+  'pi/contextEdit',
+  'pi/contextRestore',
   'pi/name',
   'pi/state',
   'pi/models',
@@ -1251,6 +1398,9 @@ export const EVENT_TYPES = [
   'tool_execution_end',
   'message_end',
   'retry',
+  'summarization_retry_scheduled',
+  'summarization_retry_attempt_start',
+  'summarization_retry_finished',
   'auth_error',
   'compaction_start',
   'compaction_end',

@@ -1,4 +1,4 @@
-// The status-bar item: the shown session's context usage, coloured at 90 % and 95 %, and what the
+// The status-bar item (a click opens the Context view): the shown session's context usage, coloured at 90 % and 95 %, and what the
 // session cost so far with the share of it read from the provider's prompt cache.
 import * as vscode from 'vscode';
 import { contextLevel, describeCompactionMark, describeUsage, levelWarning } from './contextLevel';
@@ -10,7 +10,7 @@ export class ContextStatusBar implements vscode.Disposable {
 
   constructor() {
     this.item.name = 'Pi context usage';
-    this.item.command = 'pi.chat.open';
+    this.item.command = 'pi.context.show';
     this.item.text = '$(comment-discussion) pi';
     this.item.tooltip = 'pi-lsp is starting';
     this.item.show();
@@ -25,7 +25,7 @@ export class ContextStatusBar implements vscode.Disposable {
     const details = costDetails(state?.cost);
     const mark = describeCompactionMark(usage);
     this.item.tooltip = state
-      ? `pi: ${state.model?.model ?? 'no model'} · ${state.messageCount} messages${state.isStreaming ? ' · working' : ''}\n${warning ? `${warning}\n` : ''}${mark ? `${mark}\n` : ''}${details ? `${details}\n` : ''}Click to open the chat`
+      ? `pi: ${state.model?.model ?? 'no model'} · ${state.messageCount} messages${state.isStreaming ? ' · working' : ''}\n${warning ? `${warning}\n` : ''}${mark ? `${mark}\n` : ''}${details ? `${details}\n` : ''}Click to see what the context holds`
       : 'pi-lsp is not running';
     this.item.backgroundColor =
       level === 'critical'

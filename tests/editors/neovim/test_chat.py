@@ -131,6 +131,11 @@ def test_compact_from_the_command_writes_a_compaction_entry(pi, scripted_model):
         re.match(r"» compacted \(.* tokens summarized\), entry [0-9a-f]{8}$", line)
         for line in lines
     ), lines
+    # The card: why, the tokens before → after, the model, then the summary folded.
+    [facts] = [line for line in lines if line.startswith("    why: asked for, tokens ")]
+    assert re.search(r"tokens [0-9.k]+ → [0-9.k]+, by openai/scripted", facts), facts
+    goal = lines.index("    ## Goal")
+    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({goal + 1})")) != -1, "the summary is open"
     compactions = [entry for entry in pi.session_entries() if entry["type"] == "compaction"]
     assert len(compactions) == 1 and compactions[0]["summary"].startswith("## Goal")
     assert "Keep the file names" in str(scripted_model.requests()[-1]["messages"])
@@ -197,7 +202,8 @@ def test_a_failed_compaction_shows_why_and_leaves_the_session_unchanged(pi, scri
     pi.wait_for("compaction_end")
     lines = pi.chat_lines(containing="» compaction failed")
     assert any(
-        line.startswith("» compaction failed: ") and "Summaries are not allowed today" in line
+        line.startswith("» compaction failed, the session is unchanged: ")
+        and "Summaries are not allowed today" in line
         for line in lines
     ), lines
     note = pi.wait_for_note("ERROR")

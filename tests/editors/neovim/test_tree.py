@@ -227,7 +227,10 @@ def test_a_session_with_context_edits_shows_what_they_did_in_the_tree_and_the_ch
     )
     pi.command("PiSessions")
     lines = pi.chat_lines(containing="Carry on")
-    note = "» removed from the context: the model no longer sees the message above"
+    note = (
+        "» removed from the context: the model no longer sees the message above"
+        " (it stays in the session file)"
+    )
     assert lines[lines.index("My key is sk-live-1") + 2] == note, lines
     rows = open_tree(pi)
     assert row(rows, "user", "My key is sk-live-1")["edited"] == "removed from context"

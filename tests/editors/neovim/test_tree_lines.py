@@ -213,3 +213,16 @@ def test_entries_a_context_edit_changed_say_so(editor):
         "● 0000000b assistant (replaced in context): short",
         "◉ 0000000c context_edit: removed from context: my key…",
     ]
+
+
+def test_a_context_edit_event_marks_its_target_and_a_restore_clears_the_mark(editor):
+    edit = row("0000000g", "0000000f", "context_edit", preview="removed from context: Go on")
+    restore = row("0000000h", "0000000g", "context_edit", preview="restored in context: Go on")
+    first = changed(4, [edit], "0000000g") | {"contextEdits": {"0000000e": "removed"}}
+    second = changed(5, [restore], "0000000h") | {"contextEdits": {"0000000e": None}}
+    outcomes, lines = editor.lua(PATCH, branching_window(), [first])
+    assert outcomes == ["patched"]
+    assert any("0000000e user (removed from context): Go on" in line for line in lines), lines
+    outcomes, lines = editor.lua(PATCH, branching_window(), [first, second])
+    assert outcomes == ["patched", "patched"]
+    assert any(line.endswith("0000000e user: Go on") for line in lines), lines

@@ -57,6 +57,7 @@ SCENARIOS = [
     "navigate_from_palette",
     "restore_files",
     "context_edit_marks",
+    "context_view",
     "api_key",
     "permission_question",
     "auth_error_notice",
@@ -78,6 +79,8 @@ SCREENSHOTS = [
     "setup.png",
     "restore-preview.png",
     "big-session.png",
+    "context.png",
+    "compaction-card.png",
 ]
 FAKE_KEY = "sk-vscode-e2e-FAKE-5d1c0b9a"
 """The key the api_key scenario stores with "Pi: Set API Key…" (scenarios.mjs has the same)."""
@@ -438,6 +441,12 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
             "PI_E2E_ARTIFACTS": str(ARTIFACTS),
             "PI_E2E_WORKSPACE": str(workspace),
             "PI_E2E_BIG_SESSION": str(big),
+            # The scenarios to run, comma-separated (all when unset): for working on a few.
+            **(
+                {"PI_E2E_SCENARIOS": os.environ["PI_E2E_SCENARIOS"]}
+                if os.environ.get("PI_E2E_SCENARIOS")
+                else {}
+            ),
         }
         driver = _run(["node", "test/e2e/drive.mjs"], timeout=300, env=driver_environment)
         (ARTIFACTS / "driver.log").write_text(driver.stdout + driver.stderr)

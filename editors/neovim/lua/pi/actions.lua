@@ -71,6 +71,10 @@ function M.tree()
   require("pi.tree").open()
 end
 
+function M.context()
+  require("pi.context").open()
+end
+
 local function navigated(result)
   if util.present(result.editorText) then
     chat.set_prompt_text(result.editorText)

@@ -27,9 +27,9 @@ end
 
 --- `contextEdit` on pi/tree and pi/messages entries: what a context edit (pi 1.6) on the active
 --- path did to the entry's part of the model's context (the field is absent when none did).
-M.context_edit = {}
+M.context_edit_effects = {}
 for _, effect in ipairs(protocol.context_edit_effects) do
-  M.context_edit[effect] = effect
+  M.context_edit_effects[effect] = effect
 end
 
 --- The server's notifications, subscribed to with require("pi.client").on(name, fn).

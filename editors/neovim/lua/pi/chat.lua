@@ -218,6 +218,23 @@ function M.history(messages)
   require("pi.render").history(M.chat_buffer(), messages)
 end
 
+--- Shows the chat with the cursor on the first line holding `text` (a message's preview).
+function M.show_text(text)
+  local chat_window = util.window_showing(M.chat_buffer()) or open_chat_window()
+  vim.api.nvim_set_current_win(chat_window)
+  local needle = vim.trim((text or ""):gsub("…$", ""))
+  if needle == "" then
+    return
+  end
+  local lines = vim.api.nvim_buf_get_lines(M.chat_buffer(), 0, -1, false)
+  for lnum, line in ipairs(lines) do
+    if line:find(needle:sub(1, 40), 1, true) then
+      return vim.api.nvim_win_set_cursor(chat_window, { lnum, 0 })
+    end
+  end
+  vim.notify("pi: the message is not on the chat's page (load earlier messages)", vim.log.levels.INFO)
+end
+
 function M.notice(text)
   require("pi.render").notice(M.chat_buffer(), text)
 end

@@ -55,6 +55,7 @@ M.defaults = {
       refresh = "R",
       close = "q",
     },
+    context = { open = "<CR>", forget = "x", replace = "c", restore = "u", refresh = "R", close = "q" },
   },
 }
 

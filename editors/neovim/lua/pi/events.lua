@@ -32,6 +32,7 @@ local function update_views(event, session_id)
   end
   if event.type == "tree_changed" then
     require("pi.tree").on_tree_changed(event, session_id)
+    require("pi.context").on_tree_changed()
   end
 end
 

@@ -35,9 +35,13 @@
 --- `skipped` — left as it is for `reason` (not restorable, already right, not writable).
 ---@alias pi.FileAction "restored"|"created"|"deleted"|"conflict"|"skipped"
 
+---@alias pi.ContextPartKind "base"|"systemFile"|"appendSystem"|"contextFile"|"skills"|"environment"|"extension"|"tools"|"compactionSummary"|"branchSummary"|"nestedContextFile"|"message"|"usageDifference"
+
 --- How bad a resource problem is, as the editor's diagnostics show it: `error` mostly for a file
 --- that could not be read or parsed, `warning` for the rest.
 ---@alias pi.Severity "error"|"warning"
+
+---@alias pi.SummarizationSource "compaction"|"branch_summary"
 
 --- Any request that only names a session.
 ---@class pi.SessionParams
@@ -155,6 +159,18 @@
 ---@field entryId string
 --- The label text; empty or null clears the entry's label.
 ---@field label? string
+---@field sessionId? string
+
+---@class pi.ContextEditParams
+--- A user, assistant, tool-result or custom message on the active branch, in the context.
+---@field targetId string
+--- The target's content in future context; null leaves the target out of it.
+---@field replacement? string
+---@field sessionId? string
+
+---@class pi.ContextRestoreParams
+--- An entry a context edit left out or replaced.
+---@field targetId string
 ---@field sessionId? string
 
 ---@class pi.NameParams
@@ -328,6 +344,19 @@
 --- Where the file was: it is in the system trash now.
 ---@field path string
 
+--- What the chats show of a compaction or a branch summary.
+---@class pi.SummaryCard
+---@field summary string
+---@field readFiles string[]
+---@field modifiedFiles string[]
+---@field tokensBefore? integer
+--- The context's size right after it (live events only).
+---@field tokensAfter? integer
+--- The model that wrote it, or `extension` (live events only).
+---@field model? string
+--- What the summary cost, in dollars, when its usage was recorded.
+---@field cost? number
+
 --- One visible entry of the active path: a message, a compaction or branch summary, or a shown
 --- custom message.
 ---@class pi.TranscriptEntry
@@ -343,6 +372,8 @@
 ---@field content? any
 --- What a pi 1.6 context edit did to the entry's part of the context; left out when nothing did.
 ---@field contextEdit? pi.ContextEditEffect
+--- For `compaction` and `branch_summary` entries: what the chats show of them.
+---@field card? pi.SummaryCard
 
 ---@class pi.MessagesResult
 ---@field sessionId string
@@ -427,6 +458,37 @@
 ---@class pi.LabelResult
 ---@field entryId string
 ---@field leafId? string
+
+--- One part of the next request (`pi/context`).
+---@class pi.ContextPart
+---@field kind pi.ContextPartKind
+---@field label string
+---@field tokens integer
+--- The session entry it comes from (messages, summaries, nested context files).
+---@field entryId? string
+---@field role? string
+---@field preview? string
+--- The file it comes from (AGENTS.md and the like).
+---@field path? string
+---@field contextEdit? pi.ContextEditEffect
+
+---@class pi.ContextResult
+---@field sessionId string
+---@field total integer
+---@field basis "usage"|"estimate"
+---@field contextWindow integer
+---@field compactAt? integer
+---@field freeToWindow integer
+---@field freeToCompaction? integer
+---@field parts pi.ContextPart[]
+
+---@class pi.ContextEditResult
+---@field sessionId string
+--- The `context_edit` entry written; it is the new leaf.
+---@field entryId string
+---@field leafId? string
+--- What applies to the target now; left out after a restore.
+---@field contextEdit? pi.ContextEditEffect
 
 ---@class pi.NameResult
 ---@field entryId string
@@ -660,6 +722,26 @@
 ---@field delayMs integer
 ---@field errorMessage string
 
+--- A summary (a compaction's or a branch summary's) failed with a transient provider error; it is
+--- asked again after `delay_ms` (pi 1.6's event).
+---@class pi.SummarizationRetryScheduledEvent
+---@field type "summarization_retry_scheduled"
+---@field attempt integer
+---@field maxAttempts integer
+---@field delayMs integer
+---@field errorMessage string
+
+--- The summary is asked again.
+---@class pi.SummarizationRetryAttemptStartEvent
+---@field type "summarization_retry_attempt_start"
+---@field source pi.SummarizationSource
+--- The compaction's reason (left out for a branch summary).
+---@field reason? pi.CompactionReason
+
+--- The retries of a summary ended (with an answer, or the last error).
+---@class pi.SummarizationRetryFinishedEvent
+---@field type "summarization_retry_finished"
+
 --- The provider refused the key (401) or its rights (403); sent once, after the failed answer's
 --- `message_end`. `message` says which key (where it came from, never the key); show it once, with
 --- the client's way to store another key.
@@ -684,6 +766,8 @@
 ---@field entryId? string
 ---@field tokensBefore? integer
 ---@field errorMessage? string
+--- What the chats show of the compaction (with its entry).
+---@field card? pi.SummaryCard
 
 --- The model starts summarizing the branch being left (`pi/navigate` with `summarize`).
 ---@class pi.BranchSummaryStartEvent
@@ -698,6 +782,8 @@
 ---@field aborted boolean
 ---@field entryId? string
 ---@field errorMessage? string
+--- What the chats show of the summary (with its entry).
+---@field card? pi.SummaryCard
 
 --- The tree or the leaf changed (after a turn, a navigation, a label…): `version` rises by one per
 --- change (a client that sees a gap missed one and fetches `pi/treeWindow` again), and the event
@@ -713,6 +799,9 @@
 ---@field labels table<string, string?>
 --- The session's name now.
 ---@field name? string
+--- Entries whose `contextEdit` mark the change's context edits changed, by entry id: what applies
+--- now (null: nothing, after a restore).
+---@field contextEdits table<string, pi.ContextEditEffect?>
 
 --- The turn ended.
 ---@class pi.AgentEndEvent
@@ -743,6 +832,9 @@
 ---| pi.ToolExecutionEndEvent
 ---| pi.MessageEndEvent
 ---| pi.RetryEvent
+---| pi.SummarizationRetryScheduledEvent
+---| pi.SummarizationRetryAttemptStartEvent
+---| pi.SummarizationRetryFinishedEvent
 ---| pi.AuthErrorEvent
 ---| pi.CompactionStartEvent
 ---| pi.CompactionEndEvent
@@ -787,6 +879,9 @@
 ---@field open_session pi.Request<pi.OpenSessionResult> pi/openSession
 ---@field fork pi.Request<pi.ForkResult> pi/fork
 ---@field label pi.Request<pi.LabelResult> pi/label
+---@field context pi.Request<pi.ContextResult> pi/context
+---@field context_edit pi.Request<pi.ContextEditResult> pi/contextEdit
+---@field context_restore pi.Request<pi.ContextEditResult> pi/contextRestore
 ---@field name pi.Request<pi.NameResult> pi/name
 ---@field state pi.Request<pi.StateResult> pi/state
 ---@field models pi.Request<pi.ModelsResult> pi/models
@@ -820,6 +915,9 @@ M.requests = {
   open_session = "pi/openSession",
   fork = "pi/fork",
   label = "pi/label",
+  context = "pi/context",
+  context_edit = "pi/contextEdit",
+  context_restore = "pi/contextRestore",
   name = "pi/name",
   state = "pi/state",
   models = "pi/models",
@@ -859,6 +957,9 @@ M.event_types = {
   "tool_execution_end",
   "message_end",
   "retry",
+  "summarization_retry_scheduled",
+  "summarization_retry_attempt_start",
+  "summarization_retry_finished",
   "auth_error",
   "compaction_start",
   "compaction_end",

@@ -2,7 +2,7 @@
 -- thinking (folded), a line per tool call updated in place as it runs, the last lines of a running
 -- command's output (replaced as it streams), its result (folded), and `»` notices for compaction,
 -- branch summaries, retries, aborts and errors.
-local context_edit = require("pi.api").context_edit
+local context_edit = require("pi.api").context_edit_effects
 local transcript = require("pi.transcript")
 local util = require("pi.util")
 
@@ -211,13 +211,56 @@ local function history_assistant(buffer, message)
   end
 end
 
+local REASONS = {
+  manual = "asked for",
+  threshold = "the context reached the compaction threshold",
+  overflow = "the provider refused the context",
+}
+
+--- Under a summary's notice: why, the tokens before → after, the model and cost, the files it
+--- read and modified (one per line: `gf` opens them), then the summary itself, folded.
+local function summary_card(buffer, card, reason)
+  local facts = {}
+  if reason then
+    table.insert(facts, "why: " .. (REASONS[reason] or reason))
+  end
+  if util.present(card.tokensBefore) or util.present(card.tokensAfter) then
+    local before, after = util.short_number(card.tokensBefore), util.short_number(card.tokensAfter)
+    table.insert(facts, ("tokens %s → %s"):format(before, after))
+  end
+  if util.present(card.model) then
+    table.insert(facts, "by " .. card.model)
+  end
+  if util.present(card.cost) then
+    table.insert(facts, ("$%.4f"):format(card.cost))
+  end
+  local lines = {}
+  if #facts > 0 then
+    table.insert(lines, RESULT_INDENT .. table.concat(facts, ", "))
+  end
+  for _, list in ipairs({ { "read", card.readFiles }, { "modified", card.modifiedFiles } }) do
+    if type(list[2]) == "table" and #list[2] > 0 then
+      table.insert(lines, RESULT_INDENT .. list[1] .. ":")
+      for _, path in ipairs(list[2]) do
+        table.insert(lines, RESULT_INDENT .. "  " .. path)
+      end
+    end
+  end
+  if #lines > 0 then
+    transcript.append(buffer, lines)
+  end
+  local summary = vim.split(tostring(card.summary or ""), "\n", { plain = true })
+  transcript.append_folded(buffer, vim.tbl_map(function(line)
+    return RESULT_INDENT .. line
+  end, summary))
+end
+
+M.summary_card = summary_card
+
 local function history_summary(buffer, entry)
   local what = entry.type == "compaction" and "compacted: the summary the model continues from" or "branch summary"
   M.notice(buffer, what)
-  local lines = vim.split(tostring(entry.summary or ""), "\n", { plain = true })
-  transcript.append_folded(buffer, vim.tbl_map(function(line)
-    return RESULT_INDENT .. line
-  end, lines))
+  summary_card(buffer, type(entry.card) == "table" and entry.card or { summary = entry.summary })
 end
 
 local function history_message(buffer, message)
@@ -240,7 +283,8 @@ end
 --- The conversation of an opened session, from a pi/messages result, drawn as it was streamed.
 -- Under a message a context edit (pi 1.6) changed: what the model sees of it now.
 local CONTEXT_EDIT_NOTES = {
-  [context_edit.removed] = "removed from the context: the model no longer sees the message above",
+  [context_edit.removed] = "removed from the context: the model no longer sees the message above"
+    .. " (it stays in the session file)",
   [context_edit.replaced] = "replaced in the context: the model sees the text above instead of the original",
 }
 
@@ -333,14 +377,17 @@ end
 
 function on.compaction_end(buffer, event)
   if event.aborted then
-    M.notice(buffer, "compaction cancelled")
+    M.notice(buffer, "compaction cancelled; the session is unchanged")
   elseif util.present(event.errorMessage) then
-    M.notice(buffer, "compaction failed: " .. event.errorMessage)
+    M.notice(buffer, "compaction failed, the session is unchanged: " .. event.errorMessage)
   else
     local before = util.present(event.tokensBefore)
         and (" (" .. util.short_number(event.tokensBefore) .. " tokens summarized)")
       or ""
     M.notice(buffer, ("compacted%s, entry %s"):format(before, tostring(event.entryId)))
+    if type(event.card) == "table" then
+      summary_card(buffer, event.card, event.reason)
+    end
   end
 end
 
@@ -355,6 +402,9 @@ function on.branch_summary_end(buffer, event)
     M.notice(buffer, "branch summary failed: " .. event.errorMessage)
   elseif util.present(event.entryId) then
     M.notice(buffer, "summarized the branch left behind, entry " .. event.entryId)
+    if type(event.card) == "table" then
+      summary_card(buffer, event.card)
+    end
   else
     M.notice(buffer, "nothing was left behind to summarize")
   end

@@ -4,7 +4,7 @@
 -- later entries" after it, "▸ …" under a row whose branches are not expanded. Label entries are
 -- bookkeeping, not conversation, so they are hidden and their children take their place. An
 -- entry a context edit (pi 1.6) left out of the model's context, or replaced there, says so.
-local context_edit = require("pi.api").context_edit
+local context_edit = require("pi.api").context_edit_effects
 local tree_window = require("pi.tree_window")
 local util = require("pi.util")
 

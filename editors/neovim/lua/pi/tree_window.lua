@@ -207,6 +207,13 @@ function M.apply_change(model, event)
       row.label = present(label) and label or nil
     end
   end
+  -- The contextEdit marks the change's context edits changed (vim.NIL: none applies now).
+  for id, effect in pairs(event.contextEdits or {}) do
+    local row = model.rows[id]
+    if row then
+      row.contextEdit = present(effect) and effect or nil
+    end
+  end
   local outcome = "patched"
   local arrived = false
   for _, row in ipairs(event.entries or {}) do

@@ -58,6 +58,11 @@ export class ChatController implements vscode.Disposable {
     return this.state.running;
   }
 
+  /** Scrolls the chat to the message of `entryId` (shown in the chat only when on its history page). */
+  revealEntry(entryId: string): void {
+    this.post?.({ type: 'revealEntry', entryId });
+  }
+
   /** Puts text (a navigation's `editorText`) into the chat input, once there is a chat view. */
   setInput(text: string): void {
     if (!this.post) {
@@ -87,6 +92,10 @@ export class ChatController implements vscode.Disposable {
         return void vscode.commands.executeCommand('pi.localServer.use');
       case 'loadEarlier':
         return this.loadEarlier(message.before);
+      case 'openContext':
+        return void vscode.commands.executeCommand('pi.context.show');
+      case 'openFile':
+        return this.openFile(message.path);
     }
   }
 
@@ -126,6 +135,17 @@ export class ChatController implements vscode.Disposable {
       this.apply({ type: 'local_prepend', items: historyItems(sessionId, page, `p${this.earlierPages}-`) });
     } catch (error) {
       this.server.output.appendLine(`Could not load earlier messages: ${describeError(error)}`);
+    }
+  }
+
+  /** Opens a file a summary card lists (relative paths are the workspace's). */
+  private async openFile(path: string): Promise<void> {
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const uri = path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) || !root ? vscode.Uri.file(path) : vscode.Uri.joinPath(root, path);
+    try {
+      await vscode.window.showTextDocument(uri, { preview: true });
+    } catch (error) {
+      void vscode.window.showWarningMessage(`Cannot open ${path}: ${describeError(error)}`);
     }
   }
 

@@ -1,7 +1,7 @@
 // Rebuilds the chat transcript of a session's active path from the server's `pi/messages`, so a
 // resumed, forked or navigated session shows its conversation (pi/tree only carries previews).
-import type { AgentMessage, MessagesResult, PiEvent, TranscriptEntry } from '../protocol';
-import { type ChatItem, type ChatState, EARLIER_TOPIC, emptyChat, type NoticeAction, reduce } from './reducer';
+import type { AgentMessage, ContextEditEffect, MessagesResult, PiEvent, TranscriptEntry } from '../protocol';
+import { type CardView, type ChatItem, type ChatState, EARLIER_TOPIC, emptyChat, type NoticeAction, reduce } from './reducer';
 
 /**
  * How many entries of the active path a chat loads at once: the tail when it opens a session,
@@ -23,20 +23,24 @@ export function historyItems(sessionId: string | null, transcript: MessagesResul
     const text = `${hidden} earlier entr${hidden === 1 ? 'y' : 'ies'} (scroll up to load them).`;
     state = reduce(state, { type: 'local_notice', level: 'info', text, topic: EARLIER_TOPIC, action });
   }
+  const edited = new Map<string, ContextEditEffect>();
   for (const entry of transcript.entries) {
     for (const event of entryEvents(entry)) state = reduce(state, event);
+    if (entry.contextEdit) edited.set(entry.entryId, entry.contextEdit);
   }
   return state.items.map((item) => {
+    const contextEdit = 'entryId' in item && item.entryId ? edited.get(item.entryId) : undefined;
+    if (contextEdit) item = { ...item, contextEdit };
     const id = `${page}${item.id}`;
     return item.kind === 'tool' && (item.status === 'pending' || item.status === 'running') ? { ...item, id, status: 'unfinished' } : { ...item, id };
   });
 }
 
-type HistoryEvent = PiEvent | { type: 'local_notice'; level: 'info'; text: string };
+type HistoryEvent = PiEvent | { type: 'local_notice'; level: 'info'; text: string; card?: CardView };
 
 /** A note under an entry that a context edit (pi 1.6) removed from the model's context or replaced there. */
 export const CONTEXT_EDIT_NOTES = {
-  removed: 'Removed from the context: the model no longer sees the entry above.',
+  removed: 'Removed from the context: the model no longer sees the entry above. It stays in the session file (right-click, Restore, to bring it back).',
   replaced: 'Replaced in the context: the model sees the text above instead of the original.',
 } as const;
 
@@ -60,10 +64,12 @@ function conversationEvents(entry: TranscriptEntry): HistoryEvent[] {
     return [{ type: 'message_end', entryId: entry.entryId, message }];
   }
   if (entry.type === 'compaction') {
-    return [{ type: 'local_notice', level: 'info', text: `Compacted: earlier messages are summarized.\n\n${entry.summary ?? ''}` }];
+    const card = entry.card ?? { summary: entry.summary ?? '', readFiles: [], modifiedFiles: [] };
+    return [{ type: 'local_notice', level: 'info', text: 'Compacted: earlier messages are summarized.', card }];
   }
   if (entry.type === 'branch_summary') {
-    return [{ type: 'local_notice', level: 'info', text: `Branch summary:\n\n${entry.summary ?? ''}` }];
+    const card = entry.card ?? { summary: entry.summary ?? '', readFiles: [], modifiedFiles: [] };
+    return [{ type: 'local_notice', level: 'info', text: 'Branch summary: what happened on the branch left behind.', card }];
   }
   return [];
 }

@@ -34,7 +34,9 @@ export type ToWebview =
   | { type: 'model'; model: ModelInfo }
   | { type: 'completions'; items: Completion[] }
   | { type: 'editorText'; text: string }
-  | { type: 'server'; status: ServerStatus };
+  | { type: 'server'; status: ServerStatus }
+  /** Scroll to the message of an entry and highlight it (the Context view's "Show in Chat"). */
+  | { type: 'revealEntry'; entryId: string };
 
 export type FromWebview =
   | { type: 'ready' }
@@ -47,4 +49,8 @@ export type FromWebview =
   | { type: 'setApiKey'; provider?: string }
   | { type: 'useLocalServer' }
   /** The user scrolled to the top (or clicked "Load earlier messages"): the page before `before`. */
-  | { type: 'loadEarlier'; before: string };
+  | { type: 'loadEarlier'; before: string }
+  /** The context meter was clicked: open the Context view. */
+  | { type: 'openContext' }
+  /** A file of a summary card was clicked (a path relative to the workspace, or absolute). */
+  | { type: 'openFile'; path: string };

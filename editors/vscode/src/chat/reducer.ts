@@ -1,7 +1,7 @@
 // The chat transcript as a pure function of `pi/event`s: the extension host and the webview run
 // the same reducer, so the host can re-send the whole state when the view is shown again while
 // the webview applies events one by one as they stream.
-import type { AgentMessage, ContextUsage, EventNotification, PiEvent } from '../protocol';
+import type { AgentMessage, ContextEditEffect, ContextUsage, EventNotification, PiEvent, SummaryCard } from '../protocol';
 import { messageText, thinkingText, toolCalls, toolResultText } from './messageText';
 
 /** `unfinished`: the call's result is not on the shown path (a fork or a navigation cut the turn). */
@@ -11,6 +11,8 @@ interface ItemBase {
   id: string;
   /** Bumped on every change, so a renderer redraws only the items that changed. */
   rev: number;
+  /** What a context edit did to the item's entry (history only: the chat reloads after an edit). */
+  contextEdit?: ContextEditEffect;
 }
 
 export interface UserItem extends ItemBase {
@@ -40,6 +42,8 @@ export interface ToolItem extends ItemBase {
   result?: string;
   /** The last line a running tool printed (its output streams in `result` meanwhile). */
   live?: string;
+  /** The entry of its result, once stored. */
+  entryId?: string | null;
 }
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
@@ -50,7 +54,14 @@ export type NoticeLevel = 'info' | 'warning' | 'error';
  */
 export type NoticeAction =
   | { kind: 'setApiKey'; label: string; provider?: string }
-  | { kind: 'loadEarlier'; label: string; before: string };
+  | { kind: 'loadEarlier'; label: string; before: string }
+  | { kind: 'openFile'; label: string; path: string };
+
+/** A compaction's or branch summary's card under its notice: why, what it kept, what it cost. */
+export interface CardView extends SummaryCard {
+  /** For a compaction: manual, threshold or overflow. */
+  reason?: string;
+}
 
 /** The topic of the notice at the top of a chat whose earlier history is not loaded yet. */
 export const EARLIER_TOPIC = 'earlier';
@@ -62,6 +73,7 @@ export interface NoticeItem extends ItemBase {
   /** Notices of one kind (a compaction, a retry series) replace each other. */
   topic?: string;
   action?: NoticeAction;
+  card?: CardView;
 }
 
 export type ChatItem = UserItem | AssistantItem | ToolItem | NoticeItem;
@@ -81,7 +93,7 @@ export interface ChatState {
 /** What the reducer accepts besides server events: things the extension itself knows. */
 export type LocalAction =
   | { type: 'local_queued'; text: string; behavior: 'steer' | 'followUp' }
-  | { type: 'local_notice'; level: NoticeLevel; text: string; topic?: string; action?: NoticeAction }
+  | { type: 'local_notice'; level: NoticeLevel; text: string; topic?: string; action?: NoticeAction; card?: CardView }
   | { type: 'local_context'; usage: ContextUsage | null }
   | { type: 'local_reset'; sessionId: string | null; items: ChatItem[] }
   /** An earlier page of the history, put in place of the "earlier" notice at the top. */
@@ -156,11 +168,11 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'compaction_start':
       return notice({ ...state, compacting: true }, 'info', `Compacting the session (${action.reason})…`, 'compaction');
     case 'compaction_end':
-      return notice({ ...state, compacting: false }, ...compactionOutcome(action), 'compaction');
+      return notice({ ...state, compacting: false }, ...compactionOutcome(action), 'compaction', undefined, cardOf(action.card, action.reason));
     case 'branch_summary_start':
       return notice({ ...state, summarizingBranch: true }, 'info', 'Summarizing the branch being left…', 'branch-summary');
     case 'branch_summary_end':
-      return notice({ ...state, summarizingBranch: false }, ...branchSummaryOutcome(action), 'branch-summary');
+      return notice({ ...state, summarizingBranch: false }, ...branchSummaryOutcome(action), 'branch-summary', undefined, cardOf(action.card));
     case 'tree_changed':
       return state;
     case 'agent_end':
@@ -170,7 +182,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'local_queued':
       return push(state, { kind: 'user', text: action.text, queued: action.behavior });
     case 'local_notice':
-      return notice(state, action.level, action.text, action.topic, action.action);
+      return notice(state, action.level, action.text, action.topic, action.action, action.card);
     case 'local_context':
       return { ...state, context: action.usage };
     case 'local_reset':
@@ -251,7 +263,7 @@ function endMessage(state: ChatState, message: AgentMessage, entryId: string | n
       return upsertTool(state, String(message.toolCallId ?? ''), (tool) =>
         tool.status === 'done' || tool.status === 'error'
           ? tool
-          : { ...tool, name: tool.name || String(message.toolName ?? ''), status: message.isError ? 'error' : 'done', result: toolResultText(message.content) },
+          : { ...tool, name: tool.name || String(message.toolName ?? ''), status: message.isError ? 'error' : 'done', result: toolResultText(message.content), entryId },
       );
     default:
       return state;
@@ -322,7 +334,7 @@ function refusedKey(state: ChatState, event: Extract<PiEvent, { type: 'auth_erro
 
 function compactionOutcome(event: Extract<PiEvent, { type: 'compaction_end' }>): [NoticeLevel, string] {
   if (event.aborted) return ['warning', 'Compaction cancelled; the session is unchanged.'];
-  if (event.errorMessage) return ['error', `Compaction failed: ${event.errorMessage}`];
+  if (event.errorMessage) return ['error', `Compaction failed: ${event.errorMessage} Nothing changed.`];
   const before = event.tokensBefore ? ` (${event.tokensBefore.toLocaleString('en-US')} tokens before)` : '';
   const retry = event.willRetry ? '; retrying the answer' : '';
   return ['info', `Compacted the session${before}${retry}.`];
@@ -330,17 +342,21 @@ function compactionOutcome(event: Extract<PiEvent, { type: 'compaction_end' }>):
 
 function branchSummaryOutcome(event: Extract<PiEvent, { type: 'branch_summary_end' }>): [NoticeLevel, string] {
   if (event.aborted) return ['warning', 'Branch summary cancelled; the leaf did not move.'];
-  if (event.errorMessage) return ['error', `Branch summary failed: ${event.errorMessage}`];
+  if (event.errorMessage) return ['error', `Branch summary failed: ${event.errorMessage} Nothing changed.`];
   return ['info', event.entryId ? 'Summarized the branch left behind.' : 'Nothing was left behind to summarize.'];
 }
 
-function notice(state: ChatState, level: NoticeLevel, text: string, topic?: string, action?: NoticeAction): ChatState {
+function notice(state: ChatState, level: NoticeLevel, text: string, topic?: string, action?: NoticeAction, card?: CardView): ChatState {
   if (topic !== undefined) {
     const last = state.items.length - 1;
     const previous = state.items[last];
     if (previous && previous.kind === 'notice' && previous.topic === topic) {
-      return replaceAt(state, last, { ...previous, level, text, action });
+      return replaceAt(state, last, { ...previous, level, text, action, card });
     }
   }
-  return push(state, { kind: 'notice', level, text, topic, ...(action ? { action } : {}) });
+  return push(state, { kind: 'notice', level, text, topic, ...(action ? { action } : {}), ...(card ? { card } : {}) });
+}
+
+function cardOf(card: SummaryCard | undefined, reason?: string): CardView | undefined {
+  return card ? { ...card, ...(reason ? { reason } : {}) } : undefined;
 }

@@ -193,7 +193,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
       node.isLeaf ? 'debug-stackframe' : entry.contextEdit === 'removed' ? 'circle-slash' : entryIcon(entry),
       node.active && entry.contextEdit !== 'removed' ? new vscode.ThemeColor('charts.green') : undefined,
     );
-    item.contextValue = node.active ? 'entry.active' : 'entry';
+    item.contextValue = entryContextValue(node);
     item.tooltip = new vscode.MarkdownString(
       `**${entryKind(entry)}** \`${entry.id}\`${node.active ? ' — on the active path' : ''}${edited ? ` — ${edited} (a context edit)` : ''}\n\n${entry.timestamp ?? ''}\n\n${escapeMarkdown(entry.preview)}`,
     );
@@ -209,6 +209,18 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeNode>, v
     this.subscription.dispose();
     this.changed.dispose();
   }
+}
+
+/**
+ * `entry`, `entry.active`, and for a message of the active path that a context edit can change
+ * `entry.active.message` (`.removed`/`.replaced` once one did): package.json's menus match them.
+ */
+export function entryContextValue(node: EntryNode): string {
+  if (!node.active) return 'entry';
+  const { entry } = node;
+  const editable = entry.type === 'custom_message' || (entry.type === 'message' && ['user', 'assistant', 'toolResult'].includes(entry.role ?? ''));
+  if (!editable) return 'entry.active';
+  return entry.contextEdit ? `entry.active.message.${entry.contextEdit}` : 'entry.active.message';
 }
 
 function escapeMarkdown(text: string): string {

@@ -2,7 +2,7 @@
 // kept as levels (the rows under one row, a contiguous window of them), patched from each
 // `tree_changed` event, so a session of any size costs what is on screen. Pure: no VS Code API,
 // so the patching is unit-tested (test/unit/treeWindow.test.ts).
-import type { Events, TreeChildrenParams, TreeLevel, TreeNodeRow, TreeWindowResult } from '../protocol';
+import type { ContextEditEffect, Events, TreeChildrenParams, TreeLevel, TreeNodeRow, TreeWindowResult } from '../protocol';
 
 export type TreeChangedEvent = Events['tree_changed'];
 
@@ -159,6 +159,7 @@ export class TreeWindowModel {
     this.version = event.version;
     this.name = event.name;
     for (const [id, label] of Object.entries(event.labels)) this.setLabel(id, label);
+    for (const [id, effect] of Object.entries(event.contextEdits ?? {})) this.setContextEdit(id, effect);
     let outcome: PatchOutcome = 'patched';
     for (const row of event.entries) {
       if (this.rows.has(row.id)) continue;
@@ -211,6 +212,18 @@ export class TreeWindowModel {
     else row.label = label;
     const node = this.entryNodes.get(id);
     if (node) node.label = label ?? undefined;
+  }
+
+  private setContextEdit(id: string, effect: ContextEditEffect | null): void {
+    const row = this.rows.get(id);
+    if (!row) return;
+    if (effect === null) delete row.contextEdit;
+    else row.contextEdit = effect;
+    const node = this.entryNodes.get(id);
+    if (node && node.entry !== row) {
+      if (effect === null) delete node.entry.contextEdit;
+      else node.entry.contextEdit = effect;
+    }
   }
 
   private remember(row: TreeNodeRow, key: string): void {

@@ -6,7 +6,7 @@ import { applyNotification, type ChatState, EARLIER_TOPIC, emptyChat, reduce } f
 import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../contextLevel';
 import { setupReason } from '../chat/setup';
 import { acceptCompletion, matchingCompletions } from './completion';
-import { TranscriptRenderer } from './render';
+import { revealEntry, TranscriptRenderer } from './render';
 
 interface SavedState {
   chat: ChatState;
@@ -30,9 +30,11 @@ const stop = byId<HTMLButtonElement>('stop');
 const status = byId<HTMLSpanElement>('status');
 const completionList = byId<HTMLDivElement>('completions');
 const transcript = byId('transcript');
-const renderer = new TranscriptRenderer(transcript, (action) =>
-  action.kind === 'setApiKey' ? vscode.postMessage({ type: 'setApiKey', provider: action.provider }) : loadEarlier(true),
-);
+const renderer = new TranscriptRenderer(transcript, (action) => {
+  if (action.kind === 'setApiKey') vscode.postMessage({ type: 'setApiKey', provider: action.provider });
+  else if (action.kind === 'openFile') vscode.postMessage({ type: 'openFile', path: action.path });
+  else loadEarlier(true);
+});
 /** The cursor of the earlier page asked for, so scrolling asks once per page. */
 let earlierAsked: string | undefined;
 /** After an earlier page is put on top: the distance from the bottom to keep, so the view does not jump. */
@@ -131,7 +133,7 @@ function renderMeter(): void {
   markElement.style.left = `${mark ?? 0}%`;
   const warning = levelWarning(level);
   byId('meter-text').textContent = `${warning && level !== 'high' ? '⚠ ' : ''}${describeUsage(usage)}`;
-  meter.title = [warning ?? 'Context usage', describeCompactionMark(usage)].filter(Boolean).join('\n');
+  meter.title = [warning ?? 'Context usage', describeCompactionMark(usage), 'Click to see what the context holds'].filter(Boolean).join('\n');
 }
 
 function save(): void {
@@ -231,6 +233,7 @@ send.addEventListener('click', () => submit('steer'));
 followUp.addEventListener('click', () => submit('followUp'));
 stop.addEventListener('click', () => vscode.postMessage({ type: 'abort' }));
 byId('compact').addEventListener('click', () => vscode.postMessage({ type: 'compact' }));
+byId('meter').addEventListener('click', () => vscode.postMessage({ type: 'openContext' }));
 byId('model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));
 byId('new-session').addEventListener('click', () => vscode.postMessage({ type: 'newSession' }));
 byId('setup-key').addEventListener('click', () =>
@@ -277,6 +280,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       byId('server-status').hidden = message.status.state !== 'stopped';
       if (message.status.problem) byId('server-status').textContent = `pi-lsp is not running: ${message.status.problem}`;
       break;
+    case 'revealEntry':
+      revealEntry(transcript, message.entryId);
+      return;
     case 'editorText':
       input.value = message.text;
       input.focus();

@@ -1,6 +1,6 @@
 // Draws the transcript from the chat state. Each item keeps its element; only items whose `rev`
 // changed are redrawn, so a streaming answer does not re-render the whole conversation.
-import type { AssistantItem, ChatItem, NoticeAction, NoticeItem, ToolItem, UserItem } from '../chat/reducer';
+import type { AssistantItem, CardView, ChatItem, NoticeAction, NoticeItem, ToolItem, UserItem } from '../chat/reducer';
 import { skillInvocation } from '../chat/messageText';
 import { renderMarkdown } from './markdown';
 
@@ -98,6 +98,52 @@ function drawTool(item: ToolItem, openTools: Set<string>): HTMLElement {
   return details;
 }
 
+const REASONS: Record<string, string> = {
+  manual: 'asked for',
+  threshold: 'the context reached the compaction threshold',
+  overflow: 'the provider refused the context',
+};
+
+function tokens(value: number | undefined): string {
+  return value === undefined ? '?' : value.toLocaleString('en-US');
+}
+
+/** A summary's card: why, tokens before → after, model and cost, the files as links, the summary folded. */
+function drawCard(card: CardView, act: (action: NoticeAction) => void): HTMLElement {
+  const box = element('div', 'card');
+  box.dataset.testid = 'summary-card';
+  const facts: string[] = [];
+  if (card.reason) facts.push(`Why: ${REASONS[card.reason] ?? card.reason}`);
+  if (card.tokensBefore !== undefined || card.tokensAfter !== undefined) facts.push(`${tokens(card.tokensBefore)} → ${tokens(card.tokensAfter)} tokens`);
+  if (card.model) facts.push(`by ${card.model}`);
+  if (card.cost !== undefined) facts.push(`$${card.cost.toFixed(4)}`);
+  if (facts.length) {
+    const line = element('div', 'card-facts', facts.join(' · '));
+    line.dataset.testid = 'card-facts';
+    box.append(line);
+  }
+  for (const [label, paths] of [['Read', card.readFiles], ['Modified', card.modifiedFiles]] as const) {
+    if (!paths.length) continue;
+    const list = element('div', 'card-files');
+    list.append(element('span', 'card-files-label', `${label}: `));
+    for (const path of paths) {
+      const link = element('button', 'link card-file', path);
+      link.dataset.testid = 'card-file';
+      link.addEventListener('click', () => act({ kind: 'openFile', label: path, path }));
+      list.append(link);
+    }
+    box.append(list);
+  }
+  const details = element('details', 'card-summary');
+  details.append(element('summary', undefined, 'Summary'));
+  const body = element('div', 'text markdown');
+  body.dataset.testid = 'card-summary';
+  body.innerHTML = renderMarkdown(card.summary);
+  details.append(body);
+  box.append(details);
+  return box;
+}
+
 function drawNotice(item: NoticeItem, act: (action: NoticeAction) => void): HTMLElement {
   const box = element('div', `notice ${item.level}`);
   box.dataset.testid = 'notice';
@@ -105,6 +151,7 @@ function drawNotice(item: NoticeItem, act: (action: NoticeAction) => void): HTML
   if (item.topic) box.dataset.topic = item.topic;
   box.setAttribute('role', item.level === 'error' ? 'alert' : 'status');
   box.innerHTML = renderMarkdown(item.text);
+  if (item.card) box.append(drawCard(item.card, act));
   const action = item.action;
   if (action) {
     const button = element('button', 'notice-action', action.label);
@@ -113,6 +160,38 @@ function drawNotice(item: NoticeItem, act: (action: NoticeAction) => void): HTML
     box.append(button);
   }
   return box;
+}
+
+/** The longest text a context menu hands the "Replace in Context…" box to start from. */
+const CONTEXT_TEXT_LIMIT = 2000;
+
+/**
+ * Marks the element of a stored message with its entry, and with VS Code's webview context
+ * (`data-vscode-context`), so the chat's context menu offers "Remove from Context", "Replace in
+ * Context…" and "Restore" for it (package.json `webview/context`).
+ */
+function markEntry(element: HTMLElement, item: ChatItem): void {
+  if (item.kind === 'notice' || !item.entryId) return;
+  element.dataset.entryId = item.entryId;
+  if (item.contextEdit) element.dataset.contextEdit = item.contextEdit;
+  const text = item.kind === 'tool' ? item.result ?? '' : item.text;
+  element.dataset.vscodeContext = JSON.stringify({
+    webviewSection: 'piEntry',
+    piEntryId: item.entryId,
+    piEdited: item.contextEdit ?? '',
+    piText: text.slice(0, CONTEXT_TEXT_LIMIT),
+    preventDefaultContextMenuItems: true,
+  });
+}
+
+/** Scrolls `container` to the element of `entryId` and highlights it for a moment. */
+export function revealEntry(container: HTMLElement, entryId: string): boolean {
+  const target = container.querySelector<HTMLElement>(`[data-entry-id="${CSS.escape(entryId)}"]`);
+  if (!target) return false;
+  target.scrollIntoView({ block: 'center' });
+  target.classList.add('revealed');
+  setTimeout(() => target.classList.remove('revealed'), 2000);
+  return true;
 }
 
 export class TranscriptRenderer {
@@ -154,6 +233,7 @@ export class TranscriptRenderer {
     if (drawn && drawn.rev === item.rev) return drawn.element;
     const fresh = this.draw(item);
     fresh.dataset.item = item.id;
+    markEntry(fresh, item);
     drawn?.element.replaceWith(fresh);
     this.drawn.set(item.id, { element: fresh, rev: item.rev });
     return fresh;

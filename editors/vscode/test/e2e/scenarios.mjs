@@ -209,6 +209,18 @@ async function compact(context) {
   const requests = await modelRequests(llm);
   if (!JSON.stringify(requests.slice(before)).includes('focus on the bug in add')) throw new Error('the summary request lacks the instructions');
   context.summaryLeft = requests.length - before === 1;
+  // The card: why, tokens before → after, the model; the files as links; the summary folded.
+  const card = frame.locator('[data-testid="notice"][data-topic="compaction"] [data-testid="summary-card"]');
+  await card.waitFor({ state: 'visible', timeout: TIMEOUT });
+  const facts = await card.locator('[data-testid="card-facts"]').innerText();
+  if (!/Why: asked for · [\d,]+ → [\d,]+ tokens · by openai\/scripted/.test(facts)) throw new Error(`the card says ${facts}`);
+  const files = await card.locator('[data-testid="card-file"]').allInnerTexts();
+  if (!files.includes('app.py')) throw new Error(`the card lists ${files}`);
+  await card.locator('summary').click();
+  await until('the summary unfolded', async () => (await card.locator('[data-testid="card-summary"]').innerText()).includes('Fix add in app.py'));
+  await card.scrollIntoViewIfNeeded();
+  await screenshot(context, 'compaction-card.png');
+  await card.locator('summary').click();
   return screenshot(context, 'compact.png');
 }
 
@@ -462,6 +474,58 @@ async function contextEditMarks(context) {
   return screenshot(context, 'context-edit.png');
 }
 
+/** The Context view's frame (a webview panel). */
+async function contextFrame(page) {
+  return until('the Context view', async () => {
+    for (const frame of page.frames()) {
+      if (await frame.$('[data-testid="context-parts"]').catch(() => null)) return frame;
+    }
+    return undefined;
+  });
+}
+
+async function contextView(context) {
+  const { page, llm } = context;
+  await runCommand(page, 'Pi: New Session');
+  await enqueue(
+    llm,
+    { kind: 'tool_calls', calls: [['call_ctx_1', 'read', { path: 'app.py' }]], text: 'Reading app.py.' },
+    { kind: 'text', text: 'It subtracts.' },
+  );
+  const frame = await chatFrame(page);
+  await send(frame, 'What does app.py hold?');
+  await until('the answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('It subtracts.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  // Forget the tool result from the chat's context menu.
+  const tool = frame.locator('[data-testid="tool-call"][data-entry-id]').last();
+  await tool.scrollIntoViewIfNeeded();
+  await tool.locator('summary').click({ button: 'right' });
+  const item = page.getByRole('menuitem', { name: 'Remove from Context' });
+  await item.hover();
+  await page.keyboard.press('Enter');
+  await until('the note that the message stays in the file', async () =>
+    (await text(frame, '[data-testid="notice"]')).includes('It stays in the session file'));
+  // The meter opens the Context view, which lists the forgotten result at 0 tokens.
+  await frame.click('[data-testid="context-meter"]');
+  const panel = await contextFrame(page);
+  await until('the forgotten result in the Context view', async () =>
+    (await panel.$('[data-testid="context-part"][data-kind="message"][data-context-edit="removed"]')) !== null);
+  const total = await panel.getAttribute('[data-testid="context-total"]', 'data-total');
+  const meter = await text(frame, '[data-testid="context-text"]');
+  if (!total || Number(total) <= 0) throw new Error(`the Context view shows no total (${total})`);
+  if (!meter.includes('/')) throw new Error(`the meter shows ${meter}`);
+  // Restore from the view: the mark goes, the total grows back.
+  await panel.click('[data-testid="context-part"][data-context-edit="removed"] [data-testid="context-restore"]');
+  const restored = await until('the restored result', async () => {
+    const view = await contextFrame(page);
+    const still = await view.$('[data-testid="context-part"][data-context-edit="removed"]');
+    const now = await view.getAttribute('[data-testid="context-total"]', 'data-total');
+    return !still && Number(now) > Number(total) ? view : undefined;
+  });
+  await restored.waitForSelector('[data-testid="context-bar"]');
+  return screenshot(context, 'context.png');
+}
+
 /** Waits until the quick input (a pick or an input box) shows `title`. */
 async function quickInputTitled(page, title) {
   await page.locator('.quick-input-widget', { hasText: title }).waitFor({ state: 'visible', timeout: TIMEOUT });
@@ -621,6 +685,7 @@ export const scenarios = [
   { name: 'navigate_from_palette', run: navigateFromPalette },
   { name: 'restore_files', run: restoreFiles },
   { name: 'context_edit_marks', run: contextEditMarks },
+  { name: 'context_view', run: contextView },
   { name: 'api_key', run: apiKey },
   // Late: its extra turn would push the first question out of the tree's view for the navigations.
   { name: 'permission_question', run: permissionQuestion },

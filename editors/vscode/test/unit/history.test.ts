@@ -19,7 +19,13 @@ describe('session history', () => {
     expect(items.map((item) => item.kind)).toEqual(['user', 'assistant', 'tool', 'notice']);
     expect(items[1]).toMatchObject({ text: 'one', streaming: false });
     expect(items[2]).toMatchObject({ name: 'ls', status: 'done', result: 'app.py' });
-    expect(items[3]).toMatchObject({ kind: 'notice', text: expect.stringContaining('## Goal') });
+    expect(items[3]).toMatchObject({ kind: 'notice', text: expect.stringContaining('Compacted'), card: { summary: '## Goal\nx' } });
+  });
+
+  it('shows a compaction as a card: its files, tokens and cost from the entry', () => {
+    const card = { summary: '## Goal\ny', readFiles: ['a.py'], modifiedFiles: ['b.py'], tokensBefore: 1200, cost: 0.002 };
+    const items = historyItems('s1', transcript([{ entryId: 'k2', type: 'compaction', timestamp: null, summary: card.summary, card }]));
+    expect(items).toEqual([expect.objectContaining({ kind: 'notice', card })]);
   });
 
   it('marks a call whose result is not on the path as unfinished', () => {

@@ -154,12 +154,21 @@ describe('the chat reducer', () => {
     ]);
   });
 
+  it('puts a compaction card, with its reason, under the compaction notice', () => {
+    const card = { summary: '## Goal\nz', readFiles: ['a.py'], modifiedFiles: [], tokensBefore: 900, tokensAfter: 120, model: 'openai/scripted', cost: 0.001 };
+    const state = run([
+      { type: 'compaction_start', reason: 'overflow' },
+      { type: 'compaction_end', reason: 'overflow', aborted: false, willRetry: true, entryId: 'c1', tokensBefore: 900, card },
+    ]);
+    expect(state.items).toEqual([expect.objectContaining({ kind: 'notice', topic: 'compaction', card: { ...card, reason: 'overflow' } })]);
+  });
+
   it('reports failed and cancelled compactions', () => {
     const failed = run([
       { type: 'compaction_start', reason: 'threshold' },
       { type: 'compaction_end', reason: 'threshold', aborted: false, willRetry: false, errorMessage: 'provider down' },
     ]);
-    expect(failed.items).toEqual([expect.objectContaining({ level: 'error', text: 'Compaction failed: provider down' })]);
+    expect(failed.items).toEqual([expect.objectContaining({ level: 'error', text: 'Compaction failed: provider down Nothing changed.' })]);
     const cancelled = run([{ type: 'compaction_end', reason: 'manual', aborted: true, willRetry: false }]);
     expect(cancelled.items[0]).toMatchObject({ level: 'warning' });
   });
@@ -172,7 +181,7 @@ describe('the chat reducer', () => {
     expect(done.summarizingBranch).toBe(false);
     expect(done.items).toEqual([expect.objectContaining({ level: 'info', text: 'Summarized the branch left behind.' })]);
     const failed = run([{ type: 'branch_summary_end', targetId: 'e1', aborted: false, errorMessage: 'provider down' }], started);
-    expect(failed.items).toEqual([expect.objectContaining({ level: 'error', text: 'Branch summary failed: provider down' })]);
+    expect(failed.items).toEqual([expect.objectContaining({ level: 'error', text: 'Branch summary failed: provider down Nothing changed.' })]);
     const cancelled = run([{ type: 'branch_summary_end', targetId: 'e1', aborted: true }], started);
     expect(cancelled.items[0]).toMatchObject({ level: 'warning' });
   });

@@ -28,8 +28,14 @@ function window(levels: TreeLevel[], leafId: string, version = 5): TreeWindowRes
   return { sessionId: 's1', version, leafId, name: null, targetId: leafId, levels };
 }
 
-function changed(version: number, entries: TreeNodeRow[], leafId: string, labels: Record<string, string | null> = {}): TreeChangedEvent {
-  return { version, entries, leafId, labels, name: null };
+function changed(
+  version: number,
+  entries: TreeNodeRow[],
+  leafId: string,
+  labels: Record<string, string | null> = {},
+  contextEdits: TreeChangedEvent['contextEdits'] = {},
+): TreeChangedEvent {
+  return { version, entries, leafId, labels, name: null, contextEdits };
 }
 
 const ids = (nodes: ReturnType<TreeWindowModel['children']>) =>
@@ -117,6 +123,16 @@ describe('the windowed tree model', () => {
     expect(model.applyChange(changed(7, [], 'l1', { e998: null }))).toBe('patched');
     expect(model.nodeOf('e998')?.label).toBeUndefined();
     expect(model.applyChange(changed(7, [], 'l1'))).toBe('stale');
+  });
+
+  it('marks an entry a context edit changed and clears the mark after a restore', () => {
+    const model = longRun();
+    const edit = row('x1', 'e999', { type: 'context_edit' });
+    expect(model.applyChange(changed(6, [edit], 'x1', {}, { e998: 'removed' }))).toBe('patched');
+    expect(model.nodeOf('e998')?.entry.contextEdit).toBe('removed');
+    const restore = row('x2', 'x1', { type: 'context_edit' });
+    expect(model.applyChange(changed(7, [restore], 'x2', {}, { e998: null }))).toBe('patched');
+    expect(model.nodeOf('e998')?.entry.contextEdit).toBeUndefined();
   });
 
   it('asks for a resync after a missed event, a new branch or a leaf that moved', () => {
