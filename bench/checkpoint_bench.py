@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout, however the package is installed
 
-from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.config import load_config
 from pi_lsp.llm.double import ModelDouble, replies
 from pi_lsp.services import Services

@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 
-from pi_lsp import __version__
+from pi_lsp import REPOSITORY_URL, __version__
 from pi_lsp.errors import InvalidParamsError, PiError
 
 
@@ -24,7 +24,10 @@ def build_parser(with_commands: bool = True) -> argparse.ArgumentParser:
     server's start the import of every subcommand's modules (a tenth of a second or more)."""
     parser = argparse.ArgumentParser(
         prog="pi-lsp",
-        description="pi's session tree, compaction and branch summaries for LSP editors.",
+        description="pi's session tree, compaction and branch summaries for LSP editors. With no "
+        "command, pi-lsp is the language server: an editor starts it and speaks LSP on its stdin "
+        "and stdout (or over --tcp).",
+        epilog=f"Documentation: {REPOSITORY_URL}#readme",
     )
     parser.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
     parser.add_argument(
@@ -88,22 +91,24 @@ def run_server(arguments: argparse.Namespace) -> int:
         from pi_lsp.startup import pause_collection
 
         pause_collection()
-        from pi_lsp.shared import daemon
+        from pi_lsp.transport import shared_daemon
 
-        return daemon.run(arguments.log_file, arguments.verbose)
+        return shared_daemon.run(arguments.log_file, arguments.verbose)
+    if not arguments.tcp:
+        _say_what_stdin_waits_for(sys.stdin)
     if not arguments.tcp and _sharing(arguments):
-        from pi_lsp.shared import forwarder
+        from pi_lsp.transport import shared_forwarder
 
-        connection = forwarder.connect(os.environ, _server_options(arguments))
+        connection = shared_forwarder.connect(os.environ, _server_options(arguments))
         if connection is not None:
-            return forwarder.forward(connection)
+            return shared_forwarder.forward(connection)
     from pi_lsp.startup import pause_collection
 
     pause_collection()
-    from pi_lsp.handlers.client_gone import leave_when_stdin_ends
-    from pi_lsp.handlers.stdio import serve_stdio
     from pi_lsp.logs import configure_logging
     from pi_lsp.server import build_server
+    from pi_lsp.transport.client_gone import leave_when_stdin_ends
+    from pi_lsp.transport.stdio import serve_stdio
 
     if not arguments.tcp and (arguments.token_file or arguments.allow_remote):
         raise InvalidParamsError("--token-file and --allow-remote apply only with --tcp")
@@ -111,7 +116,7 @@ def run_server(arguments: argparse.Namespace) -> int:
     _skip_the_final_collection()
     server = build_server()
     if arguments.tcp:
-        from pi_lsp import tcp
+        from pi_lsp.transport import tcp
 
         tcp.run(
             server,
@@ -128,10 +133,20 @@ def run_server(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _sharing(arguments: argparse.Namespace) -> bool:
-    from pi_lsp.shared import address
+def _say_what_stdin_waits_for(stdin) -> None:
+    """Typed bare in a terminal, the server would wait in silence for LSP messages."""
+    if stdin is not None and stdin.isatty():
+        print(
+            "pi-lsp: waiting for an editor's LSP messages on stdin (this is the language server; "
+            "editors start it for you). Ctrl-D ends it; pi-lsp --help lists the commands.",
+            file=sys.stderr,
+        )
 
-    return address.enabled(os.environ) if arguments.shared is None else arguments.shared
+
+def _sharing(arguments: argparse.Namespace) -> bool:
+    from pi_lsp.transport import shared_address
+
+    return shared_address.enabled(os.environ) if arguments.shared is None else arguments.shared
 
 
 def _server_options(arguments: argparse.Namespace) -> list[str]:

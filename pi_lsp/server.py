@@ -23,14 +23,14 @@ from pygls.protocol import LanguageServerProtocol
 
 from pi_lsp import __version__, protocol
 from pi_lsp.errors import echoed
-from pi_lsp.handlers.invalid_request import (
+from pi_lsp.services import Services
+from pi_lsp.transport.invalid_request import (
     NotAMessage,
     invalid_request,
     invalid_request_error,
     is_message,
     problem_with,
 )
-from pi_lsp.services import Services
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ class PiLanguageServer(LanguageServer):
         """The client's working directory when it is not this process's (the shared server):
         the workspace of a client that names none."""
         self.connection_ended: Any = None
-        """Set by the shared server (``shared/daemon.py``): called, instead of ending the
+        """Set by the shared server (``transport/shared_daemon.py``): called, instead of ending the
         process, once this client is gone and its work is saved."""
 
     def editor_bridge(self):

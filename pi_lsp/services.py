@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pi_lsp.agent.navigation import Navigator
     from pi_lsp.agent.permissions import PermissionAsker
     from pi_lsp.agent.registry import SessionRegistry
-    from pi_lsp.agent.resources import ResourceService
+    from pi_lsp.agent.resource_service import ResourceService
     from pi_lsp.config import ServerConfig
     from pi_lsp.llm.client import ModelClient
     from pi_lsp.mcp.servers import McpServers
@@ -69,7 +69,7 @@ class Services:
     ) -> Services:
         """The whole service graph of one workspace."""
         from pi_lsp.agent.agent import Agent
-        from pi_lsp.agent.checkpoints import Checkpoints
+        from pi_lsp.agent.checkpoint_recorder import CheckpointRecorder
         from pi_lsp.agent.compactor import Compactor
         from pi_lsp.agent.file_restore import FileRestorer
         from pi_lsp.agent.live_config import LiveConfig
@@ -87,7 +87,7 @@ class Services:
 
         live = LiveConfig(config, resources)
         editor = editor or NoEditor()
-        checkpoints = Checkpoints(editor)
+        checkpoints = CheckpointRecorder(editor)
         files = FileRestorer(
             checkpoints, editor, lambda: live.config.settings.checkpoints.max_file_bytes
         )

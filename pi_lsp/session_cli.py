@@ -18,7 +18,7 @@ from typing import Any
 
 from pi_lsp.errors import EntryNotFoundError, InvalidParamsError, SessionNotFoundError
 from pi_lsp.session import js_json
-from pi_lsp.session.context import UNSET
+from pi_lsp.session.context import UNSET, LeafId
 from pi_lsp.session.session import Session
 
 DEFAULT_BRANCH_SUMMARY_BUDGET = 128_000 - 16_384
@@ -26,7 +26,14 @@ DEFAULT_BRANCH_SUMMARY_BUDGET = 128_000 - 16_384
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     session_parser = commands.add_parser(
-        "session", help="inspect session files and plan compactions"
+        "session",
+        help="inspect session files and plan compactions",
+        description="Read pi's session files (.pi/sessions/*.jsonl) from a shell: the context "
+        "the model would see, the tree, the sessions of a folder; plan a compaction or a branch "
+        "summary without calling a model; fork a session into a new file; remove the file "
+        "checkpoints no session refers to. Files are opened read-only, except that fork writes "
+        "a new file and gc removes unreferenced checkpoint contents; the JSON printed is what "
+        "pi's own functions give for the same file.",
     )
     actions = session_parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
@@ -138,7 +145,7 @@ def _open(path: str) -> Session:
     return Session.open(path, writable=False)
 
 
-def _leaf(session: Session, leaf_id: str | None) -> Any:
+def _leaf(session: Session, leaf_id: str | None) -> LeafId:
     if leaf_id is None:
         return UNSET
     session.require_entry(leaf_id)

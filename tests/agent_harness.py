@@ -29,7 +29,7 @@ from typing import Any
 
 from pi_lsp import protocol
 from pi_lsp.agent.permissions import PermissionAsker
-from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.config import load_config
 from pi_lsp.llm.double import ModelDouble

@@ -40,8 +40,14 @@ def user_message(content: Any, timestamp: int = BASE_EPOCH_MS) -> dict:
     return {"role": "user", "content": content, "timestamp": timestamp}
 
 
+def user_text(value: str, timestamp: int = BASE_EPOCH_MS) -> dict:
+    """A user message of one text block, as editors and pi send a prompt."""
+    return user_message([text(value)], timestamp)
+
+
 def assistant_message(
     *blocks: dict | str,
+    api: str = "anthropic-messages",
     provider: str = "anthropic",
     model: str = "claude-sonnet-4-5",
     usage_: dict | None = None,
@@ -55,7 +61,7 @@ def assistant_message(
     return {
         "role": "assistant",
         "content": content,
-        "api": "anthropic-messages",
+        "api": api,
         "provider": provider,
         "model": model,
         "usage": usage_ if usage_ is not None else usage(),

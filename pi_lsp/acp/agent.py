@@ -311,7 +311,7 @@ class PiAcpAgent:
         return services
 
     def _create_services(self, root: Path) -> Services:
-        from pi_lsp.agent.resources import ResourceService
+        from pi_lsp.agent.resource_service import ResourceService
         from pi_lsp.agent.system_prompt import agent_dir
         from pi_lsp.config import load_config
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pi_lsp import REPOSITORY_URL
 from pi_lsp.errors import InvalidParamsError
 
 
@@ -15,7 +16,11 @@ def add_command(commands) -> None:
         "acp",
         help="serve the Agent Client Protocol over stdio (Zed, JetBrains, Emacs, Neovim)",
         description="Serve the Agent Client Protocol on stdin/stdout: pi's session tree, "
-        "compaction and branch summaries for ACP clients. See docs/acp.md.",
+        "compaction and branch summaries for ACP clients. Configure the client to run "
+        "`pi-lsp acp` in the project's folder; the model and keys come from pi's settings and "
+        "auth files, the environment (PI_LSP_MODEL, provider keys) or --options, and sessions "
+        "are the project's .pi/sessions files, shared with the editors and pi. "
+        f"Documentation: {REPOSITORY_URL}/blob/main/docs/acp.md",
     )
     parser.add_argument(
         "--options",

@@ -18,9 +18,9 @@ import logging
 import math
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from pi_lsp.agent.checkpoints import Checkpoints
+from pi_lsp.agent.checkpoint_recorder import CheckpointRecorder
 from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
@@ -37,6 +37,7 @@ from pi_lsp.compaction.tokens import calculate_context_tokens
 from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.protocol import CompactResult, PromptResult
+from pi_lsp.session.message_types import ImageContent, TextContent, UserMessage
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, NoEditor, Tool
 from pi_lsp.tools.bash import kill_running_commands
@@ -57,7 +58,7 @@ class Agent:
         *,
         editor: EditorBridge | None = None,
         tools: Callable[[], list[Tool]] | None = None,
-        checkpoints: Checkpoints | None = None,
+        checkpoints: CheckpointRecorder | None = None,
         permissions: Permissions | None = None,
         before_turn: Callable[[], Awaitable[None]] | None = None,
         branch_tools: Callable[[SessionRuntime], list[Tool]] | None = None,
@@ -128,7 +129,7 @@ class Agent:
             return await turn
 
     async def _run(
-        self, runtime: SessionRuntime, model: ModelConfig, user_message: dict[str, Any]
+        self, runtime: SessionRuntime, model: ModelConfig, user_message: UserMessage
     ) -> PromptResult:
         if self.before_turn is not None:
             await self.before_turn()
@@ -203,7 +204,8 @@ class Agent:
     def _result(
         self, runtime: SessionRuntime, context_window: int, outcome: TurnOutcome
     ) -> PromptResult:
-        usage = (outcome.last_assistant or {}).get("usage")
+        answer = outcome.last_assistant
+        usage = cast("dict[str, Any] | None", answer.get("usage") if answer else None)
         usage = usage if isinstance(usage, dict) else None
         tokens = calculate_context_tokens(usage) if usage is not None else None
         return PromptResult(
@@ -333,12 +335,13 @@ def prompt_addition(base: str, final: str) -> str:
     return final[:start] + final[start + len(base) :]
 
 
-def _user_message(text: str, images: list[dict[str, str]]) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+def _user_message(text: str, images: list[dict[str, str]]) -> UserMessage:
+    content: list[TextContent | ImageContent] = [TextContent(type="text", text=text)]
     content.extend(
-        {"type": "image", "data": image["data"], "mimeType": image["mimeType"]} for image in images
+        ImageContent(type="image", data=image["data"], mimeType=image["mimeType"])
+        for image in images
     )
-    return {"role": "user", "content": content, "timestamp": now_ms()}
+    return UserMessage(role="user", content=content, timestamp=now_ms())
 
 
 def _settle(future: asyncio.Future, task: asyncio.Task) -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -31,6 +30,7 @@ from pi_lsp.agent.context_edits import extension_editor
 from pi_lsp.agent.hooks import session_appender
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.extensions import ContextEvent, ExtensionHost, run_context
+from pi_lsp.session.message_types import LlmMessage
 from pi_lsp.session.messages import convert_to_llm
 
 
@@ -45,7 +45,7 @@ class ChosenContext:
 
 async def model_messages(
     runtime: SessionRuntime, extensions: ExtensionHost | None
-) -> list[Mapping[str, Any]]:
+) -> list[LlmMessage]:
     """The messages of the next model request of ``runtime``'s session, at its leaf."""
     return convert_to_llm((await chosen_context(runtime, extensions)).messages)
 

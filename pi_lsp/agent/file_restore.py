@@ -26,7 +26,7 @@ from pathlib import Path
 
 import attrs
 
-from pi_lsp.agent.checkpoints import Checkpoints
+from pi_lsp.agent.checkpoint_recorder import CheckpointRecorder
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.checkpoints.blobs import content_hash
 from pi_lsp.checkpoints.ledger import RestoredFile, RestoreRecord
@@ -73,7 +73,9 @@ Settings = Callable[[], int]
 class FileRestorer:
     """Previews and restores of the files the agent changed, for every open session."""
 
-    def __init__(self, checkpoints: Checkpoints, editor: EditorBridge, max_bytes: Settings) -> None:
+    def __init__(
+        self, checkpoints: CheckpointRecorder, editor: EditorBridge, max_bytes: Settings
+    ) -> None:
         self.checkpoints = checkpoints
         self.editor = editor
         self.max_bytes = max_bytes

@@ -21,6 +21,7 @@ from pi_lsp.extensions import (
     run_tool_result,
 )
 from pi_lsp.extensions.events import AppendEntry
+from pi_lsp.session.message_types import ToolCall, UserMessage
 from pi_lsp.tools.base import ToolResult
 
 logger = logging.getLogger(__name__)
@@ -62,17 +63,20 @@ async def turn_system_prompt(
     runtime: SessionRuntime,
     extensions: ExtensionHost,
     system_prompt: str,
-    user_message: dict[str, Any],
+    user_message: UserMessage,
 ) -> str:
     """``before_agent_start``: the system prompt of this turn."""
     hooked = extensions.with_hook("before_agent_start")
     if not hooked:
         return system_prompt
-    content = user_message.get("content") or []
+    content = user_message["content"]
+    blocks = [] if isinstance(content, str) else content
     event = BeforeAgentStartEvent(
         session_id=runtime.id,
-        prompt="".join(block.get("text", "") for block in content if block.get("type") == "text"),
-        images=[block for block in content if block.get("type") == "image"],
+        prompt=content
+        if isinstance(content, str)
+        else "".join(block["text"] for block in blocks if block["type"] == "text"),
+        images=[dict(block) for block in blocks if block["type"] == "image"],
         system_prompt=system_prompt,
         append=session_appender(runtime),
     )
@@ -82,7 +86,7 @@ async def turn_system_prompt(
 async def changed_tool_result(
     runtime: SessionRuntime,
     extensions: ExtensionHost | None,
-    call: dict[str, Any],
+    call: ToolCall,
     result: ToolResult,
 ) -> ToolResult:
     """``tool_result``: the result as the session will store it and the model will see it."""

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.compaction.file_ops import FileExists
 from pi_lsp.compaction.settings import CompactionSettings

@@ -39,6 +39,7 @@ from pi_lsp.resources.nested_context_files import (
     injection_text,
     read_nested_context_file,
 )
+from pi_lsp.session.message_types import CustomMessage
 from pi_lsp.session.projection import ProjectedEntry, project_path
 from pi_lsp.tools.paths import resolve_to_cwd
 
@@ -158,16 +159,16 @@ class NestedContextFiles:
         return context_file
 
 
-def injection_message(injection: Injection, entry: Entry) -> dict[str, Any]:
+def injection_message(injection: Injection, entry: Entry) -> CustomMessage:
     """The context message an injection entry gives (for the ``message_end`` event)."""
-    return {
-        "role": "custom",
-        "customType": NESTED_CONTEXT_FILE_TYPE,
-        "content": injection.text(),
-        "display": True,
-        "details": injection.details(),
-        "timestamp": entry.get("timestamp"),
-    }
+    return CustomMessage(
+        role="custom",
+        customType=NESTED_CONTEXT_FILE_TYPE,
+        content=injection.text(),
+        display=True,
+        details=injection.details(),
+        timestamp=entry.get("timestamp"),
+    )
 
 
 class _ProjectionScan:

@@ -23,6 +23,7 @@ from pi_lsp.agent.tree_changes import TreeChanges
 from pi_lsp.errors import SessionReadOnlyError, TurnInProgressError
 from pi_lsp.llm.converted_history import ConvertedHistory
 from pi_lsp.llm.stream import CompletionRequest
+from pi_lsp.session.message_types import UserMessage
 from pi_lsp.session.session import Session
 from pi_lsp.session.usage_totals import UsageTally
 
@@ -32,7 +33,7 @@ class QueuedPrompt:
     """A prompt waiting for the running turn: its user message (already expanded) and the future
     its request waits on."""
 
-    message: dict[str, Any]
+    message: UserMessage
     done: asyncio.Future
 
 

@@ -47,6 +47,7 @@ from pi_lsp.protocol import (
     SummarizationRetryScheduledEvent,
     SummarizationSource,
 )
+from pi_lsp.session.message_types import TextContent, UserMessage
 from pi_lsp.session.messages import convert_to_llm
 
 CACHE_TTL_SECONDS = {"short": 300.0, "long": 3600.0}
@@ -222,5 +223,5 @@ def _cheaper_in_place(model: ModelConfig, prefix_tokens: int, pasted_tokens: int
     return prefix_tokens * read_price < pasted_tokens * input_price
 
 
-def _user_message(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 0}
+def _user_message(text: str) -> UserMessage:
+    return UserMessage(role="user", content=[TextContent(type="text", text=text)], timestamp=0)

@@ -26,11 +26,11 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
-from pi_lsp.agent.checkpoints import Checkpoints
+from pi_lsp.agent.checkpoint_recorder import CheckpointRecorder
 from pi_lsp.agent.compactor import Compactor
 from pi_lsp.agent.context_pipeline import model_messages
 from pi_lsp.agent.hooks import changed_tool_result
@@ -72,6 +72,15 @@ from pi_lsp.protocol import (
 )
 from pi_lsp.resources.nested_context_files import NESTED_CONTEXT_FILE_TYPE
 from pi_lsp.resources.settings import RetrySettings
+from pi_lsp.session.message_types import (
+    AgentMessage,
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import (
     EditorBridge,
@@ -103,7 +112,7 @@ class TurnSetup:
     cache_retention: str = "short"
     extensions: ExtensionHost | None = None
     """Whose ``context`` and ``tool_result`` hooks run during the turn."""
-    checkpoints: Checkpoints | None = None
+    checkpoints: CheckpointRecorder | None = None
     """Where the files' contents before and after the tools' changes are recorded."""
     checkpoint_options: CheckpointOptions = attrs.Factory(CheckpointOptions)
     context_files: NestedContextFiles | None = None
@@ -118,7 +127,7 @@ class TurnSetup:
 @attrs.define
 class TurnOutcome:
     stop_reason: StopReason
-    last_assistant: dict[str, Any] | None
+    last_assistant: AssistantMessage | None
     error_message: str | None = None
     steered: list[QueuedPrompt] = attrs.Factory(list)
     """The steering prompts this turn delivered (their requests resolve with its result)."""
@@ -126,7 +135,7 @@ class TurnOutcome:
 
 async def run_turn(
     runtime: SessionRuntime,
-    user_message: dict[str, Any],
+    user_message: UserMessage,
     setup: TurnSetup,
     client: ModelClient,
     compactor: Compactor,
@@ -161,10 +170,10 @@ class _Turn:
         self.setup = setup
         self.client = client
         self.compactor = compactor
-        self.last_assistant: dict[str, Any] | None = None
+        self.last_assistant: AssistantMessage | None = None
         self.steered: list[QueuedPrompt] = []
         self._stream: ModelStream | None = None
-        self._open_tool_calls: list[dict[str, Any]] = []
+        self._open_tool_calls: list[ToolCall] = []
         self._recorder: FileChangeRecorder = NoRecorder()
         """The file changes of the running tool call."""
         self._last_update: ToolResult | None = None
@@ -189,7 +198,7 @@ class _Turn:
             if stop_reason != "toolUse":
                 return TurnOutcome(stop_reason or "stop", message, message.get("errorMessage"))
             await self._run_tools(
-                [block for block in message["content"] if block.get("type") == "toolCall"]
+                [block for block in message["content"] if block["type"] == "toolCall"]
             )
             self._deliver_steering()
             await self.compactor.compact_if_needed(
@@ -211,9 +220,9 @@ class _Turn:
                 NESTED_CONTEXT_FILE_TYPE, injection.text(), True, injection.details()
             )
             message = injection_message(injection, session.require_entry(entry_id))
-            self.runtime.events.emit(MessageEndEvent(entry_id, message))
+            self.runtime.events.emit(MessageEndEvent(entry_id, _payload(message)))
 
-    def _report_refused_key(self, message: dict[str, Any]) -> None:
+    def _report_refused_key(self, message: AssistantMessage) -> None:
         """A refused key gets its own event: clients show it once, with how to fix it."""
         status = auth_error_status(message)
         if status is None:
@@ -234,7 +243,7 @@ class _Turn:
             _append(self.runtime, queued.message)
             self.steered.append(queued)
 
-    async def _answer_with_retries(self) -> dict[str, Any]:
+    async def _answer_with_retries(self) -> AssistantMessage:
         attempt = 0
         while True:
             message = await self._answer()
@@ -249,7 +258,7 @@ class _Turn:
             )
             await asyncio.sleep(delay / 1000)
 
-    def _should_retry(self, message: dict[str, Any], attempt: int) -> bool:
+    def _should_retry(self, message: AssistantMessage, attempt: int) -> bool:
         retry = self.setup.retry
         if not retry.enabled or attempt >= retry.max_retries:
             return False
@@ -257,7 +266,7 @@ class _Turn:
             return False
         return is_retryable_error(message, self.setup.context_window)
 
-    async def _answer(self) -> dict[str, Any]:
+    async def _answer(self) -> AssistantMessage:
         request = CompletionRequest(
             model=self.setup.model,
             system_prompt=self.setup.system_prompt,
@@ -289,10 +298,13 @@ class _Turn:
                     events.emit(ToolCallStartEvent(event.id, event.name))
                 elif isinstance(event, Completed):
                     self._stream = None
-                    self._remember_cached(request, sent_at, event.message)
-                    return event.message
+                    answer = _answer_of(event.message)
+                    self._remember_cached(request, sent_at, answer)
+                    return answer
         self._stream = None
-        return stream.partial_message("error", "the model's stream ended without a final message")
+        return _answer_of(
+            stream.partial_message("error", "the model's stream ended without a final message")
+        )
 
     def _converted_history(self) -> ConvertedHistory | None:
         """The session's previous conversion, unless extensions' ``context`` hooks choose the
@@ -303,7 +315,7 @@ class _Turn:
         return self.runtime.converted_history
 
     def _remember_cached(
-        self, request: CompletionRequest, sent_at: float, message: dict[str, Any]
+        self, request: CompletionRequest, sent_at: float, message: AssistantMessage
     ) -> None:
         """An answered request is what the provider's prompt cache holds now (summaries use it)."""
         if message.get("stopReason") == "error":
@@ -312,7 +324,7 @@ class _Turn:
         cached = bool(usage.get("cacheRead") or usage.get("cacheWrite"))
         self.runtime.cache_anchor = CacheAnchor(request, sent_at, cached)
 
-    async def _run_tools(self, calls: list[dict[str, Any]]) -> None:
+    async def _run_tools(self, calls: list[ToolCall]) -> None:
         by_name = {tool.name: tool for tool in self.setup.tools}
         self._open_tool_calls = list(calls)
         while self._open_tool_calls:
@@ -334,7 +346,7 @@ class _Turn:
             self._record_tool_result(call, result)
             self._load_tools(result)
 
-    async def _run_permitted(self, tool: Tool, call: dict[str, Any]) -> ToolResult:
+    async def _run_permitted(self, tool: Tool, call: ToolCall) -> ToolResult:
         """The tool's result, or the refusal when the user did not allow the call."""
         arguments = call.get("arguments") or {}
         if self.setup.permissions is not None:
@@ -375,14 +387,14 @@ class _Turn:
             self.runtime, enabled=options.enabled, max_bytes=options.max_file_bytes
         )
 
-    def _tool_update(self, call: dict[str, Any], partial: ToolResult) -> None:
+    def _tool_update(self, call: ToolCall, partial: ToolResult) -> None:
         """A running tool's output so far; the last one is its result if the turn is aborted."""
         self._last_update = partial
         self.runtime.events.emit(
             ToolExecutionUpdateEvent(call["id"], call["name"], partial.content, partial.details)
         )
 
-    def _record_tool_result(self, call: dict[str, Any], result: ToolResult) -> None:
+    def _record_tool_result(self, call: ToolCall, result: ToolResult) -> None:
         # The checkpoint goes right before the result: on every path through the result, so
         # navigating there (or past it) means "after this change", and before it "before".
         recorder, self._recorder = self._recorder, NoRecorder()
@@ -390,16 +402,18 @@ class _Turn:
             self.setup.checkpoints.record(
                 self.runtime, str(call.get("id")), str(call.get("name")), recorder
             )
-        message = {
-            "role": "toolResult",
-            "toolCallId": call.get("id"),
-            "toolName": call.get("name"),
-            "content": result.content,
-            "details": result.details,
-            "isError": result.is_error,
-            "timestamp": now_ms(),
-        }
-        if message["details"] is None:
+        # pi's key order, details before isError (JSON.stringify keeps insertion order)
+        message = ToolResultMessage(
+            role="toolResult",
+            # .get: a malformed call's missing id is stored as null rather than failing the turn
+            toolCallId=call.get("id"),
+            toolName=call.get("name"),
+            content=cast("list[TextContent | ImageContent]", result.content),
+            details=result.details,
+            isError=result.is_error,
+            timestamp=now_ms(),
+        )
+        if result.details is None:
             del message["details"]
         entry_id = _append(self.runtime, message)
         self.runtime.events.emit(
@@ -411,7 +425,7 @@ class _Turn:
     def finish_aborted(self) -> TurnOutcome:
         """Persist what the abort interrupted: the partial answer, or open tool calls' results."""
         if self._stream is not None:
-            message = self._stream.partial_message("aborted")
+            message = _answer_of(self._stream.partial_message("aborted"))
             self._stream = None
             _append(self.runtime, message)
             self.last_assistant = message
@@ -430,7 +444,17 @@ class _Turn:
         return TurnOutcome("aborted", self.last_assistant)
 
 
-def _append(runtime: SessionRuntime, message: dict[str, Any]) -> str:
+def _append(runtime: SessionRuntime, message: AgentMessage) -> str:
     entry_id = runtime.session.append_message(message)
-    runtime.events.emit(MessageEndEvent(entry_id, message))
+    runtime.events.emit(MessageEndEvent(entry_id, _payload(message)))
     return entry_id
+
+
+def _answer_of(message: dict[str, Any]) -> AssistantMessage:
+    """The answer ``llm/`` streamed: pi's AssistantMessage, built there as a plain dict."""
+    return cast(AssistantMessage, message)
+
+
+def _payload(message: AgentMessage) -> dict[str, Any]:
+    """A message as ``protocol.py``'s events carry it: the same object, as plain JSON."""
+    return cast("dict[str, Any]", message)

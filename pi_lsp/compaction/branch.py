@@ -25,6 +25,7 @@ from pi_lsp.compaction.settings import BranchSummarySettings
 from pi_lsp.compaction.tokens import CHARS4, TokenCounter
 from pi_lsp.session.context import EntryLookup, branch_path
 from pi_lsp.session.js_values import UNDEFINED, is_truthy, strict_equals
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import (
     create_branch_summary_message,
     create_compaction_summary_message,
@@ -33,7 +34,6 @@ from pi_lsp.session.messages import (
 from pi_lsp.session.projection import edit_of, latest_edits, project_entry
 
 Entry = Mapping[str, Any]
-Message = Mapping[str, Any]
 
 DEFAULT_BRANCH_TOKEN_BUDGET = BranchSummarySettings().token_budget()
 """pi's budget when the model declares no context window: 128000 − 16384."""
@@ -51,7 +51,7 @@ class BranchEntries:
 class PreparedBranchEntries:
     """pi's ``prepareBranchEntries`` result: what fits the budget, and all file operations seen."""
 
-    messages: list[Message]
+    messages: list[MessageRecord]
     file_ops: FileOps
     total_tokens: int
 
@@ -62,7 +62,7 @@ class BranchSummaryPlan:
 
     common_ancestor_id: Any
     entries: list[Entry]
-    messages: list[Message]
+    messages: list[MessageRecord]
     total_tokens: int
     file_ops: FileOps
 
@@ -121,7 +121,7 @@ def collect_entries_for_branch_summary(
     return BranchEntries(entries, common_ancestor_id)
 
 
-def branch_entry_message(entry: Entry, edit: Entry | None = None) -> Message | None:
+def branch_entry_message(entry: Entry, edit: Entry | None = None) -> MessageRecord | None:
     """pi's ``getMessageFromEntry`` for branch summaries, with ``edit`` (a context edit of the
     entry) applied to messages and custom messages as pi 1.6 applies it.
 
@@ -178,7 +178,7 @@ def prepare_branch_entries(
             add_details_file_lists(entry["details"], file_ops, entry_time(entry.get("timestamp")))
 
     edits = latest_edits(entries)
-    newest_first: list[Message] = []
+    newest_first: list[MessageRecord] = []
     total_tokens = 0
     for entry in reversed(entries):
         message = branch_entry_message(entry, edit_of(edits, entry))

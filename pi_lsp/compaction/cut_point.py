@@ -22,9 +22,10 @@ import attrs
 
 from pi_lsp.compaction.tokens import CHARS4, TokenCounter
 from pi_lsp.session.context import session_entry_to_context_messages
+from pi_lsp.session.message_types import MessageRecord
 
 Entry = Mapping[str, Any]
-MessagesOf = Callable[[Entry], Sequence[Mapping[str, Any]]]
+MessagesOf = Callable[[Entry], Sequence[MessageRecord]]
 
 _CUT_POINT_ROLES = frozenset(
     {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}
@@ -51,7 +52,7 @@ def _has_role(
     return any(_role(message) in roles for message in messages_of(entry))
 
 
-def _role(message: Mapping[str, Any]) -> Any:
+def _role(message: MessageRecord) -> Any:
     role = message.get("role")
     return role if isinstance(role, str) else None
 

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from pi_lsp.session.js_values import is_truthy, to_string
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.timestamps import iso_to_epoch_ms
 
 EDITOR_FILE_OPS_TYPE = "pi-lsp.editor-file-ops"
@@ -82,7 +83,7 @@ class FileLists:
     modified_files: list[str]
 
 
-def extract_file_ops_from_message(message: Mapping[str, Any], file_ops: FileOps) -> None:
+def extract_file_ops_from_message(message: MessageRecord, file_ops: FileOps) -> None:
     """Add the paths of an assistant message's read/write/edit tool calls to ``file_ops``, and, as
     pi 1.6 does, those of the calls a tool result records in ``nestedCalls`` (calls made by a
     script the tool ran)."""
@@ -108,7 +109,7 @@ def extract_file_ops_from_message(message: Mapping[str, Any], file_ops: FileOps)
         _add_file_op(block["name"], block["arguments"], file_ops, when)
 
 
-def _message_time(message: Mapping[str, Any]) -> float:
+def _message_time(message: MessageRecord) -> float:
     timestamp = message.get("timestamp")
     if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool):
         return float(timestamp)

@@ -32,9 +32,9 @@ from pi_lsp.compaction.tokens import (
     get_assistant_usage,
     usage_predates,
 )
+from pi_lsp.session.message_types import MessageRecord
 
 Entry = Mapping[str, Any]
-Message = Mapping[str, Any]
 
 
 class Moment(Enum):
@@ -77,7 +77,7 @@ def usage_is_stale(branch: Sequence[Entry]) -> bool:
 
 
 def context_tokens(
-    branch: Sequence[Entry], messages: Sequence[Message], counter: TokenCounter
+    branch: Sequence[Entry], messages: Sequence[MessageRecord], counter: TokenCounter
 ) -> int | None:
     """The context size at the leaf: the last answer's usage plus estimates of what came after;
     every message estimated when that usage is stale. None for an empty context."""
@@ -89,7 +89,7 @@ def context_tokens(
 
 
 def shown_context_tokens(
-    branch: Sequence[Entry], messages: Sequence[Message], counter: TokenCounter
+    branch: Sequence[Entry], messages: Sequence[MessageRecord], counter: TokenCounter
 ) -> int | None:
     """The context size to show a user: unknown (None) right after a compaction, until the model
     answers again, as in pi; otherwise the last usage plus estimates (every message estimated
@@ -102,7 +102,7 @@ def shown_context_tokens(
 def needs_compaction(
     moment: Moment,
     branch: Sequence[Entry],
-    messages: Sequence[Message],
+    messages: Sequence[MessageRecord],
     counter: TokenCounter,
     context_window: int,
     settings: CompactionSettings,

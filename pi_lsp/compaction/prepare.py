@@ -32,11 +32,11 @@ from pi_lsp.compaction.settings import CompactionSettings
 from pi_lsp.compaction.tokens import CHARS4, TokenCounter, estimate_tokens_after_edits
 from pi_lsp.session.context import build_session_context, entry_ids, first_index_with_id
 from pi_lsp.session.js_values import UNDEFINED, is_truthy
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import convert_to_llm
 from pi_lsp.session.projection import edits_on_path, project_entry
 
 Entry = Mapping[str, Any]
-Message = Mapping[str, Any]
 
 
 @attrs.frozen
@@ -44,8 +44,8 @@ class CompactionPreparation:
     """pi's ``CompactionPreparation``: the input of the summarization step."""
 
     first_kept_entry_id: str
-    messages_to_summarize: list[Message]
-    turn_prefix_messages: list[Message]
+    messages_to_summarize: list[MessageRecord]
+    turn_prefix_messages: list[MessageRecord]
     is_split_turn: bool
     tokens_before: int | float
     previous_summary: Any  # the previous compaction's summary (normally a string), None without one
@@ -119,7 +119,7 @@ def prepare_compaction(
     messages_to_summarize = _messages_for_summary(
         path_entries[boundary_start:history_end], messages_of
     )
-    turn_prefix_messages: list[Message] = []
+    turn_prefix_messages: list[MessageRecord] = []
     if cut_point.is_split_turn:
         turn_prefix_messages = _messages_for_summary(
             path_entries[cut_point.turn_start_index : cut_point.first_kept_entry_index],
@@ -161,12 +161,12 @@ def _last_compaction_index(path_entries: Sequence[Entry]) -> int:
     return -1
 
 
-def planning_messages(path_entries: Sequence[Entry]) -> Callable[[Entry], list[Message]]:
+def planning_messages(path_entries: Sequence[Entry]) -> Callable[[Entry], list[MessageRecord]]:
     """What each entry gives the context after the path's context edits, system messages left out
     (an entry's system message, or a compaction's snapshot, always comes first)."""
     edit_of = edits_on_path(list(path_entries))
 
-    def messages_of(entry: Entry) -> list[Message]:
+    def messages_of(entry: Entry) -> list[MessageRecord]:
         messages = project_entry(entry, edit_of(entry))
         if messages and messages[0].get("role") == "system":
             return messages[1:]
@@ -176,11 +176,11 @@ def planning_messages(path_entries: Sequence[Entry]) -> Callable[[Entry], list[M
 
 
 def _messages_for_summary(
-    entries: Sequence[Entry], messages_of: Callable[[Entry], list[Message]]
-) -> list[Message]:
+    entries: Sequence[Entry], messages_of: Callable[[Entry], list[MessageRecord]]
+) -> list[MessageRecord]:
     """The first context message of each entry; compaction entries are left out (their summary is
     passed on as the previous summary instead)."""
-    messages: list[Message] = []
+    messages: list[MessageRecord] = []
     for entry in entries:
         if entry.get("type") == "compaction":
             continue

@@ -17,6 +17,7 @@ from typing import Any
 
 from pi_lsp.session.js_json import dumps, utf16_length
 from pi_lsp.session.js_values import join, to_string
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import content_text
 
 TOOL_RESULT_MAX_CHARS = 2000
@@ -24,7 +25,7 @@ _ARRAY_INDEX_LIMIT = 2**32 - 1
 
 
 def serialize_conversation(
-    messages: Iterable[Mapping[str, Any]], *, include_thinking: bool = True
+    messages: Iterable[MessageRecord], *, include_thinking: bool = True
 ) -> str:
     """Serialize LLM messages (``convert_to_llm`` output) into the summarizer's input text;
     ``include_thinking`` False is pi 1.2.0+'s form, without thinking blocks."""

@@ -62,6 +62,7 @@ from pi_lsp.compaction.settings import DEFAULT_FILE_LIST_LIMIT
 from pi_lsp.errors import CompactionCancelledError, NothingToCompactError, SummaryError
 from pi_lsp.session.context import entry_ids, first_index_with_id
 from pi_lsp.session.js_values import UNDEFINED, is_truthy, to_string
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import content_text, convert_to_llm
 
 __all__ = [
@@ -110,7 +111,6 @@ when that is not worth it or not possible (not what the provider cached, too lon
 dearer than the pasted form), and the pasted form is used."""
 
 Entry = Mapping[str, Any]
-Message = Mapping[str, Any]
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +119,7 @@ logger = logging.getLogger(__name__)
 class ConversationInCache:
     """The conversation as the model last saw it, still in the provider's prompt cache."""
 
-    messages: Sequence[Message]
+    messages: Sequence[MessageRecord]
     """The context messages at the leaf (``build_context().messages``)."""
     complete: InPlaceComplete
 
@@ -267,8 +267,8 @@ async def _turn_prefix_summary(
 def _cached_prefix(
     in_cache: ConversationInCache | None,
     preparation: CompactionPreparation,
-    summarized: Sequence[Message],
-) -> list[Message] | None:
+    summarized: Sequence[MessageRecord],
+) -> list[MessageRecord] | None:
     """The conversation's messages up to the end of ``summarized``: the previous compaction's
     summary (when there is one) and then exactly ``summarized``; None when the context at the
     leaf does not start that way (a prefix that was never sent cannot be in the cache)."""
@@ -289,7 +289,7 @@ def _previous_summary_text(previous_summary: Any) -> str | None:
     return to_string(previous_summary) if is_truthy(previous_summary) else None
 
 
-def _serialized(messages: Sequence[Message]) -> str:
+def _serialized(messages: Sequence[MessageRecord]) -> str:
     """The summarizer's text, without thinking (pi 1.2.0+; ``serialize.py`` says why)."""
     return serialize_conversation(convert_to_llm(messages), include_thinking=False)
 

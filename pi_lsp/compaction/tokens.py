@@ -26,8 +26,7 @@ import attrs
 
 from pi_lsp.session.js_json import dumps, utf16_length
 from pi_lsp.session.js_values import UNDEFINED, is_truthy
-
-Message = Mapping[str, Any]
+from pi_lsp.session.message_types import MessageRecord
 
 ESTIMATED_IMAGE_CHARS = 4800
 ESTIMATED_IMAGE_TOKENS = 1200
@@ -39,7 +38,7 @@ class TokenCounter(Protocol):
 
     name: str
 
-    def estimate_message_tokens(self, message: Message) -> int: ...
+    def estimate_message_tokens(self, message: MessageRecord) -> int: ...
 
 
 @attrs.frozen
@@ -55,7 +54,7 @@ class Chars4Counter:
 
     name = "chars4"
 
-    def estimate_message_tokens(self, message: Message) -> int:
+    def estimate_message_tokens(self, message: MessageRecord) -> int:
         text = message_text_for_estimate(message)
         chars = (
             sum(utf16_length(piece) for piece in text.pieces)
@@ -69,7 +68,7 @@ class TiktokenCounter:
 
     name = "tiktoken"
 
-    def estimate_message_tokens(self, message: Message) -> int:
+    def estimate_message_tokens(self, message: MessageRecord) -> int:
         text = message_text_for_estimate(message)
         encoding = _tiktoken_encoding()
         tokens = sum(
@@ -93,12 +92,12 @@ def get_token_counter(name: str) -> TokenCounter:
         ) from None
 
 
-def estimate_tokens(message: Message) -> int:
+def estimate_tokens(message: MessageRecord) -> int:
     """pi's ``estimateTokens`` (the ``chars4`` counter)."""
     return CHARS4.estimate_message_tokens(message)
 
 
-def message_text_for_estimate(message: Message) -> MessageText:
+def message_text_for_estimate(message: MessageRecord) -> MessageText:
     """The text pieces (and images) pi's ``estimateTokens`` measures for each role."""
     role = message.get("role")
     if role in ("user", "custom", "toolResult"):
@@ -185,7 +184,7 @@ def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def get_assistant_usage(message: Message) -> Mapping[str, Any] | None:
+def get_assistant_usage(message: MessageRecord) -> Mapping[str, Any] | None:
     """The usage of an assistant message that completed (not aborted, not failed), if non-zero."""
     if message.get("role") != "assistant" or "usage" not in message:
         return None
@@ -227,7 +226,7 @@ class ContextTokenEstimate:
 
 
 def estimate_context_tokens(
-    messages: Sequence[Message], counter: TokenCounter = CHARS4
+    messages: Sequence[MessageRecord], counter: TokenCounter = CHARS4
 ) -> ContextTokenEstimate:
     """pi's ``estimateContextTokens``; without any usable usage every message is estimated."""
     for index in range(len(messages) - 1, -1, -1):
@@ -244,7 +243,7 @@ def estimate_context_tokens(
 
 def estimate_tokens_after_edits(
     path_entries: Sequence[Mapping[str, Any]],
-    messages: Sequence[Message],
+    messages: Sequence[MessageRecord],
     counter: TokenCounter = CHARS4,
     distrusted_types: tuple[str, ...] = ("context_edit",),
 ) -> int | float:
@@ -257,7 +256,7 @@ def estimate_tokens_after_edits(
 
 
 def context_usage_index(
-    path_entries: Sequence[Mapping[str, Any]], messages: Sequence[Message]
+    path_entries: Sequence[Mapping[str, Any]], messages: Sequence[MessageRecord]
 ) -> int | None:
     """The message whose reported usage ``estimate_tokens_after_edits`` starts from; None when it
     estimates every message (no usable usage, or a context edit came after it)."""

@@ -15,17 +15,17 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from pi_lsp import protocol
-from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
 from pi_lsp.handlers import configuration
 from pi_lsp.handlers.base import to_plain
-from pi_lsp.handlers.client_gone import watch_the_client
 from pi_lsp.handlers.permissions import LspPermissionAsker
 from pi_lsp.handlers.progress import Progress
 from pi_lsp.logs import ClientLogHandler
 from pi_lsp.services import Services
 from pi_lsp.startup import RESUME_AFTER_SECONDS, resume_collection
+from pi_lsp.transport.client_gone import watch_the_client
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
 from pi_lsp.resources.files import ParsedFileCache, file_identity, uncached
 from pi_lsp.resources.frontmatter import ParsedFrontmatter, parse_frontmatter
 from pi_lsp.resources.ignore_rules import IgnoreRules
-from pi_lsp.resources.patterns import ResourcePatterns
+from pi_lsp.resources.locations import FirstNameWins, ResourceLocation
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
@@ -52,18 +52,13 @@ class Skill:
 
 
 @attrs.frozen
-class SkillLocation:
+class SkillLocation(ResourceLocation):
     """One place to look for skills, in precedence order."""
 
-    path: Path
-    source: Scope
     mode: ScanMode = "pi"
-    explicit: bool = False
-    """Named in settings: a missing path is reported, and a single ``.md`` file is accepted."""
     declared_in: str | None = None
+    """The settings file that names an ``explicit`` location (where a missing path is reported)."""
     declared_line: int = 1
-    patterns: ResourcePatterns = attrs.field(factory=ResourcePatterns)
-    """The include/exclude patterns of the settings file that governs this location."""
 
 
 @attrs.frozen
@@ -80,28 +75,17 @@ def load_skills(
     With a ``cache``, skill files unchanged since the last load are not read again.
     """
     read = cache.get if cache is not None else uncached
-    chosen: dict[str, Skill] = {}
+    chosen = FirstNameWins[Skill]('skill name "{}"')
     seen_files: set[object] = set()
     diagnostics: list[ResourceDiagnostic] = []
-    collisions: list[ResourceDiagnostic] = []
     for location in locations:
         for skill in _skills_at(location, diagnostics, read):
             identity = file_identity(skill.file_path)
             if identity in seen_files:
                 continue  # the same file reached twice (e.g. through a symlink)
-            winner = chosen.get(skill.name)
-            if winner is not None:
-                collisions.append(
-                    warning(
-                        skill.file_path,
-                        1,
-                        f'skill name "{skill.name}" collides with {winner.file_path}, which wins',
-                    )
-                )
-                continue
-            chosen[skill.name] = skill
-            seen_files.add(identity)
-    return SkillLoad(tuple(chosen.values()), tuple(diagnostics + collisions))
+            if chosen.offer(skill.name, skill.file_path, skill):
+                seen_files.add(identity)
+    return SkillLoad(chosen.kept(), tuple(diagnostics + chosen.collisions))
 
 
 def _skills_at(

@@ -238,7 +238,7 @@ def skill_locations(
             SkillLocation(
                 directory,
                 "project",
-                "agents",
+                mode="agents",
                 patterns=_overrides(project, "skills", directory.parent),
             )
             for directory in agents_dirs
@@ -252,7 +252,7 @@ def skill_locations(
         SkillLocation(
             user_agents / "skills",
             "user",
-            "agents",
+            mode="agents",
             patterns=_overrides(user, "skills", user_agents),
         )
     )
@@ -277,7 +277,7 @@ def _settings_skill_paths(
         yield SkillLocation(
             path,
             scope,
-            "pi",
+            mode="pi",
             explicit=True,
             declared_in=file.path if file else None,
             declared_line=line,

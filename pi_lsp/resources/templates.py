@@ -23,7 +23,7 @@ from pi_lsp.resources.diagnostics import ResourceDiagnostic, warning
 from pi_lsp.resources.files import ParsedFileCache, file_identity, uncached
 from pi_lsp.resources.frontmatter import parse_frontmatter
 from pi_lsp.resources.ignore_rules import IgnoreRules
-from pi_lsp.resources.patterns import ResourcePatterns
+from pi_lsp.resources.locations import FirstNameWins, ResourceLocation
 
 DESCRIPTION_FALLBACK_LENGTH = 60
 TEMPLATE_COMMAND = re.compile(r"^/(\S+)(?:\s+([\s\S]*))?\Z")
@@ -44,14 +44,8 @@ class PromptTemplate:
 
 
 @attrs.frozen
-class TemplateLocation:
+class TemplateLocation(ResourceLocation):
     """A directory of templates (or one template file named in settings), in precedence order."""
-
-    path: Path
-    source: Scope
-    explicit: bool = False
-    patterns: ResourcePatterns = attrs.field(factory=ResourcePatterns)
-    """The include/exclude patterns of the settings file that governs this location."""
 
 
 @attrs.frozen
@@ -68,10 +62,9 @@ def load_templates(
     With a ``cache``, template files unchanged since the last load are not read again.
     """
     read = cache.get if cache is not None else uncached
-    chosen: dict[str, PromptTemplate] = {}
+    chosen = FirstNameWins[PromptTemplate]('prompt template "/{}"')
     seen_files: set[object] = set()
     diagnostics: list[ResourceDiagnostic] = []
-    collisions: list[ResourceDiagnostic] = []
     for location in locations:
         for path in template_files(location):
             if not location.patterns.enables(path):
@@ -85,21 +78,9 @@ def load_templates(
             )
             if problem is not None:
                 diagnostics.append(problem)
-            if template is None:
-                continue
-            winner = chosen.get(template.name)
-            if winner is not None:
-                collisions.append(
-                    warning(
-                        template.file_path,
-                        1,
-                        f'prompt template "/{template.name}" collides '
-                        f"with {winner.file_path}, which wins",
-                    )
-                )
-                continue
-            chosen[template.name] = template
-    return TemplateLoad(tuple(chosen.values()), tuple(diagnostics + collisions))
+            if template is not None:
+                chosen.offer(template.name, template.file_path, template)
+    return TemplateLoad(chosen.kept(), tuple(diagnostics + chosen.collisions))
 
 
 def template_files(location: TemplateLocation) -> list[Path]:

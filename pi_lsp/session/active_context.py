@@ -22,6 +22,7 @@ from typing import Any
 
 from pi_lsp.session.context import SessionContext, context_settings, model_set_by
 from pi_lsp.session.js_values import UNDEFINED
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.paths import entry_types
 from pi_lsp.session.projection import (
     CONTEXT_EDIT,
@@ -50,7 +51,7 @@ class ActivePathContext:
         self._path = path
         self._covered = 0
         self._projected: list[ProjectedEntry] = []
-        self._messages: list[Mapping[str, Any]] = []
+        self._messages: list[MessageRecord] = []
         self._edits: dict[Any, Entry] = {}
         self._thinking_level: Any = "off"
         self._model: dict[str, Any] | None = None

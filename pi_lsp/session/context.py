@@ -19,9 +19,11 @@ from typing import Any
 import attrs
 
 from pi_lsp.session.js_values import UNDEFINED, without_undefined
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.paths import (
     UNSET,
     EntryLookup,
+    LeafId,
     branch_path,
     entry_ids,
     entry_role,
@@ -42,6 +44,7 @@ from pi_lsp.session.projection import (
 __all__ = [
     "UNSET",
     "EntryLookup",
+    "LeafId",
     "ProjectedEntry",
     "SessionContext",
     "branch_path",
@@ -58,7 +61,6 @@ __all__ = [
 ]
 
 Entry = Mapping[str, Any]
-Message = Mapping[str, Any]
 
 session_entry_to_context_messages = entry_messages
 """pi's name for ``projection.entry_messages``."""
@@ -68,7 +70,7 @@ session_entry_to_context_messages = entry_messages
 class SessionContext:
     """The messages sent to the LLM, plus the thinking level and model in effect at the leaf."""
 
-    messages: list[Message]
+    messages: list[MessageRecord]
     thinking_level: Any = "off"  # normally a string; UNDEFINED if the last change entry lacked it
     model: dict[str, Any] | None = None
 
@@ -84,21 +86,21 @@ class SessionContext:
 
 
 def build_context_entries(
-    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+    entries: Sequence[Entry], leaf_id: object = UNSET, by_id: EntryLookup | None = None
 ) -> Sequence[Entry]:
     """The path with the newest compaction first, then the entries it kept, then those after it."""
     return context_entries(session_path(entries, leaf_id, by_id))
 
 
 def build_session_context(
-    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+    entries: Sequence[Entry], leaf_id: object = UNSET, by_id: EntryLookup | None = None
 ) -> SessionContext:
     """pi's ``buildSessionContext``: the LLM messages, thinking level and model at the leaf."""
     return build_context_from_path(session_path(entries, leaf_id, by_id))
 
 
 def project_session(
-    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+    entries: Sequence[Entry], leaf_id: object = UNSET, by_id: EntryLookup | None = None
 ) -> list[ProjectedEntry]:
     """pi 1.6's ``buildSessionProjection`` entries: what each context entry gives at the leaf."""
     return project_path(session_path(entries, leaf_id, by_id))

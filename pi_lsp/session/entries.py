@@ -15,6 +15,8 @@ import time
 from collections.abc import Container
 from typing import Any
 
+from pi_lsp.session.message_types import AgentMessage, MessageRecord
+
 CURRENT_SESSION_VERSION = 3
 
 ENTRY_TYPES = (
@@ -79,7 +81,12 @@ def header(session_id: str, timestamp: str, cwd: str, parent_session: str | None
     return entry
 
 
-def message(entry_id: str, parent_id: str | None, timestamp: str, agent_message: dict) -> dict:
+def message(
+    entry_id: str,
+    parent_id: str | None,
+    timestamp: str,
+    agent_message: AgentMessage | MessageRecord,
+) -> dict:
     """A ``message`` entry wrapping one AgentMessage (user,
     assistant, toolResult, bashExecution, custom)."""
     return {

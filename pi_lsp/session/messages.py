@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from pi_lsp.session.js_values import (
     UNDEFINED,
@@ -22,6 +22,14 @@ from pi_lsp.session.js_values import (
     strict_equals,
     to_string,
     without_undefined,
+)
+from pi_lsp.session.message_types import (
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    LlmMessage,
+    MessageRecord,
+    UserMessage,
 )
 from pi_lsp.session.timestamps import iso_to_epoch_ms
 
@@ -39,7 +47,7 @@ BRANCH_SUMMARY_SUFFIX = "</summary>"
 _MAX_DATE_MS = 8.64e15
 
 
-def bash_execution_to_text(message: Mapping[str, Any]) -> str:
+def bash_execution_to_text(message: MessageRecord) -> str:
     """The user-message text that stands for a ``bashExecution`` message in the LLM context."""
     text = f"Ran `{to_string(message.get('command', UNDEFINED))}`\n"
     output = message.get("output", UNDEFINED)
@@ -58,45 +66,56 @@ def bash_execution_to_text(message: Mapping[str, Any]) -> str:
     return text
 
 
-def create_branch_summary_message(summary: Any, from_id: Any, timestamp: Any) -> dict[str, Any]:
+def create_branch_summary_message(
+    summary: Any, from_id: Any, timestamp: Any
+) -> BranchSummaryMessage:
     """A ``branchSummary`` message from a ``branch_summary`` entry's fields (ISO ``timestamp``)."""
-    return without_undefined(
-        {
-            "role": "branchSummary",
-            "summary": summary,
-            "fromId": from_id,
-            "timestamp": date_get_time(timestamp),
-        }
+    return cast(
+        BranchSummaryMessage,
+        without_undefined(
+            {
+                "role": "branchSummary",
+                "summary": summary,
+                "fromId": from_id,
+                "timestamp": date_get_time(timestamp),
+            }
+        ),
     )
 
 
 def create_compaction_summary_message(
     summary: Any, tokens_before: Any, timestamp: Any
-) -> dict[str, Any]:
+) -> CompactionSummaryMessage:
     """A ``compactionSummary`` message from a ``compaction`` entry's fields (ISO ``timestamp``)."""
-    return without_undefined(
-        {
-            "role": "compactionSummary",
-            "summary": summary,
-            "tokensBefore": tokens_before,
-            "timestamp": date_get_time(timestamp),
-        }
+    return cast(
+        CompactionSummaryMessage,
+        without_undefined(
+            {
+                "role": "compactionSummary",
+                "summary": summary,
+                "tokensBefore": tokens_before,
+                "timestamp": date_get_time(timestamp),
+            }
+        ),
     )
 
 
 def create_custom_message(
     custom_type: Any, content: Any, display: Any, details: Any, timestamp: Any
-) -> dict[str, Any]:
+) -> CustomMessage:
     """A ``custom`` message from a ``custom_message`` entry's fields (ISO ``timestamp``)."""
-    return without_undefined(
-        {
-            "role": "custom",
-            "customType": custom_type,
-            "content": content,
-            "display": display,
-            "details": details,
-            "timestamp": date_get_time(timestamp),
-        }
+    return cast(
+        CustomMessage,
+        without_undefined(
+            {
+                "role": "custom",
+                "customType": custom_type,
+                "content": content,
+                "display": display,
+                "details": details,
+                "timestamp": date_get_time(timestamp),
+            }
+        ),
     )
 
 
@@ -116,14 +135,15 @@ def date_get_time(value: Any) -> int | float | None:
     return iso_to_epoch_ms(value if isinstance(value, str) else to_string(value))
 
 
-def convert_to_llm(messages: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def convert_to_llm(messages: Iterable[MessageRecord]) -> list[LlmMessage]:
     """pi's ``convertToLlm``: provider messages pass through, pi's own roles become user text.
 
     pi 1.6 also passes its system-role messages (the prompt and tools pi recorded) through; here
     they are left out, as pi 0.84.2 leaves them out: a pi-lsp turn sends pi-lsp's own system
-    prompt and tools, and summaries never serialize prompt state.
+    prompt and tools, and summaries never serialize prompt state. A provider role passes through
+    as the file holds it, taken to have pi's shape, as pi takes it.
     """
-    converted: list[Mapping[str, Any]] = []
+    converted: list[LlmMessage] = []
     for message in messages:
         llm_message = _to_llm_message(message)
         if llm_message is not None:
@@ -131,7 +151,7 @@ def convert_to_llm(messages: Iterable[Mapping[str, Any]]) -> list[Mapping[str, A
     return converted
 
 
-def _to_llm_message(message: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def _to_llm_message(message: MessageRecord) -> LlmMessage | None:
     role = message.get("role", UNDEFINED)
     timestamp = message.get("timestamp", UNDEFINED)
     if role == "bashExecution":
@@ -158,12 +178,15 @@ def _to_llm_message(message: Mapping[str, Any]) -> Mapping[str, Any] | None:
         )
         return _user_message([{"type": "text", "text": text}], timestamp)
     if role in ("user", "assistant", "toolResult"):
-        return message
+        return cast(LlmMessage, message)
     return None
 
 
-def _user_message(content: Any, timestamp: Any) -> dict[str, Any]:
-    return without_undefined({"role": "user", "content": content, "timestamp": timestamp})
+def _user_message(content: Any, timestamp: Any) -> UserMessage:
+    return cast(
+        UserMessage,
+        without_undefined({"role": "user", "content": content, "timestamp": timestamp}),
+    )
 
 
 def content_text(content: Any, separator: str = "\n") -> str:

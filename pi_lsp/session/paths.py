@@ -8,8 +8,9 @@ which pi would walk forever; here every walk stops at the first entry it has alr
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeGuard, cast
 
 from pi_lsp.session.js_values import UNDEFINED, is_truthy, strict_equals
 
@@ -19,15 +20,21 @@ if TYPE_CHECKING:
 Entry = Mapping[str, Any]
 
 
-class _UnsetType:
+class Unset(enum.Enum):
     """The type of ``UNSET``: no leaf was given (pi's ``leafId === undefined``)."""
+
+    UNSET = "UNSET"
 
     def __repr__(self) -> str:
         return "UNSET"
 
 
-UNSET: Any = _UnsetType()
+UNSET: Final = Unset.UNSET
 """No leaf given: the context ends at the last entry. ``None`` means an explicit null leaf."""
+
+LeafId = str | None | Literal[Unset.UNSET]
+"""A leaf to build at: an entry id, ``None`` (an explicit null leaf: nothing) or ``UNSET`` (the
+last entry, or the session's own leaf)."""
 
 
 class EntryLookup(Protocol):
@@ -141,7 +148,7 @@ def branch_path(by_id: EntryLookup, from_id: Any) -> list[Entry]:
 
 
 def session_path(
-    entries: Sequence[Entry], leaf_id: Any = UNSET, by_id: EntryLookup | None = None
+    entries: Sequence[Entry], leaf_id: object = UNSET, by_id: EntryLookup | None = None
 ) -> list[Entry]:
     """pi's ``buildSessionPath``: root→leaf; an unknown or missing leaf id means the last entry."""
     if leaf_id is None:

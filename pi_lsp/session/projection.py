@@ -22,6 +22,7 @@ import attrs
 
 from pi_lsp.protocol import ContextEditEffect
 from pi_lsp.session.js_values import UNDEFINED, is_truthy
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import (
     create_branch_summary_message,
     create_compaction_summary_message,
@@ -30,7 +31,6 @@ from pi_lsp.session.messages import (
 from pi_lsp.session.paths import entry_ids, entry_role, entry_types, first_index_with_id
 
 Entry = Mapping[str, Any]
-Message = Mapping[str, Any]
 
 CONTEXT_EDIT = "context_edit"
 EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
@@ -44,7 +44,7 @@ class ProjectedEntry:
     """One entry of the context path and the messages it gives after context edits."""
 
     entry: Entry
-    messages: list[Message]
+    messages: list[MessageRecord]
     edit: Entry | None = None
     """The ``context_edit`` that applies to this entry (the latest one on the path), if any."""
 
@@ -64,7 +64,7 @@ class ProjectedEntry:
         )
 
 
-def entry_messages(entry: Entry) -> list[Message]:
+def entry_messages(entry: Entry) -> list[MessageRecord]:
     """pi 1.6's ``sessionEntryToContextMessages``: the messages one entry adds to the context.
 
     Settings, labels, names, custom state, usage records, context edits and kinds pi-lsp does not
@@ -150,7 +150,7 @@ def project_path(path: Sequence[Entry]) -> list[ProjectedEntry]:
     return projected
 
 
-def context_messages(path: Sequence[Entry]) -> list[Message]:
+def context_messages(path: Sequence[Entry]) -> list[MessageRecord]:
     """The messages of ``project_path(path)``, flattened: the context the LLM gets.
 
     Built without the per-entry records, since a long session rebuilds it on every turn.
@@ -158,7 +158,7 @@ def context_messages(path: Sequence[Entry]) -> list[Message]:
     entries = context_entries(path)
     types = entry_types(entries)
     edits = latest_edits(entries, types)
-    messages: list[Message] = []
+    messages: list[MessageRecord] = []
     for index, (entry_type, entry) in enumerate(zip(types, entries, strict=True)):
         if entry_type not in _CONTEXT_TYPES or (index > 0 and entry_type == "compaction"):
             continue  # gives nothing (settings, labels, usage, edits, unknown kinds)
@@ -202,7 +202,7 @@ def edits_on_path(path: Sequence[Entry]) -> Callable[[Entry], Entry | None]:
     return lambda entry: edit_of(edits, entry)
 
 
-def project_entry(entry: Entry, edit: Entry | None) -> list[Message]:
+def project_entry(entry: Entry, edit: Entry | None) -> list[MessageRecord]:
     """pi 1.6's ``projectContextEntry``: the entry's messages with ``edit`` applied.
 
     An edit without a ``replacement`` field (pi itself would stop with a TypeError on it) changes
@@ -247,7 +247,7 @@ def is_replacement(replacement: Any) -> bool:
     return replacement is not None and replacement is not UNDEFINED
 
 
-def _with_content(message: Message, content: Any) -> Message:
+def _with_content(message: MessageRecord, content: Any) -> MessageRecord:
     role = message.get("role")
     if role not in EDITABLE_ROLES:
         return message

@@ -29,6 +29,7 @@ try:
 except ImportError:  # a compiled module that failed to load: search on, slower (``bytes.find``)
     stringzilla = None
 
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.store import paused_garbage_collection
 from pi_lsp.session.stored_entry import StoredEntry
 
@@ -85,7 +86,7 @@ def searchable_texts(entry: Mapping[str, Any]) -> Iterator[str]:
         yield _text(entry.get("label"))
 
 
-def _message_texts(message: Mapping[str, Any]) -> Iterator[str]:
+def _message_texts(message: MessageRecord) -> Iterator[str]:
     if message.get("role") == "bashExecution":
         yield _text(message.get("command"))
         yield _text(message.get("output"))

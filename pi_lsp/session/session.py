@@ -24,11 +24,13 @@ from pi_lsp.session import entries as build
 from pi_lsp.session.active_context import ActivePathContext
 from pi_lsp.session.context import (
     UNSET,
+    LeafId,
     SessionContext,
     branch_path,
     build_session_context,
 )
 from pi_lsp.session.context_edits import require_editable
+from pi_lsp.session.message_types import AgentMessage, MessageRecord
 from pi_lsp.session.projection import CONTEXT_EDIT, ProjectedEntry
 from pi_lsp.session.store import (
     LoadReport,
@@ -205,7 +207,7 @@ class Session:
             raise EntryNotFoundError(f"entry {echoed(entry_id)} not found in session {self.id}")
         return entry
 
-    def branch(self, from_id: str | Any | None = UNSET) -> list[StoredEntry]:
+    def branch(self, from_id: LeafId = UNSET) -> list[StoredEntry]:
         """Root-first path to ``from_id`` (default: the leaf); empty when the id is unknown."""
         if from_id is UNSET or from_id == self._leaf_id:
             return list(self._walked_active_path())
@@ -311,7 +313,7 @@ class Session:
         """Root nodes of the whole tree, children oldest first, with labels resolved."""
         return build_tree(self._entries, self._labels)
 
-    def build_context(self, leaf_id: str | Any | None = UNSET) -> SessionContext:
+    def build_context(self, leaf_id: LeafId = UNSET) -> SessionContext:
         """What the LLM sees at ``leaf_id`` (default: the leaf), as pi's ``buildSessionContext``."""
         if leaf_id is UNSET or (leaf_id == self._leaf_id and leaf_id is not None):
             with paused_garbage_collection():
@@ -321,7 +323,7 @@ class Session:
 
     # ----------------------------------------------------------------- appending
 
-    def append_message(self, message: dict) -> str:
+    def append_message(self, message: AgentMessage | MessageRecord) -> str:
         return self._append(
             lambda entry_id, parent, at: build.message(entry_id, parent, at, message)
         )

@@ -14,11 +14,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pi_lsp.session.js_values import UNDEFINED
+from pi_lsp.session.message_types import MessageRecord
 
-Message = Mapping[str, Any]
 
-
-def current_system_message(messages: Iterable[Message], timestamp: int) -> dict[str, Any] | None:
+def current_system_message(
+    messages: Iterable[MessageRecord], timestamp: int
+) -> dict[str, Any] | None:
     """The replay of every system message among ``messages``, stamped with ``timestamp`` (ms), or
     ``None`` when there is nothing to replay."""
     system_messages = [

@@ -21,6 +21,7 @@ from typing import Any
 
 from pi_lsp.protocol import TreeEntry, TreeResult
 from pi_lsp.session.context_edits import editable_role, original_content
+from pi_lsp.session.message_types import MessageRecord
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.projection import (
     ProjectedEntry,
@@ -233,7 +234,7 @@ def _message_preview(message: Any) -> str:
     return _skill_command(text) if role == "user" else text
 
 
-def _system_preview(message: Mapping[str, Any]) -> str:
+def _system_preview(message: MessageRecord) -> str:
     """What a pi 1.6 system message records: its prompt text, sections and tool changes."""
     parts = []
     text = content_text(message.get("content"), " ").strip()

@@ -28,6 +28,7 @@ import math
 import os
 import shutil
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -55,6 +56,59 @@ EXIT_IDLE_GRACE = 0.1  # after the shell exits, stop reading once the pipe is qu
 EXIT_DRAIN_LIMIT = 2.0  # ... or after this long in any case
 
 _running_groups: set[int] = set()
+
+
+def _checked_timeout(timeout: Any) -> float | None:
+    if timeout is not None:
+        if not math.isfinite(timeout) or timeout <= 0:
+            raise ToolError("Invalid timeout: give a positive number of seconds.")
+        if timeout > MAX_TIMEOUT_SECONDS:
+            raise ToolError(f"Invalid timeout: at most {MAX_TIMEOUT_SECONDS:g} seconds.")
+    return timeout
+
+
+class _ThrottledUpdates:
+    """The command's output as it grows, sent to the client at most every ``UPDATE_INTERVAL``."""
+
+    def __init__(
+        self, output: OutputAccumulator, context: ToolContext, partial: Callable[[], ToolResult]
+    ) -> None:
+        self.output = output
+        self._context = context
+        self._partial = partial
+        self._loop = asyncio.get_running_loop()
+        self._pending: asyncio.TimerHandle | None = None
+        self._last_sent = 0.0
+
+    def on_data(self, data: bytes) -> None:
+        self.output.append(data)
+        if self._context.on_update is None or self._pending is not None:
+            return
+        delay = UPDATE_INTERVAL - (self._loop.time() - self._last_sent)
+        self._pending = self._loop.call_later(max(0.0, delay), self._send)
+
+    def _send(self) -> None:
+        self._pending = None
+        self._last_sent = self._loop.time()
+        self._context.emit_update(self._partial())
+
+    def cancel(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+
+
+def _stop_reading(
+    process: asyncio.subprocess.Process,
+    updates: _ThrottledUpdates,
+    transport: asyncio.ReadTransport | None,
+) -> None:
+    """After the command ended, however it ended: no more updates, and the output complete."""
+    _running_groups.discard(process.pid)
+    updates.cancel()
+    if transport is not None:
+        transport.close()
+    updates.output.finish()
+    updates.output.close()
 
 
 def find_shell() -> str:
@@ -189,12 +243,7 @@ class BashTool(Tool):
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         command: str = arguments["command"]
-        timeout = arguments.get("timeout")
-        if timeout is not None:
-            if not math.isfinite(timeout) or timeout <= 0:
-                raise ToolError("Invalid timeout: give a positive number of seconds.")
-            if timeout > MAX_TIMEOUT_SECONDS:
-                raise ToolError(f"Invalid timeout: at most {MAX_TIMEOUT_SECONDS:g} seconds.")
+        timeout = _checked_timeout(arguments.get("timeout"))
         if not context.cwd.is_dir():
             raise ToolError(
                 f"Working directory does not exist: {context.cwd}\nCannot run bash commands."
@@ -205,25 +254,24 @@ class BashTool(Tool):
             if terminal is not None:
                 return await self._run_in_terminal(terminal, timeout, context)
 
-        loop = asyncio.get_running_loop()
         output = OutputAccumulator(temp_dir=context.temp_dir)
-        update_handle: asyncio.TimerHandle | None = None
-        last_update = 0.0
+        updates = _ThrottledUpdates(output, context, lambda: self._partial(output))
+        process, read_fd = await self._start(command, context, output)
+        timed_out = await self._wait(process, read_fd, timeout, updates, context)
+        if timed_out and timeout is not None:
+            return self._finished(
+                output,
+                None,
+                status=f"Command timed out after {_format_seconds(timeout)} seconds",
+                timed_out=True,
+            )
+        return self._exited(output, process.returncode)
 
-        def send_update() -> None:
-            nonlocal update_handle, last_update
-            update_handle = None
-            last_update = loop.time()
-            context.emit_update(self._partial(output))
-
-        def on_data(data: bytes) -> None:
-            nonlocal update_handle
-            output.append(data)
-            if context.on_update is None or update_handle is not None:
-                return
-            delay = UPDATE_INTERVAL - (loop.time() - last_update)
-            update_handle = loop.call_later(max(0.0, delay), send_update)
-
+    async def _start(
+        self, command: str, context: ToolContext, output: OutputAccumulator
+    ) -> tuple[asyncio.subprocess.Process, int]:
+        """The shell running ``command`` in a process group of its own, and the pipe's read end
+        that carries its stdout and stderr."""
         read_fd, write_fd = os.pipe()
         spawn = asyncio.ensure_future(
             asyncio.create_subprocess_exec(
@@ -249,18 +297,28 @@ class BashTool(Tool):
         spawn.add_done_callback(spawned)
         try:
             # shielded: cancelled while starting, the shell may already run and must be ended
-            process = await asyncio.shield(spawn)
+            return await asyncio.shield(spawn), read_fd
         except asyncio.CancelledError:
             spawn.add_done_callback(_kill_if_spawned(read_fd))
-            context.emit_update(
-                self._finished(output, None, status="Command aborted", cancelled=True)
-            )
+            context.emit_update(self._aborted(output))
             raise
+
+    async def _wait(
+        self,
+        process: asyncio.subprocess.Process,
+        read_fd: int,
+        timeout: float | None,
+        updates: _ThrottledUpdates,
+        context: ToolContext,
+    ) -> bool:
+        """Read the command's output until it exits (``True``: it timed out and was ended);
+        ended as well when anything fails or the call is cancelled, which is re-raised."""
+        loop = asyncio.get_running_loop()
         transport: asyncio.ReadTransport | None = None
         timed_out = False
         try:
             transport, protocol = await loop.connect_read_pipe(
-                lambda: _Output(on_data), os.fdopen(read_fd, "rb", buffering=0)
+                lambda: _Output(updates.on_data), os.fdopen(read_fd, "rb", buffering=0)
             )
             try:
                 async with asyncio.timeout(timeout):
@@ -273,34 +331,14 @@ class BashTool(Tool):
             try:
                 await terminate_process_group(process, self.kill_grace)
             finally:
-                _running_groups.discard(process.pid)
-                if update_handle is not None:
-                    update_handle.cancel()
-                if transport is not None:
-                    transport.close()
-                output.finish()
-                output.close()
+                _stop_reading(process, updates, transport)
                 if isinstance(error, asyncio.CancelledError):
-                    context.emit_update(
-                        self._finished(output, None, status="Command aborted", cancelled=True)
-                    )
+                    context.emit_update(self._aborted(updates.output))
             raise
-        finally:
-            _running_groups.discard(process.pid)
-            if update_handle is not None:
-                update_handle.cancel()
-            if transport is not None:
-                transport.close()
-        output.finish()
-        output.close()
-        if timed_out and timeout is not None:
-            return self._finished(
-                output,
-                None,
-                status=f"Command timed out after {_format_seconds(timeout)} seconds",
-                timed_out=True,
-            )
-        code = process.returncode
+        _stop_reading(process, updates, transport)
+        return timed_out
+
+    def _exited(self, output: OutputAccumulator, code: int | None) -> ToolResult:
         if code is not None and code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -395,6 +433,9 @@ class BashTool(Tool):
                     f"({format_size(DEFAULT_MAX_BYTES)} limit). Full output: {path}]"
                 )
         return text, details
+
+    def _aborted(self, output: OutputAccumulator) -> ToolResult:
+        return self._finished(output, None, status="Command aborted", cancelled=True)
 
     def _partial(self, output: OutputAccumulator) -> ToolResult:
         text, details = self._text_and_details(output, "")

@@ -15,8 +15,9 @@ from pi_lsp.tools.base import (
     require_directory,
     text_result,
 )
+from pi_lsp.tools.listing import Notice, listing_result
 from pi_lsp.tools.paths import resolve_to_cwd
-from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head, truncation_details
+from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES
 from pi_lsp.tools.walk import GlobMatcher, walk
 
 DEFAULT_LIMIT = 1000
@@ -88,19 +89,10 @@ class FindTool(Tool):
             raise
         if not results:
             return text_result("No files found matching the pattern")
-        truncation = truncate_head("\n".join(results), max_lines=1 << 62)
-        output = truncation["content"]
-        details: dict[str, Any] = {}
-        notices = []
-        if limit_reached:
-            notices.append(
-                f"Stopped at the limit of {limit} results. Use limit={limit * 2} for more, or "
-                "narrow the pattern"
-            )
-            details["resultLimitReached"] = limit
-        if truncation["truncated"]:
-            notices.append(f"Output cut at the {format_size(DEFAULT_MAX_BYTES)} limit")
-            details["truncation"] = truncation_details(truncation)
-        if notices:
-            output += "\n\n[" + ". ".join(notices) + "]"
-        return text_result(output, details or None)
+        stopped = Notice(
+            f"Stopped at the limit of {limit} results. Use limit={limit * 2} for more, or "
+            "narrow the pattern",
+            "resultLimitReached",
+            limit,
+        )
+        return listing_result(results, stopped if limit_reached else None)

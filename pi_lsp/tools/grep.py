@@ -22,15 +22,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pi_lsp.tools.base import Tool, ToolContext, ToolError, ToolResult, text_result
+from pi_lsp.tools.listing import Notice, listing_result
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
-    format_size,
     split_lines_for_counting,
-    truncate_head,
     truncate_line,
-    truncation_details,
 )
 from pi_lsp.tools.walk import GlobMatcher, walk
 
@@ -115,28 +113,20 @@ class GrepTool(Tool):
         lines, lines_truncated = await asyncio.to_thread(
             _format_matches, matches, search_path, is_dir, context_lines
         )
-        truncation = truncate_head("\n".join(lines), max_lines=1 << 62)
-        output = truncation["content"]
-        details: dict[str, Any] = {}
-        notices = []
-        if limit_reached:
-            notices.append(
-                f"Stopped at the limit of {limit} matches. Use limit={limit * 2} for more, or "
-                "narrow the pattern"
-            )
-            details["matchLimitReached"] = limit
-        if truncation["truncated"]:
-            notices.append(f"Output cut at the {format_size(DEFAULT_MAX_BYTES)} limit")
-            details["truncation"] = truncation_details(truncation)
-        if lines_truncated:
-            notices.append(
-                f"Some lines were cut to {GREP_MAX_LINE_LENGTH} "
-                "characters; use read to see them whole"
-            )
-            details["linesTruncated"] = True
-        if notices:
-            output += "\n\n[" + ". ".join(notices) + "]"
-        return text_result(output, details or None)
+        stopped = Notice(
+            f"Stopped at the limit of {limit} matches. Use limit={limit * 2} for more, or "
+            "narrow the pattern",
+            "matchLimitReached",
+            limit,
+        )
+        lines_cut = Notice(
+            f"Some lines were cut to {GREP_MAX_LINE_LENGTH} characters; use read to see them whole",
+            "linesTruncated",
+            True,
+        )
+        return listing_result(
+            lines, stopped if limit_reached else None, (lines_cut,) if lines_truncated else ()
+        )
 
 
 def _relative(path: Path, root: Path, root_is_dir: bool) -> str:

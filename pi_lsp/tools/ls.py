@@ -16,8 +16,9 @@ from pi_lsp.tools.base import (
     require_directory,
     text_result,
 )
+from pi_lsp.tools.listing import Notice, listing_result
 from pi_lsp.tools.paths import resolve_to_cwd
-from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head, truncation_details
+from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES
 
 DEFAULT_LIMIT = 500
 
@@ -50,21 +51,12 @@ class LsTool(Tool):
             raise ToolError(f"Cannot read the folder: {error.strerror or error}") from None
         if not entries:
             return text_result("(empty directory)")
-        truncation = truncate_head("\n".join(entries), max_lines=1 << 62)
-        output = truncation["content"]
-        details: dict[str, Any] = {}
-        notices = []
-        if limit_reached:
-            notices.append(
-                f"Stopped at the limit of {limit} entries. Use limit={limit * 2} for more"
-            )
-            details["entryLimitReached"] = limit
-        if truncation["truncated"]:
-            notices.append(f"Output cut at the {format_size(DEFAULT_MAX_BYTES)} limit")
-            details["truncation"] = truncation_details(truncation)
-        if notices:
-            output += "\n\n[" + ". ".join(notices) + "]"
-        return text_result(output, details or None)
+        stopped = Notice(
+            f"Stopped at the limit of {limit} entries. Use limit={limit * 2} for more",
+            "entryLimitReached",
+            limit,
+        )
+        return listing_result(entries, stopped if limit_reached else None)
 
 
 def _list(folder: Path, limit: int) -> tuple[list[str], bool]:

@@ -17,6 +17,7 @@ import pytest
 
 from pi_lsp.session.fork import fork_session
 from pi_lsp.session.session import Session
+from tests.builders import assistant_message, tool_call, user_text
 
 from .harness import ask_pi
 
@@ -33,43 +34,40 @@ console.log(JSON.stringify(bad));
 """
 
 
-def user(text: str, at: int) -> dict:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": at}
-
-
-def assistant(
-    text: str, at: int, *, tool: tuple[str, str, dict] | None = None, cost: float = 0.0000031
-) -> dict:
-    content: list[dict] = [
-        {"type": "thinking", "thinking": "Let me think… 🤔", "thinkingSignature": "sig"},
-        {"type": "text", "text": text},
-    ]
-    if tool:
-        call_id, name, arguments = tool
-        content.append({"type": "toolCall", "id": call_id, "name": name, "arguments": arguments})
+def priced_usage(cost: float) -> dict:
     return {
-        "role": "assistant",
-        "content": content,
-        "api": "openai-completions",
-        "provider": "openai",
-        "model": "gpt-4o",
-        "usage": {
-            "input": 1000,
-            "output": 50,
+        "input": 1000,
+        "output": 50,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 1050,
+        "cost": {
+            "input": cost,
+            "output": 1.0,
             "cacheRead": 0,
             "cacheWrite": 0,
-            "totalTokens": 1050,
-            "cost": {
-                "input": cost,
-                "output": 1.0,
-                "cacheRead": 0,
-                "cacheWrite": 0,
-                "total": 1.0 + cost,
-            },
+            "total": 1.0 + cost,
         },
-        "stopReason": "toolUse" if tool else "stop",
-        "timestamp": at,
     }
+
+
+def signed_answer(
+    text: str, at: int, *, tool: tuple[str, str, dict] | None = None, cost: float = 0.0000031
+) -> dict:
+    """An answer with what pi must read back: a signed thinking block, a tool call, a price."""
+    thought = {"type": "thinking", "thinking": "Let me think… 🤔", "thinkingSignature": "sig"}
+    calls = [tool_call(tool[1], tool[0], **tool[2])] if tool else []
+    return assistant_message(
+        thought,
+        text,
+        *calls,
+        api="openai-completions",
+        provider="openai",
+        model="gpt-4o",
+        usage_=priced_usage(cost),
+        stop_reason="toolUse" if tool else "stop",
+        timestamp=at,
+    )
 
 
 def tool_result(call_id: str, name: str, text: str, at: int) -> dict:
@@ -89,15 +87,17 @@ def write_sessions(directory: Path) -> list[Path]:
     with Session.create(directory, "/work/projet-été") as session:
         session.append_model_change("openai", "gpt-4o")
         session.append_thinking_level_change("high")
-        first = session.append_message(user("Répare le test 😀 — 修复测试", 1_767_225_600_000))
+        first = session.append_message(user_text("Répare le test 😀 — 修复测试", 1_767_225_600_000))
         session.append_message(
-            assistant("Reading.", 1_767_225_601_000, tool=("c1", "read", {"path": "src/app.py"}))
+            signed_answer(
+                "Reading.", 1_767_225_601_000, tool=("c1", "read", {"path": "src/app.py"})
+            )
         )
         session.append_message(
             tool_result("c1", "read", "def add(a, b):\n    return a - b\n" * 200, 1_767_225_602_000)
         )
         session.append_message(
-            assistant(
+            signed_answer(
                 "Fixing.",
                 1_767_225_603_000,
                 tool=(
@@ -112,7 +112,7 @@ def write_sessions(directory: Path) -> list[Path]:
             )
         )
         session.append_message(tool_result("c2", "edit", "ok", 1_767_225_604_000))
-        answer = session.append_message(assistant("Done.", 1_767_225_605_000))
+        answer = session.append_message(signed_answer("Done.", 1_767_225_605_000))
         session.append_message(
             {
                 "role": "bashExecution",
@@ -147,27 +147,27 @@ def write_sessions(directory: Path) -> list[Path]:
             12345,
             details={"readFiles": ["src/app.py"], "modifiedFiles": []},
         )
-        session.append_message(user("And now the docs", 1_767_225_608_000))
+        session.append_message(user_text("And now the docs", 1_767_225_608_000))
         session.append_label(first, "start")
         session.append_label(answer, "answer")
         session.append_label(first, "")  # cleared again
         session.move_leaf(answer)
-        session.append_message(user("Try another way", 1_767_225_609_000))
+        session.append_message(user_text("Try another way", 1_767_225_609_000))
         session.branch_with_summary(
             first,
             "The user explored a different branch.",
             details={"readFiles": ["a"], "modifiedFiles": ["b"]},
         )
-        session.append_message(assistant("Back here.", 1_767_225_610_000))
+        session.append_message(signed_answer("Back here.", 1_767_225_610_000))
         session.append_session_info("Projet\nété")
         paths.append(session.path)
         with fork_session(session, answer) as fork:
             paths.append(fork.path)
     with Session.create(directory, "/work") as roots:
-        roots.append_message(user("first root", 1_767_225_700_000))
+        roots.append_message(user_text("first root", 1_767_225_700_000))
         roots.reset_leaf()
-        roots.append_message(user("second root", 1_767_225_701_000))
-        roots.append_message(assistant("reply", 1_767_225_702_000, cost=0.25))
+        roots.append_message(user_text("second root", 1_767_225_701_000))
+        roots.append_message(signed_answer("reply", 1_767_225_702_000, cost=0.25))
         paths.append(roots.path)
     return paths
 

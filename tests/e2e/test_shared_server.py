@@ -20,7 +20,7 @@ import pytest
 
 from pi_lsp.client import PiClient, isolated_environment
 from pi_lsp.scripted_llm import ScriptedLLM, replies
-from pi_lsp.shared import address
+from pi_lsp.transport import shared_address
 from tests.reliability.raw_lsp import RawLsp
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +45,7 @@ def socket_of(environment: dict[str, str]) -> Path:
     return (
         Path(environment["XDG_RUNTIME_DIR"])
         / "pi-lsp"
-        / (f"shared-{address.environment_key(environment)}.sock")
+        / (f"shared-{shared_address.environment_key(environment)}.sock")
     )
 
 

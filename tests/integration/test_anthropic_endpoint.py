@@ -21,6 +21,7 @@ from pi_lsp.llm.models import model_info
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest, completion_arguments
 from pi_lsp.scripted_llm import ScriptedLLM, replies
 from tests import scripted_llm_fixtures as fixtures
+from tests.builders import user_text
 
 scripted_llm = fixtures.scripted_llm
 MODEL = "anthropic/claude-sonnet-4-5"
@@ -37,10 +38,6 @@ def anthropic_model(server: ScriptedLLM, model: str = MODEL, **options: Any) -> 
     config = resolve_model({"model": model, "apiBase": server.root_url, "apiKey": "test"}, {})
     assert config is not None
     return attrs.evolve(config, **options)
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
 
 
 def request(
@@ -80,7 +77,7 @@ async def test_a_tool_round_through_litellm_reads_the_cached_prefix(scripted_llm
         replies.tool_calls([("toolu_1", "read", {"path": "app.py"})], text="Reading it."),
         replies.text("It subtracts instead of adding."),
     )
-    first_events, first = await run(request(scripted_llm, [user("What does app.py do?")]))
+    first_events, first = await run(request(scripted_llm, [user_text("What does app.py do?")]))
     assert first["stopReason"] == "toolUse"
     assert any(isinstance(event, ToolCallStart) for event in first_events)
     assert first["content"][-1]["arguments"] == {"path": "app.py"}
@@ -94,7 +91,7 @@ async def test_a_tool_round_through_litellm_reads_the_cached_prefix(scripted_llm
         "isError": False,
         "timestamp": 2,
     }
-    history = [user("What does app.py do?"), first, result]
+    history = [user_text("What does app.py do?"), first, result]
     events, second = await run(request(scripted_llm, history))
     assert "".join(e.text for e in events if isinstance(e, TextDelta)).startswith("It subtracts")
     usage = second["usage"]
@@ -121,7 +118,7 @@ async def test_a_tool_round_through_litellm_reads_the_cached_prefix(scripted_llm
 
 async def test_long_retention_asks_for_one_hour_and_prices_it(scripted_llm):
     scripted_llm.enqueue(replies.text("Hello."))
-    _, answer = await run(request(scripted_llm, [user("Hi")], cache_retention="long"))
+    _, answer = await run(request(scripted_llm, [user_text("Hi")], cache_retention="long"))
     body = scripted_llm.requests[-1]
     assert body["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     usage = answer["usage"]
@@ -135,7 +132,7 @@ async def test_long_retention_asks_for_one_hour_and_prices_it(scripted_llm):
 async def test_caching_off_sends_no_breakpoints_and_reads_nothing(scripted_llm):
     scripted_llm.enqueue(replies.text("One."), replies.text("Two."))
     for _ in range(2):
-        _, answer = await run(request(scripted_llm, [user("Hi")], cache_retention="none"))
+        _, answer = await run(request(scripted_llm, [user_text("Hi")], cache_retention="none"))
         assert answer["usage"]["cacheRead"] == answer["usage"]["cacheWrite"] == 0
     assert all(breakpoints(body) == [] for body in scripted_llm.requests)
 
@@ -144,12 +141,12 @@ async def test_signed_thinking_streams_and_is_replayed_before_the_text(scripted_
     scripted_llm.enqueue(replies.text("Done.", reasoning="Check add()."), replies.text("Ok."))
     model = anthropic_model(scripted_llm, reasoning=True)
     events, answer = await run(
-        request(scripted_llm, [user("Fix it")], model=model, thinking_level="low")
+        request(scripted_llm, [user_text("Fix it")], model=model, thinking_level="low")
     )
     assert "".join(e.text for e in events if isinstance(e, ThinkingDelta)) == "Check add()."
     thinking = answer["content"][0]
     assert thinking["type"] == "thinking" and thinking["thinkingSignature"].startswith("scripted")
-    history = [user("Fix it"), answer, user("Thanks")]
+    history = [user_text("Fix it"), answer, user_text("Thanks")]
     await run(request(scripted_llm, history, model=model, thinking_level="low"))
     replayed = scripted_llm.requests[-1]["messages"][1]["content"]
     assert [block["type"] for block in replayed] == ["thinking", "text"]
@@ -161,10 +158,10 @@ async def test_provider_errors_become_pi_error_messages(scripted_llm):
         replies.error(429, "Number of request tokens has exceeded your rate limit"),
         replies.mid_stream_error("Partial", message="Overloaded"),
     )
-    _, limited = await run(request(scripted_llm, [user("Hi")]))
+    _, limited = await run(request(scripted_llm, [user_text("Hi")]))
     assert limited["stopReason"] == "error" and "429" in limited["errorMessage"]
     assert is_retryable_error(limited, 200_000)
-    _, broken = await run(request(scripted_llm, [user("Hi")]))
+    _, broken = await run(request(scripted_llm, [user_text("Hi")]))
     assert broken["stopReason"] == "error" and "Overloaded" in broken["errorMessage"]
 
 
@@ -211,7 +208,7 @@ def tool_round(model: ModelConfig) -> CompletionRequest:
     return CompletionRequest(
         model=model,
         system_prompt="You are a coding agent.",
-        messages=[user("Read a.py"), answer, result],
+        messages=[user_text("Read a.py"), answer, result],
         tools=[READ],
         session_id="session-1",
         cache_retention="long",
@@ -276,9 +273,9 @@ def test_vertex_ai_claude_gets_the_same_breakpoints():
 
 async def test_an_in_place_summary_reads_the_conversation_from_the_cache(scripted_llm):
     scripted_llm.enqueue(replies.text("It subtracts."), replies.text("## Goal\nFix add()"))
-    question = user("What does app.py do? " + FILE_TEXT)
+    question = user_text("What does app.py do? " + FILE_TEXT)
     _, answer = await run(request(scripted_llm, [question]))
-    instruction = user("Pause the work here and write the checkpoint.")
+    instruction = user_text("Pause the work here and write the checkpoint.")
     summary = request(scripted_llm, [question, answer, instruction], uncached_tail=1)
     _, written = await run(summary)
     assert written["content"][0]["text"].startswith("## Goal")

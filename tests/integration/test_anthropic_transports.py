@@ -24,8 +24,9 @@ from pi_lsp.llm.failed_messages import auth_error_status, is_context_overflow, i
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
 from tests import scripted_llm_fixtures as fixtures
+from tests.builders import user_text
 from tests.integration.cancelling import SLOW_TEXT, cancel_after_three_deltas
-from tests.integration.test_anthropic_endpoint import READ, SYSTEM, anthropic_model, user
+from tests.integration.test_anthropic_endpoint import READ, SYSTEM, anthropic_model
 
 scripted_llm = fixtures.scripted_llm
 
@@ -99,7 +100,7 @@ async def both(
     request = CompletionRequest(
         model=model,
         system_prompt=SYSTEM,
-        messages=messages if messages is not None else [user("Hi")],
+        messages=messages if messages is not None else [user_text("Hi")],
         **options,
     )
     server.enqueue(reply, reply)
@@ -211,7 +212,7 @@ async def test_both_read_the_same_cache_usage_over_a_tool_round(
         first_request = CompletionRequest(
             model=model,
             system_prompt=SYSTEM,
-            messages=[user("What does app.py do?")],
+            messages=[user_text("What does app.py do?")],
             tools=[READ],
             session_id="s",
             timeout=10,
@@ -226,7 +227,7 @@ async def test_both_read_the_same_cache_usage_over_a_tool_round(
             "timestamp": 2,
         }
         second_request = attrs.evolve(
-            first_request, messages=[user("What does app.py do?"), first, result]
+            first_request, messages=[user_text("What does app.py do?"), first, result]
         )
         second = await _message(second_request)
         results[transport] = (first["usage"], second["usage"])
@@ -306,7 +307,10 @@ async def test_overloaded_and_overflow_are_classified_as_pi_does(
         replies.error(401, "invalid x-api-key"),
     )
     request = CompletionRequest(
-        model=anthropic_model(scripted_llm), system_prompt="s", messages=[user("Hi")], timeout=10
+        model=anthropic_model(scripted_llm),
+        system_prompt="s",
+        messages=[user_text("Hi")],
+        timeout=10,
     )
     overloaded, overflow, refused = [await _message(request) for _ in range(3)]
     assert is_retryable_error(overloaded, 200_000)
@@ -352,7 +356,10 @@ async def test_cancelling_mid_stream_closes_the_connection_and_keeps_the_partial
     use_transport(monkeypatch, "direct")
     scripted_llm.enqueue(replies.slow_text(SLOW_TEXT, chunks=30, chunk_delay=0.05))
     request = CompletionRequest(
-        model=anthropic_model(scripted_llm), system_prompt="s", messages=[user("Hi")], timeout=10
+        model=anthropic_model(scripted_llm),
+        system_prompt="s",
+        messages=[user_text("Hi")],
+        timeout=10,
     )
     stream = AssistantStream(request)
     received = await cancel_after_three_deltas(stream)
@@ -474,7 +481,7 @@ async def test_redacted_thinking_is_kept_and_replayed_on_both_paths(
     }
     assert thinking["thinkingSignature"].startswith("scripted") and text["text"] == "Done."
 
-    history = [user("Fix it"), ours, user("Thanks")]
+    history = [user_text("Fix it"), ours, user_text("Thanks")]
     await both(
         scripted_llm, monkeypatch, replies.text("Ok."), history, model=model, thinking_level="low"
     )

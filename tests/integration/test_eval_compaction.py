@@ -19,6 +19,7 @@ import pytest
 from pi_lsp.scripted_llm import ScriptedLLM, replies
 from pi_lsp.session.session import Session
 from tests import scripted_llm_fixtures as fixtures
+from tests.builders import assistant_message, tool_call, usage, user_text
 
 scripted_llm = fixtures.scripted_llm
 
@@ -32,24 +33,12 @@ PROBES = json.dumps(
 )
 
 
-def user(text: str) -> dict:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
-
-
-def assistant(text: str, tool: tuple[str, str, dict] | None = None) -> dict:
-    content: list[dict] = [{"type": "text", "text": text}]
-    if tool:
-        content.append({"type": "toolCall", "id": tool[0], "name": tool[1], "arguments": tool[2]})
-    return {
-        "role": "assistant",
-        "content": content,
-        "api": "openai-completions",
-        "provider": "openai",
-        "model": "scripted",
-        "usage": {"input": 10, "output": 5, "totalTokens": 15},
-        "stopReason": "toolUse" if tool else "stop",
-        "timestamp": 2,
-    }
+SCRIPTED_ANSWER = {
+    "api": "openai-completions",
+    "provider": "openai",
+    "model": "scripted",
+    "usage_": usage(10, 5),
+}
 
 
 @pytest.fixture
@@ -61,8 +50,15 @@ def session_file(tmp_path: Path) -> Path:
     )
     (workspace / "deploy.yaml").write_text("port: 8443\n")
     with Session.create(tmp_path / "sessions", str(workspace)) as session:
-        session.append_message(user(f"Note that {FACT}. " + "context " * 40))
-        session.append_message(assistant("Reading.", ("c1", "read", {"path": "deploy.yaml"})))
+        session.append_message(user_text(f"Note that {FACT}. " + "context " * 40))
+        session.append_message(
+            assistant_message(
+                "Reading.",
+                tool_call("read", "c1", path="deploy.yaml"),
+                stop_reason="toolUse",
+                **SCRIPTED_ANSWER,
+            )
+        )
         session.append_message(
             {
                 "role": "toolResult",
@@ -73,9 +69,11 @@ def session_file(tmp_path: Path) -> Path:
                 "timestamp": 3,
             }
         )
-        session.append_message(assistant("Staging uses 8443. " + "details " * 40))
-        session.append_message(user("Now deploy it. " + "please " * 40))
-        session.append_message(assistant("Deploying. " + "steps " * 40))
+        session.append_message(
+            assistant_message("Staging uses 8443. " + "details " * 40, **SCRIPTED_ANSWER)
+        )
+        session.append_message(user_text("Now deploy it. " + "please " * 40))
+        session.append_message(assistant_message("Deploying. " + "steps " * 40, **SCRIPTED_ANSWER))
         assert session.path is not None
         return session.path
 

@@ -23,6 +23,7 @@ from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import ScriptedLLM, replies
 from pi_lsp.scripted_llm.gemini import THOUGHT_SIGNATURE
 from tests import scripted_llm_fixtures as fixtures
+from tests.builders import user_message
 
 scripted_llm = fixtures.scripted_llm
 
@@ -53,10 +54,6 @@ def gemini_model(server: ScriptedLLM, model_id: str = "gemini-2.5-flash") -> Mod
     )
 
 
-def user(content: Any) -> dict[str, Any]:
-    return {"role": "user", "content": content, "timestamp": 1}
-
-
 async def run(request: CompletionRequest) -> tuple[list[Any], dict[str, Any]]:
     events = [event async for event in AssistantStream(request).events()]
     assert isinstance(events[-1], Completed)
@@ -79,7 +76,7 @@ async def test_the_request_and_thoughts_streamed_as_thinking(scripted_llm: Scrip
     request = CompletionRequest(
         model=model,
         system_prompt="You are a coding agent.",
-        messages=[user(question)],
+        messages=[user_message(question)],
         tools=[READ],
         thinking_level="medium",
         max_tokens=800,
@@ -124,7 +121,7 @@ async def test_gemini_3_gets_a_thinking_level(scripted_llm: ScriptedLLM) -> None
     request = CompletionRequest(
         model=gemini_model(scripted_llm, "gemini-3-pro-preview"),
         system_prompt="s",
-        messages=[user("hi")],
+        messages=[user_message("hi")],
         thinking_level="low",
         timeout=10,
     )
@@ -141,7 +138,11 @@ async def test_a_tool_round_sends_the_signatures_and_the_function_response_back(
         replies.tool_calls([("call_1", "read", {"path": "app.py"})]), replies.text("Done.")
     )
     first_request = CompletionRequest(
-        model=model, system_prompt="s", messages=[user("Read app.py")], tools=[READ], timeout=10
+        model=model,
+        system_prompt="s",
+        messages=[user_message("Read app.py")],
+        tools=[READ],
+        timeout=10,
     )
     _, first = await run(first_request)
     assert first["stopReason"] == "toolUse", first
@@ -157,7 +158,9 @@ async def test_a_tool_round_sends_the_signatures_and_the_function_response_back(
         "isError": False,
         "timestamp": 3,
     }
-    second_request = attrs.evolve(first_request, messages=[user("Read app.py"), first, result])
+    second_request = attrs.evolve(
+        first_request, messages=[user_message("Read app.py"), first, result]
+    )
     _, second = await run(second_request)
     assert second["stopReason"] == "stop"
     model_turn, tool_turn = scripted_llm.requests[1]["contents"][1:]
@@ -200,7 +203,10 @@ async def test_failures_are_classified_as_on_the_other_wire_apis(
 ) -> None:
     scripted_llm.enqueue(reply)
     request = CompletionRequest(
-        model=gemini_model(scripted_llm), system_prompt="s", messages=[user("a")], timeout=10
+        model=gemini_model(scripted_llm),
+        system_prompt="s",
+        messages=[user_message("a")],
+        timeout=10,
     )
     _, message = await run(request)
     assert message["stopReason"] == "error"
@@ -213,7 +219,10 @@ async def test_failures_are_classified_as_on_the_other_wire_apis(
 async def test_a_length_stop(scripted_llm: ScriptedLLM) -> None:
     scripted_llm.enqueue(replies.length_stop())
     request = CompletionRequest(
-        model=gemini_model(scripted_llm), system_prompt="s", messages=[user("a")], timeout=10
+        model=gemini_model(scripted_llm),
+        system_prompt="s",
+        messages=[user_message("a")],
+        timeout=10,
     )
     _, message = await run(request)
     assert message["stopReason"] == "length"

@@ -23,6 +23,7 @@ from pi_lsp.llm.messages import ToolSpec
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.scripted_llm import ScriptedLLM, replies
 from tests import scripted_llm_fixtures as fixtures
+from tests.builders import user_message
 
 scripted_llm = fixtures.scripted_llm
 
@@ -47,10 +48,6 @@ def responses_model(server: ScriptedLLM) -> ModelConfig:
     )
 
 
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text, "timestamp": 1}
-
-
 async def run(request: CompletionRequest) -> tuple[list[Any], dict[str, Any]]:
     events = [event async for event in AssistantStream(request).events()]
     assert isinstance(events[-1], Completed)
@@ -71,7 +68,7 @@ async def test_the_request_is_pis_and_reasoning_streams_as_thinking(
     request = CompletionRequest(
         model=model,
         system_prompt="You are a coding agent.",
-        messages=[user("What does app.py do?")],
+        messages=[user_message("What does app.py do?")],
         tools=[READ],
         thinking_level="medium",
         max_tokens=500,
@@ -124,7 +121,7 @@ async def test_the_reasoning_item_and_the_tool_call_go_back_as_they_came(
     first_request = CompletionRequest(
         model=model,
         system_prompt="s",
-        messages=[user("Read app.py")],
+        messages=[user_message("Read app.py")],
         tools=[READ],
         thinking_level="low",
         timeout=10,
@@ -144,7 +141,9 @@ async def test_the_reasoning_item_and_the_tool_call_go_back_as_they_came(
         "isError": False,
         "timestamp": 3,
     }
-    second_request = attrs.evolve(first_request, messages=[user("Read app.py"), first, result])
+    second_request = attrs.evolve(
+        first_request, messages=[user_message("Read app.py"), first, result]
+    )
     _, second = await run(second_request)
     assert second["stopReason"] == "stop"
     replayed = scripted_llm.requests[1]["input"]
@@ -164,10 +163,14 @@ async def test_the_encrypted_reasoning_is_sent_back_to_the_same_model(
     model = responses_model(scripted_llm)
     scripted_llm.enqueue(replies.text("First.", reasoning="Plan."), replies.text("Second."))
     request = CompletionRequest(
-        model=model, system_prompt="s", messages=[user("a")], thinking_level="low", timeout=10
+        model=model,
+        system_prompt="s",
+        messages=[user_message("a")],
+        thinking_level="low",
+        timeout=10,
     )
     _, first = await run(request)
-    await run(attrs.evolve(request, messages=[user("a"), first, user("b")]))
+    await run(attrs.evolve(request, messages=[user_message("a"), first, user_message("b")]))
     replayed = scripted_llm.requests[1]["input"]
     reasoning_items = [item for item in replayed if item.get("type") == "reasoning"]
     assert reasoning_items == [json.loads(first["content"][0]["thinkingSignature"])]
@@ -190,7 +193,10 @@ async def test_failures_are_classified_as_on_the_other_wire_apis(
 ) -> None:
     scripted_llm.enqueue(reply)
     request = CompletionRequest(
-        model=responses_model(scripted_llm), system_prompt="s", messages=[user("a")], timeout=10
+        model=responses_model(scripted_llm),
+        system_prompt="s",
+        messages=[user_message("a")],
+        timeout=10,
     )
     _, message = await run(request)
     assert message["stopReason"] == "error"
@@ -202,7 +208,10 @@ async def test_failures_are_classified_as_on_the_other_wire_apis(
 async def test_a_length_stop(scripted_llm: ScriptedLLM) -> None:
     scripted_llm.enqueue(replies.length_stop())
     request = CompletionRequest(
-        model=responses_model(scripted_llm), system_prompt="s", messages=[user("a")], timeout=10
+        model=responses_model(scripted_llm),
+        system_prompt="s",
+        messages=[user_message("a")],
+        timeout=10,
     )
     _, message = await run(request)
     assert message["stopReason"] == "length"

@@ -91,7 +91,7 @@ def test_the_metadata_is_complete_and_has_one_version(distributions):
     assert metadata["License-Expression"] == "MIT" and metadata["License-File"] == "LICENSE"
     assert metadata["Requires-Python"] == ">=3.11"
     assert metadata["Description-Content-Type"] == "text/markdown"
-    assert "pi-lsp brings the memory model" in metadata.get_payload()
+    assert "pi-lsp is a coding agent for your editor" in metadata.get_payload()
     urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL"))
     assert {"Homepage", "Source", "Issues", "Documentation"} <= set(urls)
     classifiers = metadata.get_all("Classifier")

@@ -24,14 +24,11 @@ from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
 from pi_lsp.session import store
 from pi_lsp.session.session import Session
+from tests.builders import user_text
 
 from .figures import record_figure
 from .pi_reader import assert_same_reading
 from .servers import FAULT_INJECTION, make_workspace, server_options, start_server
-
-
-def user(text: str) -> dict:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
 
 
 @contextmanager
@@ -56,17 +53,17 @@ def disk_full_after(monkeypatch, budget: int):
 def test_a_write_that_fails_part_way_leaves_the_file_as_it_was(tmp_path, monkeypatch, budget):
     path = tmp_path / "s.jsonl"
     with Session.create(tmp_path, "/w", path=path) as session:
-        session.append_message(user("first"))
+        session.append_message(user_text("first"))
         before = path.read_bytes()
         entries = list(session.entries)
         with (
             disk_full_after(monkeypatch, budget),
             pytest.raises(SessionWriteError, match="No space left on device"),
         ):
-            session.append_message(user("x" * 10_000))
+            session.append_message(user_text("x" * 10_000))
         assert path.read_bytes() == before  # the half-written line was cut off again
         assert session.entries == entries
-        third = session.append_message(user("space is back"))
+        third = session.append_message(user_text("space is back"))
     reopened = Session.open(path, writable=False)
     assert reopened.report.unparseable_lines == [] and reopened.leaf_id == third
 
@@ -75,9 +72,9 @@ def test_a_first_write_that_fails_leaves_no_half_session(tmp_path, monkeypatch):
     path = tmp_path / "s.jsonl"
     session = Session.create(tmp_path, "/w", path=path)
     with disk_full_after(monkeypatch, 60), pytest.raises(SessionWriteError):
-        session.append_message(user("hello"))
+        session.append_message(user_text("hello"))
     assert path.read_bytes() == b""
-    session.append_message(user("hello again"))
+    session.append_message(user_text("hello again"))
     assert Session.open(path, writable=False).report.unparseable_lines == []
 
 
@@ -113,7 +110,7 @@ async def test_disk_full_and_read_only_sessions_in_a_running_server(tmp_path, re
         "PI_LSP_FAULT_FLAG": str(flag),
     }
     older = Session.create(sessions, str(workspace))
-    older.append_message(user("an older conversation"))
+    older.append_message(user_text("an older conversation"))
     older.close()
     async with ScriptedLLM() as model:
         client = await start_server(

@@ -1,20 +1,15 @@
-"""Unit-test setup: makes ``tests/builders.py`` and ``tests/agent_harness.py`` importable, and
-provides the in-process agent (``agent``, ``make_agent``) for tests of orchestration."""
+"""Unit-test setup: the in-process agent (``agent``, ``make_agent``) for tests of orchestration.
 
-import sys
-from pathlib import Path
+Test helpers are imported from the ``tests`` package (``tests.builders``, ``tests.agent_harness``).
+"""
 
 import pytest
-
-_TESTS_DIR = str(Path(__file__).resolve().parents[1])
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
 
 
 @pytest.fixture
 def make_agent(tmp_path, monkeypatch):
     """``make_agent(options=…, tools=…)``: an ``AgentHarness`` on a new workspace (``app.py``)."""
-    from agent_harness import AgentHarness
+    from tests.agent_harness import AgentHarness
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("PI_LSP_MODEL", raising=False)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pi_lsp.session.context import branch_path, build_context_from_path
 from pi_lsp.session.projection import project_path
 from pi_lsp.session.session import Session
-from tests.unit.test_session_store import assistant, user
+from tests.builders import assistant_message, user_text
 
 replacements = st.one_of(st.none(), st.fixed_dictionaries({"content": st.text(max_size=5)}))
 
@@ -46,9 +46,9 @@ def apply(session: Session, operation: tuple) -> None:
         return ids[index % len(ids)]
 
     if kind == "user":
-        session.append_message(user(arguments[0]))
+        session.append_message(user_text(arguments[0]))
     elif kind == "assistant":
-        session.append_message({**assistant(arguments[0]), "provider": arguments[1]})
+        session.append_message({**assistant_message(arguments[0]), "provider": arguments[1]})
     elif kind == "system":
         session.append_message({"role": "system", "content": arguments[0], "timestamp": 1})
     elif kind == "compaction" and ids:

@@ -5,12 +5,12 @@ import asyncio
 from typing import Any, ClassVar
 
 import pytest
-from agent_harness import text_of
 
 from pi_lsp.errors import CompactionCancelledError
 from pi_lsp.llm.double import NO_REPLY_MESSAGE, replies
 from pi_lsp.tools.base import Tool, ToolContext, ToolResult, text_result
 from pi_lsp.tools.registry import default_tools
+from tests.agent_harness import text_of
 
 SUMMARY = "## Goal\nFix add() in app.py\n\n## Progress\n- [x] Read app.py"
 SMALL = {

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from builders import SessionBuilder, tool_call, words
-
 from pi_lsp.compaction.branch import (
     DEFAULT_BRANCH_TOKEN_BUDGET,
     collect_entries_for_branch_summary,
     plan_branch_summary,
     prepare_branch_entries,
 )
+from tests.builders import SessionBuilder, tool_call, words
 
 
 def forked_session() -> SessionBuilder:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from builders import SUMMARY_HEADINGS, ScriptedModel, SessionBuilder, answer, tool_call, usage
 
 from pi_lsp.compaction.branch import BranchSummaryPlan, plan_branch_summary
 from pi_lsp.compaction.branch_summary import summarize_branch
@@ -15,6 +14,7 @@ from pi_lsp.compaction.prompts import (
 from pi_lsp.compaction.serialize import serialize_conversation
 from pi_lsp.errors import CompactionCancelledError, SummaryError
 from pi_lsp.session.messages import convert_to_llm
+from tests.builders import SUMMARY_HEADINGS, ScriptedModel, SessionBuilder, answer, tool_call, usage
 
 
 def forked_session() -> SessionBuilder:

@@ -2,7 +2,6 @@
 moments, overflow."""
 
 import pytest
-from builders import SessionBuilder, usage
 
 from pi_lsp.compaction.policy import (
     Moment,
@@ -17,6 +16,7 @@ from pi_lsp.compaction.policy import (
 from pi_lsp.compaction.settings import CompactionSettings, Threshold, parse_threshold
 from pi_lsp.compaction.tokens import CHARS4
 from pi_lsp.session.context import build_session_context
+from tests.builders import SessionBuilder, usage
 
 SETTINGS = CompactionSettings(enabled=True, reserve_tokens=1000, keep_recent_tokens=100)
 WINDOW = 3000

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from builders import SessionBuilder, tool_call
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +13,7 @@ from pi_lsp.session.context import (
     session_entry_to_context_messages,
     session_path,
 )
+from tests.builders import SessionBuilder, tool_call
 
 
 def roles(context) -> list[str]:

@@ -14,8 +14,9 @@ from pi_lsp.llm import converted_history
 from pi_lsp.llm.converted_history import ConvertedHistory
 from pi_lsp.llm.messages import to_chat_messages
 from pi_lsp.llm.stream import CompletionRequest, chat_payload
+from tests.builders import text, user_message
 from tests.unit.test_llm_direct import model
-from tests.unit.test_llm_messages import IMAGE, assistant, call, text, tool_result, user
+from tests.unit.test_llm_messages import IMAGE, call, openai_answer, tool_result
 
 OPTIONS = ("openai", "gpt-4o", True)
 # A call id another model wrote and OpenAI refuses: renamed, and its result follows the new id.
@@ -35,17 +36,17 @@ def message_kinds(index: int) -> st.SearchStrategy[list[dict[str, Any]]]:
     call_id = f"call-{index}"
     return st.sampled_from(
         [
-            [user(f"question {index}")],
-            [assistant(text(f"answer {index}"))],
-            [assistant(call(call_id, path=f"f{index}")), tool_result(call_id, text("ok"))],
-            [assistant(call(call_id)), tool_result(call_id, text("seen"), IMAGE)],
-            [assistant(call(call_id))],  # never answered: "No result provided"
-            [assistant(text("half"), stop="aborted")],
+            [user_message(f"question {index}")],
+            [openai_answer(text(f"answer {index}"))],
+            [openai_answer(call(call_id, path=f"f{index}")), tool_result(call_id, text("ok"))],
+            [openai_answer(call(call_id)), tool_result(call_id, text("seen"), IMAGE)],
+            [openai_answer(call(call_id))],  # never answered: "No result provided"
+            [openai_answer(text("half"), stop_reason="aborted")],
             [
-                assistant(call(FOREIGN_ID + str(index)), provider="other", model="m"),
+                openai_answer(call(FOREIGN_ID + str(index)), provider="other", model="m"),
                 tool_result(FOREIGN_ID + str(index), text("ok")),
             ],
-            [user([text("look"), IMAGE])],
+            [user_message([text("look"), IMAGE])],
             [tool_result(FOREIGN_ID + str(index - 1), text("late"))],  # after other messages
         ]
     )
@@ -80,17 +81,21 @@ def test_another_branch_or_a_compacted_history_starts_over(first, second):
 
 def test_messages_equal_to_the_converted_ones_are_reused_changed_ones_are_not():
     history = ConvertedHistory()
-    messages = [user("a"), assistant(text("b")), user("c")]
+    messages = [user_message("a"), openai_answer(text("b")), user_message("c")]
     history.convert(messages, *OPTIONS)
-    rebuilt = [*copy.deepcopy(messages), assistant(text("d")), user("e")]
+    rebuilt = [*copy.deepcopy(messages), openai_answer(text("d")), user_message("e")]
     assert history.convert(rebuilt, *OPTIONS) == expected(rebuilt)
-    edited = [user("A"), *rebuilt[1:]]
+    edited = [user_message("A"), *rebuilt[1:]]
     assert history.convert(edited, *OPTIONS) == expected(edited)
 
 
 def test_another_model_or_image_support_converts_everything_again():
     history = ConvertedHistory()
-    messages = [user([text("look"), IMAGE]), assistant(call(FOREIGN_ID)), user("next")]
+    messages = [
+        user_message([text("look"), IMAGE]),
+        openai_answer(call(FOREIGN_ID)),
+        user_message("next"),
+    ]
     history.convert(messages, *OPTIONS)
     for options in (("other", "m", True), ("openai", "gpt-4o", False)):
         assert history.convert(messages, *options) == expected(messages, options)
@@ -106,10 +111,10 @@ def test_only_the_messages_after_the_previous_cut_are_converted(monkeypatch):
 
     monkeypatch.setattr(converted_history, "history_chat_messages", counting)
     history = ConvertedHistory()
-    messages = [user(f"q{index}") for index in range(100)]
+    messages = [user_message(f"q{index}") for index in range(100)]
     history.convert(messages, *OPTIONS)
     converted.clear()
-    history.convert([*messages, assistant(text("a")), user("q100")], *OPTIONS)
+    history.convert([*messages, openai_answer(text("a")), user_message("q100")], *OPTIONS)
     assert sum(converted) == 3  # the previous question, the answer and the new question
 
 
@@ -125,7 +130,7 @@ class CountingHistory(ConvertedHistory):
 
 def test_only_requests_sent_directly_reuse_the_conversion():
     """litellm may change the messages it is given in place: it gets a conversion of its own."""
-    messages = [user("a"), assistant(text("b")), user("c")]
+    messages = [user_message("a"), openai_answer(text("b")), user_message("c")]
     for call_model, reused in (("openai/local", True), ("anthropic/claude-sonnet-4-5", False)):
         history = CountingHistory()
         request = CompletionRequest(

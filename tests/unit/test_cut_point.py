@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from builders import SessionBuilder, tool_call, words
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_lsp.compaction.cut_point import CutPoint, find_cut_point, find_turn_start_index
 from pi_lsp.compaction.tokens import TIKTOKEN
+from tests.builders import SessionBuilder, tool_call, words
 
 
 def long_conversation(turns: int = 10, tokens_per_message: int = 100) -> SessionBuilder:

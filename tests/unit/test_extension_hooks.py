@@ -9,10 +9,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from agent_harness import AgentHarness
 
 from pi_lsp.errors import CompactionCancelledError
 from pi_lsp.llm.double import replies
+from tests.agent_harness import AgentHarness
 
 MEMORY = """
 def context(event):
@@ -213,7 +213,7 @@ async def test_an_edited_extension_is_reloaded_and_a_removed_one_dropped(agent):
 
 
 def test_an_untrusted_workspace_does_not_load_the_project_extensions(tmp_path, monkeypatch):
-    from pi_lsp.agent.resources import ResourceService
+    from pi_lsp.agent.resource_service import ResourceService
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     workspace = tmp_path / "project"
@@ -230,7 +230,7 @@ def test_an_untrusted_workspace_does_not_load_the_project_extensions(tmp_path, m
 
 
 def test_settings_paths_load_in_order_and_a_missing_one_is_a_diagnostic(tmp_path, monkeypatch):
-    from pi_lsp.agent.resources import ResourceService
+    from pi_lsp.agent.resource_service import ResourceService
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     workspace = tmp_path / "project"

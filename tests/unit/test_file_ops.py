@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from builders import assistant_message, text, tool_call, user_message
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,6 +18,7 @@ from pi_lsp.compaction.file_ops import (
     summary_file_lists,
     with_editor_file_ops,
 )
+from tests.builders import assistant_message, text, tool_call, user_message
 
 
 def test_only_read_write_edit_with_a_path_count():

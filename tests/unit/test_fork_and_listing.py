@@ -7,16 +7,16 @@ from pi_lsp import protocol
 from pi_lsp.session.fork import fork_session
 from pi_lsp.session.listing import list_sessions
 from pi_lsp.session.session import Session
-from tests.unit.test_session_store import assistant, user
+from tests.builders import assistant_message, user_text
 
 
 def test_a_fork_holds_one_path_rechained_with_its_labels_recreated(tmp_path):
     with Session.create(tmp_path, "/w") as source:
-        first = source.append_message(user("one"))
+        first = source.append_message(user_text("one"))
         source.append_label(first, "start")  # a label in the middle of the path
-        second = source.append_message(assistant("two"))
+        second = source.append_message(assistant_message("two"))
         source.move_leaf(first)
-        source.append_message(assistant("elsewhere"))
+        source.append_message(assistant_message("elsewhere"))
         source.append_label(second, "answer")
         with fork_session(source, second) as fork:
             assert fork.is_persisted and fork.path.parent == source.path.parent
@@ -42,10 +42,10 @@ def test_a_fork_holds_one_path_rechained_with_its_labels_recreated(tmp_path):
 def test_a_fork_without_conversation_is_not_written_until_its_first_message(tmp_path):
     with Session.create(tmp_path, "/w") as source:
         change = source.append_model_change("openai", "gpt-4o")
-        source.append_message(user("hi"))
+        source.append_message(user_text("hi"))
         with fork_session(source, change) as fork:
             assert not fork.is_persisted and not fork.path.exists()
-            fork.append_message(user("now"))
+            fork.append_message(user_text("now"))
             assert [json.loads(line)["type"] for line in fork.path.read_text().splitlines()] == [
                 "session",
                 "model_change",
@@ -55,12 +55,12 @@ def test_a_fork_without_conversation_is_not_written_until_its_first_message(tmp_
 
 def test_listing_gives_pis_session_info_newest_first_and_skips_foreign_files(tmp_path):
     older = Session.create(tmp_path, "/w")
-    older.append_message({**user("first question"), "timestamp": 1_000})
-    older.append_message({**assistant("answer"), "timestamp": 2_000})
+    older.append_message({**user_text("first question"), "timestamp": 1_000})
+    older.append_message({**assistant_message("answer"), "timestamp": 2_000})
     older.append_session_info("Older one")
     older.close()
     newer = Session.create(tmp_path, "/w")
-    newer.append_message({**user("second"), "timestamp": 5_000})
+    newer.append_message({**user_text("second"), "timestamp": 5_000})
     newer.close()
     (tmp_path / "notes.jsonl").write_text('{"hello":"world"}\n')
     (tmp_path / "ignored.txt").write_text("x")

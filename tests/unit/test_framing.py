@@ -1,10 +1,10 @@
-"""Header lines after a frame of the wrong length (``pi_lsp.handlers.framing``)."""
+"""Header lines after a frame of the wrong length (``pi_lsp.transport.framing``)."""
 
 from __future__ import annotations
 
 import asyncio
 
-from pi_lsp.handlers.framing import ResynchronisingReader, resynchronised
+from pi_lsp.transport.framing import ResynchronisingReader, resynchronised
 
 
 def test_leftover_bytes_before_a_header_are_dropped_and_other_lines_kept():

@@ -1,7 +1,8 @@
 """No module imports across the layers docs/architecture.md documents.
 
 Every ``import`` in ``pi_lsp`` (at module level, inside functions and under ``TYPE_CHECKING`` alike)
-is checked against the table: which of pi-lsp's own packages a package may import, and which
+is checked against the table of docs/architecture.md, read from the doc itself so the two cannot
+differ: which of pi-lsp's own modules each package and root module may import, and which
 third-party libraries only the adapters may touch (pygls, lsprotocol), only ``llm`` may load
 (litellm, lazily) and only the scripted server may serve with (aiohttp: the direct path streams
 with h11, ``llm/http_stream.py``, which loads much faster).
@@ -10,92 +11,29 @@ with h11, ``llm/http_stream.py``, which loads much faster).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "pi_lsp"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "pi_lsp"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+TABLE_ROW = re.compile(r"^\| `pi_lsp/(?P<module>[a-z_]+)(?:/|\.py)` \| (?P<allowed>[^|]*) \|")
 
-ALLOWED: dict[str, set[str]] = {
-    "errors": set(),
-    "startup": set(),
-    "session": {"protocol", "errors"},
-    "compaction": {"session", "errors"},
-    "checkpoints": {"protocol", "errors"},
-    "project_memory": {"session", "tools", "errors"},
-    "resources": {"compaction", "protocol", "errors"},
-    "tools": {"errors"},
-    "llm": {
-        "protocol",
-        "errors",
-        "scripted_llm.replies",
-        "resources.models_file",
-        "resources.auth_file",
-    },
-    "protocol": {"errors"},
-    "config": {"compaction", "resources", "protocol", "errors"},
-    "extensions": {"resources", "errors"},
-    # MCP servers: configuration from resources, tools for the registry, and pi's value syntax
-    # (``${VAR}``, ``!command``) from the one module that resolves it.
-    "mcp": {"resources", "tools", "llm.config_values", "errors", "__version__"},
-    "agent": {
-        "checkpoints",
-        "session",
-        "compaction",
-        "resources",
-        "tools",
-        "llm",
-        "protocol",
-        "config",
-        "extensions",
-        "errors",
-    },
-    "services": {
-        "agent",
-        "config",
-        "extensions",
-        "llm",
-        "mcp",
-        "tools",
-        "errors",
-        "project_memory",
-    },
-    "handlers": {
-        "agent",
-        "mcp",
-        "project_memory",
-        "services",
-        "protocol",
-        "session",
-        "resources",
-        "config",
-        "llm",
-        "logs",
-        "tools",
-        "startup",
-        "errors",
-    },
-    "acp": {
-        "agent",
-        "mcp",
-        "services",
-        "protocol",
-        "session",
-        "config",
-        "logs",
-        "llm",
-        "tools",
-        "errors",
-        "__version__",
-    },
-    "scripted_llm": set(),
-    "client": {"protocol", "__version__"},
-    "demo": {"client", "scripted_llm", "session", "errors"},
-    # The shared server: an adapter like the stdio one (cli.py and server.py, which the table
-    # leaves unchecked); its forwarder imports nothing of pi-lsp but its address.
-    "shared": {"server", "handlers.client_gone", "handlers.framing", "logs", "__version__"},
-}
-"""pi-lsp's own packages each package may import (itself always)."""
+
+def _documented_layers() -> dict[str, set[str]]:
+    """The table of docs/architecture.md: which of pi-lsp's own modules each layer may import."""
+    allowed: dict[str, set[str]] = {}
+    for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines():
+        if match := TABLE_ROW.match(line):
+            names = set(re.findall(r"`([a-z_.]+)`", match["allowed"]))
+            allowed[match["module"]] = names
+    return allowed
+
+
+ALLOWED = _documented_layers()
+"""pi-lsp's own modules each layer may import (itself always), as the doc's table shows them."""
 
 ADAPTER_LIBRARIES = {"pygls", "lsprotocol"}
 PURE = {
@@ -110,7 +48,6 @@ PURE = {
     "protocol",
     "config",
     "extensions",
-    "mcp",
     "agent",
     "services",
 }
@@ -140,9 +77,15 @@ def _imports(path: Path) -> list[tuple[str, int, bool]]:
     return found
 
 
+def _is_module(name: str) -> bool:
+    return (PACKAGE / name / "__init__.py").exists() or (PACKAGE / f"{name}.py").exists()
+
+
 def _allowed(layer: str, imported: str) -> bool:
     target = imported.removeprefix("pi_lsp.")
-    allowed = ALLOWED[layer] | {layer}
+    if "." not in target and not _is_module(target):  # ``from pi_lsp import __version__``
+        target = "__init__"
+    allowed = ALLOWED.get(layer, set()) | {layer}
     return any(target == name or target.startswith(name + ".") for name in allowed)
 
 
@@ -153,8 +96,7 @@ def test_imports_stay_within_the_layers(path):
     for imported, line, top_level in _imports(path):
         root = imported.split(".")[0]
         where = f"{path.relative_to(PACKAGE)}:{line}"
-        checked = root == "pi_lsp" and layer in ALLOWED
-        if checked and not _allowed(layer, imported):
+        if root == "pi_lsp" and not _allowed(layer, imported):
             problems.append(f"{where} imports {imported}, which the {layer} layer may not")
         if root in ADAPTER_LIBRARIES and layer in PURE:
             problems.append(f"{where} imports {root}: only the LSP adapters may")
@@ -165,11 +107,22 @@ def test_imports_stay_within_the_layers(path):
     assert not problems, "\n".join(problems)
 
 
-def test_the_table_covers_every_package():
+def _package_and_root_modules() -> set[str]:
     packages = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
-    assert packages <= set(ALLOWED), (
-        f"packages missing from the layering table: {packages - set(ALLOWED)}"
-    )
+    return packages | {path.stem for path in PACKAGE.glob("*.py")}
+
+
+def test_the_table_covers_every_package_and_root_module():
+    missing = _package_and_root_modules() - set(ALLOWED)
+    assert not missing, f"docs/architecture.md's layer table has no row for {sorted(missing)}"
+
+
+def test_the_table_names_only_modules_that_exist():
+    modules = _package_and_root_modules()
+    stale = set(ALLOWED) - modules
+    named = {name.split(".")[0] for names in ALLOWED.values() for name in names}
+    assert not stale, f"the layer table has rows for modules that do not exist: {sorted(stale)}"
+    assert named <= modules, f"the layer table allows modules that do not exist: {named - modules}"
 
 
 def test_a_crossing_import_is_caught():
@@ -177,3 +130,7 @@ def test_a_crossing_import_is_caught():
     assert not _allowed("llm", "pi_lsp.scripted_llm.server")
     assert _allowed("llm", "pi_lsp.scripted_llm.replies")
     assert _allowed("agent", "pi_lsp.protocol")
+    assert not _allowed("errors", "pi_lsp.session.session")
+    assert not _allowed("transport", "pi_lsp.handlers.sessions")
+    assert _allowed("cli", "pi_lsp.__version__")
+    assert not _allowed("session", "pi_lsp.REPOSITORY_URL")

@@ -3,29 +3,16 @@ content parts, tool calls, thinking, history rules."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from pi_lsp.llm.history import normalize_tool_call_id, prepare_history
 from pi_lsp.llm.messages import ToolSpec, to_chat_messages, tools_to_openai
+from tests.builders import assistant_message, text, user_message
 
-
-def user(content: Any) -> dict[str, Any]:
-    return {"role": "user", "content": content, "timestamp": 1}
-
-
-def assistant(
-    *blocks: dict[str, Any], stop: str = "stop", provider: str = "openai", model: str = "gpt-4o"
-) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": list(blocks),
-        "api": "openai-completions",
-        "provider": provider,
-        "model": model,
-        "usage": {},
-        "stopReason": stop,
-        "timestamp": 2,
-    }
+openai_answer = functools.partial(
+    assistant_message, api="openai-completions", provider="openai", model="gpt-4o"
+)
 
 
 def tool_result(call_id: str, *blocks: dict[str, Any], name: str = "read") -> dict[str, Any]:
@@ -37,10 +24,6 @@ def tool_result(call_id: str, *blocks: dict[str, Any], name: str = "read") -> di
         "isError": False,
         "timestamp": 3,
     }
-
-
-def text(value: str) -> dict[str, Any]:
-    return {"type": "text", "text": value}
 
 
 def call(call_id: str, name: str = "read", **arguments: Any) -> dict[str, Any]:
@@ -57,7 +40,9 @@ def chat(messages: list[dict[str, Any]], **options: Any) -> list[dict[str, Any]]
 
 
 def test_system_prompt_and_user_text() -> None:
-    result = to_chat_messages("You are pi.", [user("hello"), user([text("a"), text("b")])])
+    result = to_chat_messages(
+        "You are pi.", [user_message("hello"), user_message([text("a"), text("b")])]
+    )
     assert result == [
         {"role": "system", "content": "You are pi."},
         {"role": "user", "content": "hello"},
@@ -66,12 +51,12 @@ def test_system_prompt_and_user_text() -> None:
 
 
 def test_user_images_become_data_urls_or_placeholders() -> None:
-    [message] = chat([user([text("look"), IMAGE])])
+    [message] = chat([user_message([text("look"), IMAGE])])
     assert message["content"][1] == {
         "type": "image_url",
         "image_url": {"url": "data:image/png;base64,QUJD"},
     }
-    [blind] = chat([user([IMAGE, IMAGE, text("x")])], supports_images=False)
+    [blind] = chat([user_message([IMAGE, IMAGE, text("x")])], supports_images=False)
     assert blind["content"] == [
         {"type": "text", "text": "(image omitted: model does not support images)"},
         {"type": "text", "text": "x"},
@@ -79,18 +64,20 @@ def test_user_images_become_data_urls_or_placeholders() -> None:
 
 
 def test_empty_user_block_list_is_left_out() -> None:
-    assert chat([user([])]) == []
+    assert chat([user_message([])]) == []
 
 
 def test_assistant_text_and_tool_calls() -> None:
-    message = assistant(
+    message = openai_answer(
         text("Reading "),
         text("  "),
         text("it."),
         call("call_1", path="a.py", note="é"),
-        stop="toolUse",
+        stop_reason="toolUse",
     )
-    result = chat([user("go"), message, tool_result("call_1", text("line 1"), text("line 2"))])
+    result = chat(
+        [user_message("go"), message, tool_result("call_1", text("line 1"), text("line 2"))]
+    )
     assert result[1] == {
         "role": "assistant",
         "content": "Reading it.",
@@ -107,18 +94,22 @@ def test_assistant_text_and_tool_calls() -> None:
 
 def test_assistant_with_only_tool_calls_has_null_content() -> None:
     result = chat(
-        [user("go"), assistant(call("c1"), stop="toolUse"), tool_result("c1", text("ok"))]
+        [
+            user_message("go"),
+            openai_answer(call("c1"), stop_reason="toolUse"),
+            tool_result("c1", text("ok")),
+        ]
     )
     assert result[1]["content"] is None
 
 
 def test_tool_result_placeholders_and_images() -> None:
     messages = [
-        user("go"),
-        assistant(call("c1"), call("c2"), stop="toolUse"),
+        user_message("go"),
+        openai_answer(call("c1"), call("c2"), stop_reason="toolUse"),
         tool_result("c1"),
         tool_result("c2", IMAGE),
-        user("next"),
+        user_message("next"),
     ]
     result = chat(messages)
     assert [m["content"] for m in result[2:4]] == ["(no tool output)", "(see attached image)"]
@@ -138,10 +129,10 @@ def test_tool_result_placeholders_and_images() -> None:
 def test_failed_and_aborted_assistant_messages_are_skipped() -> None:
     result = chat(
         [
-            user("a"),
-            assistant(text("half"), stop="error"),
-            user("b"),
-            assistant(text("cut"), call("c9"), stop="aborted"),
+            user_message("a"),
+            openai_answer(text("half"), stop_reason="error"),
+            user_message("b"),
+            openai_answer(text("cut"), call("c9"), stop_reason="aborted"),
         ]
     )
     assert result == [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]
@@ -150,32 +141,37 @@ def test_failed_and_aborted_assistant_messages_are_skipped() -> None:
 def test_orphaned_tool_calls_get_a_synthetic_error_result() -> None:
     result = chat(
         [
-            user("go"),
-            assistant(call("c1"), call("c2"), stop="toolUse"),
+            user_message("go"),
+            openai_answer(call("c1"), call("c2"), stop_reason="toolUse"),
             tool_result("c1", text("done")),
-            user("stop that"),
+            user_message("stop that"),
         ]
     )
     assert [m["role"] for m in result] == ["user", "assistant", "tool", "tool", "user"]
     assert result[3] == {"role": "tool", "tool_call_id": "c2", "content": "No result provided"}
-    trailing = chat([user("go"), assistant(call("c1"), stop="toolUse")])
+    trailing = chat([user_message("go"), openai_answer(call("c1"), stop_reason="toolUse")])
     assert trailing[-1]["tool_call_id"] == "c1"
 
 
 def test_empty_assistant_is_left_out() -> None:
-    assert chat([user("a"), assistant(text("   "))]) == [{"role": "user", "content": "a"}]
+    assert chat([user_message("a"), openai_answer(text("   "))]) == [
+        {"role": "user", "content": "a"}
+    ]
 
 
 def test_same_model_reasoning_is_replayed_in_its_field() -> None:
     thinking = {"type": "thinking", "thinking": "plan", "thinkingSignature": "reasoning_content"}
-    [_, message] = chat([user("a"), assistant(thinking, text("answer"))])
+    [_, message] = chat([user_message("a"), openai_answer(thinking, text("answer"))])
     assert message == {"role": "assistant", "content": "answer", "reasoning_content": "plan"}
 
 
 def test_same_model_anthropic_signature_is_replayed_as_thinking_blocks() -> None:
     thinking = {"type": "thinking", "thinking": "plan", "thinkingSignature": "sig=="}
     [_, message] = chat(
-        [user("a"), assistant(thinking, text("answer"), provider="anthropic", model="claude")],
+        [
+            user_message("a"),
+            openai_answer(thinking, text("answer"), provider="anthropic", model="claude"),
+        ],
         provider="anthropic",
         model_id="claude",
     )
@@ -186,10 +182,12 @@ def test_same_model_anthropic_signature_is_replayed_as_thinking_blocks() -> None
 
 def test_unsigned_thinking_is_not_sent_and_other_models_thinking_becomes_text() -> None:
     unsigned = {"type": "thinking", "thinking": "plan"}
-    [_, same] = chat([user("a"), assistant(unsigned, text("answer"))])
+    [_, same] = chat([user_message("a"), openai_answer(unsigned, text("answer"))])
     assert same == {"role": "assistant", "content": "answer"}
     signed = {"type": "thinking", "thinking": "plan", "thinkingSignature": "reasoning_content"}
-    [_, other] = chat([user("a"), assistant(signed, text("answer"), model="older-model")])
+    [_, other] = chat(
+        [user_message("a"), openai_answer(signed, text("answer"), model="older-model")]
+    )
     assert other == {"role": "assistant", "content": "plananswer"}
 
 
@@ -202,22 +200,26 @@ def test_redacted_thinking_is_replayed_to_its_model_only() -> None:
         "thinkingSignature": "opaque",
         "redacted": True,
     }
-    answer = assistant(redacted, text("answer"), provider="anthropic", model="claude-sonnet-4-5")
-    [_, same] = chat([user("a"), answer], provider="anthropic", model_id="claude-sonnet-4-5")
+    answer = openai_answer(
+        redacted, text("answer"), provider="anthropic", model="claude-sonnet-4-5"
+    )
+    [_, same] = chat(
+        [user_message("a"), answer], provider="anthropic", model_id="claude-sonnet-4-5"
+    )
     assert same == {
         "role": "assistant",
         "content": "answer",
         "thinking_blocks": [{"type": "redacted_thinking", "data": "opaque"}],
     }
-    [_, other] = chat([user("a"), answer])
+    [_, other] = chat([user_message("a"), answer])
     assert other == {"role": "assistant", "content": "answer"}
 
 
 def test_foreign_tool_call_ids_are_shortened_consistently() -> None:
     long_id = "call_abc|" + "x" * 300
     messages = [
-        user("go"),
-        assistant(call(long_id), stop="toolUse", model="o3"),
+        user_message("go"),
+        openai_answer(call(long_id), stop_reason="toolUse", model="o3"),
         tool_result(long_id, text("ok")),
     ]
     result = chat(messages)
@@ -229,12 +231,12 @@ def test_foreign_tool_call_ids_are_shortened_consistently() -> None:
 
 
 def test_lone_surrogates_are_removed() -> None:
-    [message] = chat([user("bad \ud800 text")])
+    [message] = chat([user_message("bad \ud800 text")])
     assert message["content"] == "bad  text"
 
 
 def test_history_does_not_mutate_its_input() -> None:
-    original = assistant({"type": "thinking", "thinking": "x"}, call("c1"), model="other")
+    original = openai_answer({"type": "thinking", "thinking": "x"}, call("c1"), model="other")
     snapshot = repr(original)
     prepare_history([original], "openai", "gpt-4o")
     assert repr(original) == snapshot

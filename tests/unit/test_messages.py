@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from builders import bash_execution, tool_result, user_message
-
 from pi_lsp.session.js_json import dumps
 from pi_lsp.session.messages import (
     BRANCH_SUMMARY_PREFIX,
@@ -17,6 +15,7 @@ from pi_lsp.session.messages import (
     create_custom_message,
     date_get_time,
 )
+from tests.builders import bash_execution, tool_result, user_message
 
 ISO = "2025-01-01T00:00:01.500Z"
 MS = 1_735_689_601_500

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from builders import NESTED_RULE, api_package
 
 from pi_lsp.agent.nested_context import NestedContextFiles
 from pi_lsp.llm.double import replies
@@ -16,6 +15,7 @@ from pi_lsp.resources.nested_context_files import (
     read_nested_context_file,
 )
 from pi_lsp.session.projection import project_path
+from tests.builders import NESTED_RULE, api_package
 
 MARKER = NESTED_RULE
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from builders import (
+from pi_lsp.compaction.prepare import prepare_compaction
+from pi_lsp.compaction.tokens import TIKTOKEN
+from tests.builders import (
     SessionBuilder,
     conversation,
     keep,
@@ -11,9 +13,6 @@ from builders import (
     usage,
     words,
 )
-
-from pi_lsp.compaction.prepare import prepare_compaction
-from pi_lsp.compaction.tokens import TIKTOKEN
 
 
 def ids_of(messages) -> list[str]:

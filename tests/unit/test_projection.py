@@ -6,10 +6,9 @@ checks it entry by entry against pi itself); these cases pin the rules down one 
 
 from __future__ import annotations
 
-from builders import SessionBuilder, image, text, tool_call
-
 from pi_lsp.session.context import build_session_context, project_session
 from pi_lsp.session.projection import entry_messages, project_entry
+from tests.builders import SessionBuilder, image, text, tool_call
 
 
 def contents(entries, leaf=None) -> list:

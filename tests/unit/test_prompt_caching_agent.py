@@ -9,11 +9,11 @@ import json
 from typing import Any
 
 import attrs
-from agent_harness import text_of
 
 from pi_lsp.compaction.prompts import IN_PLACE_PREAMBLE, SUMMARIZER_SYSTEM_PROMPT
 from pi_lsp.llm.double import replies
 from pi_lsp.llm.stream import CompletionRequest, chat_payload
+from tests.agent_harness import text_of
 
 SUMMARY = "## Goal\nFix add() in app.py\n\n## Progress\n- [x] Read app.py"
 ANTHROPIC = {

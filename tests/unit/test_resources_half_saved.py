@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent.resource_service import ResourceService
 
 
 def service_for(tmp_path: Path) -> tuple[ResourceService, Path, list]:
@@ -72,7 +72,7 @@ def test_unchanged_files_are_not_loaded_again(tmp_path, monkeypatch):
 async def test_a_turn_checks_the_prompt_files_once_and_its_system_prompt_has_the_saved_file(
     agent, monkeypatch
 ):
-    from pi_lsp.agent import resources as resources_module
+    from pi_lsp.agent import resource_service as resources_module
     from pi_lsp.llm.double import replies
 
     checks = []

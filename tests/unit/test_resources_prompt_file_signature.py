@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.resources import prompt_file_signature as signature_module
 from pi_lsp.resources.prompt_file_signature import (
     check_prompt_files,

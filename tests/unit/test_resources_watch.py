@@ -17,8 +17,8 @@ from typing import ClassVar, Self
 import pytest
 import watchfiles.main
 
-from pi_lsp.agent import resources as resources_module
-from pi_lsp.agent.resources import ResourceService
+from pi_lsp.agent import resource_service as resources_module
+from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.resources.snapshot import ResourceSnapshot
 from pi_lsp.resources.watch_plan import watch_plan
 

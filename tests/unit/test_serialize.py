@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from builders import assistant_message, image, text, thinking, tool_call, tool_result, user_message
-
 from pi_lsp.compaction.serialize import serialize_conversation, truncate_for_summary
 from pi_lsp.session.messages import convert_to_llm
+from tests.builders import (
+    assistant_message,
+    image,
+    text,
+    thinking,
+    tool_call,
+    tool_result,
+    user_message,
+)
 
 
 def test_roles_are_labelled_and_joined_by_blank_lines():

@@ -9,16 +9,16 @@ import pytest
 
 from pi_lsp.cli import main
 from pi_lsp.session.session import Session
-from tests.unit.test_session_store import assistant, user
+from tests.builders import assistant_message, user_text
 
 
 @pytest.fixture
 def session_file(tmp_path):
     with Session.create(tmp_path / "sessions", "/w") as session:
-        first = session.append_message(user("hello there"))
-        session.append_message(assistant("hi"))
+        first = session.append_message(user_text("hello there"))
+        session.append_message(assistant_message("hi"))
         session.move_leaf(first)
-        session.append_message(assistant("another answer"))
+        session.append_message(assistant_message("another answer"))
         session.append_label(first, "start")
         session.append_session_info("Demo")
         return session.path
@@ -38,7 +38,7 @@ def test_context_prints_pis_context_document(capsys, session_file):
         "hello there",
         "another answer",
     ]
-    assert document["model"] == {"provider": "openai", "modelId": "gpt-4o"}
+    assert document["model"] == {"provider": "anthropic", "modelId": "claude-sonnet-4-5"}
 
 
 def test_tree_text_marks_the_active_path_the_leaf_and_labels(capsys, session_file):
@@ -127,7 +127,7 @@ def test_gc_removes_unreferenced_checkpoint_contents_and_reports_the_store(capsy
     store = BlobStore(store_root(directory))
     kept, dropped = store.put(b"kept\n" * 100), store.put(b"dropped\n")
     with Session.create(directory, "/w") as session:
-        session.append_message(user("change it"))
+        session.append_message(user_text("change it"))
         session.append_custom(
             CHECKPOINT_TYPE, checkpoint_data("c1", "write", [FileChange("a.txt", None, kept)])
         )

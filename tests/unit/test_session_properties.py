@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pi_lsp.session.context import branch_path, build_session_context
 from pi_lsp.session.session import Session
 from pi_lsp.session.tree import walk_depth_first
-from tests.unit.test_session_store import assistant, user
+from tests.builders import assistant_message, user_text
 
 operations = st.lists(
     st.one_of(
@@ -37,9 +37,9 @@ def apply(session: Session, operation: tuple) -> None:
     kind, *arguments = operation
     ids = [entry.id for entry in session.entries]
     if kind == "user":
-        session.append_message(user(arguments[0]))
+        session.append_message(user_text(arguments[0]))
     elif kind == "assistant":
-        session.append_message(assistant(arguments[0]))
+        session.append_message(assistant_message(arguments[0]))
     elif kind == "label" and ids:
         session.append_label(ids[arguments[0] % len(ids)], arguments[1])
     elif kind == "move" and ids:

@@ -20,6 +20,7 @@ from pi_lsp.errors import (
 )
 from pi_lsp.session.session import Session
 from tests.big_session import BRANCH_IDS, BRANCH_POINT, write_big_session
+from tests.builders import assistant_message, user_text
 
 FILE_NAME = re.compile(
     r"^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.jsonl$"
@@ -27,38 +28,26 @@ FILE_NAME = re.compile(
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 
 
-def user(text: str) -> dict:
-    return {
-        "role": "user",
-        "content": [{"type": "text", "text": text}],
-        "timestamp": 1_700_000_000_000,
-    }
-
-
-def assistant(text: str) -> dict:
-    return {
-        "role": "assistant",
-        "content": [{"type": "text", "text": text}],
-        "api": "openai-completions",
-        "provider": "openai",
-        "model": "gpt-4o",
-        "usage": {
-            "input": 10,
-            "output": 5,
+PRICED_ANSWER = {
+    "api": "openai-completions",
+    "provider": "openai",
+    "model": "gpt-4o",
+    # JavaScript writes these as 0.00003 and 1, Python as 3e-05 and 1.0
+    "usage_": {
+        "input": 10,
+        "output": 5,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 15,
+        "cost": {
+            "input": 0.00003,
+            "output": 1.0,
             "cacheRead": 0,
             "cacheWrite": 0,
-            "totalTokens": 15,
-            "cost": {
-                "input": 0.00003,
-                "output": 1.0,
-                "cacheRead": 0,
-                "cacheWrite": 0,
-                "total": 1.00003,
-            },
+            "total": 1.00003,
         },
-        "stopReason": "stop",
-        "timestamp": 1_700_000_000_500,
-    }
+    },
+}
 
 
 def write_lines(path: Path, *lines: str, trailing_newline: bool = True) -> None:
@@ -79,7 +68,7 @@ def test_nothing_is_written_until_the_first_user_message(tmp_path):
         session.append_model_change("openai", "gpt-4o")
         session.append_thinking_level_change("high")
         assert not session.path.exists() and not session.is_persisted
-        session.append_message(user("hello"))
+        session.append_message(user_text("hello"))
         lines = session.path.read_text().splitlines()
     assert [json.loads(line)["type"] for line in lines] == [
         "session",
@@ -91,8 +80,8 @@ def test_nothing_is_written_until_the_first_user_message(tmp_path):
 
 def test_lines_are_compact_json_in_pis_key_order_with_unique_short_ids(tmp_path):
     with Session.create(tmp_path, "/work") as session:
-        first = session.append_message(user("héllo 😀"))
-        session.append_message(assistant("hi"))
+        first = session.append_message(user_text("héllo 😀"))
+        session.append_message(assistant_message("hi", **PRICED_ANSWER))
         session.append_label(first, "start")
         path = session.path
     assert FILE_NAME.match(path.name)
@@ -114,10 +103,10 @@ def test_lines_are_compact_json_in_pis_key_order_with_unique_short_ids(tmp_path)
 
 def test_reopening_restores_entries_leaf_labels_and_name(tmp_path):
     with Session.create(tmp_path, "/work") as session:
-        first = session.append_message(user("one"))
-        second = session.append_message(assistant("two"))
+        first = session.append_message(user_text("one"))
+        second = session.append_message(assistant_message("two", **PRICED_ANSWER))
         session.move_leaf(first)
-        session.append_message(assistant("other branch"))
+        session.append_message(assistant_message("other branch", **PRICED_ANSWER))
         session.append_label(second, "keep")
         session.append_session_info("  Refactor\r\nauth  ")
         written = [entry.raw for entry in session.entries]
@@ -146,7 +135,7 @@ def test_a_torn_last_line_is_skipped_and_repaired_before_the_next_append(tmp_pat
     with Session.open(path) as session:
         assert session.report.torn_last_line and session.report.unparseable_lines == [3]
         assert session.leaf_id == "a1"
-        new_id = session.append_message(assistant("after the crash"))
+        new_id = session.append_message(assistant_message("after the crash", **PRICED_ANSWER))
     lines = path.read_text().split("\n")
     assert (
         lines[2] == '{"type":"message","id":"b2","par'
@@ -161,7 +150,7 @@ def test_a_complete_last_line_without_newline_is_kept_and_a_newline_added(tmp_pa
     write_lines(path, HEADER, USER_LINE, trailing_newline=False)
     with Session.open(path) as session:
         assert session.leaf_id == "a1"
-        session.append_message(assistant("ok"))
+        session.append_message(assistant_message("ok", **PRICED_ANSWER))
     assert [json.loads(line)["type"] for line in path.read_text().splitlines()] == [
         "session",
         "message",
@@ -194,27 +183,27 @@ def test_an_empty_file_becomes_a_session_at_its_first_message(tmp_path):
     with Session.open(path, cwd="/w") as session:
         session.append_thinking_level_change("low")
         assert path.read_bytes() == b""
-        session.append_message(user("first"))
+        session.append_message(user_text("first"))
     header, *rest = [json.loads(line) for line in path.read_text().splitlines()]
     assert header["type"] == "session" and header["cwd"] == "/w" and len(rest) == 2
 
 
 def test_one_writer_per_file_and_readers_are_never_blocked(tmp_path):
     with Session.create(tmp_path, "/w") as writer:
-        writer.append_message(user("mine"))
+        writer.append_message(user_text("mine"))
         with pytest.raises(SessionLockedError, match="another process is writing"):
             Session.open(writer.path)
         reader = Session.open(writer.path, writable=False)
         assert reader.leaf_id == writer.leaf_id
         with pytest.raises(SessionReadOnlyError):
-            reader.append_message(user("not allowed"))
+            reader.append_message(user_text("not allowed"))
     with Session.open(writer.path) as next_writer:  # closing released the lock
-        next_writer.append_message(assistant("now mine"))
+        next_writer.append_message(assistant_message("now mine", **PRICED_ANSWER))
 
 
 def test_the_lock_is_held_against_another_process(tmp_path):
     with Session.create(tmp_path, "/w") as writer:
-        writer.append_message(user("mine"))
+        writer.append_message(user_text("mine"))
         script = (
             "import sys\n"
             "from pi_lsp.session.session import Session\n"
@@ -255,10 +244,10 @@ def test_a_read_only_directory_gives_a_clear_error_and_loses_nothing_in_memory(t
         read_only_directory(directory),
         pytest.raises(SessionWriteError, match="could not write session file"),
     ):
-        session.append_message(user("hello"))
+        session.append_message(user_text("hello"))
     assert [entry.type for entry in session.entries] == ["model_change"]
     assert not session.is_persisted and list(directory.iterdir()) == []
-    session.append_message(user("hello again"))  # once writable, nothing was lost
+    session.append_message(user_text("hello again"))  # once writable, nothing was lost
     assert [json.loads(line)["type"] for line in session.path.read_text().splitlines()] == [
         "session",
         "model_change",
@@ -305,15 +294,15 @@ def test_unknown_and_newer_entry_types_are_kept_byte_for_byte(tmp_path):
     write_lines(path, HEADER, USER_LINE, usage, edit)
     with Session.open(path) as session:
         assert [entry.type for entry in session.entries] == ["message", "usage", "context_edit"]
-        session.append_message(assistant("next"))
+        session.append_message(assistant_message("next", **PRICED_ANSWER))
     lines = path.read_text().splitlines()
     assert lines[2] == usage and lines[3] == edit and json.loads(lines[4])["parentId"] == "e1"
 
 
 def test_branch_with_summary_records_the_leaf_being_left(tmp_path):
     with Session.create(tmp_path, "/w") as session:
-        first = session.append_message(user("one"))
-        left = session.append_message(assistant("two"))
+        first = session.append_message(user_text("one"))
+        left = session.append_message(assistant_message("two", **PRICED_ANSWER))
         summary_id = session.branch_with_summary(
             first, "what happened", details={"readFiles": [], "modifiedFiles": ["a"]}
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.shared import address
+from pi_lsp.transport import shared_address
 
 
 def a_socket(path: Path, mode: int) -> Path:
@@ -23,59 +23,59 @@ def a_socket(path: Path, mode: int) -> Path:
 
 
 def test_a_private_socket_passes(tmp_path):
-    address.check_private(a_socket(tmp_path / "s.sock", 0o600))
+    shared_address.check_private(a_socket(tmp_path / "s.sock", 0o600))
 
 
 def test_a_socket_open_to_others_is_refused(tmp_path):
-    with pytest.raises(address.UnsafePlaceError, match="open to other users"):
-        address.check_private(a_socket(tmp_path / "s.sock", 0o666))
+    with pytest.raises(shared_address.UnsafePlaceError, match="open to other users"):
+        shared_address.check_private(a_socket(tmp_path / "s.sock", 0o666))
 
 
 def test_another_users_socket_is_refused(tmp_path):
     path = a_socket(tmp_path / "s.sock", 0o600)
-    with pytest.raises(address.UnsafePlaceError, match="another user"):
-        address.check_private(path, uid=os.getuid() + 1)
+    with pytest.raises(shared_address.UnsafePlaceError, match="another user"):
+        shared_address.check_private(path, uid=os.getuid() + 1)
 
 
 def test_a_file_or_symlink_in_the_sockets_place_is_refused(tmp_path):
     (tmp_path / "file").write_text("")
     (tmp_path / "link").symlink_to(a_socket(tmp_path / "s.sock", 0o600))
     for name in ("file", "link"):
-        with pytest.raises(address.UnsafePlaceError, match="not a socket"):
-            address.check_private(tmp_path / name)
+        with pytest.raises(shared_address.UnsafePlaceError, match="not a socket"):
+            shared_address.check_private(tmp_path / name)
 
 
 def test_the_runtime_directory_is_created_private_and_an_open_one_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    directory = address.runtime_directory()
+    directory = shared_address.runtime_directory()
     assert directory == tmp_path / "pi-lsp" and (directory.stat().st_mode & 0o777) == 0o700
     directory.chmod(0o750)
-    with pytest.raises(address.UnsafePlaceError, match="open to other users"):
-        address.runtime_directory()
+    with pytest.raises(shared_address.UnsafePlaceError, match="open to other users"):
+        shared_address.runtime_directory()
 
 
 def test_the_key_ignores_window_variables_and_nothing_else():
     base = {"PATH": "/bin", "OPENAI_API_KEY": "k1"}
-    key = address.environment_key(base)
+    key = shared_address.environment_key(base)
     window = {**base, "NVIM": "/run/nvim.1", "VSCODE_PID": "42", "PWD": "/elsewhere"}
-    assert address.environment_key(window) == key
-    assert address.environment_key({**base, "OPENAI_API_KEY": "k2"}) != key
-    assert address.environment_key({**base, "PATH": "/usr/bin"}) != key
+    assert shared_address.environment_key(window) == key
+    assert shared_address.environment_key({**base, "OPENAI_API_KEY": "k2"}) != key
+    assert shared_address.environment_key({**base, "PATH": "/usr/bin"}) != key
 
 
 @pytest.mark.parametrize(
     ("value", "expected"), [("1", True), ("yes", True), ("", False), ("0", False)]
 )
 def test_sharing_is_opt_in(value, expected):
-    assert address.enabled({"PI_LSP_SHARED": value}) is expected
-    assert address.enabled({}) is False
+    assert shared_address.enabled({"PI_LSP_SHARED": value}) is expected
+    assert shared_address.enabled({}) is False
 
 
 _FORWARDER_IMPORTS = """
 import sys
-from pi_lsp.shared import forwarder
-forwarder.connect = lambda environment, options: "connection"
-forwarder.forward = lambda connection: print(sorted(
+from pi_lsp.transport import shared_forwarder
+shared_forwarder.connect = lambda environment, options: "connection"
+shared_forwarder.forward = lambda connection: print(sorted(
     name for name in sys.modules
     if name.split(".")[0] in ("pygls", "lsprotocol", "cattrs", "attrs", "attr", "litellm")
     or name.startswith(("pi_lsp.server", "pi_lsp.handlers", "pi_lsp.agent", "pi_lsp.llm"))
@@ -99,8 +99,8 @@ def test_a_runtime_directory_too_deep_for_a_socket_is_refused(tmp_path, monkeypa
     deep = tmp_path / ("d" * 100)
     deep.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
-    with pytest.raises(address.UnsafePlaceError, match="too long"):
-        address.socket_path({"PATH": "/bin"})
+    with pytest.raises(shared_address.UnsafePlaceError, match="too long"):
+        shared_address.socket_path({"PATH": "/bin"})
 
 
 @pytest.mark.parametrize(
@@ -129,11 +129,11 @@ def test_a_runtime_directory_too_deep_for_a_socket_is_refused(tmp_path, monkeypa
     ],
 )
 def test_the_shared_server_starts_the_way_this_process_started(monkeypatch, original, argv, start):
-    from pi_lsp.shared import forwarder
+    from pi_lsp.transport import shared_forwarder
 
     monkeypatch.setattr(sys, "orig_argv", original)
     monkeypatch.setattr(sys, "argv", argv)
-    assert forwarder.server_command(["--log-file", "f"]) == [
+    assert shared_forwarder.server_command(["--log-file", "f"]) == [
         sys.executable,
         *start,
         "--serve-shared",

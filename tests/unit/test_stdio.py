@@ -1,4 +1,4 @@
-"""Reading stdin on the event loop (``pi_lsp.handlers.stdio``)."""
+"""Reading stdin on the event loop (``pi_lsp.transport.stdio``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.handlers.stdio import EndWatchingReader, reads_on_the_loop
+from pi_lsp.transport.stdio import EndWatchingReader, reads_on_the_loop
 
 
 def test_pipes_and_sockets_are_read_on_the_loop_files_and_memory_are_not(tmp_path: Path):

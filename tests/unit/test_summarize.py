@@ -6,21 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from builders import (
-    BASE_EPOCH_MS,
-    SUMMARY_HEADINGS,
-    ScriptedModel,
-    SessionBuilder,
-    answer,
-    conversation,
-    keep,
-    split_turn_session,
-    text,
-    thinking,
-    tool_call,
-    usage,
-    words,
-)
 
 from pi_lsp.compaction.file_ops import EditorFileOps
 from pi_lsp.compaction.prepare import CompactionPreparation, prepare_compaction
@@ -43,6 +28,21 @@ from pi_lsp.compaction.summarize import (
 )
 from pi_lsp.errors import CompactionCancelledError, SummaryError
 from pi_lsp.session.messages import convert_to_llm
+from tests.builders import (
+    BASE_EPOCH_MS,
+    SUMMARY_HEADINGS,
+    ScriptedModel,
+    SessionBuilder,
+    answer,
+    conversation,
+    keep,
+    split_turn_session,
+    text,
+    thinking,
+    tool_call,
+    usage,
+    words,
+)
 
 CHECKPOINT_HEADINGS = [*SUMMARY_HEADINGS, "## Critical Context"]
 

@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from pi_lsp.errors import InvalidParamsError
-from pi_lsp.tcp import (
+from pi_lsp.transport.tcp import (
     ConnectionGate,
     Refused,
     TcpAddress,

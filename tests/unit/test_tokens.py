@@ -6,18 +6,6 @@ import math
 import os
 
 import pytest
-from builders import (
-    SessionBuilder,
-    assistant_message,
-    bash_execution,
-    image,
-    text,
-    thinking,
-    tool_call,
-    tool_result,
-    usage,
-    user_message,
-)
 
 from pi_lsp.compaction.tokens import (
     CHARS4,
@@ -28,6 +16,18 @@ from pi_lsp.compaction.tokens import (
     estimate_tokens_after_edits,
     get_last_assistant_usage,
     get_token_counter,
+)
+from tests.builders import (
+    SessionBuilder,
+    assistant_message,
+    bash_execution,
+    image,
+    text,
+    thinking,
+    tool_call,
+    tool_result,
+    usage,
+    user_message,
 )
 
 # --- provider usage -------------------------------------------------------------------------

@@ -1,13 +1,12 @@
 """Tree previews: what a line in an editor's session tree says about an entry."""
 
 from pi_lsp.session.tree_view import preview
+from tests.builders import user_text
 
 
-def user(text: str) -> dict:
-    return {
-        "type": "message",
-        "message": {"role": "user", "content": [{"type": "text", "text": text}]},
-    }
+def message_entry(value: str) -> dict:
+    """The entry around a user message: all a preview reads."""
+    return {"type": "message", "message": user_text(value)}
 
 
 def test_an_expanded_skill_prompt_previews_as_the_command_the_user_typed():
@@ -15,9 +14,12 @@ def test_an_expanded_skill_prompt_previews_as_the_command_the_user_typed():
         '<skill name="review" location="/home/me/.pi/skills/review/SKILL.md">\nReferences '
         "are relative to /x.\n\nList bugs.\n</skill>"
     )
-    assert preview(user(expanded + "\n\napp.py and tests")) == "/skill:review app.py and tests"
-    assert preview(user(expanded)) == "/skill:review"
-    assert preview(user("Fix the <skill> parser")) == "Fix the <skill> parser"
+    assert (
+        preview(message_entry(expanded + "\n\napp.py and tests"))
+        == "/skill:review app.py and tests"
+    )
+    assert preview(message_entry(expanded)) == "/skill:review"
+    assert preview(message_entry("Fix the <skill> parser")) == "Fix the <skill> parser"
 
 
 def test_summaries_preview_their_goal_not_their_preamble():

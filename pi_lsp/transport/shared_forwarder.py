@@ -2,7 +2,7 @@
 
 Standard library only (and ``platformdirs`` for the runtime directory): this is the whole start-up
 of a later editor window, so it must not import pygls or pi-lsp's server. It connects to the
-socket ``address`` names for this environment; if nothing listens there, it starts the server
+socket ``shared_address`` names for this environment; if nothing listens there, it starts the server
 (``pi-lsp --serve-shared``, detached, in a session of its own) and waits for it to listen. It
 checks the socket and the process behind it are the user's own, sends one handshake line (its
 working directory and process id), then copies stdin to the socket and the socket to stdout
@@ -23,7 +23,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from pi_lsp.shared import address
+from pi_lsp.transport import shared_address
 
 START_TIMEOUT_SECONDS = 60.0
 """How long a first start may take to listen (its imports take seconds on a loaded machine)."""
@@ -35,7 +35,7 @@ def connect(environment: Mapping[str, str], server_options: list[str]) -> socket
     """A connection to this environment's shared server, starting it if none listens; ``None``
     (with the reason on stderr) when the place is unsafe or the server does not come up."""
     try:
-        path = address.socket_path(environment)
+        path = shared_address.socket_path(environment)
         connection = _try_connect(path)
         if connection is None:
             server = _start_server(server_options)
@@ -55,7 +55,7 @@ def connect(environment: Mapping[str, str], server_options: list[str]) -> socket
 
 def _try_connect(path: Path) -> socket.socket | None:
     try:
-        address.check_private(path)
+        shared_address.check_private(path)
     except FileNotFoundError:
         return None
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -64,10 +64,10 @@ def _try_connect(path: Path) -> socket.socket | None:
     except (FileNotFoundError, ConnectionRefusedError):
         connection.close()  # a socket left behind by a server that is gone: start a new one
         return None
-    uid = address.peer_uid(connection)
+    uid = shared_address.peer_uid(connection)
     if uid is not None and uid != os.getuid():
         connection.close()
-        raise address.UnsafePlaceError(f"the process listening on {path} is another user's")
+        raise shared_address.UnsafePlaceError(f"the process listening on {path} is another user's")
     return connection
 
 

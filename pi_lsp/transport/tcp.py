@@ -35,7 +35,7 @@ import platformdirs
 from pygls.exceptions import JsonRpcException
 
 from pi_lsp.errors import AlreadyServingError, InvalidParamsError, UnauthorizedConnectionError
-from pi_lsp.handlers.framing import ResynchronisingReader, serve_messages
+from pi_lsp.transport.framing import ResynchronisingReader, serve_messages
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer

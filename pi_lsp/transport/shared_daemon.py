@@ -1,7 +1,7 @@
 """The shared server process (``pi-lsp --serve-shared``): one language server per connection.
 
-One process per user and environment (``address``): a lock file makes sure of it, and a socket
-left behind by a server that died is replaced. Each connection must come from the user's own
+One process per user and environment (``shared_address``): a lock file makes sure of it, and a
+socket left behind by a server that died is replaced. Each connection must come from the user's own
 processes (``SO_PEERCRED``) and starts with the forwarder's handshake line; it then gets a
 language server of its own (``build_server``) — its own workspace, services, sessions, resource
 watch and log handler (records reach only the client whose work logged them) — on this process's
@@ -27,11 +27,11 @@ from typing import Any
 
 from pygls.protocol import lsp_method
 
-from pi_lsp.handlers.client_gone import release
-from pi_lsp.handlers.framing import ResynchronisingReader, serve_messages
 from pi_lsp.logs import CONNECTION
 from pi_lsp.server import PiLanguageServer, PiProtocol, build_server
-from pi_lsp.shared import address
+from pi_lsp.transport import shared_address
+from pi_lsp.transport.client_gone import release
+from pi_lsp.transport.framing import ResynchronisingReader, serve_messages
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ class SharedServer:
             self._idle_timer.cancel()
         try:
             connection = writer.get_extra_info("socket")
-            uid = address.peer_uid(connection) if connection is not None else None
+            uid = shared_address.peer_uid(connection) if connection is not None else None
             if uid is not None and uid != os.getuid():
                 logger.warning("refused a connection from uid %s", uid)
                 return
@@ -190,7 +190,7 @@ def run(log_file: str | None, verbose: bool) -> int:
     from pi_lsp.logs import configure_logging
 
     configure_logging(log_file, verbose=verbose)
-    path = address.socket_path(os.environ)
+    path = shared_address.socket_path(os.environ)
     held = listen(path)
     if held is None:
         logger.info("another shared server serves %s", path)
@@ -198,7 +198,7 @@ def run(log_file: str | None, verbose: bool) -> int:
     listening, lock = held
     logger.info("shared server listening on %s", path)
     try:
-        asyncio.run(SharedServer(path, address.idle_seconds(os.environ)).run(listening))
+        asyncio.run(SharedServer(path, shared_address.idle_seconds(os.environ)).run(listening))
     finally:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()

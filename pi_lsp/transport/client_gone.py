@@ -23,8 +23,8 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO
 
-from pi_lsp.handlers.framing import resynchronised
 from pi_lsp.tools.bash import kill_running_commands
+from pi_lsp.transport.framing import resynchronised
 
 logger = logging.getLogger(__name__)
 

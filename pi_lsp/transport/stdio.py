@@ -4,7 +4,7 @@ pygls reads stdin on a worker thread, one blocking call per header line and per 
 is a round trip between that thread and the event loop, and a request waits through three or four
 of them before its handler starts (about half a millisecond of every ``pi/prompt``). Where stdin
 is a pipe or a socket, as editors start language servers, it is read on the loop instead, like
-the TCP connections of ``tcp.py``: the header lines resynchronise after a frame of the wrong
+the TCP connections of ``tcp``: the header lines resynchronise after a frame of the wrong
 length (``framing.py``), and at the end of the input ``on_end`` is called once while the loop
 keeps running, so the turns can save what they have (``client_gone.py``). Anything else (a file,
 a terminal, which must not be made non-blocking under the user's shell, and Windows) keeps
@@ -24,8 +24,8 @@ from typing import BinaryIO
 from pygls.io_ import StdoutWriter
 from pygls.server import JsonRPCServer
 
-from pi_lsp.handlers.client_gone import WatchedInput
-from pi_lsp.handlers.framing import ResynchronisingReader, serve_messages
+from pi_lsp.transport.client_gone import WatchedInput
+from pi_lsp.transport.framing import ResynchronisingReader, serve_messages
 
 logger = logging.getLogger(__name__)
 

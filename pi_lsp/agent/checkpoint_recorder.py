@@ -43,7 +43,7 @@ class RecordedChange:
     unrestorable: str | None = None
 
 
-class Checkpoints:
+class CheckpointRecorder:
     """The checkpoint stores of the session directories in use, and the recorders of tool calls."""
 
     def __init__(self, editor: EditorBridge) -> None:
