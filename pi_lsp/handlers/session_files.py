@@ -75,7 +75,13 @@ def on_import_session(
 ) -> protocol.ImportSessionResult:
     source = Path(params.path)
     source = source if source.is_absolute() else services.config.workspace_root / source
-    if not source.is_file():
+    try:
+        is_file = source.is_file()
+    except OSError as error:  # a name too long for the filesystem, say: its message quotes it whole
+        raise InvalidParamsError(
+            f"pi/importSession: cannot read {echoed(str(source))}: {error.strerror}"
+        ) from None
+    if not is_file:
         raise InvalidParamsError(f"pi/importSession: no file at {echoed(str(source))}")
     header, target = import_session(source, services.config.session_dir)
     if services.memory is not None:

@@ -250,8 +250,11 @@ def requests_with_a_huge_field() -> list[tuple[str, str, dict]]:
     drawn = []
     for method, params_type in sorted(protocol.PARAMS_BY_METHOD.items()):
         fields = attrs.fields(attrs.resolve_types(params_type))
+        # A Literal's first value, else a short string (a required `str | None` takes "x" too).
         required = {
-            protocol.camel_case(field.name): (typing.get_args(field.type) or ("x",))[0]
+            protocol.camel_case(field.name): next(
+                (arg for arg in typing.get_args(field.type) if isinstance(arg, str)), "x"
+            )
             for field in fields
             if field.default is attrs.NOTHING
         }

@@ -176,7 +176,7 @@ ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d
 MERGED = ("text_delta", "thinking_delta")
 TOKEN_COUNTS = frozenset(
     {"input", "output", "cacheRead", "cacheWrite", "totalTokens", "contextTokens", "tokens"}
-    | {"percent", "tokensBefore", "cachedPercent"}
+    | {"percent", "tokensBefore", "tokensAfter", "cachedPercent"}
 )
 """Numbers that follow the prompt's size, which follows the length of the temporary folder's
 path (in the system prompt): only their type is compared."""
