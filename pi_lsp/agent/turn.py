@@ -111,7 +111,7 @@ class TurnSetup:
     cache_retention: str = "short"
     extensions: ExtensionHost | None = None
     """Whose ``context`` and ``tool_result`` hooks run during the turn."""
-    checkpoints: CheckpointRecorder | None = None
+    checkpoint_recorder: CheckpointRecorder | None = None
     """Where the files' contents before and after the tools' changes are recorded."""
     checkpoint_options: CheckpointOptions = attrs.Factory(CheckpointOptions)
     context_files: NestedContextFiles | None = None
@@ -365,10 +365,10 @@ class _Turn:
         return await tool.execute(arguments, context)
 
     def _new_recorder(self) -> FileChangeRecorder:
-        if self.setup.checkpoints is None:
+        if self.setup.checkpoint_recorder is None:
             return NoRecorder()
         options = self.setup.checkpoint_options
-        return self.setup.checkpoints.recorder(
+        return self.setup.checkpoint_recorder.recorder(
             self.runtime, enabled=options.enabled, max_bytes=options.max_file_bytes
         )
 
@@ -383,8 +383,8 @@ class _Turn:
         # The checkpoint goes right before the result: on every path through the result, so
         # navigating there (or past it) means "after this change", and before it "before".
         recorder, self._recorder = self._recorder, NoRecorder()
-        if self.setup.checkpoints is not None:
-            self.setup.checkpoints.record(
+        if self.setup.checkpoint_recorder is not None:
+            self.setup.checkpoint_recorder.record(
                 self.runtime, str(call.get("id")), str(call.get("name")), recorder
             )
         # pi's key order, details before isError (JSON.stringify keeps insertion order)
