@@ -32,6 +32,7 @@ from pi_lsp.compaction.probes import EvalError, GradedProbe, Probe
 from pi_lsp.errors import InvalidParamsError, NothingToCompactError, SessionNotFoundError
 from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.session.message_types import AssistantMessage
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.session import Session
 from pi_lsp.session_cli import at_least
@@ -166,7 +167,9 @@ async def _compact(
     if preparation is None or (path and path[-1].type == "compaction"):
         raise NothingToCompactError("Nothing to compact: the session is too small")
 
-    async def complete(system_prompt: str, user_text: str, max_tokens: int | None) -> dict:
+    async def complete(
+        system_prompt: str, user_text: str, max_tokens: int | None
+    ) -> AssistantMessage:
         model = setup.compaction_model
         return await calls.complete(model, system_prompt, [], user_text, max_tokens)
 
@@ -222,7 +225,7 @@ class _Calls:
         context: Sequence[Mapping[str, Any]],
         user_text: str,
         max_tokens: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> AssistantMessage:
         from pi_lsp.compaction.summarize import combine_usage
         from pi_lsp.llm.client import complete
         from pi_lsp.llm.stream import CompletionRequest

@@ -294,13 +294,11 @@ class _Turn:
                     events.emit(ToolCallStartEvent(event.id, event.name))
                 elif isinstance(event, Completed):
                     self._stream = None
-                    answer = _answer_of(event.message)
+                    answer = event.message
                     self._remember_cached(request, sent_at, answer)
                     return answer
         self._stream = None
-        return _answer_of(
-            stream.partial_message("error", "the model's stream ended without a final message")
-        )
+        return stream.partial_message("error", "the model's stream ended without a final message")
 
     def _converted_history(self) -> ConvertedHistory | None:
         """The session's previous conversion, unless extensions' ``context`` hooks choose the
@@ -410,7 +408,7 @@ class _Turn:
     def finish_aborted(self) -> TurnOutcome:
         """Persist what the abort interrupted: the partial answer, or open tool calls' results."""
         if self._stream is not None:
-            message = _answer_of(self._stream.partial_message("aborted"))
+            message = self._stream.partial_message("aborted")
             self._stream = None
             _append(self.runtime, message)
             self.last_assistant = message
@@ -433,11 +431,6 @@ def _append(runtime: SessionRuntime, message: AgentMessage) -> str:
     entry_id = runtime.session.append_message(message)
     runtime.events.emit(MessageEndEvent(entry_id, _payload(message)))
     return entry_id
-
-
-def _answer_of(message: dict[str, Any]) -> AssistantMessage:
-    """The answer ``llm/`` streamed: pi's AssistantMessage, built there as a plain dict."""
-    return cast(AssistantMessage, message)
 
 
 def _payload(message: AgentMessage) -> dict[str, Any]:
