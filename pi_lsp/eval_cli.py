@@ -32,7 +32,7 @@ from pi_lsp.compaction.probes import EvalError, GradedProbe, Probe
 from pi_lsp.errors import InvalidParamsError, NothingToCompactError, SessionNotFoundError
 from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.session.message_types import AssistantMessage
+from pi_lsp.session.message_types import AssistantMessage, UserMessage
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.session import Session
 from pi_lsp.session_cli import at_least
@@ -231,11 +231,15 @@ class _Calls:
         from pi_lsp.llm.stream import CompletionRequest
         from pi_lsp.session.messages import convert_to_llm
 
-        question = {"role": "user", "content": [{"type": "text", "text": user_text}]}
+        question: UserMessage = {
+            "role": "user",
+            "content": [{"type": "text", "text": user_text}],
+            "timestamp": 0,
+        }
         request = CompletionRequest(
             model=model,
             system_prompt=system_prompt,
-            messages=[*convert_to_llm(list(context)), {**question, "timestamp": 0}],
+            messages=[*convert_to_llm(list(context)), question],
             max_tokens=max_tokens,
         )
         message = await complete(self.client, request)

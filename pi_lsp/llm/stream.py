@@ -77,7 +77,7 @@ from pi_lsp.llm.provider_errors import describe_error
 from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.usage import usage_from_openai
 from pi_lsp.protocol import StopReason
-from pi_lsp.session.message_types import AssistantMessage
+from pi_lsp.session.message_types import AssistantMessage, LlmMessage
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
 REASONING_FIELD = "reasoning_content"
@@ -89,7 +89,7 @@ class CompletionRequest:
 
     model: ModelConfig
     system_prompt: str
-    messages: Sequence[Mapping[str, Any]]
+    messages: Sequence[LlmMessage]
     tools: Sequence[ToolSpec] = ()
     thinking_level: str = "off"
     max_tokens: int | None = None
