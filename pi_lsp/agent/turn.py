@@ -112,7 +112,7 @@ class TurnSetup:
     cache_retention: str = "short"
     extensions: ExtensionHost | None = None
     """Whose ``context`` and ``tool_result`` hooks run during the turn."""
-    checkpoints: CheckpointRecorder | None = None
+    checkpoint_recorder: CheckpointRecorder | None = None
     """Where the files' contents before and after the tools' changes are recorded."""
     checkpoint_options: CheckpointOptions = attrs.Factory(CheckpointOptions)
     context_files: NestedContextFiles | None = None
@@ -298,13 +298,11 @@ class _Turn:
                     events.emit(ToolCallStartEvent(event.id, event.name))
                 elif isinstance(event, Completed):
                     self._stream = None
-                    answer = _answer_of(event.message)
+                    answer = event.message
                     self._remember_cached(request, sent_at, answer)
                     return answer
         self._stream = None
-        return _answer_of(
-            stream.partial_message("error", "the model's stream ended without a final message")
-        )
+        return stream.partial_message("error", "the model's stream ended without a final message")
 
     def _converted_history(self) -> ConvertedHistory | None:
         """The session's previous conversion, unless extensions' ``context`` hooks choose the
@@ -380,10 +378,10 @@ class _Turn:
         ]
 
     def _new_recorder(self) -> FileChangeRecorder:
-        if self.setup.checkpoints is None:
+        if self.setup.checkpoint_recorder is None:
             return NoRecorder()
         options = self.setup.checkpoint_options
-        return self.setup.checkpoints.recorder(
+        return self.setup.checkpoint_recorder.recorder(
             self.runtime, enabled=options.enabled, max_bytes=options.max_file_bytes
         )
 
@@ -398,8 +396,8 @@ class _Turn:
         # The checkpoint goes right before the result: on every path through the result, so
         # navigating there (or past it) means "after this change", and before it "before".
         recorder, self._recorder = self._recorder, NoRecorder()
-        if self.setup.checkpoints is not None:
-            self.setup.checkpoints.record(
+        if self.setup.checkpoint_recorder is not None:
+            self.setup.checkpoint_recorder.record(
                 self.runtime, str(call.get("id")), str(call.get("name")), recorder
             )
         # pi's key order, details before isError (JSON.stringify keeps insertion order)
@@ -425,7 +423,7 @@ class _Turn:
     def finish_aborted(self) -> TurnOutcome:
         """Persist what the abort interrupted: the partial answer, or open tool calls' results."""
         if self._stream is not None:
-            message = _answer_of(self._stream.partial_message("aborted"))
+            message = self._stream.partial_message("aborted")
             self._stream = None
             _append(self.runtime, message)
             self.last_assistant = message
@@ -448,11 +446,6 @@ def _append(runtime: SessionRuntime, message: AgentMessage) -> str:
     entry_id = runtime.session.append_message(message)
     runtime.events.emit(MessageEndEvent(entry_id, _payload(message)))
     return entry_id
-
-
-def _answer_of(message: dict[str, Any]) -> AssistantMessage:
-    """The answer ``llm/`` streamed: pi's AssistantMessage, built there as a plain dict."""
-    return cast(AssistantMessage, message)
 
 
 def _payload(message: AgentMessage) -> dict[str, Any]:
