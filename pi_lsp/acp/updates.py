@@ -39,6 +39,7 @@ from pi_lsp.protocol import (
     CompactionStartEvent,
     Event,
     RetryEvent,
+    SummaryCard,
     TextDeltaEvent,
     ThinkingDeltaEvent,
     ToolExecutionEndEvent,
@@ -166,11 +167,21 @@ def replay(items: Iterable[TranscriptEntry], cwd: Path) -> list[Any]:
     updates: list[Any] = []
     tool_calls: dict[str, tuple[str, dict[str, Any]]] = {}
     for item in items:
-        if item.type in ("compaction", "branch_summary") and item.card is not None:
-            updates.append(update_agent_message_text(card_markdown(item.type, item.card, cwd)))
+        card = _card(item)
+        if card is not None:
+            updates.append(update_agent_message_text(card_markdown(item.type, card, cwd)))
         elif item.message is not None:
             updates.extend(_message_updates(item.message, tool_calls, cwd))
     return updates
+
+
+def _card(item: TranscriptEntry) -> SummaryCard | None:
+    """A summary entry's card (one of the summary alone when the transcript gave none)."""
+    if item.type not in ("compaction", "branch_summary"):
+        return None
+    if item.card is not None:
+        return item.card
+    return SummaryCard(item.summary, [], []) if item.summary else None
 
 
 def _message_updates(
