@@ -17,7 +17,7 @@ HEADINGS = {"compaction": "Compaction summary", "branch_summary": "Branch summar
 REASONS: dict[str, str] = {
     "manual": "asked for",
     "threshold": "the context reached the compaction threshold",
-    "overflow": "the provider refused the context, or cut the answer short",
+    "overflow": "the provider refused the context or cut the answer short",
 }
 """Why a compaction ran, in words (the same as the Neovim chat's)."""
 
