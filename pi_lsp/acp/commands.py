@@ -105,9 +105,9 @@ async def run(
 
 async def _compact(services: Services, runtime: SessionRuntime, arguments: list[str]):
     result = await services.agent.compact(runtime, arguments[0] if arguments else None)
+    # The summary itself reached the client as the compaction's card (``compaction_end``).
     return CommandOutcome(
-        f"Compacted {result.tokens_before} tokens into a summary (entry {result.entry_id}):\n\n"
-        f"{result.summary}"
+        f"Compacted {result.tokens_before:,} tokens into a summary (entry {result.entry_id})."
     )
 
 

@@ -193,6 +193,7 @@ class Agent:
             retry=current.retry_settings(),
             context_window=self.live.context_window(model),
             cache_retention=self.live.cache_retention(),
+            max_output_tokens=self.live.max_output_tokens(model),
             extensions=self.live.resources.extensions,
             checkpoint_recorder=self.checkpoint_recorder,
             checkpoint_options=current.settings.checkpoints,

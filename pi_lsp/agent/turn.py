@@ -6,7 +6,8 @@ turn runs. After each tool batch the steering prompts that arrived are delivered
 compacts if the context grew into the reserve. Before each request, the nested context files
 (AGENTS.md below the workspace root) that the tool calls in the context call for and that are not
 in it yet, or changed, are appended as entries of their own (``agent/nested_context.py``). A
-context overflow is answered by compacting and retrying the answer once. Each tool call first
+context overflow, or a ``length`` stop below the model's output limit (pi 1.6's recoverable
+length), is answered by compacting and retrying the answer once per turn. Each tool call first
 passes ``Permissions.check`` (``agent/permissions.py``): a call the user did not allow gets the
 refusal as its result and does not run.
 
@@ -47,6 +48,7 @@ from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
 from pi_lsp.llm.failed_messages import (
     auth_error_status,
     is_context_overflow,
+    is_recoverable_length,
     is_retryable_error,
     refused_key_message,
     retry_delay_ms,
@@ -110,6 +112,8 @@ class TurnSetup:
     retry: RetrySettings
     context_window: int
     cache_retention: str = "short"
+    max_output_tokens: int | None = None
+    """The model's own output limit (pi's ``maxTokens``): a ``length`` stop below it recovers."""
     extensions: ExtensionHost | None = None
     """Whose ``context`` and ``tool_result`` hooks run during the turn."""
     checkpoint_recorder: CheckpointRecorder | None = None
@@ -188,7 +192,7 @@ class _Turn:
             stop_reason = message.get("stopReason")
             if stop_reason == "error":
                 self._report_refused_key(message)
-            if stop_reason == "error" and is_context_overflow(message, self.setup.context_window):
+            if self._recoverable(message):
                 retry = await self.compactor.recover_from_overflow(
                     self.runtime, overflow_recovered, entry_id
                 )
@@ -204,6 +208,14 @@ class _Turn:
             await self.compactor.compact_if_needed(
                 self.runtime, Moment.BETWEEN_ROUNDS, self.setup.context_window
             )
+
+    def _recoverable(self, message: AssistantMessage) -> bool:
+        """Whether compacting may let a retry succeed: a refused context, or (pi 1.6) a ``length``
+        stop that ended below the model's own output limit."""
+        stop_reason = message.get("stopReason")
+        if stop_reason == "error":
+            return is_context_overflow(message, self.setup.context_window)
+        return is_recoverable_length(message, self.setup.max_output_tokens)
 
     def _bring_context_files(self) -> None:
         """Append the nested context files the next request needs (none when all are there)."""
