@@ -123,4 +123,8 @@ export async function scrollTreeToTop(page) {
   const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
   await list.hover();
   await page.mouse.wheel(0, -100_000);
+  // The wheel alone can stop short of the first row (the list measures rows it has not drawn yet
+  // as it scrolls); Home moves the list's focus to its first row and scrolls it into view.
+  await list.focus();
+  await page.keyboard.press('Home');
 }
