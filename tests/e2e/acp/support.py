@@ -80,6 +80,7 @@ async def acp_agent(
         "model": "openai/scripted",
         "apiBase": scripted_llm.base_url,
         "retry": {"baseDelayMs": 20},
+        "autoName": False,
         **extra_options,
     }
     async with spawn_agent_process(
