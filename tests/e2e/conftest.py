@@ -121,7 +121,7 @@ async def another_server(
     """A second server process on ``workspace`` with its own client (pi/* results as plain JSON);
     ``setup(client)`` runs before ``initialize`` (to register the client's own handlers).
     ``autoName`` is off unless ``options`` says otherwise, as in the ``client`` fixture."""
-    options = {"autoName": False, **options}
+    options = {**options, "autoName": options.get("autoName", False)}
     other = make_client()
     if setup is not None:
         setup(other)

@@ -96,7 +96,8 @@ async def connect_client(
     """A pytest-lsp client on the server's port, initialized with ``token`` (when given)."""
     client = make_client()
     await client.start_tcp(server.host, server.port)
-    initialization_options = {"autoName": False, **options}
+    initialization_options = dict(options)
+    initialization_options.setdefault("autoName", False)  # as the stdio fixtures
     if token is not None:
         initialization_options["token"] = token
     await client.initialize_session(
