@@ -53,6 +53,7 @@ SCENARIOS = [
     "model_picker",
     "new_and_resume",
     "search_sessions",
+    "sessions_view",
     "restart_server",
     "navigate_from_palette",
     "restore_files",
