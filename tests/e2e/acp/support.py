@@ -85,7 +85,7 @@ async def acp_agent(
     }
     async with spawn_agent_process(
         client,
-        *acp_command({key: value for key, value in options.items() if value}),
+        *acp_command({key: value for key, value in options.items() if value or value is False}),
         env=isolated_environment(HOME),
         cwd=workspace,
     ) as (connection, _process):
