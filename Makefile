@@ -10,7 +10,8 @@ VSCODE := editors/vscode
 LUA_SOURCES := editors/neovim tests/editors/neovim/init.lua
 
 .PHONY: test test-fast lint protocol protocol-check install install-python install-wheelhouse install-reference \
-	install-vscode install-luacheck install-acp-client bench clean test-reliability-full
+	install-vscode install-luacheck install-acp-client install-mcp-servers bench clean \
+	test-reliability-full
 
 test: install lint
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20
@@ -43,7 +44,7 @@ protocol-check: install-python $(VSCODE)/node_modules/.package-lock.json
 	$(PY) -m tools.protocol.generate --check
 
 install: install-python install-wheelhouse install-reference install-vscode install-luacheck \
-	install-acp-client
+	install-acp-client install-mcp-servers
 
 install-python: $(VENV)/.installed
 
@@ -74,6 +75,10 @@ install-reference:
 # The official ACP TypeScript SDK: a real client in tests/e2e/acp, and ACP's published JSON schema.
 install-acp-client:
 	bash tests/e2e/acp/ts_client/install.sh
+
+# The npm MCP server the MCP tests start as a user's mcp.json would (PyPI's is in the test extra).
+install-mcp-servers:
+	bash tests/mcp/install.sh
 
 install-vscode:
 	bash editors/vscode/test/install.sh

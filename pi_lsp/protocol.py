@@ -53,6 +53,9 @@ SEARCH_SESSIONS = "pi/searchSessions"
 EXPORT_SESSION = "pi/exportSession"
 IMPORT_SESSION = "pi/importSession"
 DELETE_SESSION = "pi/deleteSession"
+MCP = "pi/mcp"
+MCP_RECONNECT = "pi/mcpReconnect"
+MCP_SET_ENABLED = "pi/mcpSetEnabled"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
@@ -317,6 +320,19 @@ class LogoutParams:
 
 
 @attrs.frozen
+class McpServerParams:
+    name: str
+    """The server's name in ``mcp.json`` (or the ACP client's, made valid)."""
+
+
+@attrs.frozen
+class McpSetEnabledParams:
+    name: str
+    enabled: bool
+    """Start (true) or stop (false) the server while this server runs; ``mcp.json`` is unchanged."""
+
+
+@attrs.frozen
 class SetCredentialsParams:
     """The params of the ``pi/setCredentials`` notification."""
 
@@ -356,6 +372,9 @@ PARAMS_BY_METHOD: dict[str, type] = {
     EXPORT_SESSION: ExportSessionParams,
     IMPORT_SESSION: ImportSessionParams,
     DELETE_SESSION: DeleteSessionParams,
+    MCP: NoParams,
+    MCP_RECONNECT: McpServerParams,
+    MCP_SET_ENABLED: McpSetEnabledParams,
 }
 """Every request method and the type its params are validated against."""
 
@@ -946,6 +965,34 @@ class LogoutResult:
     path: str
 
 
+McpState = Literal["connecting", "connected", "failed", "needs-auth", "disconnected", "disabled"]
+
+
+@attrs.frozen
+class McpServerStatus:
+    """One MCP server as it is now."""
+
+    name: str
+    source: str
+    """The ``mcp.json`` that defines it, or ``ACP session/new``."""
+    scope: Literal["user", "project", "acp"]
+    transport: Literal["stdio", "http"]
+    state: McpState
+    exposure: str
+    """The server's exposure (``direct``, ``deferred``, ``codemode``, ``hidden``)."""
+    tool_count: int
+    tool_exposures: dict[str, int]
+    """How many of its tools have each exposure (``toolExposure`` applied)."""
+    last_error: str | None
+    stderr_tail: str
+    """The end of what a stdio server wrote to stderr (empty for HTTP servers)."""
+
+
+@attrs.frozen
+class McpResult:
+    servers: list[McpServerStatus]
+
+
 @attrs.frozen
 class SetModelResult:
     session_id: str
@@ -1086,6 +1133,9 @@ RESULT_BY_METHOD: dict[str, type] = {
     EXPORT_SESSION: ExportSessionResult,
     IMPORT_SESSION: ImportSessionResult,
     DELETE_SESSION: DeleteSessionResult,
+    MCP: McpResult,
+    MCP_RECONNECT: McpServerStatus,
+    MCP_SET_ENABLED: McpServerStatus,
 }
 """Every request method and the type of its result."""
 

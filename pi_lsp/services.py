@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pi_lsp.agent.resource_service import ResourceService
     from pi_lsp.config import ServerConfig
     from pi_lsp.llm.client import ModelClient
+    from pi_lsp.mcp.servers import McpServers
     from pi_lsp.project_memory.service import ProjectMemory
     from pi_lsp.tools.base import EditorBridge, Tool
 
@@ -42,6 +43,8 @@ class Services:
     progress: Progress
     files: FileRestorer
     """Restores of the files the agent changed (navigation and forks with ``restoreFiles``)."""
+    mcp: McpServers
+    """The MCP servers of ``mcp.json`` (connected in the background once the client is ready)."""
     memory: ProjectMemory | None = None
     """The index of every session of the workspace (started once the client is initialized)."""
     initialization_options: Any = None
@@ -75,6 +78,9 @@ class Services:
         from pi_lsp.agent.registry import SessionRegistry
         from pi_lsp.agent.summary_model import SummaryModel
         from pi_lsp.llm.client import ProviderClient
+        from pi_lsp.mcp.server_log import MCP_LOG, ServerLog
+        from pi_lsp.mcp.servers import McpServers
+        from pi_lsp.mcp.tool_search import loaded_tool_names
         from pi_lsp.project_memory.locations import index_path
         from pi_lsp.project_memory.service import ProjectMemory
         from pi_lsp.tools.base import NoEditor
@@ -113,15 +119,24 @@ class Services:
             asker,
             editor,
         )
+        mcp = McpServers(config.workspace_root, log=ServerLog(resources.agent_dir / MCP_LOG))
+        built_in = tools
+
+        def branch_tools(runtime):  # tool_search, and the tools it loaded on this branch
+            return mcp.branch_tools(lambda: loaded_tool_names(runtime.session.branch()))
+
         agent = Agent(
             live,
             sessions,
             compactor,
             client,
             editor=editor,
-            tools=tools,
+            tools=lambda: [*built_in(), *mcp.tools()],
             checkpoints=checkpoints,
             permissions=permissions,
+            before_turn=mcp.wait_for_direct,
+            branch_tools=branch_tools,
+            load_tools=mcp.tools_named,
         )
         return cls(
             live=live,
@@ -130,6 +145,7 @@ class Services:
             navigator=Navigator(live, summaries, files, sessions),
             progress=progress or _no_progress,
             files=files,
+            mcp=mcp,
             memory=memory,
             initialization_options=initialization_options,
         )

@@ -29,6 +29,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -45,7 +46,7 @@ from acp.schema import (
 from pi_lsp import __version__
 from pi_lsp.acp import commands, config_options, prompts, session_titles, updates
 from pi_lsp.acp.editor import AcpFiles, prompting_session
-from pi_lsp.acp.mcp_servers import unused_servers_notice
+from pi_lsp.acp.mcp_servers import mcp_servers_of
 from pi_lsp.acp.outbox import Outbox
 from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
 from pi_lsp.acp.threads import Threads
@@ -77,8 +78,8 @@ class PiAcpAgent:
         """pi session id → the diffs of its running ``write``/``edit`` calls."""
         self.outbox = Outbox(lambda: self.connection)
         self._background: set[asyncio.Task] = set()
-        self._told_about_mcp: set[str] = set()
-        """ACP sessions already told that their MCP servers are not used."""
+        self._untold: dict[int, list[str]] = {}
+        """What a workspace's MCP servers had to say before it had a session (by ``id``)."""
 
     def on_connect(self, connection: Any) -> None:
         self.connection = connection
@@ -96,6 +97,8 @@ class PiAcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                # Stdio servers (which every agent must take); HTTP and SSE ones are not used.
+                mcp_capabilities=McpCapabilities(http=False, sse=False),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities(),
                     resume=SessionResumeCapabilities(),
@@ -113,11 +116,11 @@ class PiAcpAgent:
 
     async def new_session(self, cwd: str, mcp_servers=None, **kwargs: Any) -> NewSessionResponse:
         services = self._workspace(cwd)
+        self._add_mcp_servers(services, mcp_servers)
         runtime = _call(services.sessions.create)
         self.outbox.unannounced.hold(runtime.id)
         try:
             self._show(runtime.id, services, runtime)
-            self._tell_about_mcp_servers(runtime.id, mcp_servers)
             options = await config_options.config_options(services, runtime)
         except BaseException:
             self.outbox.unannounced.forget(runtime.id)
@@ -128,11 +131,11 @@ class PiAcpAgent:
         self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
     ) -> LoadSessionResponse:
         services, runtime = self._open(cwd, session_id)
+        self._add_mcp_servers(services, mcp_servers)
         for update in updates.replay(
             transcript(runtime.session).entries, services.config.workspace_root
         ):
             await self.connection.session_update(session_id, update)
-        self._tell_about_mcp_servers(session_id, mcp_servers)
         options = await config_options.config_options(services, runtime)
         return LoadSessionResponse(config_options=options)
 
@@ -140,7 +143,7 @@ class PiAcpAgent:
         self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any
     ) -> ResumeSessionResponse:
         services, runtime = self._open(cwd, session_id)
-        self._tell_about_mcp_servers(session_id, mcp_servers)
+        self._add_mcp_servers(services, mcp_servers)
         options = await config_options.config_options(services, runtime)
         return ResumeSessionResponse(config_options=options)
 
@@ -276,7 +279,6 @@ class PiAcpAgent:
         del self._sessions[session_id]
         if self._let_go(runtime):
             services.sessions.close(runtime)
-        self._told_about_mcp.discard(session_id)
         return CloseSessionResponse()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -286,6 +288,9 @@ class PiAcpAgent:
         return None
 
     # ------------------------------------------------------------------ shutdown
+
+    async def stop_mcp_servers(self) -> None:
+        await asyncio.gather(*(services.mcp.close() for services in self._workspaces.values()))
 
     def shutdown(self) -> None:
         for services in self._workspaces.values():
@@ -315,7 +320,7 @@ class PiAcpAgent:
             root,
             agent_dir(),
             trusted=trusted,
-            on_change=lambda changes, snapshot: self._resources_changed(root, changes),
+            on_change=lambda changes, snapshot: self._resources_changed(root, changes, snapshot),
         )
         config = load_config(
             root, self.options, pi_settings=resources.snapshot.settings.settings.merged
@@ -335,6 +340,8 @@ class PiAcpAgent:
         )
         services.client_configuration_ready.set()  # ACP has no workspace/configuration
         services.agent.client.preload()
+        services.mcp.on_failure = lambda message: self._tell_sessions(services, message)
+        services.mcp.configure(resources.snapshot.mcp.servers)  # connected in the background
         self._spawn(resources.watch())
         watch = services.start_session_index()
         if watch is not None:
@@ -342,9 +349,28 @@ class PiAcpAgent:
         logger.info("pi-lsp acp serving %s; sessions in %s", root, config.session_dir)
         return services
 
-    def _resources_changed(self, root: Path, changes: Any) -> None:
-        """Skills and prompt templates reloaded: the clients' command lists follow."""
+    def _tell_sessions(self, services: Services, text: str) -> None:
+        """An agent message in every ACP session of ``services``' workspace (a server that
+        failed to start says why once, in the chat)."""
+        told = False
+        for acp_id, (shown_in, _) in list(self._sessions.items()):
+            if shown_in is services:
+                self.outbox.enqueue(acp_id, update_agent_message_text(text + "\n"))
+                told = True
+        if not told:  # no session yet: the first one shown hears it
+            self._untold.setdefault(id(services), []).append(text)
+
+    def _add_mcp_servers(self, services: Services, mcp_servers: Any) -> None:
+        """The client's MCP servers join the workspace's (``mcp_servers.py``)."""
+        for problem in mcp_servers_of(services, mcp_servers or []):
+            logger.warning("%s", problem)
+
+    def _resources_changed(self, root: Path, changes: Any, snapshot: Any) -> None:
+        """Skills and prompt templates reloaded: the clients' command lists follow; the MCP
+        servers follow mcp.json."""
         services = self._workspaces.get(root)
+        if services is not None:
+            services.mcp.configure(snapshot.mcp.servers)
         if services is None or changes.is_empty:
             return
         commands_now = update_available_commands(commands.available_commands(services))
@@ -390,12 +416,6 @@ class PiAcpAgent:
             )
         return found
 
-    def _tell_about_mcp_servers(self, acp_id: str, mcp_servers: list[Any] | None) -> None:
-        notice = unused_servers_notice(mcp_servers)
-        if notice is not None and acp_id not in self._told_about_mcp:
-            self._told_about_mcp.add(acp_id)
-            self.outbox.enqueue(acp_id, notice)
-
     def _show(self, acp_id: str, services: Services, runtime: SessionRuntime) -> None:
         # The client holds the session by id from now on: it stays open, never closed as idle.
         services.sessions.pin(runtime)
@@ -408,6 +428,8 @@ class PiAcpAgent:
         self.outbox.enqueue(
             acp_id, update_available_commands(commands.available_commands(services))
         )
+        for text in self._untold.pop(id(services), []):
+            self.outbox.enqueue(acp_id, update_agent_message_text(text + "\n"))
 
     def _let_go(self, runtime: SessionRuntime) -> bool:
         """Forget what is kept for a pi session no ACP session shows any more; False (nothing

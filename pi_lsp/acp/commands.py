@@ -20,6 +20,7 @@ from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredComm
 from pi_lsp.acp.tree_text import tree_text
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import InvalidParamsError
+from pi_lsp.mcp.status_text import status_text
 from pi_lsp.protocol import THINKING_LEVELS
 from pi_lsp.services import Services
 from pi_lsp.session.fork import conversation_leaf
@@ -48,6 +49,10 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "model": ("Use another model in this session", "<model>"),
     "thinking": ("Set the thinking level", "|".join(THINKING_LEVELS)),
     "new": ("Start a new session", None),
+    "mcp": (
+        "MCP servers: status, or reconnect, enable, disable one",
+        "[reconnect|enable|disable <server>]",
+    ),
 }
 """pi-lsp's own commands: description and input hint."""
 
@@ -184,7 +189,25 @@ async def _new(services: Services, runtime: SessionRuntime, arguments: list[str]
     return CommandOutcome(f"New session {created.id}.", created)
 
 
+async def _mcp(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    if not arguments:
+        return CommandOutcome(status_text(services.mcp.statuses()))
+    if len(arguments) != 2 or arguments[0] not in ("reconnect", "enable", "disable"):
+        raise InvalidParamsError("usage: /mcp [reconnect|enable|disable <server>]")
+    action, name = arguments
+    try:
+        if action == "reconnect":
+            services.mcp.reconnect(name)
+        else:
+            services.mcp.set_enabled(name, action == "enable")
+    except KeyError as unknown:
+        raise InvalidParamsError(str(unknown.args[0])) from None
+    done = {"reconnect": "reconnecting", "enable": "enabled", "disable": "disabled"}[action]
+    return CommandOutcome(f"MCP server {name}: {done}.")
+
+
 HANDLERS: dict[str, Handler] = {
+    "mcp": _mcp,
     "compact": _compact,
     "tree": _tree,
     "navigate": _navigate,

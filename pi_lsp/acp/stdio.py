@@ -55,4 +55,5 @@ async def _serve(agent: PiAcpAgent, acp_output) -> None:
             observers=[agent.outbox.unannounced.observe],
         )
     finally:
+        await agent.stop_mcp_servers()
         agent.shutdown()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -60,6 +60,9 @@ class Agent:
         tools: Callable[[], list[Tool]] | None = None,
         checkpoints: CheckpointRecorder | None = None,
         permissions: Permissions | None = None,
+        before_turn: Callable[[], Awaitable[None]] | None = None,
+        branch_tools: Callable[[SessionRuntime], list[Tool]] | None = None,
+        load_tools: Callable[[list[str]], list[Tool]] | None = None,
     ) -> None:
         self.live = live
         self.sessions = sessions
@@ -74,6 +77,13 @@ class Agent:
         """Where the tools' file changes are recorded (None: not recorded)."""
         self.permissions = permissions
         """Which tool calls ask the user first (None: every call runs)."""
+        self.before_turn = before_turn
+        """Awaited before each turn takes its tools (the MCP servers with direct tools that are
+        still connecting, for at most 10 s)."""
+        self.branch_tools = branch_tools
+        """Tools a session's branch adds (MCP's ``tool_search`` and the tools it loaded there)."""
+        self.load_tools = load_tools
+        """The tools of these names, declared from the next request of a turn on (a load)."""
         self._editor_file_ops: dict[str, set[str]] = {"read": set(), "modified": set()}
         self.nested_context = NestedContextFiles(live.config.workspace_root)
 
@@ -121,6 +131,8 @@ class Agent:
     async def _run(
         self, runtime: SessionRuntime, model: ModelConfig, user_message: UserMessage
     ) -> PromptResult:
+        if self.before_turn is not None:
+            await self.before_turn()
         setup = self._setup(runtime, model)
         base_prompt = setup.system_prompt
         setup.system_prompt = await turn_system_prompt(
@@ -164,6 +176,9 @@ class Agent:
 
     def _setup(self, runtime: SessionRuntime, model: ModelConfig) -> TurnSetup:
         tools = self.tools()
+        if self.branch_tools is not None:
+            present = {tool.name for tool in tools}
+            tools += [tool for tool in self.branch_tools(runtime) if tool.name not in present]
         root = self.live.config.workspace_root
         current = self.live.current
         return TurnSetup(
@@ -183,6 +198,7 @@ class Agent:
             checkpoint_options=current.settings.checkpoints,
             context_files=self.nested_context if current.settings.nested_context_files else None,
             permissions=self.permissions,
+            load_tools=self.load_tools,
         )
 
     def _result(

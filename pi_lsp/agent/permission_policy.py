@@ -1,7 +1,8 @@
 """Whether a tool call may run at once, or what to ask the user about it.
 
 The defaults follow the workspace's trust: in a trusted workspace every tool runs (pi's
-behaviour); in an untrusted one ``bash``, ``write`` and ``edit`` ask. A ``permissions`` rule
+behaviour); in an untrusted one ``bash``, ``write`` and ``edit`` ask, and so do MCP tools
+(``mcp__<server>__<tool>``) unless their server marks them ``readOnlyHint``. A ``permissions`` rule
 (``resources/permission_settings.py``) overrides the default per tool, and its allow-patterns let
 matching calls through. A ``write`` or ``edit`` outside the workspace root (symlinks followed)
 always asks unless an absolute allow-pattern (``/tmp/**``, ``~/notes/**``) matches it.
@@ -16,6 +17,7 @@ against the path relative to the workspace root.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -38,6 +40,9 @@ GLOB_FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.BRACE
 _CHAIN = re.compile(r"\|\||&&|[;|&\n]")
 _UNSAFE = re.compile(r"\$\(|`|[<>]")
 FILE_CHANGING_TOOLS = ("write", "edit")
+MCP_TOOL_PREFIX = "mcp__"
+MCP_RESOURCE_TOOLS = ("list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource")
+ARGUMENTS_SUMMARY_LIMIT = 300
 SUMMARY_LINE_LIMIT = 20_000
 SUMMARY_MAX_BYTES = 5_000_000
 """A file bigger than this is not read to summarize its overwrite."""
@@ -89,10 +94,24 @@ def question_for(
     trusted: bool,
     settings: PermissionSettings,
     read_text: ReadText,
+    read_only: bool = False,
 ) -> PermissionQuestion | None:
     """What to ask before ``tool_name`` runs with ``arguments``; None when it may run at once."""
     rule = settings.rule_for(tool_name)
-    ask = rule.ask if rule.ask is not None else (not trusted and tool_name in ASKING_WHEN_UNTRUSTED)
+    if rule.ask is not None:
+        ask = rule.ask
+    else:
+        asking = tool_name in ASKING_WHEN_UNTRUSTED or (_is_mcp_tool(tool_name) and not read_only)
+        ask = not trusted and asking
+    if _is_mcp_tool(tool_name):
+        if not ask:
+            return None
+        return PermissionQuestion(
+            tool_name,
+            _arguments_summary(arguments),
+            reason=_reason(rule.ask, trusted),
+            session_grant=f"{tool_name}:*",
+        )
     if tool_name == "bash":
         command = str(arguments.get("command", ""))
         if not ask or command_allowed(command, rule.allow):
@@ -149,6 +168,16 @@ class _FileChange:
             _reason(rule.ask, trusted),
             session_grant=f"{self.tool_name}:<workspace>",
         )
+
+
+def _is_mcp_tool(tool_name: str) -> bool:
+    """An MCP server's tool (``mcp__<server>__<tool>``) or one of the MCP resource tools."""
+    return tool_name.startswith(MCP_TOOL_PREFIX) or tool_name in MCP_RESOURCE_TOOLS
+
+
+def _arguments_summary(arguments: Mapping[str, Any]) -> str:
+    text = json.dumps(dict(arguments), ensure_ascii=False, default=str)
+    return text if len(text) <= ARGUMENTS_SUMMARY_LIMIT else text[:ARGUMENTS_SUMMARY_LIMIT] + "…"
 
 
 def _reason(configured: bool | None, trusted: bool) -> str:

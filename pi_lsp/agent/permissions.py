@@ -77,9 +77,16 @@ class Permissions:
         self._grants: dict[str, set[str]] = {}
 
     async def check(
-        self, session_id: str, tool_name: str, arguments: dict[str, Any], tool_call_id: str = ""
+        self,
+        session_id: str,
+        tool_name: str,
+        arguments: dict[str, Any],
+        tool_call_id: str = "",
+        *,
+        read_only: bool = False,
     ) -> ToolResult | None:
-        """None when the call may run; else the tool result that refuses it."""
+        """None when the call may run; else the tool result that refuses it. ``read_only``: the
+        tool says it changes nothing (an MCP tool's ``readOnlyHint``)."""
         settings = self._settings()
         question = question_for(
             tool_name,
@@ -88,6 +95,7 @@ class Permissions:
             trusted=self._trusted(),
             settings=settings,
             read_text=self._read_text,
+            read_only=read_only,
         )
         if question is None or question.session_grant in self._grants.get(session_id, ()):
             return None

@@ -24,6 +24,7 @@ import asyncio
 import functools
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -118,6 +119,9 @@ class TurnSetup:
     """Brings nested AGENTS.md files in; None when the ``nestedContextFiles`` setting is off."""
     permissions: Permissions | None = None
     """Which tool calls ask the user first; None runs every call."""
+    load_tools: Callable[[list[str]], list[Tool]] | None = None
+    """The tools a result's ``details.loaded`` names (MCP's ``tool_search``), declared from the
+    turn's next request on."""
 
 
 @attrs.define
@@ -340,6 +344,7 @@ class _Turn:
             self._open_tool_calls.pop(0)
             self._last_update = None
             self._record_tool_result(call, result)
+            self._load_tools(result)
 
     async def _run_permitted(self, tool: Tool, call: ToolCall) -> ToolResult:
         """The tool's result, or the refusal when the user did not allow the call."""
@@ -351,6 +356,7 @@ class _Turn:
                 tool.name,
                 prepared if isinstance(prepared, dict) else {},
                 tool_call_id=str(call.get("id", "")),
+                read_only=tool.read_only_hint,
             )
             if refusal is not None:
                 return refusal
@@ -363,6 +369,15 @@ class _Turn:
             session_id=self.runtime.id,
         )
         return await tool.execute(arguments, context)
+
+    def _load_tools(self, result: ToolResult) -> None:
+        loaded = (result.details or {}).get("loaded")
+        if self.setup.load_tools is None or not loaded or result.is_error:
+            return
+        present = {tool.name for tool in self.setup.tools}
+        self.setup.tools += [
+            tool for tool in self.setup.load_tools(list(loaded)) if tool.name not in present
+        ]
 
     def _new_recorder(self) -> FileChangeRecorder:
         if self.setup.checkpoints is None:

@@ -11,6 +11,7 @@ def register_all(server) -> None:
         credentials,
         editor,
         lifecycle,
+        mcp,
         prompt,
         resources,
         session_files,

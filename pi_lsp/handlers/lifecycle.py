@@ -77,8 +77,11 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
     configuration.start_pulling(ls)
     ls.services.agent.client.preload()
     asyncio.get_running_loop().call_later(RESUME_AFTER_SECONDS, resume_collection)
+    ls.services.mcp.on_failure = lambda message: ls.window_show_message(
+        types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+    )
     resources = ls.services.resources
-    resources.publish_current()  # the first diagnostics, now that the client is listening
+    resources.publish_current()  # the first diagnostics, and the MCP servers start
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
     _start_session_index(ls)
 
@@ -90,9 +93,10 @@ def _start_session_index(ls) -> None:
         ls.session_watch = asyncio.get_running_loop().create_task(watch)
 
 
-def on_shutdown(ls, params: None) -> None:
+async def on_shutdown(ls, params: None) -> None:
     if ls.services is not None:
         ls.services.resources.stop()
+        await ls.services.mcp.close()
         if ls.connection_ended is None:
             ls.services.agent.shutdown()
         else:
@@ -120,6 +124,9 @@ class ResourcePublisher:
         self._published: set[str] = set()
 
     def publish(self, changes, snapshot) -> None:
+        services = self._server.services
+        if services is not None:  # the MCP servers follow mcp.json (connected in the background)
+            services.mcp.configure(snapshot.mcp.servers)
         if not changes.is_empty:
             self._server.protocol.notify(protocol.RESOURCES_CHANGED, protocol.to_json(changes))
         by_path: dict[str, list[types.Diagnostic]] = {}

@@ -14,13 +14,16 @@ by key::
     }
 
 A tool's value is ``"allow"``, ``"ask"`` or ``{"ask": bool, "allow": [patterns]}``; ``readOnly``
-stands for ``read``, ``grep``, ``find`` and ``ls``. A rule left out (or ``ask`` left out of an
-object) keeps the default of the workspace's trust, which ``agent/permission_policy.py`` applies.
+stands for ``read``, ``grep``, ``find`` and ``ls``. A key with ``*`` names every tool it
+matches (``"mcp__github__*": "ask"``); a tool's own key wins over patterns. A rule left out (or
+``ask`` left out of an object) keeps the default of the workspace's trust, which
+``agent/permission_policy.py`` applies.
 Invalid values are reported and replaced by the default, never refused.
 """
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,9 +54,16 @@ class PermissionSettings:
     """How long a question waits for an answer before the call is refused."""
 
     def rule_for(self, tool_name: str) -> ToolRule:
-        """The configured rule of ``tool_name`` (its group's for a read-only tool)."""
+        """The configured rule of ``tool_name`` (its group's for a read-only tool); else the
+        first key with ``*`` that matches it (``mcp__github__*``)."""
         key = READ_ONLY_GROUP if tool_name in READ_ONLY_TOOLS else tool_name
-        return self.rules.get(key, ToolRule())
+        rule = self.rules.get(key)
+        if rule is not None:
+            return rule
+        for pattern, candidate in self.rules.items():
+            if "*" in pattern and fnmatch.fnmatchcase(tool_name, pattern):
+                return candidate
+        return ToolRule()
 
 
 def merged_permissions(

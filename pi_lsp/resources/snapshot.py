@@ -39,6 +39,7 @@ from pi_lsp.resources.extension_files import (
     discover_extension_files,
 )
 from pi_lsp.resources.files import ParsedFileCache
+from pi_lsp.resources.mcp_config import McpConfig, load_mcp_config
 from pi_lsp.resources.models_file import MODELS_FILE, ModelsFile, load_models_file
 from pi_lsp.resources.patterns import ResourcePatterns, is_pattern, patterns_of
 from pi_lsp.resources.prompt_file_signature import (
@@ -78,6 +79,8 @@ class ResourceSnapshot:
     prompt_files_signature: PromptFilesSignature = ()
     """The context and system-prompt files as they were when this snapshot started reading them
     (``prompt_file_signature.check_prompt_files`` compares it with the files now)."""
+    mcp: McpConfig = attrs.Factory(McpConfig)
+    """pi 1.6's ``mcp.json`` servers (the project's only in a trusted workspace)."""
 
 
 def load_resources(
@@ -109,6 +112,7 @@ def load_resources(
     auth = load_auth_file(
         agent_dir / AUTH_FILE, previous.auth if previous else None, model_problems
     )
+    mcp = load_mcp_config(workspace, agent_dir, trusted=trusted)
     context_files, context_problems = load_context_files(workspace, agent_dir)
     system_prompt, system_problems = find_system_prompt(workspace, agent_dir, trusted=trusted)
     append_prompt, append_problems = find_append_system_prompt(
@@ -150,6 +154,7 @@ def load_resources(
         *skills.diagnostics,
         *templates.diagnostics,
         *extension_problems,
+        *mcp.diagnostics,
         *([trust_problem] if trust_problem else []),
     )
     return ResourceSnapshot(
@@ -165,6 +170,7 @@ def load_resources(
         auth,
         extension_files,
         signature,
+        mcp,
     )
 
 
@@ -384,3 +390,5 @@ def _identified(snapshot: ResourceSnapshot) -> Iterable[tuple[ResourceChange, An
     if snapshot.auth is not None and snapshot.auth.credentials:
         # Compared as a whole (keys included), reported by path only.
         yield ResourceChange("credentials", snapshot.auth.path, snapshot.auth.path), snapshot.auth
+    for server in snapshot.mcp.servers:
+        yield ResourceChange("mcpServer", server.name, server.source), server

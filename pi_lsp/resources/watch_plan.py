@@ -5,9 +5,10 @@ into ``.pi`` or the agent directory woke at every session append, only to drop t
 the folders that hold resources at any depth are watched recursively (``skills``, ``prompts`` and
 ``extensions`` of ``.pi`` and of the agent directory, ``.agents/skills``, and the folders the
 settings name), and the folders that hold resource files directly are watched for their own
-entries only: the agent directory (settings, ``models.json``, ``auth.json``, AGENTS.md,
-``SYSTEM.md``…), ``.pi`` (settings, ``SYSTEM.md``, ``APPEND_SYSTEM.md``), the workspace and its
-ancestors (their AGENTS.md and CLAUDE.md), ``.agents``, and the folders of files the settings name.
+entries only: the agent directory (settings, ``models.json``, ``auth.json``, ``mcp.json``,
+AGENTS.md, ``SYSTEM.md``…), ``.pi`` (settings, ``mcp.json``, ``SYSTEM.md``,
+``APPEND_SYSTEM.md``), the workspace and its ancestors (their AGENTS.md and CLAUDE.md),
+``.agents``, and the folders of files the settings name.
 A session append changes nothing in any of them, so it wakes no watch.
 
 A resource folder that does not exist yet is seen appearing by the watch of its parent (``.pi``
@@ -30,6 +31,7 @@ from pi_lsp.resources.context_files import (
     SYSTEM_PROMPT_FILE,
 )
 from pi_lsp.resources.extension_files import EXTENSIONS_FOLDER
+from pi_lsp.resources.mcp_config import MCP_FILE
 from pi_lsp.resources.models_file import MODELS_FILE
 from pi_lsp.resources.settings import SETTINGS_FILE
 
@@ -40,10 +42,11 @@ AGENT_DIR_FILES = (
     SETTINGS_FILE,
     MODELS_FILE,
     AUTH_FILE,
+    MCP_FILE,
     SYSTEM_PROMPT_FILE,
     APPEND_SYSTEM_PROMPT_FILE,
 )
-PROJECT_FILES = (SETTINGS_FILE, SYSTEM_PROMPT_FILE, APPEND_SYSTEM_PROMPT_FILE)
+PROJECT_FILES = (SETTINGS_FILE, MCP_FILE, SYSTEM_PROMPT_FILE, APPEND_SYSTEM_PROMPT_FILE)
 CONTEXT_FILE_NAMES = frozenset(name.upper() for name in CONTEXT_FILE_CANDIDATES)
 """Upper-cased: a case-insensitive file system reports the name as it was written."""
 

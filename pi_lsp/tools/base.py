@@ -379,6 +379,9 @@ class Tool:
     name: ClassVar[str]
     description: ClassVar[str]
     parameters: ClassVar[dict[str, Any]]
+    read_only_hint: ClassVar[bool] = False
+    """The tool says it changes nothing (an MCP server's ``readOnlyHint``): an untrusted
+    workspace runs it without asking."""
 
     def prepare_arguments(self, arguments: Any) -> Any:
         """Repair common model mistakes before checking (pi's ``prepareArguments``)."""

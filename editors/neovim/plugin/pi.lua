@@ -91,3 +91,24 @@ end, {
 define("PiLogout", function(command)
   require("pi.keys").logout(command.args ~= "" and command.args or nil)
 end, { nargs = "?", complete = providers, desc = "pi: remove {provider}'s API key from pi's auth.json" })
+define("PiMcp", function(command)
+  local mcp = require("pi.mcp")
+  if #command.fargs == 0 then
+    return mcp.pick()
+  end
+  if #command.fargs ~= 2 then
+    return vim.notify("pi: usage: :PiMcp [reconnect|enable|disable {server}]", vim.log.levels.ERROR)
+  end
+  mcp.act(command.fargs[1], command.fargs[2])
+end, {
+  nargs = "*",
+  complete = function(lead, line)
+    local words = #vim.split(line, "%s+")
+    local mcp = require("pi.mcp")
+    local candidates = words == 2 and mcp.ACTIONS or (words == 3 and mcp.names or {})
+    return vim.tbl_filter(function(name)
+      return vim.startswith(name, lead)
+    end, candidates)
+  end,
+  desc = "pi: the MCP servers; or reconnect, enable, disable {server}",
+})

@@ -8,6 +8,7 @@ import type { ChatViewProvider } from './chat/chatView';
 import { contextTarget, forget, replace, restore, type ContextTarget } from './context/contextEdits';
 import type { ContextView } from './context/contextView';
 import { goBackWithFiles, type PreviewDocuments } from './files/restoreFiles';
+import { showMcpServers } from './mcpServers';
 import { removeApiKey, selectModel, setApiKey, useLocalServer } from './modelSetup';
 import { ErrorCodes, THINKING_LEVELS } from './protocol';
 import { describeError, errorCode, type PiServer } from './server';
@@ -130,6 +131,7 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
     register('pi.apiKey.set', 'Set API key', (provider?: string) => setApiKey(context, provider)),
     register('pi.apiKey.remove', 'Remove API key', () => removeApiKey(context)),
     register('pi.localServer.use', 'Use a local model server', () => useLocalServer(context)),
+    register('pi.mcp.servers', 'MCP servers', () => showMcpServers(server, () => context.chat.refreshMcp())),
     register('pi.thinking.select', 'Set thinking level', async () => {
       const current = session.state?.thinkingLevel;
       const level = await vscode.window.showQuickPick(

@@ -59,6 +59,9 @@ export type ContextPartKind =
   | 'message'
   | 'usageDifference';
 
+export type McpState =
+  'connecting' | 'connected' | 'failed' | 'needs-auth' | 'disconnected' | 'disabled';
+
 /**
  * How bad a resource problem is, as the editor's diagnostics show it: `error` mostly for a file
  * that could not be read or parsed, `warning` for the rest.
@@ -339,6 +342,21 @@ export interface LoginParams {
 
 export interface LogoutParams {
   provider: string;
+}
+
+export interface McpServerParams {
+  /**
+   * The server's name in `mcp.json` (or the ACP client's, made valid).
+   */
+  name: string;
+}
+
+export interface McpSetEnabledParams {
+  name: string;
+  /**
+   * Start (true) or stop (false) the server while this server runs; `mcp.json` is unchanged.
+   */
+  enabled: boolean;
 }
 
 /**
@@ -876,6 +894,40 @@ export interface LogoutResult {
   path: string;
 }
 
+/**
+ * One MCP server as it is now.
+ */
+export interface McpServerStatus {
+  name: string;
+  /**
+   * The `mcp.json` that defines it, or `ACP session/new`.
+   */
+  source: string;
+  scope: 'user' | 'project' | 'acp';
+  transport: 'stdio' | 'http';
+  state: McpState;
+  /**
+   * The server's exposure (`direct`, `deferred`, `codemode`, `hidden`).
+   */
+  exposure: string;
+  toolCount: number;
+  /**
+   * How many of its tools have each exposure (`toolExposure` applied).
+   */
+  toolExposures: {
+    [k: string]: number;
+  };
+  lastError: string | null;
+  /**
+   * The end of what a stdio server wrote to stderr (empty for HTTP servers).
+   */
+  stderrTail: string;
+}
+
+export interface McpResult {
+  servers: McpServerStatus[];
+}
+
 export interface SetModelResult {
   sessionId: string;
   model: string;
@@ -1329,6 +1381,9 @@ export interface Requests {
   'pi/exportSession': { params: ExportSessionParams; result: ExportSessionResult };
   'pi/importSession': { params: ImportSessionParams; result: ImportSessionResult };
   'pi/deleteSession': { params: DeleteSessionParams; result: DeleteSessionResult };
+  'pi/mcp': { params: NoParams; result: McpResult };
+  'pi/mcpReconnect': { params: McpServerParams; result: McpServerStatus };
+  'pi/mcpSetEnabled': { params: McpSetEnabledParams; result: McpServerStatus };
 }
 
 export type Method = keyof Requests;
@@ -1367,6 +1422,9 @@ export const METHODS = [
   'pi/exportSession',
   'pi/importSession',
   'pi/deleteSession',
+  'pi/mcp',
+  'pi/mcpReconnect',
+  'pi/mcpSetEnabled',
 ] as const satisfies readonly Method[];
 
 /** Every notification the server sends: its params type, keyed by method name. */

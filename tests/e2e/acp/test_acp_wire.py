@@ -4,6 +4,7 @@ against ACP's published v1 JSON schema (``wire.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -234,22 +235,27 @@ async def test_a_session_gets_its_title_from_the_first_prompt_and_from_name(
         assert [info["title"] for info in listed["result"]["sessions"]] == ["my-session"]
 
 
-async def test_mcp_servers_passed_are_said_once_not_to_be_used(scripted_llm, workspace):
-    scripted_llm.enqueue(replies.text("Hello."))
+async def test_an_mcp_server_passed_that_fails_to_start_is_said_once(scripted_llm, workspace):
+    scripted_llm.enqueue(replies.text("Hello."), replies.text("Again."))
     server = {"name": "files", "command": "/bin/true", "args": [], "env": []}
-    async with wire_agent(scripted_llm, workspace) as client:
-        session_id = await _new_session(client, workspace, mcpServers=[server])
-        await _prompt(client, session_id, "hi")
-        params = {"sessionId": session_id, "cwd": str(workspace), "mcpServers": [server]}
-        await client.request("session/resume", params)
-        notices = [
+
+    def notices() -> list[str]:
+        return [
             update["content"]["text"]
             for update in client.updates()
             if "MCP" in update.get("content", {}).get("text", "")
         ]
-        assert notices == [
-            "_pi-lsp does not connect MCP servers yet: `files` is not used in this session._\n\n"
-        ]
+
+    async with wire_agent(scripted_llm, workspace) as client:
+        session_id = await _new_session(client, workspace, mcpServers=[server])
+        await _prompt(client, session_id, "hi")
+        while not notices():  # the server starts (and fails) in the background
+            await asyncio.sleep(0.05)
+        params = {"sessionId": session_id, "cwd": str(workspace), "mcpServers": [server]}
+        await client.request("session/resume", params)  # the same server: not started again
+        await _prompt(client, session_id, "again")
+        [notice] = notices()
+        assert notice.startswith('MCP server "files" failed to start: ')
 
 
 def _said(client: WireClient, since: int = 0) -> str:

@@ -24,6 +24,7 @@ COMMANDS = [
     "PiNew",
     "PiFork",
     "PiModel",
+    "PiMcp",
 ]
 
 

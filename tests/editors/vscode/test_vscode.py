@@ -63,6 +63,7 @@ SCENARIOS = [
     "permission_question",
     "auth_error_notice",
     "setup_view",
+    "mcp_servers",
     "big_session",
 ]
 SCREENSHOTS = [
@@ -88,8 +89,9 @@ FAKE_KEY = "sk-vscode-e2e-FAKE-5d1c0b9a"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 INSTALL_HINT = "run `make install-vscode` (editors/vscode/test/install.sh) first"
 # The size the README states for the linux-x64 .vsix: the goal was 60 MB, and the README says why
-# the package is bigger (litellm's native core alone is 17.5 MB compressed). 100 MB is the ceiling.
-VSIX_BUDGET_MB = 75
+# the package is bigger (litellm's native core alone is 17.5 MB compressed; the MCP SDK and what it
+# imports, cryptography among them, about 6 MB). 100 MB is the ceiling.
+VSIX_BUDGET_MB = 80
 VSIX_CEILING_MB = 100
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 
@@ -277,6 +279,10 @@ def _workspace(root: Path) -> Path:
         "---\nname: review\ndescription: Review a file for bugs\n---\n"
         "Read the file and list every bug you find.\n"
     )
+    # The mcp_servers scenario's server: built with the MCP SDK, its tools direct.
+    server = Path(__file__).resolve().parents[2] / "mcp" / "misbehaving_server.py"
+    tools = {"command": sys.executable, "args": [str(server)], "exposure": "direct"}
+    (workspace / ".pi" / "mcp.json").write_text(json.dumps({"mcpServers": {"tools": tools}}))
     prompts = workspace / ".pi" / "prompts"
     prompts.mkdir()
     (prompts / "explain.md").write_text(

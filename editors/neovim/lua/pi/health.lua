@@ -139,6 +139,39 @@ local function check_session_dir(state)
   end
 end
 
+-- MCP servers: each one's state; a failed one with its error and the end of its stderr.
+local function check_mcp(client)
+  vim.health.start("pi: MCP servers")
+  local response = compat.request_sync(client, "pi/mcp", vim.empty_dict(), REQUEST_TIMEOUT_MS)
+  if not response or response.err then
+    vim.health.error("pi/mcp failed: " .. vim.inspect(response and response.err or "timeout"))
+    return
+  end
+  local mcp = require("pi.mcp")
+  local servers = response.result.servers or {}
+  mcp.remember(servers)
+  if #servers == 0 then
+    vim.health.info("no MCP servers configured (~/.pi/agent/mcp.json, .pi/mcp.json in trusted workspaces)")
+  end
+  for _, server in ipairs(servers) do
+    if server.state == "connected" or server.state == "disabled" then
+      vim.health.ok(mcp.describe(server))
+    elseif server.state == "connecting" then
+      vim.health.info(mcp.describe(server))
+    else
+      local advice = { ":PiMcp reconnect " .. server.name }
+      if util.present(server.lastError) then
+        table.insert(advice, 1, "error: " .. server.lastError)
+      end
+      local tail = vim.split(vim.trim(server.stderrTail or ""), "\n", { trimempty = true })
+      for index = math.max(1, #tail - 4), #tail do
+        table.insert(advice, "stderr: " .. tail[index])
+      end
+      vim.health.error(mcp.describe(server), advice)
+    end
+  end
+end
+
 local function check_neovim()
   if vim.fn.has("nvim-0.10") == 1 then
     vim.health.ok("Neovim " .. tostring(vim.version()))
@@ -167,6 +200,7 @@ function M.check()
   end
   check_model(response.result)
   check_session_dir(response.result)
+  check_mcp(client)
 end
 
 return M

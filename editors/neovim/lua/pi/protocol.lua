@@ -37,6 +37,8 @@
 
 ---@alias pi.ContextPartKind "base"|"systemFile"|"appendSystem"|"contextFile"|"skills"|"environment"|"extension"|"tools"|"compactionSummary"|"branchSummary"|"nestedContextFile"|"message"|"usageDifference"
 
+---@alias pi.McpState "connecting"|"connected"|"failed"|"needs-auth"|"disconnected"|"disabled"
+
 --- How bad a resource problem is, as the editor's diagnostics show it: `error` mostly for a file
 --- that could not be read or parsed, `warning` for the rest.
 ---@alias pi.Severity "error"|"warning"
@@ -212,6 +214,15 @@
 
 ---@class pi.LogoutParams
 ---@field provider string
+
+---@class pi.McpServerParams
+--- The server's name in `mcp.json` (or the ACP client's, made valid).
+---@field name string
+
+---@class pi.McpSetEnabledParams
+---@field name string
+--- Start (true) or stop (false) the server while this server runs; `mcp.json` is unchanged.
+---@field enabled boolean
 
 --- The params of the `pi/setCredentials` notification.
 ---@class pi.SetCredentialsParams
@@ -583,6 +594,26 @@
 ---@field removed boolean
 ---@field path string
 
+--- One MCP server as it is now.
+---@class pi.McpServerStatus
+---@field name string
+--- The `mcp.json` that defines it, or `ACP session/new`.
+---@field source string
+---@field scope "user"|"project"|"acp"
+---@field transport "stdio"|"http"
+---@field state pi.McpState
+--- The server's exposure (`direct`, `deferred`, `codemode`, `hidden`).
+---@field exposure string
+---@field toolCount integer
+--- How many of its tools have each exposure (`toolExposure` applied).
+---@field toolExposures table<string, integer>
+---@field lastError? string
+--- The end of what a stdio server wrote to stderr (empty for HTTP servers).
+---@field stderrTail string
+
+---@class pi.McpResult
+---@field servers pi.McpServerStatus[]
+
 ---@class pi.SetModelResult
 ---@field sessionId string
 ---@field model string
@@ -896,6 +927,9 @@
 ---@field export_session pi.Request<pi.ExportSessionResult> pi/exportSession
 ---@field import_session pi.Request<pi.ImportSessionResult> pi/importSession
 ---@field delete_session pi.Request<pi.DeleteSessionResult> pi/deleteSession
+---@field mcp pi.Request<pi.McpResult> pi/mcp
+---@field mcp_reconnect pi.Request<pi.McpServerStatus> pi/mcpReconnect
+---@field mcp_set_enabled pi.Request<pi.McpServerStatus> pi/mcpSetEnabled
 
 local M = {}
 
@@ -932,6 +966,9 @@ M.requests = {
   export_session = "pi/exportSession",
   import_session = "pi/importSession",
   delete_session = "pi/deleteSession",
+  mcp = "pi/mcp",
+  mcp_reconnect = "pi/mcpReconnect",
+  mcp_set_enabled = "pi/mcpSetEnabled",
 }
 
 --- The server's notifications, by name.

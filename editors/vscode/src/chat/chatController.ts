@@ -6,7 +6,10 @@ import { ErrorCodes, type PromptParams } from '../protocol';
 import { describeError, errorCode, errorProvider, type PiServer } from '../server';
 import type { SessionController } from '../session';
 import { HISTORY_LIMIT, historyItems } from './history';
-import type { Completion, FromWebview, ModelInfo, ServerStatus, ToWebview } from './messages';
+import type { Completion, FromWebview, McpSummary, ModelInfo, ServerStatus, ToWebview } from './messages';
+
+/** While a server is still starting, the header asks again after this long. */
+const MCP_RECHECK_MS = 1000;
 import { applyNotification, type ChatState, emptyChat, isSeqGap, type LocalAction, reduce } from './reducer';
 
 export class ChatController implements vscode.Disposable {
@@ -16,6 +19,8 @@ export class ChatController implements vscode.Disposable {
   private post: ((message: ToWebview) => void) | undefined;
   private pendingInput: string | undefined;
   private earlierPages = 0;
+  private mcp: McpSummary = { total: 0, connected: 0, connecting: 0, failed: 0 };
+  private mcpRecheck: ReturnType<typeof setTimeout> | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(
@@ -28,6 +33,7 @@ export class ChatController implements vscode.Disposable {
         if (isSeqGap(this.state, notification)) server.output.appendLine(`pi/event: a gap before seq ${notification.seq}`);
         this.state = applyNotification(this.state, notification);
         this.post?.({ type: 'event', notification });
+        if (notification.event.type === 'agent_end') void this.refreshMcp();
       }),
       session.onDidSwitch(({ sessionId, history }) => {
         this.apply({ type: 'local_reset', sessionId, items: history });
@@ -37,10 +43,14 @@ export class ChatController implements vscode.Disposable {
         this.apply({ type: 'local_context', usage: state.contextUsage });
         this.post?.({ type: 'model', model: this.modelInfo() });
       }),
-      server.onResourcesChanged(() => void this.loadCompletions()),
+      server.onResourcesChanged(() => {
+        void this.loadCompletions();
+        void this.refreshMcp();
+      }),
       session.onDidShowAfterStart((generation) => {
         this.setServerStatus({ state: 'running', generation });
         void this.loadCompletions();
+        void this.refreshMcp();
       }),
       server.onDidStop(() => this.setServerStatus({ ...this.serverStatus, state: 'stopped', problem: server.lastProblem })),
     ];
@@ -90,6 +100,8 @@ export class ChatController implements vscode.Disposable {
         return void vscode.commands.executeCommand('pi.apiKey.set', message.provider);
       case 'useLocalServer':
         return void vscode.commands.executeCommand('pi.localServer.use');
+      case 'pickMcp':
+        return void vscode.commands.executeCommand('pi.mcp.servers');
       case 'loadEarlier':
         return this.loadEarlier(message.before);
       case 'openContext':
@@ -100,7 +112,22 @@ export class ChatController implements vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.mcpRecheck);
     for (const subscription of this.subscriptions) subscription.dispose();
+  }
+
+  /** Asks the server how its MCP servers are doing, for the header (again while one starts). */
+  async refreshMcp(): Promise<void> {
+    clearTimeout(this.mcpRecheck);
+    try {
+      const { servers } = await this.server.request('pi/mcp', {});
+      const count = (state: string) => servers.filter((server) => server.state === state).length;
+      this.mcp = { total: servers.length, connected: count('connected'), connecting: count('connecting'), failed: count('failed') };
+      this.post?.({ type: 'mcp', summary: this.mcp });
+      if (this.mcp.connecting > 0) this.mcpRecheck = setTimeout(() => void this.refreshMcp(), MCP_RECHECK_MS);
+    } catch (error) {
+      this.server.output.appendLine(`Could not read the MCP servers: ${describeError(error)}`);
+    }
   }
 
   private async prompt(text: string, behavior: 'steer' | 'followUp' | undefined): Promise<void> {
@@ -177,6 +204,7 @@ export class ChatController implements vscode.Disposable {
   private sendReset(): void {
     this.post?.({ type: 'reset', state: this.state, model: this.modelInfo(), completions: this.completions });
     this.post?.({ type: 'server', status: this.serverStatus });
+    this.post?.({ type: 'mcp', summary: this.mcp });
     if (this.post && this.pendingInput !== undefined) {
       this.post({ type: 'editorText', text: this.pendingInput });
       this.pendingInput = undefined;

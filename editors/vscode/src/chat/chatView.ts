@@ -67,6 +67,7 @@ export function chatHtml(parts: { csp: string; nonce: string; script: string; st
 <header class="toolbar">
   <div class="toolbar-row" role="toolbar" aria-label="Chat actions">
     <button id="model" data-testid="model" class="link" title="Choose the model">no model</button>
+    <button id="mcp" data-testid="mcp" class="link" title="MCP servers" hidden>MCP</button>
     <span class="spacer"></span>
     <button id="compact" data-testid="compact" class="secondary" title="Summarize older messages to free context">Compact</button>
     <button id="new-session" data-testid="new-session" class="secondary" title="Start a new session">New</button>

@@ -27,6 +27,14 @@ export interface ServerStatus {
   problem?: string;
 }
 
+/** How many MCP servers there are and how they are doing (the chat header's MCP button). */
+export interface McpSummary {
+  total: number;
+  connected: number;
+  connecting: number;
+  failed: number;
+}
+
 export type ToWebview =
   | { type: 'reset'; state: ChatState; model: ModelInfo; completions: Completion[] }
   | { type: 'event'; notification: EventNotification }
@@ -36,7 +44,8 @@ export type ToWebview =
   | { type: 'editorText'; text: string }
   | { type: 'server'; status: ServerStatus }
   /** Scroll to the message of an entry and highlight it (the Context view's "Show in Chat"). */
-  | { type: 'revealEntry'; entryId: string };
+  | { type: 'revealEntry'; entryId: string }
+  | { type: 'mcp'; summary: McpSummary };
 
 export type FromWebview =
   | { type: 'ready' }
@@ -48,6 +57,8 @@ export type FromWebview =
   /** Store an API key (for `provider`, else asking which). */
   | { type: 'setApiKey'; provider?: string }
   | { type: 'useLocalServer' }
+  /** The MCP servers' quick pick (the header's MCP button). */
+  | { type: 'pickMcp' }
   /** The user scrolled to the top (or clicked "Load earlier messages"): the page before `before`. */
   | { type: 'loadEarlier'; before: string }
   /** The context meter was clicked: open the Context view. */

@@ -1,7 +1,7 @@
 // The chat webview's script: keeps the chat state (the same reducer as the extension host),
 // draws it, and sends the user's prompts and actions to the host. The state and the unsent draft
 // are saved with `setState`, so hiding and showing the view loses nothing.
-import type { Completion, FromWebview, ModelInfo, ToWebview } from '../chat/messages';
+import type { Completion, FromWebview, McpSummary, ModelInfo, ToWebview } from '../chat/messages';
 import { applyNotification, type ChatState, EARLIER_TOPIC, emptyChat, reduce } from '../chat/reducer';
 import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../contextLevel';
 import { setupReason } from '../chat/setup';
@@ -120,6 +120,23 @@ function renderModel(): void {
   button.textContent = model.model ? `${model.model}${model.thinkingLevel ? ` · ${model.thinkingLevel}` : ''}${key}` : 'no model';
 }
 
+/** The header's MCP button: hidden without servers, `MCP 2/3` (and ⚠ when one failed). */
+function renderMcp(summary: McpSummary): void {
+  const button = byId<HTMLButtonElement>('mcp');
+  button.hidden = summary.total === 0;
+  button.dataset.failed = String(summary.failed);
+  const starting = summary.connecting > 0 ? ' …' : '';
+  button.textContent = `${summary.failed > 0 ? '⚠ ' : ''}MCP ${summary.connected}/${summary.total}${starting}`;
+  button.title = [
+    `${summary.connected} of ${summary.total} MCP servers connected`,
+    summary.connecting > 0 ? `${summary.connecting} starting` : '',
+    summary.failed > 0 ? `${summary.failed} failed` : '',
+    'Click for the MCP servers',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
 function renderMeter(): void {
   const usage = chat.context;
   const level = contextLevel(usage?.percent);
@@ -235,6 +252,7 @@ stop.addEventListener('click', () => vscode.postMessage({ type: 'abort' }));
 byId('compact').addEventListener('click', () => vscode.postMessage({ type: 'compact' }));
 byId('meter').addEventListener('click', () => vscode.postMessage({ type: 'openContext' }));
 byId('model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));
+byId('mcp').addEventListener('click', () => vscode.postMessage({ type: 'pickMcp' }));
 byId('new-session').addEventListener('click', () => vscode.postMessage({ type: 'newSession' }));
 byId('setup-key').addEventListener('click', () =>
   vscode.postMessage({ type: 'setApiKey', provider: model.keyStatus === 'missing' ? model.provider ?? undefined : undefined }),
@@ -279,6 +297,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       document.body.dataset.serverGeneration = String(message.status.generation);
       byId('server-status').hidden = message.status.state !== 'stopped';
       if (message.status.problem) byId('server-status').textContent = `pi-lsp is not running: ${message.status.problem}`;
+      break;
+    case 'mcp':
+      renderMcp(message.summary);
       break;
     case 'revealEntry':
       revealEntry(transcript, message.entryId);

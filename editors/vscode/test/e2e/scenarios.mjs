@@ -657,6 +657,40 @@ async function setupView(context) {
   return shot;
 }
 
+/**
+ * MCP (the workspace's .pi/mcp.json names tests/mcp/misbehaving_server.py with direct tools): the
+ * header's MCP button, an MCP tool call's row in the chat, and "Pi: MCP Servers…" disabling and
+ * enabling the server again.
+ */
+async function mcpServers(context) {
+  const { page, llm } = context;
+  const frame = await chatFrame(page);
+  await frame.click('[data-testid="new-session"]');
+  await until('an empty chat', async () => (await frame.$$('[data-testid="user-message"]')).length === 0);
+  await until('the MCP server connected', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/1', 60_000);
+  await enqueue(
+    llm,
+    { kind: 'tool_calls', calls: [['call_mcp_1', 'mcp__tools__echo', { text: 'from VS Code' }]] },
+    { kind: 'text', text: 'The MCP server answered.' },
+  );
+  await send(frame, 'Echo through MCP');
+  await until('the MCP tool call to finish', async () =>
+    (await frame.$('[data-testid="tool-call"][data-tool="mcp__tools__echo"][data-status="done"]')) !== null);
+  const result = await text(frame, '[data-testid="tool-result"]');
+  if (!result.includes('echo: from VS Code')) throw new Error(`the MCP tool result: ${result}`);
+  await until('the answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('The MCP server answered.'));
+  const shot = await screenshot(context, 'mcp.png');
+  await runCommand(page, 'Pi: MCP Servers…');
+  await chooseQuickPick(page, 'tools');
+  await chooseQuickPick(page, 'Disable');
+  await until('the server disabled in the header', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 0/1');
+  await runCommand(page, 'Pi: MCP Servers…');
+  await chooseQuickPick(page, 'tools');
+  await chooseQuickPick(page, 'Enable');
+  await until('the server back in the header', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/1', 60_000);
+  return shot;
+}
+
 /** Scrolls the session tree by `deltaY` at a time until `row` is shown. */
 async function scrollTreeUntil(page, row, deltaY) {
   const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
@@ -755,5 +789,6 @@ export const scenarios = [
   { name: 'permission_question', run: permissionQuestion },
   { name: 'auth_error_notice', run: authErrorNotice },
   { name: 'setup_view', run: setupView },
+  { name: 'mcp_servers', run: mcpServers },
   { name: 'big_session', run: bigSession },
 ];

@@ -1,0 +1,100 @@
+-- :PiMcp — the MCP servers (pi/mcp): each server's state and tools in vim.ui.select, then what
+-- to do with the one picked: reconnect, enable or disable it while the server runs, show its
+-- error and stderr tail, open its mcp.json. `:PiMcp {action} {server}` acts at once.
+local api = require("pi.api")
+local util = require("pi.util")
+
+local M = {}
+
+M.ACTIONS = { "reconnect", "enable", "disable" }
+
+--- "8 tools (2 direct, 6 codemode)".
+function M.describe_tools(server)
+  local parts = {}
+  for exposure, count in pairs(server.toolExposures or {}) do
+    table.insert(parts, ("%d %s"):format(count, exposure))
+  end
+  table.sort(parts)
+  local exposures = #parts > 0 and (" (" .. table.concat(parts, ", ") .. ")") or ""
+  return ("%d tools%s"):format(server.toolCount or 0, exposures)
+end
+
+--- One line per server, for :PiMcp and :checkhealth pi.
+function M.describe(server)
+  return ("%s: %s, %s — %s"):format(server.name, server.state, M.describe_tools(server), server.source)
+end
+
+local function details(server)
+  local lines = { M.describe(server) }
+  if util.present(server.lastError) then
+    table.insert(lines, "error: " .. server.lastError)
+  end
+  for _, line in ipairs(vim.split(vim.trim(server.stderrTail or ""), "\n", { trimempty = true })) do
+    table.insert(lines, "stderr: " .. line)
+  end
+  return table.concat(lines, "\n")
+end
+
+local function done(what)
+  return function(err, result)
+    if err then
+      return util.error(("MCP %s failed: %s"):format(what, err.message or vim.inspect(err)))
+    end
+    vim.notify(("pi: MCP server %s: %s"):format(result.name, result.state))
+  end
+end
+
+--- Runs `action` ("reconnect", "enable", "disable") on the server `name`.
+function M.act(action, name)
+  if action == "reconnect" then
+    api.mcp_reconnect({ name = name }, done("reconnect"))
+  elseif action == "enable" or action == "disable" then
+    api.mcp_set_enabled({ name = name, enabled = action == "enable" }, done(action))
+  else
+    util.error("usage: :PiMcp [reconnect|enable|disable {server}]")
+  end
+end
+
+local function choose_action(server)
+  local choices = server.state == "disabled" and { "enable" } or { "reconnect", "disable" }
+  vim.list_extend(choices, { "details" })
+  if server.scope ~= "acp" then
+    table.insert(choices, "open mcp.json")
+  end
+  vim.ui.select(choices, { prompt = "pi: MCP server " .. server.name }, function(choice)
+    if choice == "details" then
+      vim.notify(details(server))
+    elseif choice == "open mcp.json" then
+      vim.cmd.edit(vim.fn.fnameescape(server.source))
+    elseif choice then
+      M.act(choice, server.name)
+    end
+  end)
+end
+
+--- :PiMcp: pick a server, then an action.
+function M.pick()
+  api.mcp({}, api.report_error("pi/mcp", function(result)
+    local servers = result.servers or {}
+    M.remember(servers)
+    if #servers == 0 then
+      return vim.notify("pi: no MCP servers (configure them in ~/.pi/agent/mcp.json or .pi/mcp.json)")
+    end
+    vim.ui.select(servers, { prompt = "pi: MCP servers", format_item = M.describe }, function(server)
+      if server then
+        choose_action(server)
+      end
+    end)
+  end))
+end
+
+--- Names of the servers, for completion (nil until the server has listed them).
+M.names = {}
+
+function M.remember(servers)
+  M.names = vim.tbl_map(function(server)
+    return server.name
+  end, servers or {})
+end
+
+return M

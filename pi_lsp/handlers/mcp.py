@@ -1,0 +1,51 @@
+"""Handlers of the MCP status and control requests: ``pi/mcp``, ``pi/mcpReconnect``,
+``pi/mcpSetEnabled`` (the servers themselves are ``pi_lsp/mcp``'s)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_lsp import protocol
+from pi_lsp.errors import InvalidParamsError
+from pi_lsp.handlers.base import pi_request
+from pi_lsp.services import Services
+
+
+@pi_request(protocol.MCP)
+def on_mcp(services: Services, params: protocol.NoParams) -> protocol.McpResult:
+    return protocol.McpResult([_status(status) for status in services.mcp.statuses()])
+
+
+@pi_request(protocol.MCP_RECONNECT)
+def on_mcp_reconnect(
+    services: Services, params: protocol.McpServerParams
+) -> protocol.McpServerStatus:
+    try:
+        return _status(services.mcp.reconnect(params.name))
+    except KeyError as unknown:
+        raise InvalidParamsError(str(unknown.args[0])) from None
+
+
+@pi_request(protocol.MCP_SET_ENABLED)
+def on_mcp_set_enabled(
+    services: Services, params: protocol.McpSetEnabledParams
+) -> protocol.McpServerStatus:
+    try:
+        return _status(services.mcp.set_enabled(params.name, params.enabled))
+    except KeyError as unknown:
+        raise InvalidParamsError(str(unknown.args[0])) from None
+
+
+def _status(status: dict[str, Any]) -> protocol.McpServerStatus:
+    return protocol.McpServerStatus(
+        name=status["name"],
+        source=status["source"],
+        scope=status["scope"],
+        transport=status["transport"],
+        state=status["state"],
+        exposure=status["exposure"],
+        tool_count=status["toolCount"],
+        tool_exposures=status["toolExposures"],
+        last_error=status["lastError"],
+        stderr_tail=status["stderrTail"],
+    )
