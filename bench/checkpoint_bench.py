@@ -104,7 +104,7 @@ async def one_session(workspace: Path, files: int, size: int, editor) -> dict[st
     forward_ms = (time.perf_counter() - started) * 1000
     assert len(preview.files) == len(back.files) == len(forward.files) == files
     assert {file.action for file in back.files} == {"restored"}, back.files[:3]
-    store = services.agent.checkpoints.store_for(runtime)
+    store = services.agent.checkpoint_recorder.store_for(runtime)
     store_bytes = sum(path.stat().st_size for path in store.root.rglob("*") if path.is_file())
     return {
         "turn": turn_ms,

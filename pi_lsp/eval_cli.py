@@ -32,6 +32,7 @@ from pi_lsp.compaction.probes import EvalError, GradedProbe, Probe
 from pi_lsp.errors import InvalidParamsError, NothingToCompactError, SessionNotFoundError
 from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.session.message_types import AssistantMessage, UserMessage
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.session import Session
 from pi_lsp.session_cli import at_least
@@ -166,7 +167,9 @@ async def _compact(
     if preparation is None or (path and path[-1].type == "compaction"):
         raise NothingToCompactError("Nothing to compact: the session is too small")
 
-    async def complete(system_prompt: str, user_text: str, max_tokens: int | None) -> dict:
+    async def complete(
+        system_prompt: str, user_text: str, max_tokens: int | None
+    ) -> AssistantMessage:
         model = setup.compaction_model
         return await calls.complete(model, system_prompt, [], user_text, max_tokens)
 
@@ -222,17 +225,21 @@ class _Calls:
         context: Sequence[Mapping[str, Any]],
         user_text: str,
         max_tokens: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> AssistantMessage:
         from pi_lsp.compaction.summarize import combine_usage
         from pi_lsp.llm.client import complete
         from pi_lsp.llm.stream import CompletionRequest
         from pi_lsp.session.messages import convert_to_llm
 
-        question = {"role": "user", "content": [{"type": "text", "text": user_text}]}
+        question: UserMessage = {
+            "role": "user",
+            "content": [{"type": "text", "text": user_text}],
+            "timestamp": 0,
+        }
         request = CompletionRequest(
             model=model,
             system_prompt=system_prompt,
-            messages=[*convert_to_llm(list(context)), {**question, "timestamp": 0}],
+            messages=[*convert_to_llm(list(context)), question],
             max_tokens=max_tokens,
         )
         message = await complete(self.client, request)

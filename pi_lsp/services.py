@@ -87,9 +87,9 @@ class Services:
 
         live = LiveConfig(config, resources)
         editor = editor or NoEditor()
-        checkpoints = CheckpointRecorder(editor)
+        checkpoint_recorder = CheckpointRecorder(editor)
         files = FileRestorer(
-            checkpoints, editor, lambda: live.config.settings.checkpoints.max_file_bytes
+            checkpoint_recorder, editor, lambda: live.config.settings.checkpoints.max_file_bytes
         )
         client = client or ProviderClient(live.configured_model)
         summaries = SummaryModel(live, client)
@@ -132,7 +132,7 @@ class Services:
             client,
             editor=editor,
             tools=lambda: [*built_in(), *mcp.tools()],
-            checkpoints=checkpoints,
+            checkpoint_recorder=checkpoint_recorder,
             permissions=permissions,
             before_turn=mcp.wait_for_direct,
             branch_tools=branch_tools,

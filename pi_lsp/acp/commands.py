@@ -11,6 +11,7 @@ the agent, which expands skills and templates itself.
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from collections.abc import Awaitable, Callable
 
@@ -19,7 +20,8 @@ from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredComm
 
 from pi_lsp.acp.tree_text import tree_text
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import InvalidParamsError
+from pi_lsp.errors import InvalidParamsError, echoed
+from pi_lsp.llm.providers import can_send
 from pi_lsp.mcp.status_text import status_text
 from pi_lsp.protocol import THINKING_LEVELS
 from pi_lsp.services import Services
@@ -105,9 +107,9 @@ async def run(
 
 async def _compact(services: Services, runtime: SessionRuntime, arguments: list[str]):
     result = await services.agent.compact(runtime, arguments[0] if arguments else None)
+    # The summary itself reached the client as the compaction's card (``compaction_end``).
     return CommandOutcome(
-        f"Compacted {result.tokens_before} tokens into a summary (entry {result.entry_id}):\n\n"
-        f"{result.summary}"
+        f"Compacted {result.tokens_before:,} tokens into a summary (entry {result.entry_id})."
     )
 
 
@@ -173,6 +175,14 @@ async def _label(services: Services, runtime: SessionRuntime, arguments: list[st
 async def _model(services: Services, runtime: SessionRuntime, arguments: list[str]):
     if len(arguments) != 1:
         raise InvalidParamsError("usage: /model <model>")
+    candidate = services.live.model_named(arguments[0])
+    # Checked before the switch: a model_change entry, once written, stays in the session.
+    if candidate is not None and not await asyncio.to_thread(can_send, candidate):
+        raise InvalidParamsError(
+            f"unknown model '{echoed(arguments[0])}': its provider is not one pi-lsp sends to, "
+            "not in models.json and not one litellm knows (provider/model, e.g. "
+            "anthropic/claude-sonnet-4-5)"
+        )
     chosen = services.agent.set_model(runtime, arguments[0])
     return CommandOutcome(f"Model: {chosen.provider}/{chosen.model_id}.")
 

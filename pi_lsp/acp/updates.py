@@ -7,8 +7,10 @@ output as it arrives, then the final status and content; a command run in the cl
 shows as that terminal). ``write`` and ``edit`` are announced with their change as diffs, and
 since ``content`` in a ``tool_call_update`` replaces the tool call's content (ACP v1), every
 update of theirs carries the diffs again before the result, live and in replays.
-Compactions and branch summaries are shown as agent messages. ``replay`` turns the active path of
-a session (its transcript) into the same updates, for ``session/load``.
+Compactions and branch summaries are shown as agent messages carrying their card in markdown
+(``summary_cards.py``), live and in replays; a failed or cancelled one says nothing changed.
+``replay`` turns the active path of a session (its transcript) into the same updates, for
+``session/load``.
 """
 
 from __future__ import annotations
@@ -30,12 +32,14 @@ from acp import (
 from acp.helpers import start_tool_call
 from acp.schema import ImageContentBlock, StopReason, TerminalToolCallContent, ToolCallLocation
 
+from pi_lsp.acp.summary_cards import card_markdown, failed_markdown
 from pi_lsp.protocol import (
     BranchSummaryEndEvent,
     CompactionEndEvent,
     CompactionStartEvent,
     Event,
     RetryEvent,
+    SummaryCard,
     TextDeltaEvent,
     ThinkingDeltaEvent,
     ToolExecutionEndEvent,
@@ -110,10 +114,10 @@ def event_updates(event: Event, cwd: Path, running: RunningDiffs | None = None) 
         ]
     if isinstance(event, CompactionStartEvent):
         return [update_agent_message_text(f"\n\n_Compacting the context ({event.reason})…_\n\n")]
-    if isinstance(event, CompactionEndEvent) and event.error_message:
-        return [update_agent_message_text(f"_Compaction failed: {event.error_message}_\n\n")]
-    if isinstance(event, BranchSummaryEndEvent) and event.error_message:
-        return [update_agent_message_text(f"_Branch summary failed: {event.error_message}_\n\n")]
+    if isinstance(event, CompactionEndEvent):
+        return _compaction_end(event, cwd)
+    if isinstance(event, BranchSummaryEndEvent):
+        return _branch_summary_end(event, cwd)
     if isinstance(event, RetryEvent):
         return [
             update_agent_thought_text(
@@ -122,6 +126,26 @@ def event_updates(event: Event, cwd: Path, running: RunningDiffs | None = None) 
             )
         ]
     return []
+
+
+def _compaction_end(event: CompactionEndEvent, cwd: Path) -> list[Any]:
+    if event.aborted or event.error_message:
+        unchanged = "the session is unchanged"
+        text = failed_markdown("Compaction", event.error_message, event.aborted, unchanged)
+        return [update_agent_message_text(text)]
+    if event.card is None:
+        return []
+    return [update_agent_message_text(card_markdown("compaction", event.card, cwd, event.reason))]
+
+
+def _branch_summary_end(event: BranchSummaryEndEvent, cwd: Path) -> list[Any]:
+    if event.aborted or event.error_message:
+        unchanged = "the leaf did not move"
+        text = failed_markdown("Branch summary", event.error_message, event.aborted, unchanged)
+        return [update_agent_message_text(text)]
+    if event.card is None:
+        return []
+    return [update_agent_message_text(card_markdown("branch_summary", event.card, cwd))]
 
 
 def tool_call_start(tool_call_id: str, name: str, arguments: dict[str, Any], cwd: Path) -> Any:
@@ -143,12 +167,21 @@ def replay(items: Iterable[TranscriptEntry], cwd: Path) -> list[Any]:
     updates: list[Any] = []
     tool_calls: dict[str, tuple[str, dict[str, Any]]] = {}
     for item in items:
-        if item.type in ("compaction", "branch_summary") and item.summary:
-            heading = "Compaction summary" if item.type == "compaction" else "Branch summary"
-            updates.append(update_agent_message_text(f"**{heading}**\n\n{item.summary}\n\n"))
+        card = _card(item)
+        if card is not None:
+            updates.append(update_agent_message_text(card_markdown(item.type, card, cwd)))
         elif item.message is not None:
             updates.extend(_message_updates(item.message, tool_calls, cwd))
     return updates
+
+
+def _card(item: TranscriptEntry) -> SummaryCard | None:
+    """A summary entry's card (one of the summary alone when the transcript gave none)."""
+    if item.type not in ("compaction", "branch_summary"):
+        return None
+    if item.card is not None:
+        return item.card
+    return SummaryCard(item.summary, [], []) if item.summary else None
 
 
 def _message_updates(

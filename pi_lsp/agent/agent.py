@@ -58,7 +58,7 @@ class Agent:
         *,
         editor: EditorBridge | None = None,
         tools: Callable[[], list[Tool]] | None = None,
-        checkpoints: CheckpointRecorder | None = None,
+        checkpoint_recorder: CheckpointRecorder | None = None,
         permissions: Permissions | None = None,
         before_turn: Callable[[], Awaitable[None]] | None = None,
         branch_tools: Callable[[SessionRuntime], list[Tool]] | None = None,
@@ -73,7 +73,7 @@ class Agent:
         self._named: set[str] = set()
         """Sessions whose name the model was asked for (once per session)."""
         self._naming: set[asyncio.Task] = set()
-        self.checkpoints = checkpoints
+        self.checkpoint_recorder = checkpoint_recorder
         """Where the tools' file changes are recorded (None: not recorded)."""
         self.permissions = permissions
         """Which tool calls ask the user first (None: every call runs)."""
@@ -193,8 +193,9 @@ class Agent:
             retry=current.retry_settings(),
             context_window=self.live.context_window(model),
             cache_retention=self.live.cache_retention(),
+            max_output_tokens=self.live.max_output_tokens(model),
             extensions=self.live.resources.extensions,
-            checkpoints=self.checkpoints,
+            checkpoint_recorder=self.checkpoint_recorder,
             checkpoint_options=current.settings.checkpoints,
             context_files=self.nested_context if current.settings.nested_context_files else None,
             permissions=self.permissions,

@@ -81,7 +81,8 @@ class Compactor:
     async def recover_from_overflow(
         self, runtime: SessionRuntime, already_tried: bool, failed_entry_id: str
     ) -> bool:
-        """Compact after the provider refused the context; True when the answer may be retried.
+        """Compact after the provider refused the context or cut a recoverable ``length`` stop (pi
+        1.6 recovers both the same way, once per turn); True when the answer may be retried.
 
         As pi 1.6 does ("Overflow and Length Recovery Ordering"), the failed attempt
         (``failed_entry_id``) is first left out of the context with a ``context_edit``, so the

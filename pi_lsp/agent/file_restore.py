@@ -74,9 +74,9 @@ class FileRestorer:
     """Previews and restores of the files the agent changed, for every open session."""
 
     def __init__(
-        self, checkpoints: CheckpointRecorder, editor: EditorBridge, max_bytes: Settings
+        self, checkpoint_recorder: CheckpointRecorder, editor: EditorBridge, max_bytes: Settings
     ) -> None:
-        self.checkpoints = checkpoints
+        self.checkpoint_recorder = checkpoint_recorder
         self.editor = editor
         self.max_bytes = max_bytes
         self._restored_in_editor: dict[str, str | None] = {}
@@ -96,7 +96,7 @@ class FileRestorer:
         now) to ``to_leaf`` would do, with a diff per file; touches nothing."""
         session = runtime.session
         from_leaf = session.leaf_id if from_id is None else from_id
-        store = self.checkpoints.store_for(runtime)
+        store = self.checkpoint_recorder.store_for(runtime)
         journey = self._journey(runtime, from_leaf, to_leaf)
         files = []
         if store is not None and journey.files:
@@ -141,7 +141,7 @@ class FileRestorer:
     ) -> RestoreOutcome:
         """Put the files concerned by a move from the leaf to ``to_leaf`` back to their content
         there. ``FilesNotRestoredError`` when the editor refused the edit (nothing changed)."""
-        store = self.checkpoints.store_for(runtime)
+        store = self.checkpoint_recorder.store_for(runtime)
         journey = self._journey(runtime, runtime.session.leaf_id, to_leaf)
         if store is None or not journey.files:
             return RestoreOutcome((), ())
@@ -174,7 +174,7 @@ class FileRestorer:
         outcome: RestoreOutcome,
     ) -> None:
         """Write a finished restore to the ledger (once the leaf has moved to ``to_leaf``)."""
-        store = self.checkpoints.store_for(runtime)
+        store = self.checkpoint_recorder.store_for(runtime)
         if store is None or not outcome.written:
             return
         store.ledger.record_restore(

@@ -80,13 +80,17 @@ class LiveConfig:
     def model_for(self, runtime: SessionRuntime) -> ModelConfig | None:
         """The session's model: its own choice (``pi/setModel``, a resumed session's), else the
         configured one; None when no model is configured."""
+        return self.model_named(runtime.model_override)
+
+    def model_named(self, override: str | None) -> ModelConfig | None:
+        """The model a session would use after choosing ``override`` (None: the configured one)."""
         settings = self.current.model_settings()
         environ = dict(self._environ)
-        if runtime.model_override:
+        if override:
             configured = environ.pop("PI_LSP_MODEL", None) or settings.get("model")
             # pi/setModel is the user's latest word: it beats the server's start-up PI_LSP_MODEL.
-            settings = {**settings, "model": runtime.model_override}
-            if not _same_provider(configured, runtime.model_override):
+            settings = {**settings, "model": override}
+            if not _same_provider(configured, override):
                 # The endpoint given for the configured model (a local server's) is not another
                 # provider's: its model goes to its own API with its own key.
                 settings = {

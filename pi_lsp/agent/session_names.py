@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.agent.summary_model import SummaryModel
 from pi_lsp.errors import PiError
+from pi_lsp.session.message_types import AssistantMessage
 from pi_lsp.session.messages import content_text
 
 logger = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def excerpt(runtime: SessionRuntime) -> str:
     return "\n\n".join(parts)
 
 
-def cleaned_name(answer: dict[str, Any]) -> str | None:
+def cleaned_name(answer: AssistantMessage) -> str | None:
     """The first line of the model's answer, without quotes and a final period."""
     text = content_text(answer.get("content")).strip()
     line = text.splitlines()[0] if text else ""

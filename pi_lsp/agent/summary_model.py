@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
 
 import attrs
 
@@ -47,7 +46,7 @@ from pi_lsp.protocol import (
     SummarizationRetryScheduledEvent,
     SummarizationSource,
 )
-from pi_lsp.session.message_types import TextContent, UserMessage
+from pi_lsp.session.message_types import AssistantMessage, TextContent, UserMessage
 from pi_lsp.session.messages import convert_to_llm
 
 CACHE_TTL_SECONDS = {"short": 300.0, "long": 3600.0}
@@ -90,7 +89,7 @@ class SummaryModel:
 
         async def call(
             system_prompt: str, user_text: str, max_output_tokens: int | None
-        ) -> dict[str, Any]:
+        ) -> AssistantMessage:
             request = CompletionRequest(
                 model=model,
                 system_prompt=system_prompt,
@@ -120,7 +119,7 @@ class SummaryModel:
         counter = self.live.token_counter()
         client = self.client
 
-        async def call(summary: InPlaceRequest) -> dict[str, Any] | None:
+        async def call(summary: InPlaceRequest) -> AssistantMessage | None:
             messages = convert_to_llm(summary.prefix)
             shared = min(len(messages), len(anchor.request.messages))
             if not shared or messages[:shared] != list(anchor.request.messages[:shared]):
@@ -163,7 +162,7 @@ class _Retrying:
         self.reason = reason
         self.context_window: int | None = None
 
-    async def complete(self, client: ModelClient, request: CompletionRequest) -> dict[str, Any]:
+    async def complete(self, client: ModelClient, request: CompletionRequest) -> AssistantMessage:
         attempt = 0
         try:
             while True:
@@ -186,7 +185,7 @@ class _Retrying:
             if attempt:
                 self.events.emit(SummarizationRetryFinishedEvent())
 
-    def _should_retry(self, message: dict[str, Any], attempt: int) -> bool:
+    def _should_retry(self, message: AssistantMessage, attempt: int) -> bool:
         settings = self.settings
         return (
             settings.enabled

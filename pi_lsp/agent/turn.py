@@ -6,7 +6,8 @@ turn runs. After each tool batch the steering prompts that arrived are delivered
 compacts if the context grew into the reserve. Before each request, the nested context files
 (AGENTS.md below the workspace root) that the tool calls in the context call for and that are not
 in it yet, or changed, are appended as entries of their own (``agent/nested_context.py``). A
-context overflow is answered by compacting and retrying the answer once. Each tool call first
+context overflow, or a ``length`` stop below the model's output limit (pi 1.6's recoverable
+length), is answered by compacting and retrying the answer once per turn. Each tool call first
 passes ``Permissions.check`` (``agent/permissions.py``): a call the user did not allow gets the
 refusal as its result and does not run.
 
@@ -47,6 +48,7 @@ from pi_lsp.llm.events import Completed, TextDelta, ThinkingDelta, ToolCallStart
 from pi_lsp.llm.failed_messages import (
     auth_error_status,
     is_context_overflow,
+    is_recoverable_length,
     is_retryable_error,
     refused_key_message,
     retry_delay_ms,
@@ -110,9 +112,11 @@ class TurnSetup:
     retry: RetrySettings
     context_window: int
     cache_retention: str = "short"
+    max_output_tokens: int | None = None
+    """The model's own output limit (pi's ``maxTokens``): a ``length`` stop below it recovers."""
     extensions: ExtensionHost | None = None
     """Whose ``context`` and ``tool_result`` hooks run during the turn."""
-    checkpoints: CheckpointRecorder | None = None
+    checkpoint_recorder: CheckpointRecorder | None = None
     """Where the files' contents before and after the tools' changes are recorded."""
     checkpoint_options: CheckpointOptions = attrs.Factory(CheckpointOptions)
     context_files: NestedContextFiles | None = None
@@ -188,7 +192,7 @@ class _Turn:
             stop_reason = message.get("stopReason")
             if stop_reason == "error":
                 self._report_refused_key(message)
-            if stop_reason == "error" and is_context_overflow(message, self.setup.context_window):
+            if self._recoverable(message):
                 retry = await self.compactor.recover_from_overflow(
                     self.runtime, overflow_recovered, entry_id
                 )
@@ -204,6 +208,14 @@ class _Turn:
             await self.compactor.compact_if_needed(
                 self.runtime, Moment.BETWEEN_ROUNDS, self.setup.context_window
             )
+
+    def _recoverable(self, message: AssistantMessage) -> bool:
+        """Whether compacting may let a retry succeed: a refused context, or (pi 1.6) a ``length``
+        stop that ended below the model's own output limit."""
+        stop_reason = message.get("stopReason")
+        if stop_reason == "error":
+            return is_context_overflow(message, self.setup.context_window)
+        return is_recoverable_length(message, self.setup.max_output_tokens)
 
     def _bring_context_files(self) -> None:
         """Append the nested context files the next request needs (none when all are there)."""
@@ -298,13 +310,11 @@ class _Turn:
                     events.emit(ToolCallStartEvent(event.id, event.name))
                 elif isinstance(event, Completed):
                     self._stream = None
-                    answer = _answer_of(event.message)
+                    answer = event.message
                     self._remember_cached(request, sent_at, answer)
                     return answer
         self._stream = None
-        return _answer_of(
-            stream.partial_message("error", "the model's stream ended without a final message")
-        )
+        return stream.partial_message("error", "the model's stream ended without a final message")
 
     def _converted_history(self) -> ConvertedHistory | None:
         """The session's previous conversion, unless extensions' ``context`` hooks choose the
@@ -380,10 +390,10 @@ class _Turn:
         ]
 
     def _new_recorder(self) -> FileChangeRecorder:
-        if self.setup.checkpoints is None:
+        if self.setup.checkpoint_recorder is None:
             return NoRecorder()
         options = self.setup.checkpoint_options
-        return self.setup.checkpoints.recorder(
+        return self.setup.checkpoint_recorder.recorder(
             self.runtime, enabled=options.enabled, max_bytes=options.max_file_bytes
         )
 
@@ -398,8 +408,8 @@ class _Turn:
         # The checkpoint goes right before the result: on every path through the result, so
         # navigating there (or past it) means "after this change", and before it "before".
         recorder, self._recorder = self._recorder, NoRecorder()
-        if self.setup.checkpoints is not None:
-            self.setup.checkpoints.record(
+        if self.setup.checkpoint_recorder is not None:
+            self.setup.checkpoint_recorder.record(
                 self.runtime, str(call.get("id")), str(call.get("name")), recorder
             )
         # pi's key order, details before isError (JSON.stringify keeps insertion order)
@@ -425,7 +435,7 @@ class _Turn:
     def finish_aborted(self) -> TurnOutcome:
         """Persist what the abort interrupted: the partial answer, or open tool calls' results."""
         if self._stream is not None:
-            message = _answer_of(self._stream.partial_message("aborted"))
+            message = self._stream.partial_message("aborted")
             self._stream = None
             _append(self.runtime, message)
             self.last_assistant = message
@@ -448,11 +458,6 @@ def _append(runtime: SessionRuntime, message: AgentMessage) -> str:
     entry_id = runtime.session.append_message(message)
     runtime.events.emit(MessageEndEvent(entry_id, _payload(message)))
     return entry_id
-
-
-def _answer_of(message: dict[str, Any]) -> AssistantMessage:
-    """The answer ``llm/`` streamed: pi's AssistantMessage, built there as a plain dict."""
-    return cast(AssistantMessage, message)
 
 
 def _payload(message: AgentMessage) -> dict[str, Any]:

@@ -62,7 +62,7 @@ from pi_lsp.compaction.settings import DEFAULT_FILE_LIST_LIMIT
 from pi_lsp.errors import CompactionCancelledError, NothingToCompactError, SummaryError
 from pi_lsp.session.context import entry_ids, first_index_with_id
 from pi_lsp.session.js_values import UNDEFINED, is_truthy, to_string
-from pi_lsp.session.message_types import MessageRecord
+from pi_lsp.session.message_types import AssistantMessage, MessageRecord
 from pi_lsp.session.messages import content_text, convert_to_llm
 
 __all__ = [
@@ -82,10 +82,10 @@ __all__ = [
     "summarize_compaction",
 ]
 
-Complete = Callable[[str, str, int | None], Awaitable[dict]]
+Complete = Callable[[str, str, int | None], Awaitable[AssistantMessage]]
 """``(system_prompt, user_text, max_output_tokens) -> assistant message``: one model call, no tools.
 
-The result is a pi assistant message dict: ``content`` blocks, ``stopReason`` (``stop``, ``length``,
+The result is pi's assistant message: ``content`` blocks, ``stopReason`` (``stop``, ``length``,
 ``toolUse``, ``error`` or ``aborted``), ``errorMessage`` when it failed, and ``usage``.
 ``max_output_tokens`` None lets the provider apply the model's own limit.
 """
@@ -104,7 +104,7 @@ class InPlaceRequest:
     """The pasted form's request text: asking in place is only worth it when cheaper."""
 
 
-InPlaceComplete = Callable[[InPlaceRequest], Awaitable[dict | None]]
+InPlaceComplete = Callable[[InPlaceRequest], Awaitable[AssistantMessage | None]]
 """``InPlaceRequest -> assistant message``: the conversation's own request (its system prompt and
 tools) with the prefix as its messages and the instruction appended as one user message; None
 when that is not worth it or not possible (not what the provider cached, too long for the window,

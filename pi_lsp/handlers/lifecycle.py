@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -93,20 +95,25 @@ def _start_session_index(ls) -> None:
         ls.session_watch = asyncio.get_running_loop().create_task(watch)
 
 
-async def on_shutdown(ls, params: None) -> None:
-    if ls.services is not None:
-        ls.services.resources.stop()
-        await ls.services.mcp.close()
-        if ls.connection_ended is None:
-            ls.services.agent.shutdown()
-        else:
-            # The shared server: other clients' commands run in this process too, and the loop
-            # goes on, so each aborted turn ends its own command.
-            ls.services.agent.abort_all()
-        ls.services.sessions.close_all()
-        if ls.session_watch is not None:
-            ls.session_watch.cancel()
-        ls.services.stop_session_index()
+def on_shutdown(ls, params: None) -> Generator[Any, Any, None]:
+    """A generator, as pygls's own lifecycle handlers are: it answers at once (before an `exit`
+    read right behind the request, a file as stdin, ends the process) unless MCP servers are
+    running, whose stop it then hands to pygls to await before answering."""
+    if ls.services is None:
+        return
+    ls.services.resources.stop()
+    if ls.connection_ended is None:
+        ls.services.agent.shutdown()
+    else:
+        # The shared server: other clients' commands run in this process too, and the loop
+        # goes on, so each aborted turn ends its own command.
+        ls.services.agent.abort_all()
+    ls.services.sessions.close_all()
+    if ls.session_watch is not None:
+        ls.session_watch.cancel()
+    ls.services.stop_session_index()
+    if ls.services.mcp.running:
+        yield ls.services.mcp.close, (), {}
 
 
 def on_did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:

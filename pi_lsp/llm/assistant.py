@@ -15,18 +15,27 @@ name it.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import attrs
 
 from pi_lsp.llm.partial_json import parse_streaming_json
 from pi_lsp.llm.usage import empty_usage
+from pi_lsp.protocol import StopReason
+from pi_lsp.session.message_types import (
+    AssistantMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+)
+
+AssistantBlock = TextContent | ThinkingContent | ToolCall
 
 API = "openai-completions"
 ABORTED_ERROR_MESSAGE = "Request was aborted."
 REDACTED_THINKING_TEXT = "[Reasoning redacted]"
 
-_STOP_REASONS = {
+_STOP_REASONS: dict[str, StopReason] = {
     "stop": "stop",
     "end": "stop",
     "length": "length",
@@ -35,7 +44,7 @@ _STOP_REASONS = {
 }
 
 
-def stop_reason_for(finish_reason: str) -> tuple[str, str | None]:
+def stop_reason_for(finish_reason: str) -> tuple[StopReason, str | None]:
     """pi's ``stopReason`` (and error text) for a provider's ``finish_reason``."""
     stop_reason = _STOP_REASONS.get(finish_reason)
     if stop_reason is not None:
@@ -49,7 +58,7 @@ def _now_ms() -> int:
 
 @attrs.define
 class _ToolCallDraft:
-    block: dict[str, Any]
+    block: ToolCall
     arguments_json: str = ""
 
 
@@ -62,11 +71,11 @@ class PartialAssistant:
     api: str = API
     """The wire API it came over, as pi records it (``anthropic-messages``…)."""
     timestamp: int = attrs.field(factory=_now_ms)
-    usage: dict[str, Any] = attrs.field(factory=empty_usage)
+    usage: Usage = attrs.field(factory=empty_usage)
     finish_reason: str | None = None
-    _content: list[dict[str, Any]] = attrs.field(factory=list)
-    _text: dict[str, Any] | None = None
-    _thinking: dict[str, Any] | None = None
+    _content: list[AssistantBlock] = attrs.field(factory=list)
+    _text: TextContent | None = None
+    _thinking: ThinkingContent | None = None
     _tool_calls: dict[int, _ToolCallDraft] = attrs.field(factory=dict)
 
     @property
@@ -99,7 +108,7 @@ class PartialAssistant:
             }
         )
 
-    def _ensure_thinking(self, signature: str) -> dict[str, Any]:
+    def _ensure_thinking(self, signature: str) -> ThinkingContent:
         if self._thinking is None:
             self._thinking = {"type": "thinking", "thinking": "", "thinkingSignature": signature}
             self._content.append(self._thinking)
@@ -109,7 +118,7 @@ class PartialAssistant:
         """Open tool call ``index`` (or fill in its id/name); True when it is new."""
         draft = self._tool_calls.get(index)
         if draft is None:
-            block = {"type": "toolCall", "id": call_id, "name": name, "arguments": {}}
+            block: ToolCall = {"type": "toolCall", "id": call_id, "name": name, "arguments": {}}
             self._tool_calls[index] = _ToolCallDraft(block)
             self._content.append(block)
             return True
@@ -134,8 +143,8 @@ class PartialAssistant:
         self._tool_calls[index].arguments_json += delta
 
     def to_message(
-        self, stop_reason: str | None = None, error_message: str | None = None
-    ) -> dict[str, Any]:
+        self, stop_reason: StopReason | None = None, error_message: str | None = None
+    ) -> AssistantMessage:
         """pi's assistant message for what arrived so far.
 
         Without ``stop_reason`` the stream's own finish decides; a stream that never finished
@@ -145,7 +154,7 @@ class PartialAssistant:
             stop_reason, error_message = self._natural_stop(error_message)
         if stop_reason == "aborted" and error_message is None:
             error_message = ABORTED_ERROR_MESSAGE
-        message: dict[str, Any] = {
+        message: AssistantMessage = {
             "role": "assistant",
             "content": self._final_content(),
             "api": self.api,
@@ -153,28 +162,33 @@ class PartialAssistant:
             "model": self.model,
             "usage": self.usage,
             "stopReason": stop_reason,
+            "timestamp": self.timestamp,
         }
         if error_message is not None:
+            # pi writes errorMessage before timestamp, and the key order is part of the file.
+            del message["timestamp"]  # type: ignore[misc]
             message["errorMessage"] = error_message
-        message["timestamp"] = self.timestamp
+            message["timestamp"] = self.timestamp
         return message
 
-    def _natural_stop(self, error_message: str | None) -> tuple[str, str | None]:
+    def _natural_stop(self, error_message: str | None) -> tuple[StopReason, str | None]:
         if error_message is not None:
             return "error", error_message
         if self.finish_reason is None:
             return "error", "Stream ended without finish_reason"
         return stop_reason_for(self.finish_reason)
 
-    def _final_content(self) -> list[dict[str, Any]]:
+    def _final_content(self) -> list[AssistantBlock]:
         drafts = {id(draft.block): draft for draft in self._tool_calls.values()}
-        content = []
+        content: list[AssistantBlock] = []
         for position, block in enumerate(self._content):
-            copy = dict(block)
             draft = drafts.get(id(block))
-            if draft is not None:
-                # A tool result must name its call; some local servers stream calls without ids.
-                copy["id"] = copy["id"] or f"call_{self.timestamp}_{position}"
-                copy["arguments"] = parse_streaming_json(draft.arguments_json)
-            content.append(copy)
+            if draft is None:
+                content.append(block.copy())
+                continue
+            call = draft.block.copy()
+            # A tool result must name its call; some local servers stream calls without ids.
+            call["id"] = call["id"] or f"call_{self.timestamp}_{position}"
+            call["arguments"] = parse_streaming_json(draft.arguments_json)
+            content.append(call)
         return content

@@ -13,11 +13,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol, Self
+from typing import Protocol, Self
 
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.events import StreamEvent
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
+from pi_lsp.protocol import StopReason
+from pi_lsp.session.message_types import AssistantMessage
 
 logger = logging.getLogger(__name__)
 
@@ -25,7 +27,7 @@ logger = logging.getLogger(__name__)
 class ModelStream(Protocol):
     """One streamed completion, iterated once (``AssistantStream`` is the reference)."""
 
-    message: dict[str, Any] | None
+    message: AssistantMessage | None
     """The final message, once ``Completed`` was yielded."""
 
     async def __aenter__(self) -> Self: ...
@@ -35,8 +37,8 @@ class ModelStream(Protocol):
     def events(self) -> AsyncIterator[StreamEvent]: ...
 
     def partial_message(
-        self, stop_reason: str = "aborted", error_message: str | None = None
-    ) -> dict[str, Any]: ...
+        self, stop_reason: StopReason = "aborted", error_message: str | None = None
+    ) -> AssistantMessage: ...
 
 
 class ModelClient(Protocol):
@@ -76,7 +78,7 @@ class ProviderClient:
         ).start()
 
 
-async def complete(client: ModelClient, request: CompletionRequest) -> dict[str, Any]:
+async def complete(client: ModelClient, request: CompletionRequest) -> AssistantMessage:
     """The final assistant message of one completion (an ``error`` message if it ended early)."""
     async with client.stream(request) as stream:
         async for _ in stream.events():

@@ -17,10 +17,11 @@ may use this (``direct``, which encodes them as they are): litellm may rewrite m
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pi_lsp.llm.messages import ChatMessage, history_chat_messages
+from pi_lsp.session.message_types import LlmMessage
 
 UNFINISHED = frozenset({"error", "aborted"})
 
@@ -30,14 +31,14 @@ class ConvertedHistory:
 
     def __init__(self) -> None:
         self._options: tuple[Any, ...] | None = None
-        self._messages: list[Mapping[str, Any]] = []
+        self._messages: list[LlmMessage] = []
         """The messages converted, up to the cut (held, so they are compared, not re-read)."""
         self._chat: list[ChatMessage] = []
         self._renamed_ids: dict[str, str] = {}
 
     def convert(
         self,
-        messages: Sequence[Mapping[str, Any]],
+        messages: Sequence[LlmMessage],
         provider: str | None,
         model_id: str | None,
         supports_images: bool,
@@ -56,7 +57,7 @@ class ConvertedHistory:
         self._renamed_ids = dict(renamed_ids)
         return self._chat + history_chat_messages(messages[cut:], *options, renamed_ids)
 
-    def _continues(self, messages: Sequence[Mapping[str, Any]], options: tuple[Any, ...]) -> bool:
+    def _continues(self, messages: Sequence[LlmMessage], options: tuple[Any, ...]) -> bool:
         done = len(self._messages)
         return (
             options == self._options
@@ -66,7 +67,7 @@ class ConvertedHistory:
         )
 
 
-def _last_cut(messages: Sequence[Mapping[str, Any]], start: int) -> int:
+def _last_cut(messages: Sequence[LlmMessage], start: int) -> int:
     """The index of the last message after ``start`` that settles the history before it;
     ``start`` if there is none."""
     for index in range(len(messages) - 1, start, -1):
@@ -75,7 +76,7 @@ def _last_cut(messages: Sequence[Mapping[str, Any]], start: int) -> int:
     return start
 
 
-def _settles(message: Mapping[str, Any]) -> bool:
+def _settles(message: LlmMessage) -> bool:
     """A user message, or an assistant answer the history keeps."""
     role = message.get("role")
     return role == "user" or (role == "assistant" and message.get("stopReason") not in UNFINISHED)

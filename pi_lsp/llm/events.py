@@ -6,9 +6,9 @@ always the last event. Every event has a ``kind`` string for logging and for the
 
 from __future__ import annotations
 
-from typing import Any
-
 import attrs
+
+from pi_lsp.session.message_types import AssistantMessage
 
 
 @attrs.frozen
@@ -46,7 +46,7 @@ class ToolCallDelta:
 class Completed:
     """The stream ended; ``message`` is pi's complete assistant message (possibly an error)."""
 
-    message: dict[str, Any]
+    message: AssistantMessage
     kind: str = attrs.field(default="completed", init=False)
 
 

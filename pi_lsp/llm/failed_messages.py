@@ -135,6 +135,16 @@ def is_context_overflow(message: Mapping[str, Any], context_window: int | None) 
     return False
 
 
+def is_recoverable_length(message: Mapping[str, Any], desired_max_output: int | None) -> bool:
+    """pi 1.6's ``isRecoverableLength``: a ``length`` stop that ended below the model's own output
+    limit (``desired_max_output``), so a smaller context may let the answer finish; unknown
+    limits never recover."""
+    if message.get("stopReason") != "length" or not desired_max_output:
+        return False
+    output = (message.get("usage") or {}).get("output") or 0
+    return output < desired_max_output
+
+
 def is_retryable_error(message: Mapping[str, Any], context_window: int | None = None) -> bool:
     """Whether a failed message is a transient provider or transport error worth retrying.
 

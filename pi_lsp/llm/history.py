@@ -25,6 +25,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pi_lsp.session.message_types import LlmMessage
+
 Message = Mapping[str, Any]
 
 _MAX_TOOL_CALL_ID = 40
@@ -32,7 +34,7 @@ _UNSAFE_ID_CHARACTERS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def prepare_history(
-    messages: Sequence[Message],
+    messages: Sequence[LlmMessage],
     provider: str | None,
     model_id: str | None,
     renamed_ids: dict[str, str] | None = None,

@@ -33,6 +33,7 @@ import attrs
 import msgspec
 
 from pi_lsp.llm.history import prepare_history
+from pi_lsp.session.message_types import LlmMessage
 
 ChatMessage = dict[str, Any]
 
@@ -73,7 +74,7 @@ def tools_to_openai(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
 
 def to_chat_messages(
     system_prompt: str,
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[LlmMessage],
     *,
     provider: str | None = None,
     model_id: str | None = None,
@@ -90,7 +91,7 @@ def system_messages(system_prompt: str) -> list[ChatMessage]:
 
 
 def history_chat_messages(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[LlmMessage],
     provider: str | None,
     model_id: str | None,
     supports_images: bool,

@@ -222,6 +222,19 @@ def route(model: ModelConfig, environ: Mapping[str, str] | None = None) -> Route
     return Route(provider, wire_api, endpoint, model_id)
 
 
+def can_send(model: ModelConfig) -> bool:
+    """Whether some path sends ``model``: ``models.json``, the table, or litellm's long tail.
+
+    Only a provider outside the table and ``models.json`` imports litellm (seconds), to ask it."""
+    if model.source == "models.json" or table_provider(model) is not None:
+        return True
+    from pi_lsp.llm._litellm import load_litellm
+
+    prefix, slash, _ = model.call_model.partition("/")
+    known = {str(getattr(provider, "value", provider)) for provider in load_litellm().provider_list}
+    return bool(slash) and prefix in known
+
+
 def base_url(provider: Provider, configured: str | None, environ: Mapping[str, str]) -> str:
     """The endpoint: the model's own, else the provider SDK's variable, else the default."""
     if configured:

@@ -76,6 +76,8 @@ from pi_lsp.llm.models import supports_reasoning
 from pi_lsp.llm.provider_errors import describe_error
 from pi_lsp.llm.secrets import redact_secrets
 from pi_lsp.llm.usage import usage_from_openai
+from pi_lsp.protocol import StopReason
+from pi_lsp.session.message_types import AssistantMessage, LlmMessage
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
 REASONING_FIELD = "reasoning_content"
@@ -87,7 +89,7 @@ class CompletionRequest:
 
     model: ModelConfig
     system_prompt: str
-    messages: Sequence[Mapping[str, Any]]
+    messages: Sequence[LlmMessage]
     tools: Sequence[ToolSpec] = ()
     thinking_level: str = "off"
     max_tokens: int | None = None
@@ -214,7 +216,7 @@ class AssistantStream:
             model=request.model.model_id,
             api=_recorded_api(request.model),
         )
-        self.message: dict[str, Any] | None = None
+        self.message: AssistantMessage | None = None
         self._events: AsyncIterator[StreamEvent] | None = None
 
     async def __aenter__(self) -> Self:
@@ -231,8 +233,8 @@ class AssistantStream:
                 await close()
 
     def partial_message(
-        self, stop_reason: str = "aborted", error_message: str | None = None
-    ) -> dict[str, Any]:
+        self, stop_reason: StopReason = "aborted", error_message: str | None = None
+    ) -> AssistantMessage:
         """pi's assistant message for what arrived so far, ending with ``stop_reason``."""
         return self.partial.to_message(stop_reason, error_message)
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.models import model_info
+from pi_lsp.session.message_types import Cost, Usage
 
 _PRICE_KEYS = {
     "input": "input_cost_per_token",
@@ -35,7 +36,7 @@ _ONE_HOUR_WRITE_PRICE = "cache_creation_input_token_cost_above_1hr"
 _TIERS = (272_000, 200_000)
 
 
-def empty_usage() -> dict[str, Any]:
+def empty_usage() -> Usage:
     """pi's all-zero usage (a stream that failed before the usage chunk)."""
     return {
         "input": 0,
@@ -47,7 +48,7 @@ def empty_usage() -> dict[str, Any]:
     }
 
 
-def usage_from_openai(raw: Any, model: ModelConfig) -> dict[str, Any]:
+def usage_from_openai(raw: Any, model: ModelConfig) -> Usage:
     """pi's usage for a usage object (a dict or litellm's ``Usage``) reported for ``model``."""
     fields = _as_dict(raw)
     prompt = _count(fields.get("prompt_tokens"))
@@ -76,7 +77,7 @@ def usage_from_openai(raw: Any, model: ModelConfig) -> dict[str, Any]:
     return usage
 
 
-def usage_cost(usage: Mapping[str, Any], model: ModelConfig) -> dict[str, float | int]:
+def usage_cost(usage: Mapping[str, Any], model: ModelConfig) -> Cost:
     """pi's ``cost`` record for ``usage`` at ``model``'s prices (see the module docstring)."""
     try:
         prices = _tier_prices(model_info(model) or {}, usage)
@@ -97,8 +98,13 @@ def usage_cost(usage: Mapping[str, Any], model: ModelConfig) -> dict[str, float 
         cost["cacheWrite"] = (usage["cacheWrite"] - one_hour) * short_price + one_hour * (
             one_hour_price
         )
-    cost["total"] = sum(cost.values())
-    return cost
+    return {
+        "input": cost["input"],
+        "output": cost["output"],
+        "cacheRead": cost["cacheRead"],
+        "cacheWrite": cost["cacheWrite"],
+        "total": sum(cost.values()),
+    }
 
 
 def _tier_prices(prices: Mapping[str, Any], usage: Mapping[str, Any]) -> Mapping[str, Any]:

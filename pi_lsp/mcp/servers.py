@@ -227,6 +227,11 @@ class McpServers:
     def statuses(self) -> list[dict[str, Any]]:
         return [status_of(connection) for connection in self.connections.values()]
 
+    @property
+    def running(self) -> bool:
+        """Whether any server is connected, connecting or still stopping."""
+        return bool(self.connections or self._stopping)
+
     async def close(self) -> None:
         connections = list(self.connections.values())
         self.connections.clear()

@@ -61,6 +61,8 @@ class Usage(TypedDict):
     cacheWrite: int
     totalTokens: int
     cost: Cost
+    cacheWrite1h: NotRequired[int]
+    """Anthropic's 1-hour cache writes, a part of ``cacheWrite`` (priced apart)."""
 
 
 class UserMessage(TypedDict):

@@ -36,25 +36,51 @@ def resynchronised(line: bytes) -> bytes:
     return line[start:]
 
 
+HEADER_LINE_MAX = 64
+"""A ``Content-Length`` header line is never longer: one found farther from the end of dropped
+bytes is text inside them, not a header."""
+
+
 class ResynchronisingReader:
     """An ``asyncio.StreamReader`` as pygls' read loop uses it, with header lines resynchronised.
 
-    A line past the stream's limit (only leftover bytes are that long) is skipped as the junk it
-    is instead of ending the connection.
+    Leftover bytes past the stream's limit (only leftover bytes are that long) are dropped as the
+    junk they are instead of ending the connection; a header that starts in their last bytes is
+    kept. (``StreamReader.readline`` would drop its whole buffer, and with it the next frames
+    already read: the messages behind a long lost one went unanswered.)
     """
 
     def __init__(self, reader: asyncio.StreamReader) -> None:
         self._reader = reader
 
     async def readline(self) -> bytes:
-        try:
-            return resynchronised(await self._reader.readline())
-        except ValueError:  # a line past the reader's limit: leftover bytes, already dropped
-            logger.warning("skipped an overlong line between messages")
-            return b"\n"
+        carried = b""
+        while True:
+            try:
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as error:  # the input ended: what was left
+                return resynchronised(carried + error.partial)
+            except asyncio.LimitOverrunError as error:
+                dropped = carried + await self._reader.readexactly(error.consumed)
+                carried = _possible_header_start(dropped)
+                logger.warning("skipped %d bytes of an overlong line", len(dropped) - len(carried))
+                continue
+            return resynchronised(carried + line)
 
     async def readexactly(self, size: int) -> bytes:
         return await self._reader.readexactly(size)
+
+
+def _possible_header_start(dropped: bytes) -> bytes:
+    """The end of ``dropped`` that may begin the next header line: from its last
+    ``Content-Length:`` when that is near the end, else its end that begins one, if any."""
+    start = dropped.rfind(CONTENT_LENGTH)
+    if start >= 0 and len(dropped) - start <= HEADER_LINE_MAX:
+        return dropped[start:]
+    for size in range(len(CONTENT_LENGTH) - 1, 0, -1):
+        if dropped.endswith(CONTENT_LENGTH[:size]):
+            return dropped[-size:]
+    return b""
 
 
 async def serve_messages(server: Any, reader: ResynchronisingReader) -> None:

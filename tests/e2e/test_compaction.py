@@ -8,6 +8,7 @@ gives for the same branch.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -17,8 +18,9 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from pi_lsp.scripted_llm import replies
+from pi_lsp.scripted_llm import ScriptedLLM, replies
 from tests.e2e.conftest import request
+from tests.e2e.test_models_and_keys import scripted_provider, server, write_json
 
 SUMMARY = (
     "## Goal\nFix add() in app.py\n\n## Progress\n### Done\n- [x] Read app.py\n\n"
@@ -208,6 +210,73 @@ async def test_context_overflow_compacts_and_retries_once(client, events, script
     assert (
         result["stopReason"] == "error"
     )  # a second overflow in the same turn is reported, not looped
+
+
+OUTPUT_LIMIT = 1000
+
+
+@contextlib.asynccontextmanager
+async def model_with_an_output_limit(home: Path, workspace: Path):
+    """A server whose model (pi's ``models.json``) may write ``OUTPUT_LIMIT`` tokens an answer."""
+    async with ScriptedLLM() as llm:
+        model = {"id": "scripted", "contextWindow": 100000, "maxTokens": OUTPUT_LIMIT}
+        write_json(
+            home / "agent" / "models.json",
+            {"providers": {"local": scripted_provider(llm, "local-key", models=[model])}},
+        )
+        write_json(
+            home / "agent" / "settings.json",
+            {"defaultProvider": "local", "defaultModel": "scripted"},
+        )
+        options = {key: value for key, value in SMALL.items() if key != "contextWindow"}
+        async with server(workspace, home, options) as client:
+            yield client, llm
+
+
+def cut_answer(text: str, output_tokens: int):
+    usage = {
+        "prompt_tokens": 300,
+        "completion_tokens": output_tokens,
+        "total_tokens": 300 + output_tokens,
+    }
+    return replies.length_stop(text, usage=usage)
+
+
+async def test_a_recoverable_length_stop_compacts_and_retries_once(tmp_path, workspace):
+    # pi 1.6: a length stop below the model's own output limit is recoverable.
+    async with model_with_an_output_limit(tmp_path / "home", workspace) as (client, llm):
+        await chat(client, llm, 3)
+        llm.enqueue(
+            cut_answer("Half an answ", 200), replies.text(SUMMARY), replies.text("The whole one.")
+        )
+        result = await request(client, "pi/prompt", {"text": "one more"})
+        assert result["stopReason"] == "stop"
+        events = client.pi_events.events()
+        starts = [event for event in events if event["type"] == "compaction_start"]
+        assert [event["reason"] for event in starts] == ["overflow"]
+        [end] = [event for event in events if event["type"] == "compaction_end"]
+        assert end["willRetry"] is True
+        written = entries(workspace)
+        [cut] = [e for e in written if e.get("message", {}).get("stopReason") == "length"]
+        [edit] = [e for e in written if e["type"] == "context_edit"]
+        assert edit["targetId"] == cut["id"] and edit["replacement"] is None
+        assert written.index(edit) < [e["type"] for e in written].index("compaction")
+        assert "Half an answ" not in json.dumps(llm.requests[-1]["messages"])
+        await chat(client, llm, 2)
+        llm.enqueue(cut_answer("Cut", 10), replies.text(SUMMARY), cut_answer("Cut again", 10))
+        result = await request(client, "pi/prompt", {"text": "and again"})
+        assert result["stopReason"] == "length"  # once per turn, as pi 1.6
+
+
+async def test_a_length_stop_at_the_output_limit_ends_the_turn(tmp_path, workspace):
+    async with model_with_an_output_limit(tmp_path / "home", workspace) as (client, llm):
+        await chat(client, llm, 3)
+        requests_before = len(llm.requests)
+        llm.enqueue(cut_answer("As long as allowed", OUTPUT_LIMIT))
+        result = await request(client, "pi/prompt", {"text": "one more"})
+        assert result["stopReason"] == "length"
+        assert len(llm.requests) == requests_before + 1
+        assert not [e for e in entries(workspace) if e["type"] in ("context_edit", "compaction")]
 
 
 @pytest.mark.filterwarnings("ignore:Unknown progress token")

@@ -25,7 +25,10 @@ from pi_lsp.acp.command_line import parse_options
 from pi_lsp.errors import InvalidParamsError
 from pi_lsp.protocol import (
     AgentEndEvent,
+    BranchSummaryEndEvent,
+    CompactionEndEvent,
     CompactionStartEvent,
+    SummaryCard,
     TextDeltaEvent,
     ThinkingDeltaEvent,
     ToolExecutionEndEvent,
@@ -160,7 +163,13 @@ def test_replay_shows_the_path_as_it_happened():
             },
         ),
         TranscriptEntry("b1", "branch_summary", None, summary="The other branch."),
-        TranscriptEntry("k1", "compaction", None, summary="## Goal"),
+        TranscriptEntry(
+            "k1",
+            "compaction",
+            None,
+            summary="## Goal",
+            card=SummaryCard("## Goal", ["a"], [], tokens_before=1234),
+        ),
     ]
     replayed = updates.replay(items, CWD)
     assert [type(update) for update in replayed] == [
@@ -176,6 +185,27 @@ def test_replay_shows_the_path_as_it_happened():
     assert "Branch summary" in replayed[5].content.text
     assert "The other branch." in replayed[5].content.text
     assert "Compaction summary" in replayed[6].content.text
+    assert f"- Read: [a]({(CWD / 'a').as_uri()})" in replayed[6].content.text
+    assert "- Tokens: 1,234 before" in replayed[6].content.text
+
+
+def test_summaries_end_live_as_their_cards_or_as_nothing_changed():
+    card = SummaryCard("## Goal", [], ["b"], tokens_before=900, tokens_after=100, model="m/x")
+    [shown] = updates.event_updates(
+        CompactionEndEvent("threshold", aborted=False, will_retry=False, entry_id="k", card=card),
+        CWD,
+    )
+    assert "- Why: the context reached the compaction threshold" in shown.content.text
+    assert "- Tokens: 900 → 100" in shown.content.text and "> ## Goal" in shown.content.text
+    [cancelled] = updates.event_updates(
+        CompactionEndEvent("manual", aborted=True, will_retry=False, error_message="Cancelled"),
+        CWD,
+    )
+    assert "cancelled; the session is unchanged" in cancelled.content.text
+    [failed] = updates.event_updates(BranchSummaryEndEvent("t", False, error_message="boom"), CWD)
+    assert "failed: boom; the leaf did not move" in failed.content.text
+    [branch] = updates.event_updates(BranchSummaryEndEvent("t", False, "s", card=card), CWD)
+    assert "**Branch summary**" in branch.content.text and "Why" not in branch.content.text
 
 
 def test_a_prompt_becomes_text_and_images():

@@ -24,3 +24,30 @@ async def test_the_tcp_reader_resynchronises_and_skips_a_line_past_its_limit():
     assert await reader.readline() == b"Content-Length: 2\r\n"
     assert await reader.readline() == b"\r\n"
     assert await reader.readexactly(2) == b"{}"
+
+
+async def test_frames_behind_overlong_leftover_bytes_are_kept():
+    """Leftover bytes past the limit with no line end, then whole frames, all in the buffer:
+    the frames are read (StreamReader.readline dropped the whole buffer with the leftover)."""
+    stream = asyncio.StreamReader(limit=64)
+    leftover = b"z" * 300
+    stream.feed_data(leftover + b"Content-Length: 2\r\n\r\n{}Content-Length: 4\r\n\r\n[1 ]")
+    stream.feed_eof()
+    reader = ResynchronisingReader(stream)
+
+    assert await reader.readline() == b"Content-Length: 2\r\n"
+    assert await reader.readline() == b"\r\n"
+    assert await reader.readexactly(2) == b"{}"
+    assert await reader.readline() == b"Content-Length: 4\r\n"
+    assert await reader.readline() == b"\r\n"
+    assert await reader.readexactly(4) == b"[1 ]"
+    assert await reader.readline() == b""
+
+
+async def test_a_header_cut_by_the_limit_is_found_whole():
+    stream = asyncio.StreamReader(limit=64)
+    stream.feed_data(b"y" * 60 + b"Content-Length: 2\r\n\r\n{}")  # the header crosses the limit
+    stream.feed_eof()
+    reader = ResynchronisingReader(stream)
+
+    assert await reader.readline() == b"Content-Length: 2\r\n"

@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.llm.failed_messages import is_context_overflow, is_retryable_error, retry_delay_ms
+from pi_lsp.llm.failed_messages import (
+    is_context_overflow,
+    is_recoverable_length,
+    is_retryable_error,
+    retry_delay_ms,
+)
 from pi_lsp.llm.provider_errors import describe_error
 
 
@@ -98,6 +103,14 @@ def test_length_stop_with_no_output_and_a_filled_window_is_overflow() -> None:
     assert is_context_overflow(finished("length", 127_000, 0), 128_000)
     assert not is_context_overflow(finished("length", 127_000, 5), 128_000)
     assert not is_context_overflow(finished("length", 100_000, 0), 128_000)
+
+
+def test_a_length_stop_below_the_models_own_limit_is_recoverable() -> None:
+    # pi 1.6's isRecoverableLength: below the model's maxTokens, never with an unknown limit.
+    assert is_recoverable_length(finished("length", 1_000, 200), 1_000)
+    assert not is_recoverable_length(finished("length", 1_000, 1_000), 1_000)
+    assert not is_recoverable_length(finished("length", 1_000, 200), None)
+    assert not is_recoverable_length(finished("stop", 1_000, 200), 1_000)
 
 
 @pytest.mark.parametrize(

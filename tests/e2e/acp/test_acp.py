@@ -181,6 +181,8 @@ async def test_tree_navigation_with_a_summary_compaction_and_load_in_a_new_proce
         )
         assert f"Moved to {first_answer}" in client.text()
         assert "summarized in entry" in client.text()
+        assert "**Branch summary**" in client.text()  # its card
+        assert "> The branch tried a second question." in client.text()
         client.updates.clear()
         await connection.prompt(session_id=session_id, prompt=[text_block("/compact")])
         assert "Keep going." in client.text()
@@ -198,6 +200,40 @@ async def test_tree_navigation_with_a_summary_compaction_and_load_in_a_new_proce
         assert "Keep going." in replayed
     types = [entry["type"] for entry in map(json.loads, file.read_text().splitlines())]
     assert types.count("branch_summary") == 1 and types.count("compaction") == 1
+
+
+async def test_summary_cards_live_and_in_replays(scripted_llm, workspace):
+    scripted_llm.enqueue(
+        *read_then_edit_app("a - b", "a + b", "Fixed."),
+        replies.error(400, "summary refused"),  # the first /compact's summary
+        replies.text("## Goal\nFix add()."),  # the second's
+    )
+    small = {"compaction": {"keepRecentTokens": 5, "reserveTokens": 100}, "tokenizer": "chars4"}
+    app_link = f"[app.py]({(workspace / 'app.py').as_uri()})"
+    async with acp_agent(scripted_llm, workspace, **small) as (connection, client, _):
+        session_id = (await connection.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await connection.prompt(session_id=session_id, prompt=[text_block("fix add")])
+        client.updates.clear()
+        with pytest.raises(RequestError):
+            await connection.prompt(session_id=session_id, prompt=[text_block("/compact")])
+        assert "Compaction failed: " in client.text()
+        assert "the session is unchanged" in client.text()
+        client.updates.clear()
+        await connection.prompt(session_id=session_id, prompt=[text_block("/compact")])
+        live = client.text()
+        assert "**Compaction summary**" in live and "- Why: asked for" in live
+        assert re.search(r"- Tokens: [\d,]+ → [\d,]+", live)
+        assert "- Model: openai/scripted" in live
+        assert f"- Modified: {app_link}" in live
+        assert "> ## Goal\n> Fix add()." in live
+        assert live.count("Fix add().") == 1  # the command's answer does not repeat it
+    async with acp_agent(scripted_llm, workspace) as (connection, client, _):
+        await connection.load_session(cwd=str(workspace), session_id=session_id, mcp_servers=[])
+        replayed = client.text()
+        assert "**Compaction summary**" in replayed and f"- Modified: {app_link}" in replayed
+        assert re.search(r"- Tokens: [\d,]+ before", replayed)
+        assert "> ## Goal\n> Fix add()." in replayed
+        assert "Why:" not in replayed  # the entry does not record why it was written
 
 
 class FileSystemClient(RecordingClient):

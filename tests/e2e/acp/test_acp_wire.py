@@ -210,6 +210,24 @@ async def test_a_config_option_takes_only_the_values_it_offers(scripted_llm, wor
         assert current == {"model": "openai/scripted", "thinking_level": "high"}
 
 
+async def test_model_command_refuses_a_model_no_path_sends(scripted_llm, workspace):
+    """/model stays free-form (any litellm provider), but a provider nothing sends to is refused
+    before the switch: no model_change is written and the next turn still works."""
+    async with wire_agent(scripted_llm, workspace) as client:
+        session_id = await _new_session(client, workspace)
+        refused = await _prompt(client, session_id, "/model nonexistent/model")
+        assert _error_code(refused) == -32602
+        assert "unknown model 'nonexistent/model'" in refused["error"]["message"]
+        accepted = await _prompt(client, session_id, "/model bedrock/anthropic.claude-v2")
+        assert "error" not in accepted
+        switched_back = await _prompt(client, session_id, "/model openai/scripted")
+        assert "error" not in switched_back
+        scripted_llm.enqueue(replies.text("Still here."))
+        assert (await _prompt(client, session_id, "hi"))["result"]["stopReason"] == "end_turn"
+    written = "".join(path.read_text() for path in workspace.rglob("*.jsonl"))
+    assert "nonexistent" not in written and "anthropic.claude-v2" in written
+
+
 async def test_a_session_gets_its_title_from_the_first_prompt_and_from_name(
     scripted_llm, workspace
 ):

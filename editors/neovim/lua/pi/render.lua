@@ -214,7 +214,7 @@ end
 local REASONS = {
   manual = "asked for",
   threshold = "the context reached the compaction threshold",
-  overflow = "the provider refused the context",
+  overflow = "the provider refused the context or cut the answer short",
 }
 
 --- Under a summary's notice: why, the tokens before → after, the model and cost, the files it

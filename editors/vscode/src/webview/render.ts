@@ -101,7 +101,7 @@ function drawTool(item: ToolItem, openTools: Set<string>): HTMLElement {
 const REASONS: Record<string, string> = {
   manual: 'asked for',
   threshold: 'the context reached the compaction threshold',
-  overflow: 'the provider refused the context',
+  overflow: 'the provider refused the context or cut the answer short',
 };
 
 function tokens(value: number | undefined): string {
