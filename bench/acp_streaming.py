@@ -58,6 +58,7 @@ async def warm_acp_agent(scratch: Path, llm: TimedScriptedLLM):
         "thinkingLevel": "off",
         "retry": {"enabled": False},
         "compaction": {"enabled": False},
+        "autoName": False,
     }
     client = CountingClient()
     async with spawn_agent_process(

@@ -308,6 +308,7 @@ async def run_pi_lsp(scratch: Path, api: Api, turns: int, retention: str, label:
             "apiBase": api.lsp_base_url(server),
             "contextWindow": CONTEXT_WINDOW,
             "tokenizer": "chars4",  # pi's estimate, so both cut at the same places
+            "autoName": False,  # pi names nothing; the requests compared are the turns'
             "thinkingLevel": "off",  # as pi's scripted model, which declares no reasoning
             "cacheRetention": retention,
             "retry": {"enabled": False},

@@ -130,6 +130,7 @@ class WarmServer:
             "thinkingLevel": "off",
             "retry": {"enabled": False},
             "compaction": {"enabled": False},
+            "autoName": False,  # one more model request after the first answer, not a turn's
             **self.options,
         }
         await self.client.initialize_workspace(self.workspace, options)

@@ -88,13 +88,13 @@ class ServerSettings:
     trusted: bool = True
     """Whether the workspace is trusted (the VS Code extension passes workspace trust)."""
     nested_context_files: bool = True
+    """Load AGENTS.md/CLAUDE.md files below the workspace root when the agent works there."""
     session_index: bool = True
     """Keep the index of the workspace's sessions (``pi/searchSessions``); read at start."""
     session_search_tools: bool = True
-    auto_name: bool = False
-    """Name a session nobody named after its first answer, with the summary model."""
     """Give the agent ``search_sessions`` and ``read_session_entry`` (trusted workspaces only)."""
-    """Load AGENTS.md/CLAUDE.md files below the workspace root when the agent works there."""
+    auto_name: bool = True
+    """Name a session nobody named after its first answer, with the summary model."""
     retry: RetryOptions = attrs.Factory(RetryOptions)
     allowed_session_dirs: tuple[str, ...] = ()
     """Directories besides ``sessionDir`` whose session files ``pi/openSession`` may open (for

@@ -107,7 +107,7 @@ class Services:
             send_event,
             default_thinking_level=lambda: live.current.thinking_level(),
             allowed_session_dirs=openable_session_dirs(config, resources.agent_dir),
-            on_session_written=memory.notice if memory is not None else None,
+            on_session_written=memory.notice_own_write if memory is not None else None,
         )
         compactor = Compactor(live, summaries, resources.extensions)
         if tools is None:

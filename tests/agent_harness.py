@@ -45,6 +45,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "contextWindow": 128_000,
     "tokenizer": "chars4",
     "retry": {"baseDelayMs": 1},
+    "autoName": False,  # the double answers exactly the replies a test scripts
 }
 
 

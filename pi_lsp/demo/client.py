@@ -48,6 +48,8 @@ def scripted_backend(base_url: str) -> Backend:
             "model": SCRIPTED_MODEL,
             "apiBase": base_url,
             "compaction": {"keepRecentTokens": KEEP_RECENT_TOKENS},
+            # The story scripts every reply; a naming request would take one of them.
+            "autoName": False,
         },
     )
 

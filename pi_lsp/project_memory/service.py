@@ -2,7 +2,8 @@
 
 One worker thread owns the writing connection. It indexes every session file of the watched
 directories at start, then whatever it is told changed (``notice``: this server's appends, the
-watcher's reports) and, every ``sweep_seconds``, whatever a directory listing shows changed (a
+watcher's reports), once the files have been quiet for ``settle_seconds`` (after a turn, not
+during it), and, every ``sweep_seconds``, whatever a directory listing shows changed (a
 missed event, a directory that appeared). Requests never wait for it: ``search`` reads through
 a connection of its own (WAL lets it read while the worker writes) and reports how far indexing
 has got. A database found damaged at start or while indexing is deleted and built again.
@@ -34,8 +35,21 @@ logger = logging.getLogger(__name__)
 
 SESSION_SUFFIX = ".jsonl"
 SETTLE_SECONDS = 0.3
+LONGEST_SETTLE_SECONDS = 5.0
 _REBUILD = "\0rebuild"
 """The queue's marker for "throw the database away and start again" (no path holds a NUL)."""
+
+
+FileIdentity = tuple[int, int, int, int]
+"""A file's device, inode, modification time (ns) and size: what a sweep compares."""
+
+
+def _identity(path: str) -> FileIdentity | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
 @attrs.frozen
@@ -62,11 +76,15 @@ class ProjectMemory:
         *,
         sweep_seconds: float = 30.0,
         settle_seconds: float = SETTLE_SECONDS,
+        longest_settle_seconds: float = LONGEST_SETTLE_SECONDS,
     ) -> None:
         self.database = database
         self.settle_seconds = settle_seconds
-        """How long a change waits for more (a turn appends several entries, and the watch reports
-        each of this server's appends again): one pass then reads them all."""
+        """How long the files must be quiet before a pass indexes what changed: a turn appends in
+        a burst, so one pass reads the whole turn after it, off the turn's path."""
+        self.longest_settle_seconds = longest_settle_seconds
+        """How long a change waits at most, should the files never be quiet that long."""
+        self._last_change = 0.0
         self.session_dirs: Callable[[], list[Path]] = lambda: list(session_dirs())
         """The directories indexed (asked again at every sweep: settings change live)."""
         self.sweep_seconds = sweep_seconds
@@ -77,6 +95,8 @@ class ProjectMemory:
         self._stopping = False
         self._initial_scan_done = False
         self._known_paths: set[str] = set()
+        self._own_writes: dict[str, FileIdentity | None] = {}
+        """Each file this server wrote, as it was after its last write (``notice_reported``)."""
         self._generation = 0
         self._reader: sqlite3.Connection | None = None
         self._reader_generation = -1
@@ -96,12 +116,35 @@ class ProjectMemory:
     def notice(self, path: str | os.PathLike) -> None:
         """``path`` changed (an append, a rewrite, a deletion): index it again soon."""
         absolute = os.path.abspath(path)
+        self._last_change = time.monotonic()
+        # Already queued: the pass that takes it reads this change too (it reads the file after
+        # taking the queue). A turn appends several entries; this keeps each append's cost to a
+        # lookup instead of a lock, a check of the settings' directories and a thread wake-up.
+        if absolute in self._pending:
+            return
         if not absolute.endswith(SESSION_SUFFIX) or not self._is_watched(absolute):
             return
         with self._changed:
+            waiting = not self._pending
             self._pending[absolute] = None
             self._known_paths.add(absolute)
-            self._changed.notify()
+            if waiting:  # the worker waits for a first change; while it settles, it needs none
+                self._changed.notify_all()
+
+    def notice_own_write(self, path: str | os.PathLike) -> None:
+        """This server appended to ``path``: index it soon, and skip the watch's report of it."""
+        absolute = os.path.abspath(path)
+        self._own_writes[absolute] = _identity(absolute)
+        self.notice(absolute)
+
+    def notice_reported(self, path: str | os.PathLike) -> None:
+        """The watch saw ``path`` change: index it soon, unless the change is this server's own
+        append, already noticed (the file is as this server last left it)."""
+        absolute = os.path.abspath(path)
+        own = self._own_writes.get(absolute)
+        if own is not None and own == _identity(absolute):
+            return
+        self.notice(absolute)
 
     def search(
         self,
@@ -222,8 +265,12 @@ class ProjectMemory:
                 if remaining <= 0:
                     return []
                 self._changed.wait(remaining)
-            settled = time.monotonic() + self.settle_seconds
-            while not self._stopping and (remaining := settled - time.monotonic()) > 0:
+            latest = time.monotonic() + self.longest_settle_seconds
+            while not self._stopping:
+                quiet = self._last_change + self.settle_seconds
+                remaining = min(quiet, latest) - time.monotonic()
+                if remaining <= 0:
+                    break
                 self._changed.wait(remaining)
             if self._stopping:
                 return None
@@ -288,8 +335,8 @@ class ProjectMemory:
             forget_file(connection, Path(path))
         return changed
 
-    def _session_files(self) -> dict[str, tuple[int, int, int, int]]:
-        files: dict[str, tuple[int, int, int, int]] = {}
+    def _session_files(self) -> dict[str, FileIdentity]:
+        files: dict[str, FileIdentity] = {}
         for directory in self.session_dirs():
             try:
                 listing = os.scandir(directory)

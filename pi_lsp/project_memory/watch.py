@@ -1,7 +1,8 @@
 """Watching the session directories, so files that pi or another window writes are indexed soon.
 
 This server's own appends reach the index directly (``Session.on_written``); the watch is for the
-rest. Only the session directories themselves are watched (not recursively), and only the
+rest, and its reports of this server's own appends are skipped (``notice_reported``). Only the
+session directories themselves are watched (not recursively), and only the
 ``.jsonl`` files in them count. A directory that does not exist yet (pi makes its own on first
 use) is picked up when the watch is rebuilt, at the next quiet ``rebuild_seconds``; the index's
 sweeps find anything a watch missed.
@@ -42,7 +43,7 @@ async def watch_session_dirs(
                 debounce=200,
             ):
                 for _, path in changes:
-                    memory.notice(path)
+                    memory.notice_reported(path)
                 if _existing(memory.session_dirs()) != watched:
                     break  # a directory appeared or went away, or the settings name another
         except asyncio.CancelledError:

@@ -28,6 +28,7 @@ CHANGED = "NESTED-RULE-v2: spaces after all"
 SUMMARY = "## Goal\nShip the api package\n\n## Next Steps\n1. Run the tests"
 OPTIONS = {
     "model": "openai/scripted",
+    "autoName": False,
     "tokenizer": "chars4",
     "contextWindow": 100000,
     "compaction": {"keepRecentTokens": 100, "threshold": "50%", "fileListLimit": 2},

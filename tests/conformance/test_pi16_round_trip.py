@@ -32,6 +32,7 @@ SECRET = "sk-live-7f00d"
 PI_PROMPT = "You are pi, recorded by pi 1.6."
 SERVER_OPTIONS = {
     "model": "openai/scripted",
+    "autoName": False,
     "tokenizer": "chars4",
     "compaction": {"keepRecentTokens": 10, "reserveTokens": 100},
     "contextWindow": 100000,

@@ -75,6 +75,9 @@ async def client(lsp_client: LanguageClient, workspace: Path, request):
         "model": SCRIPTED_MODEL,
         "apiBase": scripted_llm.base_url,
         "retry": {"baseDelayMs": 20},
+        # Naming asks the model once more after a first answer; tests that script exact replies
+        # or count requests leave it off (the naming tests turn it on).
+        "autoName": False,
     }
     if marker:
         options.update(marker.kwargs)
@@ -116,7 +119,9 @@ async def another_server(
     setup=None,
 ):
     """A second server process on ``workspace`` with its own client (pi/* results as plain JSON);
-    ``setup(client)`` runs before ``initialize`` (to register the client's own handlers)."""
+    ``setup(client)`` runs before ``initialize`` (to register the client's own handlers).
+    ``autoName`` is off unless ``options`` says otherwise, as in the ``client`` fixture."""
+    options = {**options, "autoName": options.get("autoName", False)}
     other = make_client()
     if setup is not None:
         setup(other)

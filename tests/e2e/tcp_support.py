@@ -97,6 +97,7 @@ async def connect_client(
     client = make_client()
     await client.start_tcp(server.host, server.port)
     initialization_options = dict(options)
+    initialization_options.setdefault("autoName", False)  # as the stdio fixtures
     if token is not None:
         initialization_options["token"] = token
     await client.initialize_session(

@@ -33,7 +33,9 @@ async def test_acplint_reports_only_what_docs_acp_md_explains(tmp_path):
     async with ScriptedLLM(responder=lambda body: replies.text("hello")) as scripted_llm:
         options = tmp_path / "options.json"
         options.write_text(
-            json.dumps({"model": "openai/scripted", "apiBase": scripted_llm.base_url})
+            json.dumps(
+                {"model": "openai/scripted", "apiBase": scripted_llm.base_url, "autoName": False}
+            )
         )
         process = await asyncio.create_subprocess_exec(
             acplint,

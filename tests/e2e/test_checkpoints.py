@@ -175,7 +175,7 @@ EDITOR = types.ClientCapabilities(
 
 
 def editor_options(scripted_llm) -> dict:
-    return {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url}
+    return {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url, "autoName": False}
 
 
 def apply_and_save(editor, edit: types.WorkspaceEdit, open_documents: dict[str, int]) -> None:

@@ -47,6 +47,7 @@ async def start(
         "apiBase": scripted_llm.base_url,
         "retry": {"baseDelayMs": 20},
         "contextWindow": None,
+        "autoName": False,
     }
     lsp_client.get_configuration = (
         settings.answer
@@ -163,7 +164,7 @@ async def test_an_invalid_live_setting_is_shown_once_and_the_rest_still_applies(
 async def test_a_client_that_cannot_be_asked_pushes_its_settings(pushing_client):
     scripted_llm = pushing_client.scripted_llm
     assert pushing_client.editor_settings.questions == []
-    with_model = {"model": "openai/pushed", "apiBase": scripted_llm.base_url}
+    with_model = {"model": "openai/pushed", "apiBase": scripted_llm.base_url, "autoName": False}
     pushing_client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"pi": with_model})
     )

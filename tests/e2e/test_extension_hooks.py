@@ -20,7 +20,7 @@ def install(workspace: Path, **sources: str) -> None:
 
 
 def options(llm: ScriptedLLM, **more) -> dict:
-    return {"model": SCRIPTED_MODEL, "apiBase": llm.base_url, **more}
+    return {"model": SCRIPTED_MODEL, "apiBase": llm.base_url, "autoName": False, **more}
 
 
 def session_text(workspace: Path) -> str:

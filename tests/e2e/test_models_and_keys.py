@@ -61,7 +61,11 @@ async def server(workspace: Path, home: Path, options: dict | None = None, **env
             types.InitializeParams(
                 capabilities=types.ClientCapabilities(),
                 root_uri=workspace.as_uri(),
-                initialization_options={"retry": {"enabled": False}, **(options or {})},
+                initialization_options={
+                    "retry": {"enabled": False},
+                    "autoName": False,
+                    **(options or {}),
+                },
             )
         )
         yield client
@@ -147,7 +151,7 @@ async def test_auth_json_keys_reach_the_server_as_the_bearer_token_and_login_wri
     oauth = {"type": "oauth", "access": "a", "refresh": "r", "expires": 1}
     write_json(path, {"anthropic": oauth, "openai": {"type": "api_key", "key": FAKE_KEY}})
     async with ScriptedLLM() as llm:
-        options = {"model": "openai/scripted", "apiBase": llm.base_url}
+        options = {"model": "openai/scripted", "apiBase": llm.base_url, "autoName": False}
         async with server(workspace, home, options) as client:
             state = await request(client, "pi/state", {})
             assert (state["model"]["keyStatus"], state["model"]["keySource"]) == (

@@ -79,7 +79,7 @@ def draw_requests(count: int) -> list[tuple[str, object]]:
 async def tcp_client(tmp_path, workspace):
     """A client of ``pi-lsp --tcp`` that presented the token, with the scripted model."""
     async with ScriptedLLM() as scripted_llm, tcp_server(tmp_path) as server:
-        options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url}
+        options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url, "autoName": False}
         client = await connect_client(server, workspace, options, server.token)
         client.scripted_llm = scripted_llm
         yield client

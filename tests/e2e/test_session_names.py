@@ -1,6 +1,6 @@
 """Automatic session names (``autoName``), end to end with the scripted model: after a session's
-first answer the summary model names it, written as pi's ``session_info`` entry; a name the user
-gave is never replaced; with the setting off nothing is asked."""
+first answer the summary model names it (on by default), written as pi's ``session_info`` entry; a
+name the user gave is never replaced; with the setting off nothing is asked."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def session_infos(path: str) -> list[dict]:
     return [line for line in lines if line.get("type") == "session_info"]
 
 
-@pytest.mark.options(autoName=True)
+@pytest.mark.options(autoName=None)  # not sent: the server's default, on
 async def test_the_first_answer_names_the_session(client, scripted_llm):
     scripted_llm.enqueue(
         replies.text("Use exponential backoff."), replies.text('"Retry policy design."')
@@ -64,6 +64,7 @@ async def test_a_name_the_user_gave_is_never_replaced(client, scripted_llm):
     assert not asked_for_a_name(scripted_llm)
 
 
+@pytest.mark.options(autoName=False)
 async def test_with_the_setting_off_nothing_is_asked(client, scripted_llm):
     scripted_llm.enqueue(replies.text("Hello."), replies.text("Hello again."))
     await request(client, "pi/prompt", {"text": "Hi"})

@@ -108,7 +108,7 @@ async def test_a_session_pi_wrote_in_its_own_directory_is_found_and_followed(wor
     written = pi_writes(workspace, ["the deploy freeze starts on Friday"])
     assert Path(written["path"]).parent == pi_session_dir(workspace, HOME / "agent")
     async with ScriptedLLM() as llm:
-        options = {"model": SCRIPTED_MODEL, "apiBase": llm.base_url}
+        options = {"model": SCRIPTED_MODEL, "apiBase": llm.base_url, "autoName": False}
         async with another_server(workspace, options) as client:
             result = await search_until(
                 client, {"query": "deploy freeze"}, lambda result: result["total"] >= 2
@@ -148,7 +148,7 @@ async def test_the_index_survives_a_restart(workspace, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(HOME / "state"))
     database = index_path(workspace)
     async with ScriptedLLM() as llm:
-        options = {"model": SCRIPTED_MODEL, "apiBase": llm.base_url}
+        options = {"model": SCRIPTED_MODEL, "apiBase": llm.base_url, "autoName": False}
         async with another_server(workspace, options) as client:
             llm.enqueue(replies.text("Noted."))
             await request(client, "pi/prompt", {"text": "Remember the blue-green rollout."})

@@ -73,6 +73,7 @@ async def start(environment: dict[str, str], workspace: Path, llm: ScriptedLLM) 
         cwd=workspace,
     )
     options = {"model": "openai/scripted", "apiBase": llm.base_url, "thinkingLevel": "off"}
+    options["autoName"] = False
     await client.initialize_workspace(workspace, options)
     return client
 

@@ -50,7 +50,7 @@ async def test_a_whole_turn_writes_nothing_but_lsp_frames_to_stdout(workspace):
             stderr=asyncio.subprocess.DEVNULL,
         )
         try:
-            options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url}
+            options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url, "autoName": False}
             process.stdin.write(
                 frame(
                     {

@@ -42,7 +42,7 @@ async def test_only_the_client_with_the_token_is_served_before_and_while_others_
     tmp_path, workspace
 ):
     async with ScriptedLLM() as scripted_llm, tcp_server(tmp_path) as server:
-        options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url}
+        options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url, "autoName": False}
         idle = await RawConnection.open(server)  # connected, says nothing, must not block anyone
         without = await refused(server, workspace, initialize_message(workspace, options))
         assert without["code"] == UNAUTHORIZED and "token is missing" in without["message"]
@@ -146,7 +146,7 @@ async def test_the_token_file_is_private_and_the_token_never_reaches_the_log(tmp
         assert len(token) >= 32
         await refused(server, workspace, initialize_message(workspace, {"token": "wrong"}))
         async with ScriptedLLM((replies.text("Logged, not leaked."),)) as scripted_llm:
-            options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url}
+            options = {"model": SCRIPTED_MODEL, "apiBase": scripted_llm.base_url, "autoName": False}
             client = await connect_client(server, workspace, options, token)
             await request(client, "pi/prompt", {"text": "hello"})
             await client.shutdown_session()

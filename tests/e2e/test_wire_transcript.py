@@ -271,6 +271,7 @@ async def wire(tmp_path: Path):
         "model": "openai/scripted",
         "apiBase": llm.base_url,
         "retry": {"baseDelayMs": 20},
+        "autoName": False,
         "compaction": {"keepRecentTokens": 20, "reserveTokens": 100},
         "contextWindow": 100000,
         "tokenizer": "chars4",

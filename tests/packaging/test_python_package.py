@@ -293,6 +293,7 @@ async def test_a_prompt_against_the_installed_server(installed, installed_model)
                 initialization_options={
                     "model": "openai/scripted",
                     "apiBase": f"http://127.0.0.1:{model.port}/v1",
+                    "autoName": False,
                 },
             )
         )

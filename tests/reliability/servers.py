@@ -30,6 +30,7 @@ def server_options(api_base: str, workspace: Path, **extra: Any) -> dict[str, An
         "apiBase": api_base,
         "sessionDir": str(workspace / "sessions"),
         "retry": {"baseDelayMs": 20},
+        "autoName": False,
         **extra,
     }
 

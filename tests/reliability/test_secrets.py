@@ -74,7 +74,11 @@ async def test_a_fake_key_never_leaks_across_every_kind_of_error(tmp_path, sourc
     home = tmp_path / "home"
     key = ENVIRONMENT_KEY if source == "environment" else SETTINGS_KEY
     async with ScriptedLLM() as model:
-        options = {"retry": {"enabled": False}, "sessionDir": str(workspace / "sessions")}
+        options = {
+            "retry": {"enabled": False},
+            "sessionDir": str(workspace / "sessions"),
+            "autoName": False,
+        }
         environment = {}
         if source == "environment":
             options.update(model="openai/scripted", apiBase=model.base_url)

@@ -13,7 +13,15 @@ def test_defaults_without_options(tmp_path):
     assert (
         config.retry_settings().max_retries == 3 and config.retry_settings().base_delay_ms == 2000
     )
+    assert config.settings.auto_name and config.settings.session_index
     assert config.problems == ()
+
+
+def test_auto_name_can_be_turned_off(tmp_path):
+    config = load_config(
+        tmp_path, {"autoName": False}, {"PI_CODING_AGENT_DIR": str(tmp_path / "agent")}
+    )
+    assert config.settings.auto_name is False and config.problems == ()
 
 
 def test_invalid_values_fall_back_to_defaults_with_one_problem_each(tmp_path):

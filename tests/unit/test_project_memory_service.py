@@ -66,6 +66,45 @@ def test_a_noticed_file_is_indexed(memory):
     assert {hit.session_id for hit in service.search("retry").page.hits} == {"one", "two"}
 
 
+def test_the_watchs_report_of_an_own_write_is_skipped_but_not_a_later_change(memory):
+    service, sessions = memory
+    mine = sessions / "mine.jsonl"
+    write_session(mine, "mine", ["first words"])
+    service.notice_own_write(mine)
+    assert service.wait_until_current(30)
+
+    service.notice_reported(mine)  # the watch, reporting this server's own append
+    assert service.progress().complete  # nothing queued: it is indexed already
+
+    with mine.open("a") as file:  # pi appends to it after this server
+        file.write(json.dumps({"type": "label", "id": "x", "parentId": None}) + "\n")
+    service.notice_reported(mine)
+    assert not service.progress().complete
+    assert service.wait_until_current(30)
+
+
+def test_appends_are_indexed_once_the_files_are_quiet(tmp_path):
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    busy = sessions / "busy.jsonl"
+    write_session(busy, "busy", ["opening"])
+    service = ProjectMemory(
+        tmp_path / "index.sqlite3", lambda: [sessions], sweep_seconds=3600, settle_seconds=0.2
+    )
+    service.start()
+    try:
+        assert service.wait_until_current(30)
+        texts = ["opening"]
+        for number in range(5):  # a burst of appends, as a turn makes
+            texts.append(f"burst word{number}")
+            write_session(busy, "busy", texts)
+            service.notice_own_write(busy)
+        assert service.wait_until_current(30)
+        assert len(service.search("burst").page.hits) == 5
+    finally:
+        service.close()
+
+
 def test_a_file_outside_the_session_directories_is_not_indexed(memory, tmp_path):
     service, _ = memory
     write_session(tmp_path / "elsewhere.jsonl", "elsewhere", ["retry"])

@@ -80,11 +80,12 @@ async def acp_agent(
         "model": "openai/scripted",
         "apiBase": scripted_llm.base_url,
         "retry": {"baseDelayMs": 20},
+        "autoName": False,
         **extra_options,
     }
     async with spawn_agent_process(
         client,
-        *acp_command({key: value for key, value in options.items() if value}),
+        *acp_command({key: value for key, value in options.items() if value or value is False}),
         env=isolated_environment(HOME),
         cwd=workspace,
     ) as (connection, _process):

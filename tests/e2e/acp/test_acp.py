@@ -336,7 +336,7 @@ async def test_stdout_carries_nothing_but_acp_messages(scripted_llm, workspace):
     """litellm logging at INFO writes to stdout; under ``pi-lsp acp`` every line must still be one
     JSON-RPC message."""
     scripted_llm.enqueue(replies.text("All clean."))
-    options = {"model": "openai/scripted", "apiBase": scripted_llm.base_url}
+    options = {"model": "openai/scripted", "apiBase": scripted_llm.base_url, "autoName": False}
     process = await asyncio.create_subprocess_exec(
         *acp_command(options),
         env={**isolated_environment(HOME), "LITELLM_LOG": "INFO"},

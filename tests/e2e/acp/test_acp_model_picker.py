@@ -51,7 +51,7 @@ async def test_the_picker_lists_configured_and_models_json_first_and_no_foreign_
         "OPENAI_API_KEY": "sk-test",
         "ANTHROPIC_API_KEY": "sk-ant-test",
     }
-    options = {"model": "openai/scripted", "apiBase": scripted_llm.base_url}
+    options = {"model": "openai/scripted", "apiBase": scripted_llm.base_url, "autoName": False}
     client = RecordingClient()
     async with spawn_agent_process(
         client, *acp_command(options), env=environment, cwd=workspace

@@ -35,7 +35,7 @@ def _node() -> str:
 
 
 async def _run_client(scripted_llm, workspace: Path) -> dict[str, Any]:
-    options = {"model": "openai/scripted", "apiBase": scripted_llm.base_url}
+    options = {"model": "openai/scripted", "apiBase": scripted_llm.base_url, "autoName": False}
     arguments = json.dumps({"command": acp_command(options), "cwd": str(workspace)})
     process = await asyncio.create_subprocess_exec(
         _node(),

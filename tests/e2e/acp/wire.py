@@ -208,6 +208,7 @@ async def wire_agent(
         "model": "openai/scripted",
         "apiBase": scripted_llm.base_url,
         "retry": {"baseDelayMs": 20},
+        "autoName": False,
         **extra_options,
     }
     process = await asyncio.create_subprocess_exec(

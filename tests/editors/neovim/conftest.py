@@ -190,7 +190,7 @@ class Editor:
         assert ok, f"still false after {timeout_ms} ms: {condition_lua}"
 
     def setup(self, model: ScriptedModel | None, **settings) -> None:
-        options = {"retry": {"baseDelayMs": 20}, **settings}
+        options = {"retry": {"baseDelayMs": 20}, "autoName": False, **settings}
         if model is not None:
             options.update(model=SCRIPTED_MODEL, apiBase=model.base_url)
         ok = self.lua(

@@ -73,7 +73,7 @@ def test_pi_install_installs_the_server_and_pi_streams_the_answer(installed):
 
     assert editor.lua(
         "return require('pi').setup({ settings = ... })",
-        {"model": "openai/scripted", "apiBase": scripted_model.base_url},
+        {"model": "openai/scripted", "apiBase": scripted_model.base_url, "autoName": False},
     )
     scripted_model.enqueue(
         {"kind": "text", "text": "Hello from the installed server.", "chunks": 4}

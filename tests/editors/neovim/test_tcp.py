@@ -52,7 +52,7 @@ def tcp_server(directory: Path, home: Path):
 
 
 def setup_tcp(editor, address: str, token_file: Path, scripted_model=None) -> None:
-    settings = {"retry": {"baseDelayMs": 20}}
+    settings = {"retry": {"baseDelayMs": 20}, "autoName": False}
     if scripted_model is not None:
         settings.update(model=SCRIPTED_MODEL, apiBase=scripted_model.base_url)
     ok = editor.lua(

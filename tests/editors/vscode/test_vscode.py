@@ -53,6 +53,7 @@ SCENARIOS = [
     "model_picker",
     "new_and_resume",
     "search_sessions",
+    "sessions_view",
     "restart_server",
     "navigate_from_palette",
     "restore_files",
@@ -302,6 +303,8 @@ def _user_settings(user_data: Path, api_base: str, server_path: str | None = Non
         "pi.compaction.keepRecentTokens": 40,
         "pi.compaction.reserveTokens": 100,
         "pi.retry.baseDelayMs": 20,
+        # The scenarios script exact replies; naming would ask the model once more.
+        "pi.autoName": False,
         # The steering scenario's command runs without asking; permission_question's asks.
         "pi.permissions": {"bash": {"ask": True, "allow": ["echo *", "cat *"]}},
         "workbench.startupEditor": "none",

@@ -348,6 +348,69 @@ async function searchSessions(context) {
     (await treeRows(page).filter({ hasText: 'Why does add(2, 2)' }).first().getAttribute('aria-selected')) === 'true');
 }
 
+function sessionRows(page) {
+  return page.locator('.pane:has(.pane-header[aria-label*="Sessions"]) .monaco-list-row');
+}
+
+async function sessionMenu(page, rowText, item) {
+  await sessionRows(page).filter({ hasText: rowText }).first().click({ button: 'right' });
+  await page.getByRole('menuitem', { name: item }).hover();
+  await page.keyboard.press('Enter');
+}
+
+async function sessionsView(context) {
+  const { page, llm, workspace } = context;
+  const sessionsDir = path.join(workspace, '.pi', 'sessions');
+  const header = page.locator('.pane-header[aria-label*="Sessions"]').first();
+  await header.waitFor({ timeout: TIMEOUT });
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+  // The session the chat shows (its row is marked): opened again from the view below.
+  const current = sessionRows(page).filter({ has: page.locator('.codicon-circle-filled') }).first();
+  await current.waitFor({ state: 'visible', timeout: TIMEOUT });
+  const currentLabel = (await current.locator('.label-name').innerText()).trim();
+  let frame = await chatFrame(page);
+  await frame.click('[data-testid="new-session"]');
+  await until('an empty chat', async () => (await frame.$$('[data-testid="user-message"]')).length === 0);
+  await enqueue(llm, { kind: 'text', text: 'Noted for later.' });
+  await send(frame, 'A session to throw away.');
+  await until('the answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Noted for later.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  await runCommand(page, 'Pi: Refresh Sessions');
+  await sessionRows(page).filter({ hasText: 'A session to throw away.' }).first().waitFor({ state: 'visible', timeout: TIMEOUT });
+
+  // Open: a row's click opens its session in the chat.
+  await sessionRows(page).filter({ hasText: currentLabel }).first().click();
+  frame = await chatFrame(page);
+  await until('the opened session in the chat', async () => (await text(frame, '[data-testid="user-message"]')).includes(QUESTION));
+
+  // Rename: written as pi's session_info entry, shown in the view.
+  await sessionMenu(page, 'A session to throw away.', 'Rename…');
+  await answerInputBox(page, 'Throwaway notes');
+  await sessionRows(page).filter({ hasText: 'Throwaway notes' }).first().waitFor({ state: 'visible', timeout: TIMEOUT });
+
+  // Export as Markdown: a file in the workspace with the conversation.
+  const exports = () => fs.readdirSync(workspace).filter((name) => name.startsWith('pi-session-') && name.endsWith('.md'));
+  const exportedBefore = exports().length;
+  await sessionMenu(page, 'Throwaway notes', 'Export…');
+  await chooseQuickPick(page, 'Markdown');
+  await page.locator('.notification-toast', { hasText: 'Exported to' }).first().waitFor({ state: 'visible', timeout: TIMEOUT });
+  await until('the exported file', async () => exports().length === exportedBefore + 1);
+  const exported = exports().map((name) => fs.readFileSync(path.join(workspace, name), 'utf8'));
+  if (!exported.some((body) => body.includes('A session to throw away.') && body.includes('Noted for later.'))) {
+    throw new Error('the Markdown export lacks the conversation');
+  }
+
+  // Delete: a confirmation first, then the file goes to the trash and its row away.
+  const sessionFiles = () => fs.readdirSync(sessionsDir).filter((name) => name.endsWith('.jsonl'));
+  const filesBefore = sessionFiles().length;
+  await sessionMenu(page, 'Throwaway notes', 'Delete (Move to Trash)');
+  const question = await confirmDialog(page, 'Move to Trash');
+  if (!question.includes('Throwaway notes')) throw new Error(`the confirmation does not name the session: ${question}`);
+  await until('the row gone', async () => (await sessionRows(page).filter({ hasText: 'Throwaway notes' }).count()) === 0);
+  await until('the file moved away', async () => sessionFiles().length === filesBefore - 1);
+  if ((await sessionRows(page).filter({ hasText: currentLabel }).count()) === 0) throw new Error('another session left the view');
+}
+
 async function restartServer(context) {
   const { page, llm } = context;
   const frame = await chatFrame(page);
@@ -715,6 +778,7 @@ export const scenarios = [
   { name: 'model_picker', run: modelPicker },
   { name: 'new_and_resume', run: newAndResume },
   { name: 'search_sessions', run: searchSessions },
+  { name: 'sessions_view', run: sessionsView },
   { name: 'restart_server', run: restartServer },
   { name: 'navigate_from_palette', run: navigateFromPalette },
   { name: 'restore_files', run: restoreFiles },
