@@ -696,9 +696,17 @@ async function mcpServers(context) {
 async function scrollTreeUntil(page, row, deltaY) {
   const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
   await until('the row in view', async () => {
-    if (await row.isVisible()) return true;
+    let delta = deltaY;
+    if (await row.isVisible()) {
+      // Whole inside the list: a row half under the pane's header would give the header the click.
+      const [rowBox, listBox] = await Promise.all([row.boundingBox(), list.boundingBox()]);
+      if (!rowBox || !listBox) return false;
+      const above = rowBox.y < listBox.y;
+      if (!above && rowBox.y + rowBox.height <= listBox.y + listBox.height) return true;
+      delta = (above ? -2 : 2) * rowBox.height;
+    }
     await list.hover();
-    await page.mouse.wheel(0, deltaY);
+    await page.mouse.wheel(0, delta);
     return false;
   });
 }
