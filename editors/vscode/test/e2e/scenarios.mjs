@@ -378,8 +378,9 @@ async function sessionsView(context) {
   await runCommand(page, 'Pi: Refresh Sessions');
   await sessionRows(page).filter({ hasText: 'A session to throw away.' }).first().waitFor({ state: 'visible', timeout: TIMEOUT });
 
-  // Open: a row's click opens its session in the chat.
-  await sessionRows(page).filter({ hasText: currentLabel }).first().click();
+  // Open, from the row's context menu (a click right after the refresh can land on a row being
+  // drawn again, which selects it without opening it).
+  await sessionMenu(page, currentLabel, 'Open');
   frame = await chatFrame(page);
   await until('the opened session in the chat', async () => (await text(frame, '[data-testid="user-message"]')).includes(QUESTION));
 
@@ -587,7 +588,11 @@ async function contextView(context) {
     return !still && Number(now) > Number(total) ? view : undefined;
   });
   await restored.waitForSelector('[data-testid="context-bar"]');
-  return screenshot(context, 'context.png');
+  const shot = await screenshot(context, 'context.png');
+  // Closed again: the scenarios after it type into quick inputs the open panel's focus would take.
+  await runCommand(page, 'View: Close All Editors');
+  await page.locator('.tab', { hasText: 'Pi: Context' }).waitFor({ state: 'detached', timeout: TIMEOUT });
+  return shot;
 }
 
 /** Waits until the quick input (a pick or an input box) shows `title`. */
