@@ -31,7 +31,7 @@ import msgspec
 
 from pi_lsp.llm import http_stream, providers
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.llm.messages import THOUGHT_SIGNATURE_FIELD
+from pi_lsp.llm.messages import THOUGHT_SIGNATURE_FIELD, chat_message_text
 from pi_lsp.llm.provider_errors import (
     ProviderError,
     connection_error,
@@ -77,7 +77,9 @@ def request_body(found: providers.Route, arguments: Mapping[str, Any]) -> dict[s
     messages = arguments["messages"]
     with_ids = bool(_THINKING_LEVEL_MODELS.search(found.model_id.lower()))
     body: dict[str, Any] = {"contents": _contents(messages, with_ids)}
-    system = "\n\n".join(_text(m) for m in messages if m.get("role") == "system" and _text(m))
+    system = "\n\n".join(
+        chat_message_text(m) for m in messages if m.get("role") == "system" and chat_message_text(m)
+    )
     if system:
         body["systemInstruction"] = {"role": "user", "parts": [{"text": system}]}
     tools = arguments.get("tools") or ()
@@ -129,7 +131,10 @@ def _contents(messages: Sequence[ChatMessage], with_ids: bool) -> list[dict[str,
             turn_role = "model"
         elif role == "tool":
             name = call_names.get(str(message.get("tool_call_id")), "")
-            response: dict[str, Any] = {"name": name, "response": {"output": _text(message)}}
+            response: dict[str, Any] = {
+                "name": name,
+                "response": {"output": chat_message_text(message)},
+            }
             if with_ids:
                 response["id"] = message.get("tool_call_id")
             parts, turn_role = [{"functionResponse": response}], "user"
@@ -142,15 +147,6 @@ def _contents(messages: Sequence[ChatMessage], with_ids: bool) -> list[dict[str,
         else:
             contents.append({"role": turn_role, "parts": parts})
     return contents
-
-
-def _text(message: ChatMessage) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(
-        str(part.get("text", "")) for part in content or () if part.get("type") == "text"
-    )
 
 
 def _user_parts(content: Any) -> list[dict[str, Any]]:
@@ -181,7 +177,7 @@ def _model_parts(
                     "thoughtSignature": block["signature"],
                 }
             )
-    text = _text(message)
+    text = chat_message_text(message)
     if text:
         parts.append({"text": text})
     for call in message.get("tool_calls") or ():

@@ -85,6 +85,17 @@ def to_chat_messages(
     return system_messages(system_prompt) + history
 
 
+def chat_message_text(message: Mapping[str, Any]) -> str:
+    """The text of a chat message: its string content, or its text parts joined (the wire modules
+    that send chat messages another way, Responses and Gemini, read tool results with it)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(
+        str(part.get("text", "")) for part in content or () if part.get("type") == "text"
+    )
+
+
 def system_messages(system_prompt: str) -> list[ChatMessage]:
     """The system message of ``system_prompt``; none for an empty prompt."""
     return [{"role": "system", "content": sanitize(system_prompt)}] if system_prompt else []

@@ -31,6 +31,7 @@ import msgspec
 
 from pi_lsp.llm import http_stream, providers
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.llm.messages import chat_message_text
 from pi_lsp.llm.models import supports_reasoning
 from pi_lsp.llm.provider_errors import (
     ProviderError,
@@ -84,7 +85,10 @@ def _input(messages: Sequence[ChatMessage], *, developer: bool) -> list[dict[str
         role = message.get("role")
         if role == "system":
             items.append(
-                {"role": "developer" if developer else "system", "content": _text(message)}
+                {
+                    "role": "developer" if developer else "system",
+                    "content": chat_message_text(message),
+                }
             )
         elif role == "user":
             content = _user_content(message.get("content"))
@@ -95,18 +99,13 @@ def _input(messages: Sequence[ChatMessage], *, developer: bool) -> list[dict[str
         elif role == "tool":
             call_id = str(message.get("tool_call_id") or "").partition("|")[0]
             items.append(
-                {"type": "function_call_output", "call_id": call_id, "output": _text(message)}
+                {
+                    "type": "function_call_output",
+                    "call_id": call_id,
+                    "output": chat_message_text(message),
+                }
             )
     return items
-
-
-def _text(message: ChatMessage) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(
-        str(part.get("text", "")) for part in content or () if part.get("type") == "text"
-    )
 
 
 def _user_content(content: Any) -> list[dict[str, Any]]:
@@ -131,7 +130,7 @@ def _assistant_items(message: ChatMessage, position: int) -> list[dict[str, Any]
                 items.append(jiter.from_json(signature.encode()))
             except ValueError:
                 continue
-    text = _text(message)
+    text = chat_message_text(message)
     if text:
         items.append(
             {
