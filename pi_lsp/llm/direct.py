@@ -30,7 +30,6 @@ import os
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
-import h11
 import jiter
 import msgspec
 
@@ -38,10 +37,7 @@ from pi_lsp.llm import http_stream, providers
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.messages import THOUGHT_SIGNATURE_FIELD
 from pi_lsp.llm.provider_errors import (
-    ProviderError,
-    connection_error,
     provider_error,
-    timeout_error,
 )
 from pi_lsp.llm.proxies import unsupported_proxy
 
@@ -144,7 +140,7 @@ async def stream_chunks(
     if api_key:
         request_headers["Authorization"] = f"Bearer {api_key}"
     request_headers.update(headers)
-    try:
+    with http_stream.failures_as_provider_errors():
         # No total timeout: a stream may run for minutes; each connect and read has ``timeout``.
         async with http_stream.post(
             url, _encode(request_body(arguments, found)), request_headers, timeout
@@ -162,14 +158,6 @@ async def stream_chunks(
                 if isinstance(chunk, dict) and chunk.get("error") is not None:
                     raise provider_error(_error_status(chunk["error"]), _error_text(chunk))
                 yield chunk
-    except ProviderError:
-        raise
-    except TimeoutError as error:
-        raise timeout_error() from error
-    except http_stream.AnswerCutOff as error:
-        raise connection_error(answered=True) from error
-    except (OSError, h11.ProtocolError) as error:
-        raise connection_error(answered=False) from error
 
 
 def _error_status(error: Any) -> int:

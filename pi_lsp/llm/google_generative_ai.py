@@ -25,7 +25,6 @@ import re
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
-import h11
 import jiter
 import msgspec
 
@@ -33,10 +32,7 @@ from pi_lsp.llm import http_stream, providers
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.messages import THOUGHT_SIGNATURE_FIELD, chat_message_text
 from pi_lsp.llm.provider_errors import (
-    ProviderError,
-    connection_error,
     provider_error,
-    timeout_error,
 )
 from pi_lsp.llm.proxies import unsupported_proxy
 
@@ -314,7 +310,7 @@ async def stream_chunks(
     request_headers.update(headers)
     translator = GeminiTranslator()
     body = _encode(request_body(found, arguments))
-    try:
+    with http_stream.failures_as_provider_errors():
         async with http_stream.post(
             stream_url(found), body, request_headers, arguments.get("timeout")
         ) as response:
@@ -326,11 +322,3 @@ async def stream_chunks(
                         jiter.from_json(line[len(_DATA_PREFIX) :].strip())
                     ):
                         yield chunk
-    except ProviderError:
-        raise
-    except TimeoutError as error:
-        raise timeout_error() from error
-    except http_stream.AnswerCutOff as error:
-        raise connection_error(answered=True) from error
-    except (OSError, h11.ProtocolError) as error:
-        raise connection_error(answered=False) from error

@@ -26,12 +26,13 @@ import base64
 import contextlib
 import ssl
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from urllib.parse import urlsplit
 
 import attrs
 import h11
 
+from pi_lsp.llm.provider_errors import ProviderError, connection_error, timeout_error
 from pi_lsp.llm.proxies import Proxy, proxy_for
 
 READ_SIZE = 65536
@@ -385,3 +386,19 @@ async def _close_at_shutdown(pool: _Pool) -> AsyncGenerator[None, None]:
         yield
     finally:
         pool.close()
+
+
+@contextlib.contextmanager
+def failures_as_provider_errors() -> Iterator[None]:
+    """A stream's failure to connect, to answer or to finish as the ``ProviderError`` it is for
+    the retry rules (a provider's own ``ProviderError`` passes as it is)."""
+    try:
+        yield
+    except ProviderError:
+        raise
+    except TimeoutError as error:
+        raise timeout_error() from error
+    except AnswerCutOff as error:
+        raise connection_error(answered=True) from error
+    except (OSError, h11.ProtocolError) as error:
+        raise connection_error(answered=False) from error

@@ -25,7 +25,6 @@ import os
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
-import h11
 import jiter
 import msgspec
 
@@ -34,10 +33,7 @@ from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.messages import chat_message_text
 from pi_lsp.llm.models import supports_reasoning
 from pi_lsp.llm.provider_errors import (
-    ProviderError,
-    connection_error,
     provider_error,
-    timeout_error,
 )
 from pi_lsp.llm.proxies import unsupported_proxy
 
@@ -287,24 +283,17 @@ async def stream_chunks(
     translator = ResponsesTranslator()
     body = _encode(request_body(model, found, arguments))
     try:
-        async with http_stream.post(
-            found.base_url + "/responses", body, request_headers, arguments.get("timeout")
-        ) as response:
-            if response.status >= 400:
-                raise provider_error(response.status, await response.text())
-            async for line in response.lines():
-                if not line.startswith(_DATA_PREFIX):
-                    continue
-                chunk = translator.chunk(jiter.from_json(line[len(_DATA_PREFIX) :].strip()))
-                if chunk is not None:
-                    yield chunk
+        with http_stream.failures_as_provider_errors():
+            async with http_stream.post(
+                found.base_url + "/responses", body, request_headers, arguments.get("timeout")
+            ) as response:
+                if response.status >= 400:
+                    raise provider_error(response.status, await response.text())
+                async for line in response.lines():
+                    if not line.startswith(_DATA_PREFIX):
+                        continue
+                    chunk = translator.chunk(jiter.from_json(line[len(_DATA_PREFIX) :].strip()))
+                    if chunk is not None:
+                        yield chunk
     except ResponseFailed as error:
         raise provider_error(500, str(error)) from error
-    except ProviderError:
-        raise
-    except TimeoutError as error:
-        raise timeout_error() from error
-    except http_stream.AnswerCutOff as error:
-        raise connection_error(answered=True) from error
-    except (OSError, h11.ProtocolError) as error:
-        raise connection_error(answered=False) from error
