@@ -11,20 +11,19 @@ classifies them as pi does (401/403 a refused key, 429, 5xx and ``overloaded_err
 ``prompt is too long`` and ``request_too_large`` a context overflow). ``serves`` decides:
 ``anthropic/…`` models (and ``models.json`` ``anthropic-messages`` providers), unless
 ``PI_LSP_LLM_TRANSPORT=litellm`` or the endpoint is behind a proxy ``http_stream`` does not speak
-(``direct.proxied``).
+(``providers.sends_natively``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 import h11
 import jiter
 
-from pi_lsp.llm import anthropic_request, direct, http_stream, providers
+from pi_lsp.llm import anthropic_request, http_stream, providers
 from pi_lsp.llm.anthropic_events import ChunkTranslator, StreamErrorEvent
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.provider_errors import ProviderError, timeout_error
@@ -59,12 +58,7 @@ _EXCEPTION_NAMES = {
 
 def serves(model: ModelConfig) -> bool:
     """Whether ``model`` streams through this module instead of litellm."""
-    if os.environ.get(direct.TRANSPORT_ENVIRONMENT_VARIABLE) == "litellm":
-        return False
-    found = providers.route(model)
-    if found is None or found.wire_api != "anthropic-messages":
-        return False
-    return not direct.proxied(found.base_url)
+    return providers.sends_natively(model, "anthropic-messages")
 
 
 async def stream_chunks(

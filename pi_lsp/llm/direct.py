@@ -26,7 +26,6 @@ alike.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
@@ -39,33 +38,21 @@ from pi_lsp.llm.messages import THOUGHT_SIGNATURE_FIELD
 from pi_lsp.llm.provider_errors import (
     provider_error,
 )
-from pi_lsp.llm.proxies import unsupported_proxy
 
-TRANSPORT_ENVIRONMENT_VARIABLE = "PI_LSP_LLM_TRANSPORT"
 # completion_arguments keys that configure litellm itself rather than go into the body.
 _CLIENT_ARGUMENTS = frozenset(
     {"model", "api_base", "api_key", "timeout", "max_retries", "drop_params", "extra_body"}
 )
 _DATA_PREFIX = b"data:"
 _DONE = b"[DONE]"
+TRANSPORT_ENVIRONMENT_VARIABLE = providers.TRANSPORT_ENVIRONMENT_VARIABLE
 
 _encode = msgspec.json.Encoder().encode
 
 
 def serves(model: ModelConfig) -> bool:
     """Whether ``model`` streams through this module instead of litellm."""
-    if os.environ.get(TRANSPORT_ENVIRONMENT_VARIABLE) == "litellm":
-        return False
-    found = providers.route(model)
-    return (
-        found is not None and found.wire_api == "openai-completions" and not proxied(found.base_url)
-    )
-
-
-def proxied(url: str) -> bool:
-    """Whether requests to ``url`` must go through a proxy the direct path does not speak
-    (``socks5://``, ``https://``): litellm sends them instead (``proxies.py``)."""
-    return unsupported_proxy(url)
+    return providers.sends_natively(model, "openai-completions")
 
 
 def request_body(

@@ -20,7 +20,6 @@ with the same model's next turn, which Gemini 3 requires for function calling.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
@@ -34,9 +33,7 @@ from pi_lsp.llm.messages import THOUGHT_SIGNATURE_FIELD, chat_message_text
 from pi_lsp.llm.provider_errors import (
     provider_error,
 )
-from pi_lsp.llm.proxies import unsupported_proxy
 
-TRANSPORT_ENVIRONMENT_VARIABLE = "PI_LSP_LLM_TRANSPORT"
 ERROR_LABEL = "GeminiException"
 _DATA_PREFIX = b"data:"
 _THINKING_LEVEL_MODELS = re.compile(r"gemini-(?:3|[4-9]|[1-9]\d)|gemini-flash(?:-lite)?-latest")
@@ -54,14 +51,7 @@ Chunk = dict[str, Any]
 
 def serves(model: ModelConfig) -> bool:
     """Whether ``model`` streams through this module instead of litellm."""
-    if os.environ.get(TRANSPORT_ENVIRONMENT_VARIABLE) == "litellm":
-        return False
-    found = providers.route(model)
-    return (
-        found is not None
-        and found.wire_api == "google-generative-ai"
-        and not unsupported_proxy(found.base_url)
-    )
+    return providers.sends_natively(model, "google-generative-ai")
 
 
 def stream_url(found: providers.Route) -> str:

@@ -21,7 +21,6 @@ reads, so every wire API ends in the same events and messages.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
@@ -35,9 +34,7 @@ from pi_lsp.llm.models import supports_reasoning
 from pi_lsp.llm.provider_errors import (
     provider_error,
 )
-from pi_lsp.llm.proxies import unsupported_proxy
 
-TRANSPORT_ENVIRONMENT_VARIABLE = "PI_LSP_LLM_TRANSPORT"
 MIN_OUTPUT_TOKENS = 16
 _DATA_PREFIX = b"data:"
 _encode = msgspec.json.Encoder().encode
@@ -165,14 +162,7 @@ def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
 
 def serves(model: ModelConfig) -> bool:
     """Whether ``model`` streams through this module instead of litellm."""
-    if os.environ.get(TRANSPORT_ENVIRONMENT_VARIABLE) == "litellm":
-        return False
-    found = providers.route(model)
-    return (
-        found is not None
-        and found.wire_api == "openai-responses"
-        and not unsupported_proxy(found.base_url)
-    )
+    return providers.sends_natively(model, "openai-responses")
 
 
 class ResponseFailed(Exception):

@@ -29,6 +29,7 @@ from typing import Literal
 import attrs
 
 from pi_lsp.llm.config import ModelConfig, split_model_string
+from pi_lsp.llm.proxies import unsupported_proxy
 
 WireApi = Literal[
     "openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai"
@@ -220,6 +221,21 @@ def route(model: ModelConfig, environ: Mapping[str, str] | None = None) -> Route
     elif provider.id == "openai" and endpoint == provider.base_url:
         wire_api = "openai-responses"  # OpenAI's own endpoint: pi 1.6 uses the Responses API
     return Route(provider, wire_api, endpoint, model_id)
+
+
+TRANSPORT_ENVIRONMENT_VARIABLE = "PI_LSP_LLM_TRANSPORT"
+"""Set to ``litellm``, every model goes through litellm (to compare the two paths)."""
+
+
+def sends_natively(model: ModelConfig, wire_api: WireApi) -> bool:
+    """Whether pi-lsp itself sends ``model`` over ``wire_api``: the table routes it there, no proxy
+    the direct path does not speak stands in the way (``proxies.py``), and litellm is not forced."""
+    if os.environ.get(TRANSPORT_ENVIRONMENT_VARIABLE) == "litellm":
+        return False
+    found = route(model)
+    return (
+        found is not None and found.wire_api == wire_api and not unsupported_proxy(found.base_url)
+    )
 
 
 def can_send(model: ModelConfig) -> bool:
