@@ -15,16 +15,6 @@ local function valid(buffer)
   return buffer ~= nil and vim.api.nvim_buf_is_valid(buffer)
 end
 
-local function scratch(name, filetype, modifiable)
-  local buffer = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_name(buffer, name)
-  vim.bo[buffer].bufhidden = "hide"
-  vim.bo[buffer].swapfile = false
-  vim.bo[buffer].modifiable = modifiable
-  vim.bo[buffer].filetype = filetype
-  return buffer
-end
-
 local function map(buffer, modes, lhs, rhs, desc)
   if lhs then
     vim.keymap.set(modes, lhs, rhs, { buffer = buffer, nowait = true, silent = true, desc = "pi: " .. desc })
@@ -69,7 +59,7 @@ end
 --- The chat buffer, created on first use (events are rendered even while no window shows it).
 function M.chat_buffer()
   if not valid(buffers.chat) then
-    buffers.chat = scratch(CHAT_NAME, "pi-chat", false)
+    buffers.chat = util.scratch_buffer(CHAT_NAME, "pi-chat", false)
     require("pi.render").reset(buffers.chat)
     chat_keymaps(buffers.chat)
   end
@@ -78,7 +68,7 @@ end
 
 function M.prompt_buffer()
   if not valid(buffers.prompt) then
-    buffers.prompt = scratch(PROMPT_NAME, "pi-prompt", true)
+    buffers.prompt = util.scratch_buffer(PROMPT_NAME, "pi-prompt", true)
     prompt_keymaps(buffers.prompt)
   end
   return buffers.prompt

@@ -134,12 +134,7 @@ end
 
 local function context_buffer()
   if not valid() then
-    buffer = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(buffer, NAME)
-    vim.bo[buffer].bufhidden = "hide"
-    vim.bo[buffer].swapfile = false
-    vim.bo[buffer].modifiable = false
-    vim.bo[buffer].filetype = "pi-context"
+    buffer = util.scratch_buffer(NAME, "pi-context", false)
     keymaps()
   end
   return buffer

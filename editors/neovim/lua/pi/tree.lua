@@ -359,12 +359,7 @@ end
 
 local function tree_buffer()
   if not valid() then
-    buffer = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(buffer, NAME)
-    vim.bo[buffer].bufhidden = "hide"
-    vim.bo[buffer].swapfile = false
-    vim.bo[buffer].modifiable = false
-    vim.bo[buffer].filetype = "pi-tree"
+    buffer = util.scratch_buffer(NAME, "pi-tree", false)
     keymaps()
     vim.api.nvim_create_autocmd("CursorMoved", { buffer = buffer, callback = load_on_move })
   end

@@ -1,5 +1,17 @@
--- Small helpers shared by the modules: JSON nulls, message text, short numbers.
+-- Small helpers shared by the modules: scratch buffers, JSON nulls, message text, short numbers.
 local M = {}
+
+--- A scratch buffer of the plugin's (chat, prompt, tree, context): named, hidden when its window
+--- closes, no swap file.
+function M.scratch_buffer(name, filetype, modifiable)
+  local buffer = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(buffer, name)
+  vim.bo[buffer].bufhidden = "hide"
+  vim.bo[buffer].swapfile = false
+  vim.bo[buffer].modifiable = modifiable
+  vim.bo[buffer].filetype = filetype
+  return buffer
+end
 
 --- False for nil and for JSON null (which arrives as vim.NIL inside lists).
 function M.present(value)
