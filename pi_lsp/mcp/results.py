@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from pi_lsp.mcp.output import SaveOutput, limit_content, save_to_temp_file
 from pi_lsp.tools.base import ToolResult
+from pi_lsp.tools.truncate import format_size
 
 READ_MCP_RESOURCE_TOOL = "read_mcp_resource"
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}$")
@@ -118,12 +119,3 @@ def extension_of(uri: str) -> str:
     path = urlsplit(uri).path or uri
     match = _EXTENSION.search(path)
     return match[0] if match else ".bin"
-
-
-def format_size(size: int) -> str:
-    """pi's ``formatSize``: bytes, then KB and MB with one decimal."""
-    if size < 1024:
-        return f"{size}B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f}KB"
-    return f"{size / (1024 * 1024):.1f}MB"
