@@ -11,6 +11,7 @@ import type { Completion, FromWebview, McpSummary, ModelInfo, ServerStatus, ToWe
 /** While a server is still starting, the header asks again after this long. */
 const MCP_RECHECK_MS = 1000;
 import { applyNotification, type ChatState, emptyChat, isSeqGap, type LocalAction, reduce } from './reducer';
+import { WorkspaceFiles } from './workspaceFiles';
 
 export class ChatController implements vscode.Disposable {
   private state: ChatState = emptyChat();
@@ -22,6 +23,7 @@ export class ChatController implements vscode.Disposable {
   private mcp: McpSummary = { total: 0, connected: 0, connecting: 0, failed: 0 };
   private mcpRecheck: ReturnType<typeof setTimeout> | undefined;
   private readonly subscriptions: vscode.Disposable[];
+  private readonly files = new WorkspaceFiles();
 
   constructor(
     private readonly server: PiServer,
@@ -33,7 +35,10 @@ export class ChatController implements vscode.Disposable {
         if (isSeqGap(this.state, notification)) server.output.appendLine(`pi/event: a gap before seq ${notification.seq}`);
         this.state = applyNotification(this.state, notification);
         this.post?.({ type: 'event', notification });
-        if (notification.event.type === 'agent_end') void this.refreshMcp();
+        if (notification.event.type === 'agent_end') {
+          this.files.forget();
+          void this.refreshMcp();
+        }
       }),
       session.onDidSwitch(({ sessionId, history }) => {
         this.apply({ type: 'local_reset', sessionId, items: history });
@@ -107,7 +112,11 @@ export class ChatController implements vscode.Disposable {
       case 'openContext':
         return void vscode.commands.executeCommand('pi.context.show');
       case 'openFile':
-        return this.openFile(message.path);
+        return this.files.open(message);
+      case 'checkPaths':
+        return this.post?.({ type: 'paths', existing: await this.files.check(message.paths) });
+      case 'copyText':
+        return vscode.env.clipboard.writeText(message.text);
     }
   }
 
@@ -162,17 +171,6 @@ export class ChatController implements vscode.Disposable {
       this.apply({ type: 'local_prepend', items: historyItems(sessionId, page, `p${this.earlierPages}-`) });
     } catch (error) {
       this.server.output.appendLine(`Could not load earlier messages: ${describeError(error)}`);
-    }
-  }
-
-  /** Opens a file a summary card lists (relative paths are the workspace's). */
-  private async openFile(path: string): Promise<void> {
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const uri = path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) || !root ? vscode.Uri.file(path) : vscode.Uri.joinPath(root, path);
-    try {
-      await vscode.window.showTextDocument(uri, { preview: true });
-    } catch (error) {
-      void vscode.window.showWarningMessage(`Cannot open ${path}: ${describeError(error)}`);
     }
   }
 

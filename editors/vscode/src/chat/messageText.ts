@@ -23,6 +23,22 @@ export function thinkingText(content: unknown): string {
   return joined(content, 'thinking', 'thinking');
 }
 
+/** An image of a message, as the chat shows it (a `data:` URL of its bytes). */
+export interface ImageView {
+  mimeType: string;
+  data: string;
+}
+
+/** Raster formats only: the view shows them as `data:` URLs, which its CSP allows for images. */
+const SHOWN_IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
+
+/** The images of a message's content (pi's `{type: "image", data, mimeType}` blocks). */
+export function messageImages(content: unknown): ImageView[] {
+  return blocks(content)
+    .filter((block) => block.type === 'image' && typeof block.data === 'string' && SHOWN_IMAGE_TYPES.test(String(block.mimeType)))
+    .map((block) => ({ mimeType: String(block.mimeType), data: block.data as string }));
+}
+
 export interface ToolCallBlock {
   id: string;
   name: string;
@@ -35,7 +51,7 @@ export function toolCalls(content: unknown): ToolCallBlock[] {
     .map((block) => ({ id: String(block.id ?? ''), name: String(block.name ?? ''), arguments: block.arguments }));
 }
 
-/** A tool result's text; images are mentioned rather than shown. */
+/** A tool result's text; its images are mentioned here and shown apart (`messageImages`). */
 export function toolResultText(content: unknown): string {
   return blocks(content)
     .map((block) => (block.type === 'text' ? String(block.text ?? '') : block.type === 'image' ? '[image]' : ''))

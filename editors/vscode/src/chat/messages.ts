@@ -45,7 +45,9 @@ export type ToWebview =
   | { type: 'server'; status: ServerStatus }
   /** Scroll to the message of an entry and highlight it (the Context view's "Show in Chat"). */
   | { type: 'revealEntry'; entryId: string }
-  | { type: 'mcp'; summary: McpSummary };
+  | { type: 'mcp'; summary: McpSummary }
+  /** Which of the paths the webview asked about (`checkPaths`) are files of the workspace. */
+  | { type: 'paths'; existing: Record<string, boolean> };
 
 export type FromWebview =
   | { type: 'ready' }
@@ -63,5 +65,9 @@ export type FromWebview =
   | { type: 'loadEarlier'; before: string }
   /** The context meter was clicked: open the Context view. */
   | { type: 'openContext' }
-  /** A file of a summary card was clicked (a path relative to the workspace, or absolute). */
-  | { type: 'openFile'; path: string };
+  /** A file link was clicked (a path relative to the workspace, or absolute), with its 1-based lines. */
+  | { type: 'openFile'; path: string; line?: number; endLine?: number; column?: number }
+  /** Paths seen in the chat's text: answered with `paths`, so only existing files become links. */
+  | { type: 'checkPaths'; paths: string[] }
+  /** A code block's Copy button. */
+  | { type: 'copyText'; text: string };

@@ -2,7 +2,7 @@
 // the same reducer, so the host can re-send the whole state when the view is shown again while
 // the webview applies events one by one as they stream.
 import type { AgentMessage, ContextEditEffect, ContextUsage, EventNotification, PiEvent, SummaryCard } from '../protocol';
-import { messageText, thinkingText, toolCalls, toolResultText } from './messageText';
+import { type ImageView, messageImages, messageText, thinkingText, toolCalls, toolResultText } from './messageText';
 
 /** `unfinished`: the call's result is not on the shown path (a fork or a navigation cut the turn). */
 export type ToolStatus = 'pending' | 'running' | 'done' | 'error' | 'unfinished';
@@ -18,6 +18,7 @@ interface ItemBase {
 export interface UserItem extends ItemBase {
   kind: 'user';
   text: string;
+  images?: ImageView[];
   entryId?: string | null;
   /** Sent while a turn ran and not yet taken by the agent. */
   queued?: 'steer' | 'followUp';
@@ -27,6 +28,7 @@ export interface AssistantItem extends ItemBase {
   kind: 'assistant';
   text: string;
   thinking: string;
+  images?: ImageView[];
   streaming: boolean;
   stopReason?: string;
   errorMessage?: string;
@@ -40,6 +42,7 @@ export interface ToolItem extends ItemBase {
   arguments: unknown;
   status: ToolStatus;
   result?: string;
+  images?: ImageView[];
   /** The last line a running tool printed (its output streams in `result` meanwhile). */
   live?: string;
   /** The entry of its result, once stored. */
@@ -152,6 +155,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         name: action.name,
         status: action.isError ? 'error' : 'done',
         result: toolResultText(action.content),
+        ...withImages(action.content),
         live: undefined,
       }));
     case 'message_end':
@@ -256,24 +260,37 @@ function upsertTool(state: ChatState, toolCallId: string, change: (tool: ToolIte
 function endMessage(state: ChatState, message: AgentMessage, entryId: string | null): ChatState {
   switch (message.role) {
     case 'user':
-      return addUserMessage(state, messageText(message.content), entryId);
+      return addUserMessage(state, messageText(message.content), entryId, message.content);
     case 'assistant':
       return endAssistant(state, message, entryId);
     case 'toolResult':
       return upsertTool(state, String(message.toolCallId ?? ''), (tool) =>
         tool.status === 'done' || tool.status === 'error'
           ? tool
-          : { ...tool, name: tool.name || String(message.toolName ?? ''), status: message.isError ? 'error' : 'done', result: toolResultText(message.content), entryId },
+          : {
+              ...tool,
+              name: tool.name || String(message.toolName ?? ''),
+              status: message.isError ? 'error' : 'done',
+              result: toolResultText(message.content),
+              ...withImages(message.content),
+              entryId,
+            },
       );
     default:
       return state;
   }
 }
 
-function addUserMessage(state: ChatState, text: string, entryId: string | null): ChatState {
+function addUserMessage(state: ChatState, text: string, entryId: string | null, content: unknown): ChatState {
   const queued = state.items.findIndex((item) => item.kind === 'user' && item.queued !== undefined && item.text === text);
   if (queued >= 0) state = { ...state, items: state.items.filter((_, index) => index !== queued) };
-  return push(state, { kind: 'user', text, entryId });
+  return push(state, { kind: 'user', text, entryId, ...withImages(content) });
+}
+
+/** `{images}` when the content has images, else nothing (most messages have none). */
+function withImages(content: unknown): { images?: ImageView[] } {
+  const images = messageImages(content);
+  return images.length ? { images } : {};
 }
 
 function endAssistant(state: ChatState, message: AgentMessage, entryId: string | null): ChatState {
@@ -287,6 +304,7 @@ function endAssistant(state: ChatState, message: AgentMessage, entryId: string |
     ...current,
     text: messageText(message.content) || current.text,
     thinking: thinkingText(message.content) || current.thinking,
+    ...withImages(message.content),
     streaming: false,
     stopReason: message.stopReason,
     errorMessage: message.errorMessage,

@@ -6,7 +6,9 @@ import { applyNotification, type ChatState, EARLIER_TOPIC, emptyChat, reduce } f
 import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../contextLevel';
 import { setupReason } from '../chat/setup';
 import { acceptCompletion, matchingCompletions } from './completion';
+import { PathLinker } from './links';
 import { revealEntry, TranscriptRenderer } from './render';
+import { RichText } from './richText';
 
 interface SavedState {
   chat: ChatState;
@@ -30,7 +32,12 @@ const stop = byId<HTMLButtonElement>('stop');
 const status = byId<HTMLSpanElement>('status');
 const completionList = byId<HTMLDivElement>('completions');
 const transcript = byId('transcript');
-const renderer = new TranscriptRenderer(transcript, (action) => {
+const linker = new PathLinker(
+  (paths) => vscode.postMessage({ type: 'checkPaths', paths }),
+  (target) => vscode.postMessage({ type: 'openFile', ...target }),
+);
+const rich = new RichText(transcript, linker, (text) => vscode.postMessage({ type: 'copyText', text }));
+const renderer = new TranscriptRenderer(transcript, rich, (action) => {
   if (action.kind === 'setApiKey') vscode.postMessage({ type: 'setApiKey', provider: action.provider });
   else if (action.kind === 'openFile') vscode.postMessage({ type: 'openFile', path: action.path });
   else loadEarlier(true);
@@ -303,6 +310,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'revealEntry':
       revealEntry(transcript, message.entryId);
+      return;
+    case 'paths':
+      linker.answer(message.existing);
       return;
     case 'editorText':
       input.value = message.text;

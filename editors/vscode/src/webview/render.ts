@@ -1,8 +1,13 @@
 // Draws the transcript from the chat state. Each item keeps its element; only items whose `rev`
-// changed are redrawn, so a streaming answer does not re-render the whole conversation.
+// changed are redrawn, so a streaming answer does not re-render the whole conversation. The
+// newest items are drawn whole; older ones build their markdown when scrolled near (RichText).
 import type { AssistantItem, CardView, ChatItem, NoticeAction, NoticeItem, ToolItem, UserItem } from '../chat/reducer';
-import { skillInvocation } from '../chat/messageText';
+import { type ImageView, skillInvocation } from '../chat/messageText';
 import { renderMarkdown } from './markdown';
+import type { RichText } from './richText';
+
+/** How many of the newest items are drawn whole at once (what a chat opened at its end shows). */
+const EAGER_TAIL = 30;
 
 interface Drawn {
   element: HTMLElement;
@@ -24,13 +29,29 @@ function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: stri
   return created;
 }
 
+/** A message's images, each as large as the view allows. */
+function drawImages(images: ImageView[] | undefined): HTMLElement[] {
+  return (images ?? []).map((image) => {
+    const shown = element('img', 'message-image');
+    shown.dataset.testid = 'message-image';
+    shown.alt = `An image (${image.mimeType})`;
+    shown.src = `data:${image.mimeType};base64,${image.data}`;
+    return shown;
+  });
+}
+
+/** "1,234 characters" for a folded thinking block. */
+function lengthOf(text: string): string {
+  return `${text.length.toLocaleString('en-US')} character${text.length === 1 ? '' : 's'}`;
+}
+
 function drawUser(item: UserItem): HTMLElement {
   const box = element('div', `message user${item.queued ? ' queued' : ''}`);
   box.dataset.testid = 'user-message';
   box.append(element('div', 'who', item.queued ? `You (${item.queued === 'steer' ? 'steering' : 'follow-up'}, queued)` : 'You'));
   const skill = skillInvocation(item.text);
   if (!skill) {
-    box.append(element('div', 'text plain', item.text));
+    box.append(element('div', 'text plain', item.text), ...drawImages(item.images));
     return box;
   }
   // The server sends the expanded skill; show what the user typed, the skill's text on demand.
@@ -42,7 +63,7 @@ function drawUser(item: UserItem): HTMLElement {
   return box;
 }
 
-function drawAssistant(item: AssistantItem, openThinking: Set<string>): HTMLElement {
+function drawAssistant(item: AssistantItem, openThinking: Set<string>, rich: RichText, eager: boolean): HTMLElement {
   const box = element('div', `message assistant${item.streaming ? ' streaming' : ''}`);
   box.dataset.testid = 'assistant-message';
   box.dataset.streaming = String(item.streaming);
@@ -52,14 +73,13 @@ function drawAssistant(item: AssistantItem, openThinking: Set<string>): HTMLElem
     details.dataset.testid = 'thinking';
     details.open = openThinking.has(item.id);
     details.addEventListener('toggle', () => (details.open ? openThinking.add(item.id) : openThinking.delete(item.id)));
-    details.append(element('summary', undefined, item.streaming && !item.text ? 'Thinking…' : 'Thinking'));
+    const summary = element('summary', undefined, item.streaming && !item.text ? 'Thinking…' : `Thinking (${lengthOf(item.thinking)})`);
+    summary.dataset.testid = 'thinking-summary';
+    details.append(summary);
     details.append(element('div', 'text plain', item.thinking));
     box.append(details);
   }
-  const body = element('div', 'text markdown');
-  body.dataset.testid = 'assistant-text';
-  body.innerHTML = renderMarkdown(item.text);
-  box.append(body);
+  box.append(rich.markdown(item.text, eager || item.streaming, 'assistant-text'), ...drawImages(item.images));
   if (item.stopReason === 'error' && item.errorMessage) box.append(element('div', 'error-text', item.errorMessage));
   return box;
 }
@@ -95,6 +115,7 @@ function drawTool(item: ToolItem, openTools: Set<string>): HTMLElement {
     result.dataset.testid = 'tool-result';
     details.append(result);
   }
+  details.append(...drawImages(item.images));
   return details;
 }
 
@@ -201,6 +222,7 @@ export class TranscriptRenderer {
 
   constructor(
     private readonly container: HTMLElement,
+    private readonly rich: RichText,
     private readonly act: (action: NoticeAction) => void = () => undefined,
   ) {}
 
@@ -214,8 +236,9 @@ export class TranscriptRenderer {
       }
     }
     let previous: Element | null = null;
-    for (const item of items) {
-      const element = this.elementFor(item);
+    const eagerFrom = items.length - EAGER_TAIL;
+    for (const [index, item] of items.entries()) {
+      const element = this.elementFor(item, index >= eagerFrom);
       const expected: Element | null = previous ? previous.nextElementSibling : this.container.firstElementChild;
       if (expected !== element) this.container.insertBefore(element, expected);
       previous = element;
@@ -228,10 +251,10 @@ export class TranscriptRenderer {
     this.drawn.clear();
   }
 
-  private elementFor(item: ChatItem): HTMLElement {
+  private elementFor(item: ChatItem, eager: boolean): HTMLElement {
     const drawn = this.drawn.get(item.id);
     if (drawn && drawn.rev === item.rev) return drawn.element;
-    const fresh = this.draw(item);
+    const fresh = this.draw(item, eager);
     fresh.dataset.item = item.id;
     markEntry(fresh, item);
     drawn?.element.replaceWith(fresh);
@@ -239,12 +262,12 @@ export class TranscriptRenderer {
     return fresh;
   }
 
-  private draw(item: ChatItem): HTMLElement {
+  private draw(item: ChatItem, eager: boolean): HTMLElement {
     switch (item.kind) {
       case 'user':
         return drawUser(item);
       case 'assistant':
-        return drawAssistant(item, this.openThinking);
+        return drawAssistant(item, this.openThinking, this.rich, eager);
       case 'tool':
         return drawTool(item, this.openTools);
       case 'notice':
