@@ -15,6 +15,7 @@ transcript, marked, but the model no longer sees it) or ``"replaced"`` (its ``me
 from __future__ import annotations
 
 import bisect
+from typing import Any
 
 import attrs
 
@@ -25,6 +26,7 @@ from pi_lsp.session.projection import ProjectedEntry, effect_name
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 from pi_lsp.session.summary_cards import summary_card
+from pi_lsp.session.tool_cards import ToolOutcome, tool_card
 
 
 def transcript(
@@ -52,7 +54,7 @@ def transcript(
         entry = index.entries[position]
         item = _transcript_item(entry, effects.get(entry.id))
         if item is not None:
-            items.append(item)
+            items.append(_with_tool_card(item, index.entries, position, session.cwd))
     return MessagesResult(session.id, session.leaf_id, len(shown), start, items)
 
 
@@ -82,4 +84,52 @@ def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> Trans
             custom_type=custom_type if isinstance(custom_type, str) else None,
             content=replaced[0].get("content") if replaced else entry.get("content"),
         )
+    return None
+
+
+CALL_SEARCH_LIMIT = 64
+"""How far back from a tool result its call is looked for (the batch's assistant message is
+right before its results, with at most a few nested context entries between)."""
+
+
+def _with_tool_card(
+    item: TranscriptEntry, entries: list[StoredEntry], position: int, cwd: str
+) -> TranscriptEntry:
+    """A tool result's entry with the card of its call (the call's arguments are in the assistant
+    message before it)."""
+    message = item.message
+    if message is None or message.get("role") != "toolResult":
+        return item
+    call_id = message.get("toolCallId")
+    name = message.get("toolName")
+    content = message.get("content")
+    details = message.get("details")
+    outcome = ToolOutcome(
+        content if isinstance(content, list) else [],
+        details if isinstance(details, dict) else None,
+        message.get("isError") is True,
+    )
+    card = tool_card(
+        name if isinstance(name, str) else "",
+        _call_arguments(entries, position, call_id),
+        outcome,
+        cwd,
+    )
+    return attrs.evolve(item, tool_card=card)
+
+
+def _call_arguments(entries: list[StoredEntry], position: int, call_id: object) -> Any:
+    for entry in reversed(entries[max(0, position - CALL_SEARCH_LIMIT) : position]):
+        message = entry.get("message") if entry.type == "message" else None
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        parts = message.get("content")
+        for part in parts if isinstance(parts, list) else ():
+            if (
+                isinstance(part, dict)
+                and part.get("type") == "toolCall"
+                and part.get("id") == call_id
+            ):
+                return part.get("arguments")
+        return None  # the nearest answer did not make the call: its arguments are lost
     return None
