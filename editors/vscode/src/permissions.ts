@@ -7,6 +7,10 @@ import type { MessageActionItem, ShowMessageRequestParams } from 'vscode-languag
 
 export const PERMISSION_ANSWERS = ['Allow', 'Allow for this session', 'Deny'];
 
+const questions = new vscode.EventEmitter<string | undefined>();
+/** A permission question's first line while it waits for the user, then undefined (the chat shows it in the card). */
+export const onPermissionQuestion = questions.event;
+
 /** Whether a showMessageRequest is one of pi's permission questions (by its three actions). */
 export function isPermissionQuestion(params: ShowMessageRequestParams): boolean {
   const titles = (params.actions ?? []).map((action) => action.title);
@@ -24,9 +28,14 @@ export async function answerMessageRequest(params: ShowMessageRequestParams): Pr
   const actions = params.actions ?? [];
   if (isPermissionQuestion(params)) {
     const { title, detail } = permissionPrompt(params.message);
-    // Closing the modal (Escape) answers nothing: the server refuses the call.
-    const chosen = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...actions);
-    return chosen ?? null;
+    questions.fire(title);
+    try {
+      // Closing the modal (Escape) answers nothing: the server refuses the call.
+      const chosen = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...actions);
+      return chosen ?? null;
+    } finally {
+      questions.fire(undefined);
+    }
   }
   const show = params.type === 1 ? vscode.window.showErrorMessage : params.type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   return (await show(params.message, ...actions)) ?? null;

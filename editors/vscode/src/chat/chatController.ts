@@ -11,6 +11,8 @@ import type { Completion, FromWebview, McpSummary, ModelInfo, ServerStatus, ToWe
 /** While a server is still starting, the header asks again after this long. */
 const MCP_RECHECK_MS = 1000;
 import { applyNotification, type ChatState, emptyChat, isSeqGap, type LocalAction, reduce } from './reducer';
+import { onPermissionQuestion } from '../permissions';
+import { ChangeDiffs } from './changeDiff';
 import { WorkspaceFiles } from './workspaceFiles';
 
 export class ChatController implements vscode.Disposable {
@@ -24,6 +26,7 @@ export class ChatController implements vscode.Disposable {
   private mcpRecheck: ReturnType<typeof setTimeout> | undefined;
   private readonly subscriptions: vscode.Disposable[];
   private readonly files = new WorkspaceFiles();
+  private readonly diffs = new ChangeDiffs(this.files);
 
   constructor(
     private readonly server: PiServer,
@@ -58,6 +61,8 @@ export class ChatController implements vscode.Disposable {
         void this.refreshMcp();
       }),
       server.onDidStop(() => this.setServerStatus({ ...this.serverStatus, state: 'stopped', problem: server.lastProblem })),
+      onPermissionQuestion((text) => this.post?.({ type: 'question', text })),
+      this.diffs,
     ];
   }
 
@@ -117,6 +122,8 @@ export class ChatController implements vscode.Disposable {
         return this.post?.({ type: 'paths', existing: await this.files.check(message.paths) });
       case 'copyText':
         return vscode.env.clipboard.writeText(message.text);
+      case 'openDiff':
+        return this.diffs.open(message.path, message.replacements, message.created);
     }
   }
 

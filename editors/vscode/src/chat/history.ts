@@ -1,7 +1,7 @@
 // Rebuilds the chat transcript of a session's active path from the server's `pi/messages`, so a
 // resumed, forked or navigated session shows its conversation (pi/tree only carries previews).
 import type { AgentMessage, ContextEditEffect, MessagesResult, PiEvent, TranscriptEntry } from '../protocol';
-import { type CardView, type ChatItem, type ChatState, EARLIER_TOPIC, emptyChat, type NoticeAction, reduce } from './reducer';
+import { type CardView, type ChatItem, type ChatState, EARLIER_TOPIC, emptyChat, type LocalAction, type NoticeAction, reduce } from './reducer';
 
 /**
  * How many entries of the active path a chat loads at once: the tail when it opens a session,
@@ -36,7 +36,7 @@ export function historyItems(sessionId: string | null, transcript: MessagesResul
   });
 }
 
-type HistoryEvent = PiEvent | { type: 'local_notice'; level: 'info'; text: string; card?: CardView };
+type HistoryEvent = PiEvent | { type: 'local_notice'; level: 'info'; text: string; card?: CardView } | Extract<LocalAction, { type: 'local_tool_card' }>;
 
 /** A note under an entry that a context edit (pi 1.6) removed from the model's context or replaced there. */
 export const CONTEXT_EDIT_NOTES = {
@@ -61,7 +61,11 @@ function conversationEvents(entry: TranscriptEntry): HistoryEvent[] {
         { type: 'message_end', entryId: entry.entryId, message },
       ];
     }
-    return [{ type: 'message_end', entryId: entry.entryId, message }];
+    const ended: HistoryEvent = { type: 'message_end', entryId: entry.entryId, message };
+    if (message.role === 'toolResult' && entry.toolCard) {
+      return [ended, { type: 'local_tool_card', toolCallId: String(message.toolCallId ?? ''), card: entry.toolCard }];
+    }
+    return [ended];
   }
   if (entry.type === 'compaction') {
     const card = entry.card ?? { summary: entry.summary ?? '', readFiles: [], modifiedFiles: [] };

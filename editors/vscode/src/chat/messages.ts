@@ -1,5 +1,6 @@
 // The messages between the extension host and the chat webview, both directions.
 import type { EventNotification, KeyStatus } from '../protocol';
+import type { Replacement } from './editCalls';
 import type { ChatState, LocalAction } from './reducer';
 
 export interface Completion {
@@ -47,7 +48,9 @@ export type ToWebview =
   | { type: 'revealEntry'; entryId: string }
   | { type: 'mcp'; summary: McpSummary }
   /** Which of the paths the webview asked about (`checkPaths`) are files of the workspace. */
-  | { type: 'paths'; existing: Record<string, boolean> };
+  | { type: 'paths'; existing: Record<string, boolean> }
+  /** A permission question is waiting for the user (its first line), or was answered (none). */
+  | { type: 'question'; text?: string };
 
 export type FromWebview =
   | { type: 'ready' }
@@ -70,4 +73,6 @@ export type FromWebview =
   /** Paths seen in the chat's text: answered with `paths`, so only existing files become links. */
   | { type: 'checkPaths'; paths: string[] }
   /** A code block's Copy button. */
-  | { type: 'copyText'; text: string };
+  | { type: 'copyText'; text: string }
+  /** A change card's "Open diff": the file before the edit (its replacements undone, or empty) ↔ now. */
+  | { type: 'openDiff'; path: string; replacements: Replacement[]; created: boolean };

@@ -1,7 +1,7 @@
 // The chat transcript as a pure function of `pi/event`s: the extension host and the webview run
 // the same reducer, so the host can re-send the whole state when the view is shown again while
 // the webview applies events one by one as they stream.
-import type { AgentMessage, ContextEditEffect, ContextUsage, EventNotification, PiEvent, SummaryCard } from '../protocol';
+import type { AgentMessage, ContextEditEffect, ContextUsage, EventNotification, PiEvent, SummaryCard, ToolCard } from '../protocol';
 import { type ImageView, messageImages, messageText, thinkingText, toolCalls, toolResultText } from './messageText';
 
 /** `unfinished`: the call's result is not on the shown path (a fork or a navigation cut the turn). */
@@ -47,6 +47,8 @@ export interface ToolItem extends ItemBase {
   live?: string;
   /** The entry of its result, once stored. */
   entryId?: string | null;
+  /** What the chat shows of the call (the server's card: file, diff, output, results). */
+  card?: ToolCard;
 }
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
@@ -100,7 +102,9 @@ export type LocalAction =
   | { type: 'local_context'; usage: ContextUsage | null }
   | { type: 'local_reset'; sessionId: string | null; items: ChatItem[] }
   /** An earlier page of the history, put in place of the "earlier" notice at the top. */
-  | { type: 'local_prepend'; items: ChatItem[] };
+  | { type: 'local_prepend'; items: ChatItem[] }
+  /** A stored tool result's card (a replayed history's `toolCard`). */
+  | { type: 'local_tool_card'; toolCallId: string; card: ToolCard };
 
 export type ChatAction = PiEvent | LocalAction;
 
@@ -138,6 +142,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         name: action.name,
         arguments: action.arguments,
         status: 'running',
+        ...cardOfCall(action.toolCard),
       }));
     case 'tool_execution_update': {
       const output = toolResultText(action.content);
@@ -147,6 +152,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         status: 'running',
         result: output,
         live: lastLine(output),
+        ...cardOfCall(action.toolCard),
       }));
     }
     case 'tool_execution_end':
@@ -156,6 +162,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         status: action.isError ? 'error' : 'done',
         result: toolResultText(action.content),
         ...withImages(action.content),
+        ...cardOfCall(action.toolCard),
         live: undefined,
       }));
     case 'message_end':
@@ -191,6 +198,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, context: action.usage };
     case 'local_reset':
       return { ...emptyChat(action.sessionId), items: action.items, nextId: action.items.length + 1, context: state.context };
+    case 'local_tool_card':
+      return upsertTool(state, action.toolCallId, (tool) => ({ ...tool, card: action.card }));
     case 'local_prepend':
       return { ...state, items: joinPages(action.items, state.items.filter((item) => !(item.kind === 'notice' && item.topic === EARLIER_TOPIC))) };
     default:
@@ -285,6 +294,11 @@ function addUserMessage(state: ChatState, text: string, entryId: string | null, 
   const queued = state.items.findIndex((item) => item.kind === 'user' && item.queued !== undefined && item.text === text);
   if (queued >= 0) state = { ...state, items: state.items.filter((_, index) => index !== queued) };
   return push(state, { kind: 'user', text, entryId, ...withImages(content) });
+}
+
+/** `{card}` when the event carries one (a server without cards sends none). */
+function cardOfCall(card: ToolCard | undefined): { card?: ToolCard } {
+  return card ? { card } : {};
 }
 
 /** `{images}` when the content has images, else nothing (most messages have none). */

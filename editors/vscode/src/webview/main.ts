@@ -2,11 +2,13 @@
 // draws it, and sends the user's prompts and actions to the host. The state and the unsent draft
 // are saved with `setState`, so hiding and showing the view loses nothing.
 import type { Completion, FromWebview, McpSummary, ModelInfo, ToWebview } from '../chat/messages';
-import { applyNotification, type ChatState, EARLIER_TOPIC, emptyChat, reduce } from '../chat/reducer';
+import { editReplacements } from '../chat/editCalls';
+import { applyNotification, type ChatState, EARLIER_TOPIC, emptyChat, reduce, type ToolItem } from '../chat/reducer';
 import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../contextLevel';
 import { setupReason } from '../chat/setup';
 import { acceptCompletion, matchingCompletions } from './completion';
 import { PathLinker } from './links';
+import type { PathTarget } from './pathText';
 import { revealEntry, TranscriptRenderer } from './render';
 import { RichText } from './richText';
 
@@ -37,7 +39,12 @@ const linker = new PathLinker(
   (target) => vscode.postMessage({ type: 'openFile', ...target }),
 );
 const rich = new RichText(transcript, linker, (text) => vscode.postMessage({ type: 'copyText', text }));
-const renderer = new TranscriptRenderer(transcript, rich, (action) => {
+const cards = {
+  fileLink: (text: string, target: PathTarget) => linker.anchor(text, target),
+  openDiff: (item: ToolItem) =>
+    vscode.postMessage({ type: 'openDiff', path: item.card?.path ?? '', replacements: editReplacements(item.arguments), created: item.card?.created === true }),
+};
+const renderer = new TranscriptRenderer(transcript, rich, cards, (action) => {
   if (action.kind === 'setApiKey') vscode.postMessage({ type: 'setApiKey', provider: action.provider });
   else if (action.kind === 'openFile') vscode.postMessage({ type: 'openFile', path: action.path });
   else loadEarlier(true);
@@ -314,6 +321,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'paths':
       linker.answer(message.existing);
       return;
+    case 'question':
+      renderer.setQuestion(message.text);
+      break;
     case 'editorText':
       input.value = message.text;
       input.focus();

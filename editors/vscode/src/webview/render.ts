@@ -1,8 +1,10 @@
 // Draws the transcript from the chat state. Each item keeps its element; only items whose `rev`
 // changed are redrawn, so a streaming answer does not re-render the whole conversation. The
 // newest items are drawn whole; older ones build their markdown when scrolled near (RichText).
-import type { AssistantItem, CardView, ChatItem, NoticeAction, NoticeItem, ToolItem, UserItem } from '../chat/reducer';
+import type { AssistantItem, CardView, ChatItem, NoticeAction, NoticeItem, UserItem } from '../chat/reducer';
 import { type ImageView, skillInvocation } from '../chat/messageText';
+import { type CardContext, drawToolCard } from './cards';
+import { element } from './dom';
 import { renderMarkdown } from './markdown';
 import type { RichText } from './richText';
 
@@ -12,21 +14,6 @@ const EAGER_TAIL = 30;
 interface Drawn {
   element: HTMLElement;
   rev: number;
-}
-
-const STATUS_TEXT: Record<ToolItem['status'], string> = {
-  pending: 'preparing',
-  running: 'running',
-  done: 'done',
-  error: 'failed',
-  unfinished: 'no result on this path',
-};
-
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const created = document.createElement(tag);
-  if (className) created.className = className;
-  if (text !== undefined) created.textContent = text;
-  return created;
 }
 
 /** A message's images, each as large as the view allows. */
@@ -82,41 +69,6 @@ function drawAssistant(item: AssistantItem, openThinking: Set<string>, rich: Ric
   box.append(rich.markdown(item.text, eager || item.streaming, 'assistant-text'), ...drawImages(item.images));
   if (item.stopReason === 'error' && item.errorMessage) box.append(element('div', 'error-text', item.errorMessage));
   return box;
-}
-
-function argumentsSummary(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
-}
-
-function drawTool(item: ToolItem, openTools: Set<string>): HTMLElement {
-  const details = element('details', `tool ${item.status}`);
-  details.dataset.testid = 'tool-call';
-  details.dataset.status = item.status;
-  details.dataset.tool = item.name;
-  details.open = openTools.has(item.id);
-  details.addEventListener('toggle', () => (details.open ? openTools.add(item.id) : openTools.delete(item.id)));
-  const summary = element('summary');
-  summary.append(element('span', 'tool-name', item.name || 'tool'));
-  summary.append(element('span', 'tool-args', argumentsSummary(item.arguments)));
-  const status = element('span', `tool-status ${item.status}`, STATUS_TEXT[item.status]);
-  status.dataset.testid = 'tool-status';
-  summary.append(status);
-  if (item.status === 'running' && item.live) {
-    const live = element('span', 'tool-live', item.live);
-    live.dataset.testid = 'tool-live';
-    summary.append(live);
-  }
-  details.append(summary);
-  if (item.arguments !== undefined) details.append(element('pre', 'tool-input', JSON.stringify(item.arguments, null, 2)));
-  if (item.result !== undefined) {
-    const result = element('pre', 'tool-result', item.result);
-    result.dataset.testid = 'tool-result';
-    details.append(result);
-  }
-  details.append(...drawImages(item.images));
-  return details;
 }
 
 const REASONS: Record<string, string> = {
@@ -218,13 +170,25 @@ export function revealEntry(container: HTMLElement, entryId: string): boolean {
 export class TranscriptRenderer {
   private readonly drawn = new Map<string, Drawn>();
   private readonly openThinking = new Set<string>();
-  private readonly openTools = new Set<string>();
+  private readonly cards: CardContext;
 
   constructor(
     private readonly container: HTMLElement,
     private readonly rich: RichText,
+    cards: Omit<CardContext, 'openFolds'>,
     private readonly act: (action: NoticeAction) => void = () => undefined,
-  ) {}
+  ) {
+    this.cards = { ...cards, openFolds: new Set() };
+  }
+
+  /** The permission question waiting (or none): the running tool cards are drawn again with it. */
+  setQuestion(question: string | undefined): void {
+    this.cards.question = question;
+    for (const drawn of this.drawn.values()) {
+      const status = drawn.element.dataset.status;
+      if (drawn.element.dataset.testid === 'tool-call' && (status === 'running' || status === 'pending')) drawn.rev = -1;
+    }
+  }
 
   render(items: ChatItem[]): void {
     const stickToBottom = this.isAtBottom();
@@ -269,7 +233,7 @@ export class TranscriptRenderer {
       case 'assistant':
         return drawAssistant(item, this.openThinking, this.rich, eager);
       case 'tool':
-        return drawTool(item, this.openTools);
+        return drawToolCard(item, this.cards);
       case 'notice':
         return drawNotice(item, this.act);
     }

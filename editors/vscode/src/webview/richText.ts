@@ -1,17 +1,22 @@
 // The chat's markdown bodies, built lazily: a body far from view holds its plain text (so the
 // transcript's text is all there at once, cheaply), and gets its markdown, highlighted code,
-// Copy buttons and file links only when it comes near the view. With hundreds of messages
-// loaded, opening and scrolling the chat stays cheap: offscreen bodies are never parsed.
+// Copy buttons and file links when it comes near the view, or before, a few at a time while the
+// view is idle. With hundreds of messages loaded, opening the chat costs only what it shows, and
+// scrolling finds the bodies built.
 import { decorateCodeBlocks } from './highlight';
 import type { PathLinker } from './links';
 import { renderMarkdown } from './markdown';
 
 /** How far outside the view a body is built ahead of being scrolled to. */
 const AHEAD = '1200px 0px';
+/** An idle slice builds bodies while this much of it is left (ms). */
+const IDLE_RESERVE_MS = 4;
 
 export class RichText {
-  private readonly pending = new WeakMap<Element, string>();
+  /** Bodies not built yet, in the order drawn; the idle builder takes the newest first. */
+  private readonly pending = new Map<HTMLElement, string>();
   private readonly observer: IntersectionObserver;
+  private idle: number | undefined;
 
   constructor(
     root: HTMLElement,
@@ -33,6 +38,7 @@ export class RichText {
       body.textContent = text;
       this.pending.set(body, text);
       this.observer.observe(body);
+      this.idle ??= requestIdleCallback((deadline) => this.buildWhileIdle(deadline));
     }
     return body;
   }
@@ -49,15 +55,25 @@ export class RichText {
   }
 
   private onSeen(entries: IntersectionObserverEntry[]): void {
-    for (const entry of entries) {
-      if (!entry.isIntersecting) continue;
-      const body = entry.target as HTMLElement;
-      const text = this.pending.get(body);
-      this.observer.unobserve(body);
-      if (text === undefined) continue;
-      this.pending.delete(body);
-      body.classList.remove('pending');
-      this.fill(body, text);
+    for (const entry of entries) if (entry.isIntersecting) this.build(entry.target as HTMLElement);
+  }
+
+  private build(body: HTMLElement): void {
+    const text = this.pending.get(body);
+    this.observer.unobserve(body);
+    if (text === undefined) return;
+    this.pending.delete(body);
+    body.classList.remove('pending');
+    if (body.isConnected) this.fill(body, text);
+  }
+
+  private buildWhileIdle(deadline: IdleDeadline): void {
+    this.idle = undefined;
+    const newestFirst = [...this.pending.keys()].reverse();
+    for (const body of newestFirst) {
+      if (deadline.timeRemaining() < IDLE_RESERVE_MS) break;
+      this.build(body);
     }
+    if (this.pending.size) this.idle = requestIdleCallback((next) => this.buildWhileIdle(next));
   }
 }
