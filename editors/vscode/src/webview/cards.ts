@@ -124,7 +124,7 @@ function body(item: ToolItem, card: ToolCard, context: CardContext): HTMLElement
   if (text && (failed || (card.kind !== 'bash' && card.kind !== 'search'))) {
     const label = failed ? 'Error' : card.kind === 'read' ? 'Content' : 'Result';
     const folded = card.kind === 'read' || lineCount(text) > OUTPUT_SHOWN;
-    parts.push(folded ? fold(context, item, 'text', `${label} (${formatSize(new Blob([text]).size)})`, () => [resultBlock(text)], true) : resultBlock(text));
+    parts.push(folded ? fold(context, item, 'text', `${label} (${formatSize(byteLength(text))})`, () => [resultBlock(text)], true) : resultBlock(text));
   }
   return parts;
 }
@@ -170,7 +170,7 @@ function outputParts(item: ToolItem, card: ToolCard, context: CardContext): HTML
   if (!output) return [];
   const running = item.status === 'running' || item.status === 'pending';
   const lines = lineCount(output);
-  const size = formatSize(card.outputBytes ?? new Blob([output]).size);
+  const size = formatSize(card.outputBytes ?? byteLength(output));
   const terminal = () => {
     const block = element('pre', 'terminal');
     block.dataset.testid = 'tool-output';
@@ -254,6 +254,12 @@ function fold(context: CardContext, item: ToolItem, name: string, label: string,
     }
   });
   return details;
+}
+
+const utf8 = new TextEncoder();
+
+function byteLength(text: string): number {
+  return utf8.encode(text).length;
 }
 
 function lineCount(text: string): number {

@@ -27,9 +27,11 @@ function drawImages(images: ImageView[] | undefined): HTMLElement[] {
   });
 }
 
+const counts = new Intl.NumberFormat('en-US');
+
 /** "1,234 characters" for a folded thinking block. */
 function lengthOf(text: string): string {
-  return `${text.length.toLocaleString('en-US')} character${text.length === 1 ? '' : 's'}`;
+  return `${counts.format(text.length)} character${text.length === 1 ? '' : 's'}`;
 }
 
 function drawUser(item: UserItem): HTMLElement {

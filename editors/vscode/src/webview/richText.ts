@@ -9,8 +9,11 @@ import { renderMarkdown } from './markdown';
 
 /** How far outside the view a body is built ahead of being scrolled to. */
 const AHEAD = '1200px 0px';
-/** An idle slice builds bodies while this much of it is left (ms). */
-const IDLE_RESERVE_MS = 4;
+/**
+ * An idle slice builds bodies for at most this long (ms): the layout they cause comes after, and
+ * slice and layout together must stay well under a long task (50 ms) so a scroll is never held up.
+ */
+const IDLE_BUDGET_MS = 8;
 
 export class RichText {
   /** Bodies not built yet, in the order drawn; the idle builder takes the newest first. */
@@ -69,9 +72,10 @@ export class RichText {
 
   private buildWhileIdle(deadline: IdleDeadline): void {
     this.idle = undefined;
+    const stop = performance.now() + Math.min(IDLE_BUDGET_MS, deadline.timeRemaining());
     const newestFirst = [...this.pending.keys()].reverse();
     for (const body of newestFirst) {
-      if (deadline.timeRemaining() < IDLE_RESERVE_MS) break;
+      if (performance.now() >= stop) break;
       this.build(body);
     }
     if (this.pending.size) this.idle = requestIdleCallback((next) => this.buildWhileIdle(next));
