@@ -64,6 +64,8 @@ SCENARIOS = [
     "auth_error_notice",
     "setup_view",
     "mcp_servers",
+    "chat_rich_text",
+    "tool_cards",
     "big_session",
 ]
 SCREENSHOTS = [
@@ -83,6 +85,8 @@ SCREENSHOTS = [
     "big-session.png",
     "context.png",
     "compaction-card.png",
+    "rich-text.png",
+    "tool-cards.png",
 ]
 FAKE_KEY = "sk-vscode-e2e-FAKE-5d1c0b9a"
 """The key the api_key scenario stores with "Pi: Set API Key…" (scenarios.mjs has the same)."""

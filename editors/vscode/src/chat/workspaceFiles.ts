@@ -43,7 +43,12 @@ export class WorkspaceFiles {
       return;
     }
     try {
-      await vscode.window.showTextDocument(uri, { preview: true, selection: selectionOf(target) });
+      const editor = await vscode.window.showTextDocument(uri, { preview: true });
+      const selection = selectionOf(target);
+      if (selection) {
+        editor.selection = selection;
+        editor.revealRange(new vscode.Range(selection.active, selection.active), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      }
     } catch (error) {
       void vscode.window.showWarningMessage(`Cannot open ${target.path}: ${describeError(error)}`);
     }
@@ -65,10 +70,13 @@ export class WorkspaceFiles {
   }
 }
 
-/** The lines `target` names, as a selection (the first line's start when no column is given). */
-export function selectionOf(target: FileTarget): vscode.Range | undefined {
+/**
+ * The lines `target` names, as a selection whose cursor is on the first (at its column, else its
+ * start): a range read is selected from its last line back, so the view shows where it begins.
+ */
+export function selectionOf(target: FileTarget): vscode.Selection | undefined {
   if (target.line === undefined || target.line < 1) return undefined;
   const start = new vscode.Position(target.line - 1, Math.max(0, (target.column ?? 1) - 1));
-  if (target.endLine === undefined || target.endLine <= target.line) return new vscode.Range(start, start);
-  return new vscode.Range(start, new vscode.Position(target.endLine - 1, Number.MAX_SAFE_INTEGER));
+  if (target.endLine === undefined || target.endLine <= target.line) return new vscode.Selection(start, start);
+  return new vscode.Selection(new vscode.Position(target.endLine, 0), start);
 }

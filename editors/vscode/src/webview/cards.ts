@@ -160,7 +160,7 @@ function diffBlock(lines: string[]): HTMLElement {
     const kind = line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : line.startsWith('@@') ? 'hunk' : 'context';
     const row = element('span', `diff-line ${kind}`, line);
     row.dataset.testid = 'diff-line';
-    block.append(row, '\n');
+    block.append(row);
   }
   return block;
 }

@@ -126,7 +126,7 @@ async function steering(context) {
   await send(frame, 'Run the slow check.');
   await until('the bash tool to run', async () => (await frame.$('[data-testid="tool-call"][data-tool="bash"][data-status="running"]')) !== null);
   await until('the command output to stream while it runs', async () =>
-    (await text(frame, '[data-testid="tool-call"][data-status="running"] [data-testid="tool-live"]')).includes('checking addition'));
+    (await text(frame, '[data-testid="tool-call"][data-status="running"] [data-testid="tool-output"]')).includes('checking addition'));
   await send(frame, 'Also check subtraction.');
   await until('the queued steering message', async () => (await text(frame, '.message.user.queued')).includes('Also check subtraction.'));
   await frame.fill('[data-testid="input"]', 'Then summarize.');
@@ -166,6 +166,9 @@ async function permissionQuestion(context) {
   const frame = await chatFrame(page);
   await send(frame, 'Create denied.txt.');
   await page.locator('.monaco-dialog-box').waitFor({ state: 'visible', timeout: TIMEOUT });
+  // The chat shows the question in the card of the call it is about.
+  await until('the question in the bash card', async () =>
+    (await text(frame, '[data-testid="tool-call"][data-tool="bash"] [data-testid="tool-question"]')).includes('pi wants to run'));
   const shot = await screenshot(context, 'permission-question.png');
   const question = await confirmDialog(page, 'Deny');
   for (const expected of ['pi wants to run:', 'touch denied.txt', 'the permissions setting asks', 'Allow for this session']) {
@@ -175,6 +178,9 @@ async function permissionQuestion(context) {
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
   const results = await text(frame, '[data-testid="tool-result"]');
   if (!results.includes('the user denied it')) throw new Error(`the refusal is not the tool's result: ${results}`);
+  const status = await frame.locator('[data-testid="tool-call"][data-tool="bash"] [data-testid="tool-status"]').last().textContent();
+  if (!status.startsWith('denied')) throw new Error(`the card's header does not say it was denied: ${status}`);
+  if (await frame.$('[data-testid="tool-question"]')) throw new Error('the answered question is still shown');
   if (fs.existsSync(target)) throw new Error('the denied command ran');
   return shot;
 }
@@ -777,6 +783,109 @@ async function bigSession(context) {
   });
 }
 
+/** The editor's cursor line in the status bar ("Ln 2, Col 1"), once `file` is the active editor. */
+async function editorAt(page, file, line) {
+  await page.locator('.tabs-container .tab.active', { hasText: file }).first().waitFor({ timeout: TIMEOUT });
+  await page.locator('.statusbar-item', { hasText: `Ln ${line},` }).first().waitFor({ timeout: TIMEOUT });
+}
+
+const RICH_CODE = 'def add(a, b):\n    return a + b';
+const RICH_ANSWER = `The fix is in \`app.py:2\`; app.py:2 subtracts, missing_file.py does not exist.\n\n\`\`\`python\n${RICH_CODE}\n\`\`\``;
+
+/** An answer's code block is highlighted and copied by its button; paths that exist are links that open at the line. */
+async function chatRichText(context) {
+  const { page, llm } = context;
+  await enqueue(llm, { kind: 'text', text: RICH_ANSWER, reasoning: 'The minus should be a plus.' });
+  const frame = await chatFrame(page);
+  await send(frame, 'Where is the bug?');
+  await until('the answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('missing_file.py'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  const answer = frame.locator('[data-testid="assistant-message"]').last();
+  await answer.locator('[data-testid="code-block"][data-language="python"] .hljs-keyword', { hasText: 'def' }).waitFor({ timeout: TIMEOUT });
+  const thinking = await answer.locator('[data-testid="thinking-summary"]').textContent();
+  if (!/^Thinking \(\d+ characters\)$/.test(thinking ?? '')) throw new Error(`the folded thinking's summary: ${thinking}`);
+  // Only the paths that exist are links: the inline code and the plain text, not missing_file.py.
+  await until('the path links', async () => (await answer.locator('[data-testid="path-link"][data-path="app.py"]').count()) === 2);
+  const linked = await answer.locator('[data-testid="path-link"]').allTextContents();
+  if (linked.some((label) => label.includes('missing_file'))) throw new Error(`a missing file is a link: ${linked}`);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(context.url).origin });
+  await answer.locator('[data-testid="code-copy"]').click();
+  await until('the code on the clipboard', async () => (await page.evaluate(() => navigator.clipboard.readText())).trim() === RICH_CODE);
+  const shot = await screenshot(context, 'rich-text.png');
+  await answer.locator('[data-testid="path-link"][data-path="app.py"]').last().click();
+  await editorAt(page, 'app.py', 2);
+  return shot;
+}
+
+/** The JSON of a card's arguments, if any shows outside its "raw" fold. */
+async function jsonOutsideRaw(card) {
+  return card.evaluate((element) => {
+    const copy = element.cloneNode(true);
+    for (const raw of copy.querySelectorAll('.fold-raw')) raw.remove();
+    return /\{\s*"/.test(copy.textContent) ? copy.textContent : '';
+  });
+}
+
+/** A turn with read, edit, bash and grep: one card each, with the file, the diff, the output, the results. */
+async function toolCards(context) {
+  const { page, llm, workspace } = context;
+  fs.writeFileSync(path.join(workspace, 'calc.py'), 'def sub(a, b):\n    return a - b\n');
+  await enqueue(
+    llm,
+    {
+      kind: 'tool_calls',
+      calls: [
+        ['call_card_read', 'read', { path: 'calc.py' }],
+        ['call_card_edit', 'edit', { path: 'calc.py', edits: [{ oldText: 'a - b', newText: 'a + b' }] }],
+        ['call_card_bash', 'bash', { command: 'echo -e "\\e[32mall green\\e[0m"' }],
+        ['call_card_grep', 'grep', { pattern: 'return', path: '.' }],
+      ],
+    },
+    { kind: 'text', text: 'Fixed: sub adds.' },
+  );
+  const frame = await chatFrame(page);
+  await send(frame, 'Fix sub and check it.');
+  await until('the answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Fixed: sub adds.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  const card = (kind) => frame.locator(`[data-testid="tool-call"][data-kind="${kind}"]`).last();
+  const read = card('read');
+  if ((await read.locator('[data-testid="tool-file"]').textContent()) !== 'calc.py') throw new Error('the read card lacks its file');
+  const edit = card('edit');
+  const facts = await edit.locator('[data-testid="tool-facts"]').textContent();
+  if (!facts.includes('+1 −1')) throw new Error(`the edit card's facts: ${facts}`);
+  const diff = await edit.locator('[data-testid="diff-line"]').allTextContents();
+  if (!diff.some((line) => line.startsWith('-') && line.includes('a - b')) || !diff.some((line) => line.startsWith('+') && line.includes('a + b'))) {
+    throw new Error(`the edit card's diff: ${diff.join(' | ')}`);
+  }
+  const bash = card('bash');
+  if (!(await bash.locator('.tool-command').textContent()).includes('all green')) throw new Error('the bash card lacks its command');
+  const output = bash.locator('[data-testid="tool-output"]');
+  if (!(await output.textContent()).includes('all green')) throw new Error('the bash card lacks its output');
+  if ((await output.locator('.ansi-green-fg').count()) === 0) throw new Error('the output lost its colour');
+  if ((await output.textContent()).includes('[32m')) throw new Error('the output shows raw escapes');
+  if (!(await bash.locator('[data-testid="tool-facts"]').textContent()).includes('exit 0')) throw new Error('the bash card lacks its exit code');
+  const grep = card('search');
+  const found = await grep.locator('[data-testid="tool-facts"]').textContent();
+  if (!/\d+ results?/.test(found)) throw new Error(`the grep card's count: ${found}`);
+  for (const kind of ['read', 'edit', 'bash', 'search']) {
+    const json = await jsonOutsideRaw(card(kind));
+    if (json) throw new Error(`the ${kind} card shows JSON outside its raw fold: ${json}`);
+  }
+  const shot = path.join(context.artifacts, 'tool-cards.png');
+  await read.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+  await frame.locator('[data-testid="transcript"]').screenshot({ path: shot });
+  await edit.locator('.fold-raw > summary').click();
+  if (!(await edit.locator('[data-testid="tool-raw"]').textContent()).includes('"oldText"')) throw new Error('the raw fold lacks the arguments');
+  // The grep results are links too; the read card's file opens at the lines read.
+  await grep.locator('.fold-results > summary').click();
+  if ((await grep.locator('[data-testid="path-link"]').count()) === 0) throw new Error('the grep results are not links');
+  await read.locator('[data-testid="tool-file"]').click();
+  await editorAt(page, 'calc.py', 1);
+  await edit.locator('[data-testid="tool-open-diff"]').click();
+  await page.locator('.tabs-container .tab', { hasText: 'before the edit' }).first().waitFor({ timeout: TIMEOUT });
+  return shot;
+}
+
 export const scenarios = [
   { name: 'activation', run: activation },
   { name: 'prompt_stream_tool_call', run: promptWithToolCall },
@@ -804,5 +913,7 @@ export const scenarios = [
   { name: 'auth_error_notice', run: authErrorNotice },
   { name: 'setup_view', run: setupView },
   { name: 'mcp_servers', run: mcpServers },
+  { name: 'chat_rich_text', run: chatRichText },
+  { name: 'tool_cards', run: toolCards },
   { name: 'big_session', run: bigSession },
 ];
