@@ -1,6 +1,6 @@
 // The chat's file links on the extension side: whether a path the chat shows is a file of the
-// workspace (stat, cached until the agent's next turn ends, when files may have come or gone)
-// and opening one at its lines.
+// workspace (inside a workspace folder; stat, cached until the agent's next turn ends, when files
+// may have come or gone) and opening one at its lines.
 import * as vscode from 'vscode';
 import { describeError } from '../server';
 
@@ -54,11 +54,12 @@ export class WorkspaceFiles {
     }
   }
 
+  /** Whether `path` is a file inside a workspace folder (a path elsewhere is not linked). */
   private isFile(path: string): Promise<boolean> {
     let answer = this.known.get(path);
     if (!answer) {
       const uri = this.uri(path);
-      answer = uri
+      answer = uri && vscode.workspace.getWorkspaceFolder(uri)
         ? Promise.resolve(vscode.workspace.fs.stat(uri)).then(
             (stat) => (stat.type & vscode.FileType.File) !== 0,
             () => false,
