@@ -38,7 +38,7 @@ const linker = new PathLinker(
   (paths) => vscode.postMessage({ type: 'checkPaths', paths }),
   (target) => vscode.postMessage({ type: 'openFile', ...target }),
 );
-const rich = new RichText(transcript, linker, (text) => vscode.postMessage({ type: 'copyText', text }));
+const rich = new RichText(linker, (text) => vscode.postMessage({ type: 'copyText', text }));
 const cards = {
   fileLink: (text: string, target: PathTarget) => linker.anchor(text, target),
   openDiff: (item: ToolItem) =>

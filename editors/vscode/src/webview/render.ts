@@ -1,15 +1,14 @@
 // Draws the transcript from the chat state. Each item keeps its element; only items whose `rev`
-// changed are redrawn, so a streaming answer does not re-render the whole conversation. The
-// newest items are drawn whole; older ones build their markdown when scrolled near (RichText).
+// changed are redrawn, so a streaming answer does not re-render the whole conversation. Every item
+// is built at once: building costs little next to laying the transcript out, which CSS containment
+// keeps to the items that changed; deferring either (lazy bodies, `content-visibility`) measured
+// worse when scrolling (docs/performance.md).
 import type { AssistantItem, CardView, ChatItem, NoticeAction, NoticeItem, UserItem } from '../chat/reducer';
 import { type ImageView, skillInvocation } from '../chat/messageText';
 import { type CardContext, drawToolCard } from './cards';
 import { element } from './dom';
 import { renderMarkdown } from './markdown';
 import type { RichText } from './richText';
-
-/** How many of the newest items are drawn whole at once (what a chat opened at its end shows). */
-const EAGER_TAIL = 30;
 
 interface Drawn {
   element: HTMLElement;
@@ -52,7 +51,7 @@ function drawUser(item: UserItem): HTMLElement {
   return box;
 }
 
-function drawAssistant(item: AssistantItem, openThinking: Set<string>, rich: RichText, eager: boolean): HTMLElement {
+function drawAssistant(item: AssistantItem, openThinking: Set<string>, rich: RichText): HTMLElement {
   const box = element('div', `message assistant${item.streaming ? ' streaming' : ''}`);
   box.dataset.testid = 'assistant-message';
   box.dataset.streaming = String(item.streaming);
@@ -68,7 +67,7 @@ function drawAssistant(item: AssistantItem, openThinking: Set<string>, rich: Ric
     details.append(element('div', 'text plain', item.thinking));
     box.append(details);
   }
-  box.append(rich.markdown(item.text, eager || item.streaming, 'assistant-text'), ...drawImages(item.images));
+  box.append(rich.markdown(item.text, 'assistant-text'), ...drawImages(item.images));
   if (item.stopReason === 'error' && item.errorMessage) box.append(element('div', 'error-text', item.errorMessage));
   return box;
 }
@@ -202,9 +201,8 @@ export class TranscriptRenderer {
       }
     }
     let previous: Element | null = null;
-    const eagerFrom = items.length - EAGER_TAIL;
-    for (const [index, item] of items.entries()) {
-      const element = this.elementFor(item, index >= eagerFrom);
+    for (const item of items) {
+      const element = this.elementFor(item);
       const expected: Element | null = previous ? previous.nextElementSibling : this.container.firstElementChild;
       if (expected !== element) this.container.insertBefore(element, expected);
       previous = element;
@@ -217,10 +215,10 @@ export class TranscriptRenderer {
     this.drawn.clear();
   }
 
-  private elementFor(item: ChatItem, eager: boolean): HTMLElement {
+  private elementFor(item: ChatItem): HTMLElement {
     const drawn = this.drawn.get(item.id);
     if (drawn && drawn.rev === item.rev) return drawn.element;
-    const fresh = this.draw(item, eager);
+    const fresh = this.draw(item);
     fresh.dataset.item = item.id;
     markEntry(fresh, item);
     drawn?.element.replaceWith(fresh);
@@ -228,12 +226,12 @@ export class TranscriptRenderer {
     return fresh;
   }
 
-  private draw(item: ChatItem, eager: boolean): HTMLElement {
+  private draw(item: ChatItem): HTMLElement {
     switch (item.kind) {
       case 'user':
         return drawUser(item);
       case 'assistant':
-        return drawAssistant(item, this.openThinking, this.rich, eager);
+        return drawAssistant(item, this.openThinking, this.rich);
       case 'tool':
         return drawToolCard(item, this.cards);
       case 'notice':
