@@ -143,3 +143,10 @@ class AlreadyServingError(PiError):
     """A TCP server already serves a client; another one must start its own server."""
 
     code = -32031
+
+
+class McpSignInError(PiError):
+    """A sign-in to an OAuth-protected MCP server did not end with tokens (the message says
+    why: the page was not answered in time, the authorization server refused, …)."""
+
+    code = -32040

@@ -56,6 +56,8 @@ DELETE_SESSION = "pi/deleteSession"
 MCP = "pi/mcp"
 MCP_RECONNECT = "pi/mcpReconnect"
 MCP_SET_ENABLED = "pi/mcpSetEnabled"
+MCP_LOGIN = "pi/mcpLogin"
+MCP_LOGOUT = "pi/mcpLogout"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
@@ -375,6 +377,8 @@ PARAMS_BY_METHOD: dict[str, type] = {
     MCP: NoParams,
     MCP_RECONNECT: McpServerParams,
     MCP_SET_ENABLED: McpSetEnabledParams,
+    MCP_LOGIN: McpServerParams,
+    MCP_LOGOUT: McpServerParams,
 }
 """Every request method and the type its params are validated against."""
 
@@ -989,6 +993,13 @@ class McpServerStatus:
 
 
 @attrs.frozen
+class McpLogoutResult:
+    removed: bool
+    """Whether ``mcp-auth.json`` held a sign-in for the server (it holds none now)."""
+    server: McpServerStatus
+
+
+@attrs.frozen
 class McpResult:
     servers: list[McpServerStatus]
 
@@ -1136,6 +1147,8 @@ RESULT_BY_METHOD: dict[str, type] = {
     MCP: McpResult,
     MCP_RECONNECT: McpServerStatus,
     MCP_SET_ENABLED: McpServerStatus,
+    MCP_LOGIN: McpServerStatus,
+    MCP_LOGOUT: McpLogoutResult,
 }
 """Every request method and the type of its result."""
 

@@ -14,6 +14,7 @@ the ACP session whose turn asks.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from pathlib import Path
 from typing import Any
@@ -97,8 +98,9 @@ class PiAcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
-                # Stdio servers (which every agent must take); HTTP and SSE ones are not used.
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                # Stdio servers (which every agent must take) and streamable-HTTP ones; pi has
+                # no legacy SSE transport.
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities(),
                     resume=SessionResumeCapabilities(),
@@ -341,6 +343,7 @@ class PiAcpAgent:
         services.client_configuration_ready.set()  # ACP has no workspace/configuration
         services.agent.client.preload()
         services.mcp.on_failure = lambda message: self._tell_sessions(services, message)
+        services.mcp.open_sign_in_page = functools.partial(self._give_sign_in_link, services)
         services.mcp.configure(resources.snapshot.mcp.servers)  # connected in the background
         self._spawn(resources.watch())
         watch = services.start_session_index()
@@ -359,6 +362,12 @@ class PiAcpAgent:
                 told = True
         if not told:  # no session yet: the first one shown hears it
             self._untold.setdefault(id(services), []).append(text)
+
+    async def _give_sign_in_link(self, services: Services, server: str, url: str) -> None:
+        """An MCP server's authorization page, as a link in the chat (ACP cannot open pages)."""
+        self._tell_sessions(
+            services, f"Open this page to sign in to MCP server {server}: [{url}]({url})"
+        )
 
     def _add_mcp_servers(self, services: Services, mcp_servers: Any) -> None:
         """The client's MCP servers join the workspace's (``mcp_servers.py``)."""

@@ -8,6 +8,7 @@ background thread so the first prompt does not wait for it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Generator
 from pathlib import Path
@@ -82,10 +83,25 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
     ls.services.mcp.on_failure = lambda message: ls.window_show_message(
         types.ShowMessageParams(type=types.MessageType.Warning, message=message)
     )
+    ls.services.mcp.open_sign_in_page = functools.partial(_show_sign_in_page, ls)
     resources = ls.services.resources
     resources.publish_current()  # the first diagnostics, and the MCP servers start
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
     _start_session_index(ls)
+
+
+async def _show_sign_in_page(ls, server: str, url: str) -> None:
+    """An MCP server's authorization page, in the user's browser (``window/showDocument``)."""
+    shown = await ls.window_show_document_async(
+        types.ShowDocumentParams(uri=url, external=True, take_focus=True)
+    )
+    if not shown.success:
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Info,
+                message=f'Open this page to sign in to MCP server "{server}": {url}',
+            )
+        )
 
 
 def _start_session_index(ls) -> None:

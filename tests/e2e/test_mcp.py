@@ -36,10 +36,12 @@ MISBEHAVING = {
 
 
 @contextlib.asynccontextmanager
-async def serving(workspace: Path, home: Path, servers: dict, setup=None, **options):
+async def serving(
+    workspace: Path, home: Path, servers: dict, setup=None, capabilities=None, **options
+):
     """A pi-lsp server whose agent directory holds ``servers`` as its ``mcp.json``, with the
     scripted model; yields (client, scripted model). ``setup(client)`` runs before
-    ``initialize``."""
+    ``initialize``; ``capabilities`` are the client's."""
     agent = home / "agent"
     agent.mkdir(parents=True, exist_ok=True)
     (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
@@ -48,7 +50,7 @@ async def serving(workspace: Path, home: Path, servers: dict, setup=None, **opti
     settings = {"model": SCRIPTED_MODEL, "apiBase": llm.base_url, **options}
     try:
         async with another_server(
-            workspace, settings, isolated_environment(home), setup=setup
+            workspace, settings, isolated_environment(home), capabilities, setup=setup
         ) as client:
             yield client, llm
     finally:

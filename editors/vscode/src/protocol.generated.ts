@@ -924,6 +924,14 @@ export interface McpServerStatus {
   stderrTail: string;
 }
 
+export interface McpLogoutResult {
+  /**
+   * Whether `mcp-auth.json` held a sign-in for the server (it holds none now).
+   */
+  removed: boolean;
+  server: McpServerStatus;
+}
+
 export interface McpResult {
   servers: McpServerStatus[];
 }
@@ -1384,6 +1392,8 @@ export interface Requests {
   'pi/mcp': { params: NoParams; result: McpResult };
   'pi/mcpReconnect': { params: McpServerParams; result: McpServerStatus };
   'pi/mcpSetEnabled': { params: McpSetEnabledParams; result: McpServerStatus };
+  'pi/mcpLogin': { params: McpServerParams; result: McpServerStatus };
+  'pi/mcpLogout': { params: McpServerParams; result: McpLogoutResult };
 }
 
 export type Method = keyof Requests;
@@ -1425,6 +1435,8 @@ export const METHODS = [
   'pi/mcp',
   'pi/mcpReconnect',
   'pi/mcpSetEnabled',
+  'pi/mcpLogin',
+  'pi/mcpLogout',
 ] as const satisfies readonly Method[];
 
 /** Every notification the server sends: its params type, keyed by method name. */

@@ -611,6 +611,11 @@
 --- The end of what a stdio server wrote to stderr (empty for HTTP servers).
 ---@field stderrTail string
 
+---@class pi.McpLogoutResult
+--- Whether `mcp-auth.json` held a sign-in for the server (it holds none now).
+---@field removed boolean
+---@field server pi.McpServerStatus
+
 ---@class pi.McpResult
 ---@field servers pi.McpServerStatus[]
 
@@ -930,6 +935,8 @@
 ---@field mcp pi.Request<pi.McpResult> pi/mcp
 ---@field mcp_reconnect pi.Request<pi.McpServerStatus> pi/mcpReconnect
 ---@field mcp_set_enabled pi.Request<pi.McpServerStatus> pi/mcpSetEnabled
+---@field mcp_login pi.Request<pi.McpServerStatus> pi/mcpLogin
+---@field mcp_logout pi.Request<pi.McpLogoutResult> pi/mcpLogout
 
 local M = {}
 
@@ -969,6 +976,8 @@ M.requests = {
   mcp = "pi/mcp",
   mcp_reconnect = "pi/mcpReconnect",
   mcp_set_enabled = "pi/mcpSetEnabled",
+  mcp_login = "pi/mcpLogin",
+  mcp_logout = "pi/mcpLogout",
 }
 
 --- The server's notifications, by name.
