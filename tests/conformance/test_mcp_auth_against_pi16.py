@@ -1,0 +1,103 @@
+"""pi 1.6 and pi-lsp share ``mcp-auth.json``: a sign-in pi 1.6 stored is used by pi-lsp and the
+other way round. pi's side is its own ``McpOAuthCredentialStore`` under pi-mcp's
+``McpOAuthProvider`` (``tests/reference/mcp_auth_reference.mjs``); pi-lsp's is the SDK
+``TokenStorage`` its connections use (``pi_lsp/mcp/oauth_store.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+import time
+from pathlib import Path
+
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+from pi_lsp.llm.auth_store import locked_like_pi
+from pi_lsp.mcp.oauth_store import McpAuthFile, ServerTokenStorage
+
+from .harness import REFERENCE_DIR, run_node_script
+
+SCRIPT = REFERENCE_DIR / "mcp_auth_reference.mjs"
+SERVER, URL = "my-docs", "https://Docs.Example.com:443"
+CLIENT = {"client_id": "client-7", "redirect_uris": ["http://127.0.0.1:5555/callback"]}
+TOKENS = {
+    "access_token": "at-1",
+    "token_type": "Bearer",
+    "expires_in": 3600,
+    "refresh_token": "rt-1",
+}
+DISCOVERY = {
+    "authorizationServerUrl": "https://auth.example.com/",
+    "authorizationServerMetadata": {
+        "issuer": "https://auth.example.com/",
+        "authorization_endpoint": "https://auth.example.com/authorize",
+        "token_endpoint": "https://auth.example.com/token",
+        "response_types_supported": ["code"],
+    },
+}
+
+
+def pi16(reference_node: Path, file: Path, write: dict | None = None) -> dict:
+    request = {"file": str(file), "server": SERVER, "url": URL, "write": write}
+    return json.loads(
+        run_node_script(reference_node, SCRIPT, [], stdin=json.dumps(request).encode())
+    )
+
+
+def test_pi_lsp_uses_the_sign_in_pi_16_stored(reference_node, tmp_path):
+    file = tmp_path / "mcp-auth.json"
+    pi16(
+        reference_node,
+        file,
+        {"clientInformation": CLIENT, "tokens": TOKENS, "discovery": DISCOVERY},
+    )
+    storage = ServerTokenStorage(McpAuthFile(file), SERVER, URL)
+    tokens = asyncio.run(storage.get_tokens())
+    assert (tokens.access_token, tokens.refresh_token) == ("at-1", "rt-1")
+    assert asyncio.run(storage.get_client_info()).client_id == "client-7"
+    assert time.time() + 3000 < storage.expires_at() <= time.time() + 3600
+    assert storage.discovery() == DISCOVERY
+
+
+def test_pi_16_uses_the_sign_in_pi_lsp_stored(reference_node, tmp_path):
+    file = tmp_path / "mcp-auth.json"
+    storage = ServerTokenStorage(McpAuthFile(file), SERVER, URL)
+    asyncio.run(storage.set_client_info(OAuthClientInformationFull.model_validate(CLIENT)))
+    storage.save_discovery(DISCOVERY)
+    asyncio.run(storage.set_tokens(OAuthToken.model_validate(TOKENS)))
+    read = pi16(reference_node, file)
+    assert (read["tokens"], read["discovery"]) == (TOKENS, DISCOVERY)
+    assert read["clientInformation"].items() >= CLIENT.items()
+    text = file.read_text()
+    assert text == json.dumps(json.loads(text), indent=2) + "\n"  # JSON.stringify(_, null, 2)
+    assert stat.S_IMODE(file.stat().st_mode) == 0o600
+    [entry] = json.loads(text).values()
+    assert time.time() * 1000 < entry["tokensExpireAt"] <= (time.time() + 3600) * 1000
+
+
+def test_pi_16_waits_for_pi_lsps_lock_on_the_file(reference_node, tmp_path):
+    file = tmp_path / "mcp-auth.json"
+    pi16(
+        reference_node,
+        file,
+        {"clientInformation": CLIENT, "tokens": TOKENS, "discovery": DISCOVERY},
+    )
+    with locked_like_pi(file):
+        assert pi16(reference_node, file) == {"error": "ELOCKED"}
+    assert pi16(reference_node, file)["tokens"] == TOKENS
+
+
+def test_a_sign_in_pi_stored_under_the_url_alone_is_taken_over(reference_node, tmp_path):
+    file = tmp_path / "mcp-auth.json"
+    pi16(
+        reference_node,
+        file,
+        {"clientInformation": CLIENT, "tokens": TOKENS, "discovery": DISCOVERY},
+    )
+    [(key, state)] = json.loads(file.read_text()).items()
+    assert key == "mcp__my_docs|https://docs.example.com/"
+    file.write_text(json.dumps({"https://docs.example.com/": state}))  # older pi's key
+    storage = ServerTokenStorage(McpAuthFile(file), SERVER, URL)
+    assert asyncio.run(storage.get_tokens()).access_token == "at-1"
+    assert list(json.loads(file.read_text())) == [key]
