@@ -83,6 +83,7 @@ from pi_lsp.session.message_types import (
     ToolResultMessage,
     UserMessage,
 )
+from pi_lsp.session.system_messages import tools_declaration
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import (
     EditorBridge,
@@ -337,6 +338,7 @@ class _Turn:
     async def _run_tools(self, calls: list[ToolCall]) -> None:
         by_name = {tool.name: tool for tool in self.setup.tools}
         self._open_tool_calls = list(calls)
+        loaded = False
         while self._open_tool_calls:
             call = self._open_tool_calls[0]
             self.runtime.events.emit(
@@ -354,7 +356,9 @@ class _Turn:
             self._open_tool_calls.pop(0)
             self._last_update = None
             self._record_tool_result(call, result)
-            self._load_tools(result)
+            loaded = self._load_tools(result) or loaded
+        if loaded:
+            self._declare_loaded_tools()
 
     async def _run_permitted(self, tool: Tool, call: ToolCall) -> ToolResult:
         """The tool's result, or the refusal when the user did not allow the call."""
@@ -380,14 +384,27 @@ class _Turn:
         )
         return await tool.execute(arguments, context)
 
-    def _load_tools(self, result: ToolResult) -> None:
+    def _load_tools(self, result: ToolResult) -> bool:
+        """Declare the tools the result loaded from the next request on; whether it loaded any."""
         loaded = (result.details or {}).get("loaded")
         if self.setup.load_tools is None or not loaded or result.is_error:
-            return
+            return False
         present = {tool.name for tool in self.setup.tools}
-        self.setup.tools += [
-            tool for tool in self.setup.load_tools(list(loaded)) if tool.name not in present
-        ]
+        new = [tool for tool in self.setup.load_tools(list(loaded)) if tool.name not in present]
+        self.setup.tools += new
+        return bool(new)
+
+    def _declare_loaded_tools(self) -> None:
+        """Record the loaded tools as pi 1.6 records its declarations (a system message after
+        the tool results, before the next request), so pi 1.6 declares them too when it
+        continues the session. The model never sees the message: pi-lsp sends its own prompt."""
+        branch = self.runtime.session.branch()
+        messages = [entry.get("message") for entry in branch if entry.get("type") == "message"]
+        declaration = tools_declaration(
+            messages, [tool.spec() for tool in self.setup.tools], now_ms()
+        )
+        if declaration is not None:
+            self.runtime.session.append_message(cast("AgentMessage", declaration))
 
     def _new_recorder(self) -> FileChangeRecorder:
         if self.setup.checkpoint_recorder is None:
