@@ -318,37 +318,33 @@ def client_server(
 ) -> McpServerConfig | str:
     """A stdio server an ACP client passed: ``direct`` (the user chose it in the client), its
     name made a valid pi server name. The error message when it cannot be one."""
-    safe = _client_server_name(name)
-    if not safe.strip("_-") or not command:
-        return f"the MCP server {name!r} needs a name and a command"
-    return McpServerConfig(
-        name=safe,
+    return _client_config(
+        name,
+        bool(command),
+        "a command",
         transport="stdio",
-        source="ACP session/new",
-        scope="acp",
         command=command,
         args=tuple(args),
         env=dict(env),
         cwd=str(cwd),
-        exposure="direct",
     )
 
 
 def client_http_server(name: str, url: str, headers: dict[str, str]) -> McpServerConfig | str:
     """A streamable-HTTP server an ACP client passed, ``direct`` like its stdio ones; its
     headers are sent as the client gives them."""
+    usable = urlsplit(url or "").scheme in ("http", "https")
+    return _client_config(
+        name, usable, "an http(s) URL", transport="http", url=url, headers=dict(headers)
+    )
+
+
+def _client_config(name: str, usable: bool, needs: str, **fields: Any) -> McpServerConfig | str:
     safe = _client_server_name(name)
-    scheme = urlsplit(url or "").scheme
-    if not safe.strip("_-") or scheme not in ("http", "https"):
-        return f"the MCP server {name!r} needs a name and an http(s) URL"
+    if not safe.strip("_-") or not usable:
+        return f"the MCP server {name!r} needs a name and {needs}"
     return McpServerConfig(
-        name=safe,
-        transport="http",
-        source="ACP session/new",
-        scope="acp",
-        url=url,
-        headers=dict(headers),
-        exposure="direct",
+        name=safe, source="ACP session/new", scope="acp", exposure="direct", **fields
     )
 
 

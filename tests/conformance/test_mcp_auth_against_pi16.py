@@ -36,6 +36,9 @@ DISCOVERY = {
         "response_types_supported": ["code"],
     },
 }
+PI_SIGN_IN = {"clientInformation": CLIENT, "tokens": TOKENS, "discovery": DISCOVERY}
+PI_SIGN_IN = {"clientInformation": CLIENT, "tokens": TOKENS, "discovery": DISCOVERY}
+"""What pi 1.6 stores when a sign-in ends."""
 
 
 def pi16(reference_node: Path, file: Path, write: dict | None = None) -> dict:
@@ -47,11 +50,7 @@ def pi16(reference_node: Path, file: Path, write: dict | None = None) -> dict:
 
 def test_pi_lsp_uses_the_sign_in_pi_16_stored(reference_node, tmp_path):
     file = tmp_path / "mcp-auth.json"
-    pi16(
-        reference_node,
-        file,
-        {"clientInformation": CLIENT, "tokens": TOKENS, "discovery": DISCOVERY},
-    )
+    pi16(reference_node, file, PI_SIGN_IN)
     storage = ServerTokenStorage(McpAuthFile(file), SERVER, URL)
     tokens = asyncio.run(storage.get_tokens())
     assert (tokens.access_token, tokens.refresh_token) == ("at-1", "rt-1")
@@ -78,11 +77,7 @@ def test_pi_16_uses_the_sign_in_pi_lsp_stored(reference_node, tmp_path):
 
 def test_pi_16_waits_for_pi_lsps_lock_on_the_file(reference_node, tmp_path):
     file = tmp_path / "mcp-auth.json"
-    pi16(
-        reference_node,
-        file,
-        {"clientInformation": CLIENT, "tokens": TOKENS, "discovery": DISCOVERY},
-    )
+    pi16(reference_node, file, PI_SIGN_IN)
     with locked_like_pi(file):
         assert pi16(reference_node, file) == {"error": "ELOCKED"}
     assert pi16(reference_node, file)["tokens"] == TOKENS
@@ -90,11 +85,7 @@ def test_pi_16_waits_for_pi_lsps_lock_on_the_file(reference_node, tmp_path):
 
 def test_a_sign_in_pi_stored_under_the_url_alone_is_taken_over(reference_node, tmp_path):
     file = tmp_path / "mcp-auth.json"
-    pi16(
-        reference_node,
-        file,
-        {"clientInformation": CLIENT, "tokens": TOKENS, "discovery": DISCOVERY},
-    )
+    pi16(reference_node, file, PI_SIGN_IN)
     [(key, state)] = json.loads(file.read_text()).items()
     assert key == "mcp__my_docs|https://docs.example.com/"
     file.write_text(json.dumps({"https://docs.example.com/": state}))  # older pi's key

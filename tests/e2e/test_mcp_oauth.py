@@ -9,9 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 import stat
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -23,7 +21,7 @@ from lsprotocol import types
 from pi_lsp.client import PiRequestError
 from pi_lsp.scripted_llm import replies
 from tests.e2e.conftest import request
-from tests.e2e.test_mcp import MCP_DIR, serving, tool_results, wait_for_state
+from tests.e2e.test_mcp import MCP_DIR, python_server, serving, tool_results, wait_for_state
 
 SHOW_DOCUMENT = types.ClientCapabilities(
     window=types.WindowClientCapabilities(
@@ -35,26 +33,8 @@ SHOW_DOCUMENT = types.ClientCapabilities(
 @contextlib.contextmanager
 def oauth_server() -> Iterator[str]:
     """``tests/mcp/oauth_server.py`` on a free port; yields its MCP URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, str(MCP_DIR / "oauth_server.py"), str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        while True:  # until it listens
-            assert process.poll() is None, "the OAuth MCP server exited"
-            try:
-                socket.create_connection(("127.0.0.1", port)).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+    with python_server(str(MCP_DIR / "oauth_server.py"), "{port}") as port:
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait()
 
 
 async def approve_in_browser(client) -> httpx.Response:
