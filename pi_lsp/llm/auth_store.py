@@ -117,20 +117,23 @@ def write_json_object(path: Path, data: dict[str, Any], *, trailing_newline: boo
 
 
 @contextlib.contextmanager
-def locked_like_pi(path: Path) -> Iterator[None]:
-    """pi's lock on ``path``: ``proper-lockfile`` makes the directory ``<path>.lock``."""
+def locked_like_pi(
+    path: Path, stale: float = LOCK_STALE_SECONDS, wait: float = LOCK_WAIT_SECONDS
+) -> Iterator[None]:
+    """pi's lock on ``path``: ``proper-lockfile`` makes the directory ``<path>.lock``, and takes
+    over one older than ``stale`` seconds (its holder died); gives up after ``wait`` seconds."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=_DIRECTORY_MODE)
     except OSError as problem:
         raise AuthFileError(f"cannot create {path.parent}: {problem.strerror}") from None
     lock = path.with_name(path.name + ".lock")
-    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    deadline = time.monotonic() + wait
     while True:
         try:
             lock.mkdir()
             break
         except FileExistsError:
-            if _is_stale(lock):
+            if _is_stale(lock, stale):
                 with contextlib.suppress(OSError):
                     lock.rmdir()
                 continue
@@ -148,8 +151,8 @@ def locked_like_pi(path: Path) -> Iterator[None]:
             lock.rmdir()
 
 
-def _is_stale(lock: Path) -> bool:
+def _is_stale(lock: Path, stale: float) -> bool:
     try:
-        return time.time() - lock.stat().st_mtime > LOCK_STALE_SECONDS
+        return time.time() - lock.stat().st_mtime > stale
     except OSError:
         return False

@@ -161,6 +161,9 @@ def _provider_class() -> type:
     from pydantic import ValidationError
 
     class PiOAuthProvider(OAuthClientProvider):
+        _refresh_held: contextlib.ExitStack | None = None
+        """pi's refresh lock, from the refresh request until its response is handled."""
+
         async def _initialize(self) -> None:
             await super()._initialize()
             storage = self.context.storage
@@ -179,6 +182,29 @@ def _provider_class() -> type:
                     self.context.protected_resource_metadata = (
                         ProtectedResourceMetadata.model_validate(resource)
                     )
+
+        async def _refresh_token(self) -> Any:
+            """Take pi's refresh lock, and the tokens another process (pi) may have refreshed
+            meanwhile: their refresh token is the one the server still accepts."""
+            storage = self.context.storage
+            assert isinstance(storage, ServerTokenStorage)
+            lock = contextlib.ExitStack()
+            await asyncio.to_thread(
+                lock.enter_context, storage.file.refresh_lock(storage.server, storage.url)
+            )
+            self._refresh_held = lock
+            stored = await storage.get_tokens()
+            if stored is not None and stored.refresh_token:
+                self.context.current_tokens = stored
+            return await super()._refresh_token()
+
+        async def _handle_refresh_response(self, response: Any) -> bool:
+            try:
+                return await super()._handle_refresh_response(response)
+            finally:
+                held, self._refresh_held = self._refresh_held, None
+                if held is not None:
+                    held.close()
 
         async def _handle_token_response(self, response: Any) -> None:
             await super()._handle_token_response(response)

@@ -8,12 +8,18 @@ use as pi does): ``serverUrl``, ``clientInformation``, ``tokens``, ``tokensExpir
 (milliseconds since the epoch) and ``discovery`` (the authorization server pi found), so a sign-in
 made in pi works in pi-lsp and the other way round. :class:`ServerTokenStorage` is the SDK's
 ``TokenStorage`` on one server's entry.
+
+A refresh runs under pi's refresh lock of the server (``mcp-auth-refresh-<hash>.lock`` beside the
+file, pi's ``withRefreshLock``): servers that rotate refresh tokens accept each one once, so pi
+and pi-lsp never refresh the same server at the same time.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -22,6 +28,9 @@ from pi_lsp.llm.auth_store import locked_like_pi, read_json_object, write_json_o
 from pi_lsp.resources.mcp_config import namespace
 
 MCP_AUTH_FILE = "mcp-auth.json"
+REFRESH_LOCK_STALE_SECONDS = 20.0
+"""pi takes over a refresh lock not renewed for this long (its ``REFRESH_LOCK_STALE_MS``)."""
+REFRESH_LOCK_WAIT_SECONDS = 25.0
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 State = dict[str, Any]
@@ -69,6 +78,15 @@ class McpAuthFile:
             current = _own(states.get(key), url) or {"serverUrl": canonical_url(url)}
             states[key] = change(dict(current))
             write_json_object(self.path, states, trailing_newline=True)
+
+    @contextlib.contextmanager
+    def refresh_lock(self, server: str, url: str) -> Iterator[None]:
+        """pi's refresh lock of the server, held while its tokens are refreshed."""
+        key, _ = _keys(server, url)
+        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        lock_file = self.path.with_name(f"mcp-auth-refresh-{digest}")
+        with locked_like_pi(lock_file, REFRESH_LOCK_STALE_SECONDS, REFRESH_LOCK_WAIT_SECONDS):
+            yield
 
     def remove(self, server: str, url: str) -> bool:
         """Forget the server's sign-in; whether there was one."""

@@ -41,8 +41,8 @@ PI_SIGN_IN = {"clientInformation": CLIENT, "tokens": TOKENS, "discovery": DISCOV
 """What pi 1.6 stores when a sign-in ends."""
 
 
-def pi16(reference_node: Path, file: Path, write: dict | None = None) -> dict:
-    request = {"file": str(file), "server": SERVER, "url": URL, "write": write}
+def pi16(reference_node: Path, file: Path, write: dict | None = None, **options) -> dict:
+    request = {"file": str(file), "server": SERVER, "url": URL, "write": write, **options}
     return json.loads(
         run_node_script(reference_node, SCRIPT, [], stdin=json.dumps(request).encode())
     )
@@ -92,3 +92,12 @@ def test_a_sign_in_pi_stored_under_the_url_alone_is_taken_over(reference_node, t
     storage = ServerTokenStorage(McpAuthFile(file), SERVER, URL)
     assert asyncio.run(storage.get_tokens()).access_token == "at-1"
     assert list(json.loads(file.read_text())) == [key]
+
+
+def test_a_refresh_takes_pi_16s_refresh_lock_of_the_server(reference_node, tmp_path):
+    file = tmp_path / "mcp-auth.json"
+    [pis] = pi16(reference_node, file, PI_SIGN_IN, refreshLock=True)["refreshLocks"]
+    with McpAuthFile(file).refresh_lock(SERVER, URL):
+        ours = [path.name for path in tmp_path.glob("mcp-auth-refresh-*")]
+    assert ours == [pis]
+    assert not list(tmp_path.glob("mcp-auth-refresh-*"))  # released

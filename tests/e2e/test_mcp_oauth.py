@@ -98,6 +98,7 @@ async def test_sign_in_call_refresh_and_sign_out(workspace, tmp_path):
             refreshed = auth_entries(agent)[key]
             assert refreshed["tokens"]["access_token"] != stored["tokens"]["access_token"]
             assert refreshed["tokensExpireAt"] > time.time() * 1000
+            assert not list(agent.glob("mcp-auth-refresh-*"))  # pi's refresh lock, released
 
             logout = await request(client, "pi/mcpLogout", {"name": "secure"})
             assert logout["removed"] is True

@@ -7,10 +7,13 @@
  * Usage: node mcp_auth_reference.mjs < REQUEST_JSON
  * REQUEST_JSON: {"file", "server", "url", "write"?: {"clientInformation", "tokens", "discovery"}}.
  * With `write`, saves them through the provider (tokens last, so `tokensExpireAt` is pi's);
- * then prints {"tokens", "clientInformation", "discovery"} as the provider reads them back, or
+ * then prints {"tokens", "clientInformation", "discovery"} as the provider reads them back, and
+ * with `"refreshLock": true` also {"refreshLocks": [names]}: what pi's withRefreshLock holds in the
+ * agent directory while it refreshes the server's tokens; or
  * {"error": code} when pi could not (`ELOCKED`: another process holds pi's lock on the file).
  * The reference side of tests/conformance/test_mcp_auth_against_pi16.py.
  */
+import { readdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -26,6 +29,7 @@ for await (const chunk of process.stdin) input += chunk;
 const request = JSON.parse(input);
 
 const store = new McpOAuthCredentialStore(new FileAuthStorageBackend(request.file), dirname(request.file));
+const held = () => readdirSync(dirname(request.file)).filter((name) => name.startsWith("mcp-auth-refresh-"));
 const provider = new McpOAuthProvider({
 	serverUrl: request.url,
 	redirectUrl: "http://127.0.0.1/callback",
@@ -39,8 +43,12 @@ try {
 		await provider.saveDiscoveryState(request.write.discovery);
 		await provider.saveTokens(request.write.tokens);
 	}
+	const refreshLocks = request.refreshLock
+		? await store.forServer(request.server, request.url).withRefreshLock(async () => held())
+		: undefined;
 	process.stdout.write(
 		JSON.stringify({
+			refreshLocks,
 			tokens: (await provider.tokens()) ?? null,
 			clientInformation: (await provider.clientInformation()) ?? null,
 			discovery: (await provider.discoveryState()) ?? null,
