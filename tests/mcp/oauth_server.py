@@ -4,7 +4,9 @@ dynamic client registration, authorization code with PKCE, refresh tokens), like
 ``simple-auth`` example, but the authorization page approves at once: it redirects straight to the
 client's redirect URI with a code, so a test's "browser" is an HTTP client following redirects.
 
-``python oauth_server.py PORT`` serves ``http://127.0.0.1:PORT/mcp``. Its tool ``token_origin``
+``python oauth_server.py PORT [HOST]`` serves ``http://HOST:PORT/mcp`` (HOST 127.0.0.1 by default;
+``::1`` for a loopback address the VS Code test's code-server does not rewrite into its port
+proxy). Its tool ``token_origin``
 says which grant issued the access token of the call (``authorization_code`` or
 ``refresh_token``), so a test sees a refresh happen.
 """
@@ -113,8 +115,8 @@ class ApprovingProvider:
         )
 
 
-def build(port: int) -> MCPServer:
-    base = f"http://127.0.0.1:{port}"
+def build(port: int, host: str = "127.0.0.1") -> MCPServer:
+    base = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     provider = ApprovingProvider()
     server = MCPServer(
         "oauth-protected",
@@ -139,4 +141,5 @@ if __name__ == "__main__":
     import uvicorn
 
     port = int(sys.argv[1])
-    uvicorn.run(build(port).streamable_http_app(), host="127.0.0.1", port=port)
+    host = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
+    uvicorn.run(build(port, host).streamable_http_app(), host=host, port=port)

@@ -42,7 +42,7 @@ export async function showMcpServers(server: PiServer, changed: () => Promise<vo
   const picked = await vscode.window.showQuickPick<ServerItem>(
     servers.map((status) => ({
       label: `${STATE_ICONS[status.state]} ${status.name}`,
-      description: `${status.state} · ${describeTools(status)}`,
+      description: `${status.state === 'needs-auth' ? 'needs sign-in' : status.state} · ${describeTools(status)}`,
       detail: status.lastError && status.state !== 'connected' ? status.lastError : status.source,
       server: status,
     })),

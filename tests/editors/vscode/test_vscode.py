@@ -64,6 +64,7 @@ SCENARIOS = [
     "auth_error_notice",
     "setup_view",
     "mcp_servers",
+    "mcp_sign_in",
     "big_session",
 ]
 SCREENSHOTS = [
@@ -358,6 +359,28 @@ def _start_scripted_llm(
     return f"http://127.0.0.1:{port_file.read_text().strip()}"
 
 
+def _start_oauth_mcp_server(
+    processes: Processes, root: Path, environment: dict[str, str], artifacts: Path = ARTIFACTS
+) -> str:
+    """The mcp_sign_in scenario's OAuth-protected MCP server (the SDK's server-side auth), on
+    ``[::1]``: code-server turns pages on 127.0.0.1 or localhost that an extension opens into its
+    own port proxy, which loses their path (a real authorization server is not local)."""
+    with socket.socket(socket.AF_INET6) as probe:
+        probe.bind(("::1", 0))
+        port = probe.getsockname()[1]
+    server = Path(__file__).resolve().parents[2] / "mcp" / "oauth_server.py"
+    processes.start(
+        [sys.executable, str(server), str(port), "::1"],
+        artifacts / "oauth-mcp.log",
+        env=environment,
+    )
+    base = f"http://[::1]:{port}"
+    _wait_for(
+        "the OAuth MCP server", lambda: _healthy(f"{base}/.well-known/oauth-authorization-server")
+    )
+    return f"{base}/mcp"
+
+
 def _install_extension(
     vsix: Path, user_data: Path, extensions: Path, environment: dict[str, str]
 ) -> None:
@@ -437,6 +460,7 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
     processes = Processes()
     try:
         llm = _start_scripted_llm(processes, root, environment)
+        oauth_mcp = _start_oauth_mcp_server(processes, root, environment)
         _user_settings(root / "user-data", f"{llm}/v1")
         url = _start_code_server(processes, root, workspace, environment, vsix)
         # Copied into the session directory by the big_session scenario (not before: the server
@@ -450,6 +474,7 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
             "PI_E2E_ARTIFACTS": str(ARTIFACTS),
             "PI_E2E_WORKSPACE": str(workspace),
             "PI_E2E_BIG_SESSION": str(big),
+            "PI_E2E_OAUTH_MCP_URL": oauth_mcp,
             # The scenarios to run, comma-separated (all when unset): for working on a few.
             **(
                 {"PI_E2E_SCENARIOS": os.environ["PI_E2E_SCENARIOS"]}

@@ -22,7 +22,8 @@ end
 
 --- One line per server, for :PiMcp and :checkhealth pi.
 function M.describe(server)
-  return ("%s: %s, %s — %s"):format(server.name, server.state, M.describe_tools(server), server.source)
+  local state = server.state == "needs-auth" and "needs sign-in (:PiMcp login)" or server.state
+  return ("%s: %s, %s — %s"):format(server.name, state, M.describe_tools(server), server.source)
 end
 
 local function details(server)

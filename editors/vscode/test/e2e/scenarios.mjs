@@ -697,6 +697,41 @@ async function mcpServers(context) {
   return shot;
 }
 
+/**
+ * MCP sign-in (after mcp_servers): an OAuth-protected server (tests/mcp/oauth_server.py, at
+ * PI_E2E_OAUTH_MCP_URL, on [::1]: code-server sends pages on 127.0.0.1 through its port proxy) joins the workspace's .pi/mcp.json and needs sign-in; "Pi: MCP Servers…"
+ * → the server → "Sign in" asks VS Code to open its authorization page (window/showDocument,
+ * external); VS Code asks whether to open the external website, the user opens it in a new tab,
+ * the authorization server sends it back to pi-lsp's loopback port, and the server connects. The entry is taken out again for the scenarios after this one.
+ */
+async function mcpSignIn(context) {
+  const { page, workspace } = context;
+  const frame = await chatFrame(page);
+  const file = path.join(workspace, '.pi', 'mcp.json');
+  const before = fs.readFileSync(file, 'utf8');
+  const config = JSON.parse(before);
+  config.mcpServers.secure = { url: process.env.PI_E2E_OAUTH_MCP_URL, exposure: 'direct' };
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  try {
+    await until('the new server in the header', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/2', 60_000);
+    await runCommand(page, 'Pi: MCP Servers…');
+    await chooseQuickPick(page, 'secure');
+    const opened = page.context().waitForEvent('page', { timeout: 60_000 });
+    await chooseQuickPick(page, 'Sign in');
+    // VS Code asks before it opens a page of a domain the user has not trusted: the user opens it.
+    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Open', exact: true }).click({ timeout: 60_000 });
+    const browserTab = await opened;
+    await until('the sign-in page answered', async () => (await browserTab.content()).includes('Signed in to the MCP server'), 60_000).catch((error) => {
+      throw new Error(`${error.message} (the browser tab is at ${browserTab.url()})`);
+    });
+    await until('the server signed in', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 2/2', 60_000);
+    await browserTab.close();
+  } finally {
+    fs.writeFileSync(file, before);
+  }
+  await until('the server gone from the header', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/1', 60_000);
+}
+
 /** Scrolls the session tree by `deltaY` at a time until `row` is shown. */
 async function scrollTreeUntil(page, row, deltaY) {
   const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
@@ -804,5 +839,6 @@ export const scenarios = [
   { name: 'auth_error_notice', run: authErrorNotice },
   { name: 'setup_view', run: setupView },
   { name: 'mcp_servers', run: mcpServers },
+  { name: 'mcp_sign_in', run: mcpSignIn },
   { name: 'big_session', run: bigSession },
 ];
