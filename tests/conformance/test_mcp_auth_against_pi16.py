@@ -1,7 +1,8 @@
 """pi 1.6 and pi-lsp share ``mcp-auth.json``: a sign-in pi 1.6 stored is used by pi-lsp and the
 other way round. pi's side is its own ``McpOAuthCredentialStore`` under pi-mcp's
 ``McpOAuthProvider`` (``tests/reference/mcp_auth_reference.mjs``); pi-lsp's is the SDK
-``TokenStorage`` its connections use (``pi_lsp/mcp/oauth_store.py``)."""
+``TokenStorage`` its connections use (``pi_lsp/mcp/oauth_store.py``), and, at the end, the real
+server connecting with a sign-in pi stored."""
 
 from __future__ import annotations
 
@@ -11,10 +12,16 @@ import stat
 import time
 from pathlib import Path
 
+import httpx
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from pi_lsp.llm.auth_store import locked_like_pi
+from pi_lsp.mcp.oauth import sign_in
 from pi_lsp.mcp.oauth_store import McpAuthFile, ServerTokenStorage
+from pi_lsp.scripted_llm import replies
+from tests.e2e.conftest import request as request_
+from tests.e2e.test_mcp import serving, tool_results, wait_for_state
+from tests.e2e.test_mcp_oauth import oauth_server
 
 from .harness import REFERENCE_DIR, run_node_script
 
@@ -101,3 +108,35 @@ def test_a_refresh_takes_pi_16s_refresh_lock_of_the_server(reference_node, tmp_p
         ours = [path.name for path in tmp_path.glob("mcp-auth-refresh-*")]
     assert ours == [pis]
     assert not list(tmp_path.glob("mcp-auth-refresh-*"))  # released
+
+
+async def test_the_server_connects_with_a_sign_in_pi_16_wrote(reference_node, tmp_path):
+    """A real sign-in's state, stored by pi 1.6's own code, is all the real pi-lsp server needs
+    to connect to the OAuth-protected server and call its tool."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    with oauth_server() as url:
+        scratch = ServerTokenStorage(McpAuthFile(tmp_path / "scratch.json"), "secure", url)
+
+        async def browser(page: str) -> None:
+            async with httpx.AsyncClient(follow_redirects=True) as client:
+                await client.get(page)
+
+        await sign_in(url, scratch, {}, {}, browser)
+        state = scratch.state()
+        agent = tmp_path / "agent"
+        agent.mkdir()
+        written = {key: state[key] for key in ("clientInformation", "tokens", "discovery")}
+        request = {"file": str(agent / "mcp-auth.json"), "server": "secure", "url": url}
+        stdin = json.dumps({**request, "write": written}).encode()
+        assert json.loads(run_node_script(reference_node, SCRIPT, [], stdin=stdin))["tokens"]
+
+        servers = {"secure": {"url": url, "exposure": "direct"}}
+        async with serving(workspace, tmp_path, servers) as (client, llm):
+            await wait_for_state(client, "secure", "connected")
+            llm.enqueue(
+                replies.tool_calls([("c1", "mcp__secure__token_origin", {})]), replies.text("ok")
+            )
+            await request_(client, "pi/prompt", {"text": "which grant?"})
+    [origin] = tool_results(workspace)
+    assert origin["content"] == [{"type": "text", "text": "authorization_code"}]
