@@ -294,7 +294,11 @@ class ServerConnection:
             self._unauthorized = False
 
             async def note_unauthorized(response: Any) -> None:
-                if response.status_code == 401:
+                # 401, or 403 asking for more scope (pi asks for a sign-in again then too).
+                challenge = response.headers.get("www-authenticate", "")
+                if response.status_code == 401 or (
+                    response.status_code == 403 and "insufficient_scope" in challenge
+                ):
                     self._unauthorized = True
 
             http.event_hooks["response"].append(note_unauthorized)
