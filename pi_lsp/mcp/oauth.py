@@ -246,7 +246,11 @@ async def sign_in(
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     callback = LoopbackCallback(_callback_path(settings))
-    await callback.listen(_callback_port(settings, storage))
+    port = _callback_port(settings, storage)
+    try:
+        await callback.listen(port)
+    except OSError as busy:
+        raise SignInFailed(f"cannot listen on 127.0.0.1:{port} for the redirect: {busy}") from None
     try:
         _forget_client_of_another_redirect(storage, callback.redirect_url)
         auth = oauth_provider(url, storage, settings, callback, open_page)
@@ -269,9 +273,16 @@ async def sign_in(
 def _callback_port(settings: Mapping[str, Any], storage: ServerTokenStorage) -> int:
     """``oauth.callbackPort`` (or ``callbackUrl``'s port), else the port of the stored client's
     redirect URI (its registration stays valid), else a random one."""
-    configured = settings.get("callbackPort") or urlsplit(settings.get("callbackUrl") or "").port
+    try:
+        configured = (
+            settings.get("callbackPort") or urlsplit(str(settings.get("callbackUrl") or "")).port
+        )
+    except ValueError:
+        configured = "?"
     if configured:
-        return int(configured)
+        if not isinstance(configured, int) or not 0 < configured < 65536:
+            raise SignInFailed("oauth.callbackPort (or callbackUrl's port) must be a port number")
+        return configured
     information = storage.state().get("clientInformation") or {}
     registered = (information.get("redirect_uris") or [None])[0]
     port = urlsplit(registered).port if isinstance(registered, str) else None
@@ -281,7 +292,7 @@ def _callback_port(settings: Mapping[str, Any], storage: ServerTokenStorage) -> 
 
 
 def _callback_path(settings: Mapping[str, Any]) -> str:
-    return urlsplit(settings.get("callbackUrl") or "").path or CALLBACK_PATH
+    return urlsplit(str(settings.get("callbackUrl") or "")).path or CALLBACK_PATH
 
 
 def _is_free(port: int) -> bool:

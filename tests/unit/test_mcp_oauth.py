@@ -10,8 +10,8 @@ import stat
 import httpx
 import pytest
 
-from pi_lsp.mcp.oauth import LoopbackCallback, SignInFailed
-from pi_lsp.mcp.oauth_store import McpAuthFile, canonical_url
+from pi_lsp.mcp.oauth import LoopbackCallback, SignInFailed, sign_in
+from pi_lsp.mcp.oauth_store import McpAuthFile, ServerTokenStorage, canonical_url
 
 
 @pytest.mark.parametrize(
@@ -89,3 +89,14 @@ async def test_a_refusal_or_no_answer_is_a_failed_sign_in():
             await unanswered.wait(0)
     finally:
         await unanswered.close()
+
+
+async def test_a_bad_callback_port_is_a_clear_sign_in_failure(tmp_path):
+    storage = ServerTokenStorage(McpAuthFile(tmp_path / "mcp-auth.json"), "x", "http://a.test/")
+
+    async def never_opened(page: str) -> None:
+        raise AssertionError(page)
+
+    for settings in ({"callbackPort": "eighty"}, {"callbackPort": 70000}):
+        with pytest.raises(SignInFailed, match="must be a port number"):
+            await sign_in("http://a.test/mcp", storage, settings, {}, never_opened)
