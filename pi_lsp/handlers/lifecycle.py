@@ -91,11 +91,18 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
 
 
 async def _show_sign_in_page(ls, server: str, url: str) -> None:
-    """An MCP server's authorization page, in the user's browser (``window/showDocument``)."""
-    shown = await ls.window_show_document_async(
-        types.ShowDocumentParams(uri=url, external=True, take_focus=True)
-    )
-    if not shown.success:
+    """An MCP server's authorization page, in the user's browser (``window/showDocument``), or
+    as a link in a message when the client cannot show it."""
+    window = ls.client_capabilities.window if ls.client_capabilities else None
+    shown = None
+    if window is not None and window.show_document is not None and window.show_document.support:
+        try:
+            shown = await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=url, external=True, take_focus=True)
+            )
+        except Exception as refused:  # noqa: BLE001 - the link in a message does instead
+            logger.info("window/showDocument of a sign-in page failed: %s", refused)
+    if shown is None or not shown.success:
         ls.window_show_message(
             types.ShowMessageParams(
                 type=types.MessageType.Info,

@@ -125,3 +125,19 @@ async def test_sign_in_errors_are_clear(workspace, tmp_path):
                 assert why in str(error)
             else:
                 raise AssertionError(f"pi/mcpLogin {name} succeeded")
+
+
+async def test_a_client_that_cannot_open_pages_gets_the_link_in_a_message(workspace, tmp_path):
+    with oauth_server() as url:
+        servers = {"secure": {"url": url, "exposure": "direct"}}
+        async with serving(workspace, tmp_path, servers) as (client, _):
+            await wait_for_state(client, "secure", "needs-auth")
+            login = asyncio.ensure_future(request(client, "pi/mcpLogin", {"name": "secure"}))
+            said = 'Open this page to sign in to MCP server "secure": '
+            while not any(said in params.message for params in client.messages):
+                await asyncio.sleep(0.05)
+            [message] = [params.message for params in client.messages if said in params.message]
+            async with httpx.AsyncClient(follow_redirects=True) as browser:
+                await browser.get(message.removeprefix(said))
+            assert (await login)["state"] == "connected"
+            assert not client.shown_documents
