@@ -21,7 +21,14 @@ from lsprotocol import types
 from pi_lsp.client import PiRequestError
 from pi_lsp.scripted_llm import replies
 from tests.e2e.conftest import request
-from tests.e2e.test_mcp import MCP_DIR, python_server, serving, tool_results, wait_for_state
+from tests.e2e.test_mcp import (
+    MCP_DIR,
+    free_port,
+    python_server,
+    serving,
+    tool_results,
+    wait_for_state,
+)
 
 SHOW_DOCUMENT = types.ClientCapabilities(
     window=types.WindowClientCapabilities(
@@ -31,9 +38,9 @@ SHOW_DOCUMENT = types.ClientCapabilities(
 
 
 @contextlib.contextmanager
-def oauth_server() -> Iterator[str]:
+def oauth_server(*options: str) -> Iterator[str]:
     """``tests/mcp/oauth_server.py`` on a free port; yields its MCP URL."""
-    with python_server(str(MCP_DIR / "oauth_server.py"), "{port}") as port:
+    with python_server(str(MCP_DIR / "oauth_server.py"), "{port}", *options) as port:
         yield f"http://127.0.0.1:{port}/mcp"
 
 
@@ -141,3 +148,22 @@ async def test_a_client_that_cannot_open_pages_gets_the_link_in_a_message(worksp
                 await browser.get(message.removeprefix(said))
             assert (await login)["state"] == "connected"
             assert not client.shown_documents
+
+
+async def test_a_client_registered_beforehand_in_mcp_json_signs_in(workspace, tmp_path):
+    callback_port = free_port()
+    with oauth_server("--client", f"pi-lsp-test:s3cret:{callback_port}") as url:
+        oauth = {"clientId": "pi-lsp-test", "clientSecret": "s3cret", "callbackPort": callback_port}
+        servers = {"secure": {"url": url, "exposure": "direct", "oauth": oauth}}
+        async with serving(workspace, tmp_path, servers, capabilities=SHOW_DOCUMENT) as (
+            client,
+            _,
+        ):
+            await wait_for_state(client, "secure", "needs-auth")
+            login = asyncio.ensure_future(request(client, "pi/mcpLogin", {"name": "secure"}))
+            page = await approve_in_browser(client)
+            assert page.url.port == callback_port
+            assert "client_id=pi-lsp-test" in client.shown_documents[0].uri
+            assert (await login)["state"] == "connected"
+    [stored] = auth_entries(tmp_path / "agent").values()
+    assert "tokens" in stored and "clientInformation" not in stored  # pi keeps it in mcp.json

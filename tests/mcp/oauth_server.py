@@ -4,11 +4,13 @@ dynamic client registration, authorization code with PKCE, refresh tokens), like
 ``simple-auth`` example, but the authorization page approves at once: it redirects straight to the
 client's redirect URI with a code, so a test's "browser" is an HTTP client following redirects.
 
-``python oauth_server.py PORT [HOST]`` serves ``http://HOST:PORT/mcp`` (HOST 127.0.0.1 by default;
-``::1`` for a loopback address the VS Code test's code-server does not rewrite into its port
-proxy). Its tool ``token_origin``
-says which grant issued the access token of the call (``authorization_code`` or
-``refresh_token``), so a test sees a refresh happen.
+``python oauth_server.py PORT [HOST] [--client ID:SECRET:CALLBACK_PORT]`` serves
+``http://HOST:PORT/mcp`` (HOST 127.0.0.1 by default; ``::1`` for a loopback address the VS Code
+test's code-server does not rewrite into its port proxy); ``--client`` registers a client
+beforehand, as an authorization server without dynamic registration knows its clients (redirect
+URI ``http://127.0.0.1:CALLBACK_PORT/callback``). Its tool ``token_origin`` says which grant
+issued the access token of the call (``authorization_code`` or ``refresh_token``), so a test sees
+a refresh happen.
 """
 
 from __future__ import annotations
@@ -115,9 +117,17 @@ class ApprovingProvider:
         )
 
 
-def build(port: int, host: str = "127.0.0.1") -> MCPServer:
+def build(port: int, host: str = "127.0.0.1", client: str | None = None) -> MCPServer:
     base = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     provider = ApprovingProvider()
+    if client:
+        client_id, secret, callback_port = client.split(":")
+        provider.clients[client_id] = OAuthClientInformationFull(
+            client_id=client_id,
+            client_secret=secret,
+            redirect_uris=[f"http://127.0.0.1:{callback_port}/callback"],  # type: ignore[list-item]
+            token_endpoint_auth_method="client_secret_post",
+        )
     server = MCPServer(
         "oauth-protected",
         auth_server_provider=provider,
@@ -140,6 +150,12 @@ def build(port: int, host: str = "127.0.0.1") -> MCPServer:
 if __name__ == "__main__":
     import uvicorn
 
-    port = int(sys.argv[1])
-    host = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
-    uvicorn.run(build(port, host).streamable_http_app(), host=host, port=port)
+    arguments = sys.argv[1:]
+    client = None
+    if "--client" in arguments:
+        at = arguments.index("--client")
+        client = arguments[at + 1]
+        del arguments[at : at + 2]
+    port = int(arguments[0])
+    host = arguments[1] if len(arguments) > 1 else "127.0.0.1"
+    uvicorn.run(build(port, host, client).streamable_http_app(), host=host, port=port)
