@@ -120,11 +120,17 @@ async def test_the_modes_come_from_pi_settings_and_the_editor_wins(make_agent):
     assert editor_wins.agent.queue(editor_wins.runtime).steering_mode == "one-at-a-time"
 
 
-async def test_every_change_of_the_queue_is_announced(agent):
+async def hold_first_answer(agent, *later):
+    """Start "start" with its answer held open (``later`` answers after it): (gate, its task)."""
     gate = agent.model.hold(replies.text("First"))
-    agent.model.script(replies.text("Second"))
+    agent.model.script(*later)
     first = agent.start_prompt("start")
     await gate.reached()
+    return gate, first
+
+
+async def test_every_change_of_the_queue_is_announced(agent):
+    gate, first = await hold_first_answer(agent, replies.text("Second"))
     second = agent.start_prompt("queued", None)
     update = await agent.wait_for("queue_update")
     assert isinstance(update, QueueUpdateEvent)
@@ -136,9 +142,7 @@ async def test_every_change_of_the_queue_is_announced(agent):
 
 
 async def test_prompts_taken_back_never_reach_the_model(agent):
-    gate = agent.model.hold(replies.text("First"))
-    first = agent.start_prompt("start")
-    await gate.reached()
+    gate, first = await hold_first_answer(agent)
     steer = agent.start_prompt("steer me", "steer")
     follow = agent.start_prompt("follow me", None)
     await agent.wait_for("queue_update", 2)
@@ -154,10 +158,7 @@ async def test_prompts_taken_back_never_reach_the_model(agent):
 
 
 async def test_one_queued_prompt_is_edited_or_removed_by_id(agent):
-    gate = agent.model.hold(replies.text("First"))
-    agent.model.script(replies.text("Edited answer"))
-    first = agent.start_prompt("start")
-    await gate.reached()
+    gate, first = await hold_first_answer(agent, replies.text("Edited answer"))
     keep = agent.start_prompt("typo", None)
     drop = agent.start_prompt("never mind", None)
     await agent.wait_for("queue_update", 2)
