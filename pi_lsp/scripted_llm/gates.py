@@ -1,9 +1,10 @@
 """Named gates that hold a scripted answer open until a test releases it.
 
-A reply with ``gate="name"`` on the chat-completions endpoint streams its start and first piece
-of content, then waits at the gate: the agent is mid-answer for as long as the test needs (to
-queue prompts, steer, abort), with no timing involved. ``reached`` tells a test the answer is being held; ``release`` lets it finish. Another
-process uses ``GET /__gates`` (the gates reached) and ``POST /__release {"gate": name}``.
+A reply with ``gate="name"`` on the chat-completions endpoint streams its start and first piece of
+content, then waits at the gate: the agent is mid-answer for as long as the test needs (to queue
+prompts, steer, abort), with no timing involved. ``reached`` tells a test the answer is being held;
+``release`` lets it finish. Another process uses ``GET /__gates`` (the gates reached) and ``POST
+/__release {"gate": name}``.
 """
 
 from __future__ import annotations
