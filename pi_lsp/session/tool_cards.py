@@ -74,7 +74,10 @@ def tool_card(
     )
     facts = _FACTS[kind](name, arguments, outcome, Path(cwd))
     card = attrs.evolve(card, **facts)
-    return attrs.evolve(card, status_reason=card.status_reason or _reason(card, outcome))
+    card = attrs.evolve(card, status_reason=card.status_reason or _reason(card, outcome))
+    if outcome is not None and card.status in ("failed", "denied") and card.kind != "bash":
+        card = attrs.evolve(card, text=card.text or _clip_bytes(_text(outcome.content)))
+    return card
 
 
 def _kind(name: str) -> ToolCardKind:
@@ -108,6 +111,8 @@ def _reason(card: ToolCard, outcome: ToolOutcome | None) -> str | None:
         refusal = _REFUSAL.search(text)
         return refusal["why"] if refusal else "permission not given"
     first_line = text.strip().split("\n", 1)[0]
+    if len(first_line) > 80 and ". " in first_line:
+        first_line = first_line.split(". ", 1)[0] + "."  # the whole error is in ``text``
     return _clip(first_line, 200) or "failed"
 
 
@@ -153,7 +158,10 @@ def _edit_facts(
 ) -> dict[str, Any]:
     details = _details(outcome)
     path = _shown_path(details.get("path") or arguments.get("path"), cwd)
-    facts: dict[str, Any] = {"title": f"{_verb(outcome, 'Editing', 'Edited')} {path}", "path": path}
+    facts: dict[str, Any] = {
+        "title": f"{_verb(outcome, 'Editing', 'Edited', 'Edit')} {path}",
+        "path": path,
+    }
     diff = _diff_lines(details)
     if diff is not None:
         facts.update(diff=diff, added=_count(diff, "+"), removed=_count(diff, "-"))
@@ -172,7 +180,8 @@ def _write_facts(
     content = content if isinstance(content, str) else ""
     created = details.get("created")
     verb = "Created" if created is True else "Wrote"
-    facts: dict[str, Any] = {"title": f"{_verb(outcome, 'Writing', verb)} {path}", "path": path}
+    title = f"{_verb(outcome, 'Writing', verb, 'Write')} {path}"
+    facts: dict[str, Any] = {"title": title, "path": path}
     facts["size_bytes"] = _int(details.get("bytes")) or len(content.encode())
     if isinstance(created, bool):
         facts["created"] = created
@@ -322,8 +331,11 @@ _FACTS = {
 # ------------------------------------------------------------------------------ helpers
 
 
-def _verb(outcome: ToolOutcome | None, running: str, done: str) -> str:
-    return running if outcome is None or not outcome.finished else done
+def _verb(outcome: ToolOutcome | None, running: str, done: str, undone: str | None = None) -> str:
+    """The title's verb: the call running, done, or failed or refused (``undone``)."""
+    if outcome is None or not outcome.finished:
+        return running
+    return (undone or done) if outcome.is_error else done
 
 
 def _details(outcome: ToolOutcome | None) -> Mapping[str, Any]:

@@ -274,6 +274,15 @@ def test_an_extension_tool_shows_its_name_and_answer(tmp_path):
     assert card.images == [ToolCardImage("image/gif", 3)]
 
 
+async def test_a_failed_edit_is_titled_as_not_done(ctx, tmp_path):
+    (tmp_path / "app.py").write_text("x = 1\n")
+    edits = [{"oldText": "absent", "newText": "y"}]
+    card = await run("edit", {"path": "app.py", "edits": edits}, ctx)
+    assert (card.status, card.title) == ("failed", "Edit app.py")
+    assert card.status_reason == "Could not find the text to replace in app.py."
+    assert card.text is not None and card.text.startswith(card.status_reason + " oldText must")
+
+
 def test_a_failure_says_why_in_the_header(tmp_path):
     outcome = ToolOutcome([{"type": "text", "text": "File not found: gone.py"}], None, True)
     card = tool_card("read", {"path": "gone.py"}, outcome, tmp_path)

@@ -128,11 +128,9 @@ def test_pi_sessions_opens_the_picked_session_with_its_conversation(pi, scripted
     opened = lines.index(f"» opened: session {wanted}")
     history = lines[opened + 1 :]
     assert history[history.index("## You") + 1] == "Remember this session", history
-    assert any(
-        line.startswith("⚙ bash ") and "echo kept output" in line and line.endswith("— done")
-        for line in history
-    )
-    assert "    kept output" in history and history.index("## pi") < history.index("Kept answer")
+    assert any(line.startswith("✓ bash echo kept output — exit 0") for line in history), history
+    assert "    │ kept output" in history
+    assert history.index("## pi") < history.index("Kept answer")
 
 
 def test_pi_model_sets_the_model(pi, scripted_model):
