@@ -13,10 +13,10 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path, PurePosixPath
 from typing import Any
 
 import attrs
+import msgspec
 
 from pi_lsp.protocol import (
     ToolCard,
@@ -57,27 +57,27 @@ def tool_card(
     name: str,
     arguments: Mapping[str, Any] | None,
     outcome: ToolOutcome | None,
-    cwd: str | Path,
+    cwd: str | os.PathLike[str],
     duration_ms: int | None = None,
 ) -> ToolCard:
     """The card of the call ``name(arguments)``: running while ``outcome`` is None or not
     finished; ``cwd`` (the workspace folder) makes paths inside it relative."""
     arguments = arguments if isinstance(arguments, Mapping) else {}
-    kind = _kind(name)
-    card = ToolCard(
+    kind, status = _kind(name), _status(outcome)
+    facts = _FACTS[kind](name, arguments, outcome, os.path.normpath(os.fspath(cwd) or "."))
+    if facts.get("status_reason") is None:
+        facts["status_reason"] = _reason(status, outcome)
+    if outcome is not None and status in ("failed", "denied") and kind != "bash":
+        facts["text"] = facts.get("text") or _clip_bytes(_text(outcome.content))
+    return ToolCard(
         kind=kind,
-        title=name,
-        status=_status(outcome),
+        title=facts.pop("title", name),
+        status=status,
         arguments=_arguments(arguments),
-        raw_arguments=json.dumps(arguments, indent=2, ensure_ascii=False),
+        raw_arguments=_indented_json(arguments),
         duration_ms=duration_ms,
+        **facts,
     )
-    facts = _FACTS[kind](name, arguments, outcome, Path(cwd))
-    card = attrs.evolve(card, **facts)
-    card = attrs.evolve(card, status_reason=card.status_reason or _reason(card, outcome))
-    if outcome is not None and card.status in ("failed", "denied") and card.kind != "bash":
-        card = attrs.evolve(card, text=card.text or _clip_bytes(_text(outcome.content)))
-    return card
 
 
 def _kind(name: str) -> ToolCardKind:
@@ -102,12 +102,12 @@ def _permission(outcome: ToolOutcome | None) -> Mapping[str, Any] | None:
     return permission if isinstance(permission, Mapping) else None
 
 
-def _reason(card: ToolCard, outcome: ToolOutcome | None) -> str | None:
+def _reason(status: ToolCardStatus, outcome: ToolOutcome | None) -> str | None:
     """Why a call failed or was denied, in a few words."""
-    if outcome is None or card.status in ("running", "done"):
+    if outcome is None or status in ("running", "done"):
         return None
     text = _text(outcome.content)
-    if card.status == "denied":
+    if status == "denied":
         refusal = _REFUSAL.search(text)
         return refusal["why"] if refusal else "permission not given"
     first_line = text.strip().split("\n", 1)[0]
@@ -127,11 +127,16 @@ def _compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
+def _indented_json(value: Any) -> str:
+    # msgspec's encoder in C: the standard library's falls back to Python code for an indent
+    return msgspec.json.format(msgspec.json.encode(value), indent=2).decode()
+
+
 # ------------------------------------------------------------------------------ per kind
 
 
 def _read_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     details = _details(outcome)
     path = _shown_path(details.get("path") or arguments.get("path"), cwd)
@@ -154,7 +159,7 @@ def _read_facts(
 
 
 def _edit_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     details = _details(outcome)
     path = _shown_path(details.get("path") or arguments.get("path"), cwd)
@@ -172,7 +177,7 @@ def _edit_facts(
 
 
 def _write_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     details = _details(outcome)
     path = _shown_path(details.get("path") or arguments.get("path"), cwd)
@@ -200,7 +205,7 @@ def _write_facts(
 
 
 def _bash_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     command = arguments.get("command")
     command = command if isinstance(command, str) else ""
@@ -250,12 +255,12 @@ def _bash_reason(
 
 
 def _search_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     query = _str(arguments.get("pattern"))
     where = _str(arguments.get("path"))
     root = _absolute(where or ".", cwd)
-    shown_root = _shown_path(str(root), cwd)
+    shown_root = _shown_path(root, cwd)
     title = f"{name} {query}" if query else f"{name} {shown_root}"
     if query and where:
         title += f" in {shown_root}"
@@ -280,21 +285,20 @@ def _listing_lines(text: str) -> list[str]:
     return [line for line in _LISTING_NOTICE.sub("", text).split("\n") if line]
 
 
-def _search_result(name: str, line: str, root: Path, cwd: Path) -> ToolCardResult | None:
+def _search_result(name: str, line: str, root: str, cwd: str) -> ToolCardResult | None:
     # grep and find name paths relative to the folder searched (grep in one file: its name)
-    base = root.parent if name == "grep" and root.is_file() else root
+    base = os.path.dirname(root) if name == "grep" and os.path.isfile(root) else root
     if name != "grep":
-        return ToolCardResult(_shown_path(str(base / line.rstrip("/")), cwd))
+        return ToolCardResult(_shown_path(os.path.join(base, line.rstrip("/")), cwd))
     match = _GREP_MATCH.match(line)
     if match is None:
         return None  # a context line (``path-12- text``)
-    return ToolCardResult(
-        _shown_path(str(base / match["path"]), cwd), int(match["line"]), match["text"]
-    )
+    path = _shown_path(os.path.join(base, match["path"]), cwd)
+    return ToolCardResult(path, int(match["line"]), match["text"])
 
 
 def _mcp_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     server, _, tool = name.removeprefix(MCP_PREFIX).partition("__")
     facts: dict[str, Any] = {"title": f"{server} · {tool or server}", "server": server}
@@ -303,7 +307,7 @@ def _mcp_facts(
 
 
 def _other_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     return {"title": name, "tool": name} | _answer_facts(outcome)
 
@@ -386,23 +390,22 @@ def _count(diff: list[str], sign: str) -> int:
     return sum(1 for line in diff if line.startswith(sign))
 
 
-def _shown_path(raw: Any, cwd: Path) -> str:
-    """``raw`` relative to the workspace when inside it, else absolute (as given when it cannot
-    be placed)."""
+def _shown_path(raw: Any, cwd: str) -> str:
+    """``raw`` relative to the workspace when inside it, else absolute (as given when there is
+    no workspace folder to place it in)."""
     if not isinstance(raw, str) or not raw:
         return ""
-    path = _absolute(raw, cwd)
-    if not cwd.is_absolute():
+    if not os.path.isabs(cwd):
         return raw
-    try:
-        relative = PurePosixPath(path.relative_to(cwd).as_posix())
-    except ValueError:
-        return path.as_posix()
-    return str(relative) if str(relative) != "." else "."
+    path = _absolute(raw, cwd)
+    if path == cwd:
+        return "."
+    inside = cwd.rstrip("/") + "/"
+    return path.removeprefix(inside)
 
 
-def _absolute(raw: str, cwd: Path) -> Path:
-    return Path(os.path.normpath(cwd / Path(raw).expanduser()))
+def _absolute(raw: str, cwd: str) -> str:
+    return os.path.normpath(os.path.join(cwd, os.path.expanduser(raw)))
 
 
 def _tail(text: str) -> tuple[str, bool]:

@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 
 from pi_lsp.errors import InvalidParamsError, echoed
-from pi_lsp.protocol import MessagesResult, TranscriptEntry
+from pi_lsp.protocol import MessagesResult, ToolCard, TranscriptEntry
 from pi_lsp.session.path_index import SUMMARY_TYPES, active_path_index
 from pi_lsp.session.projection import ProjectedEntry, effect_name
 from pi_lsp.session.session import Session
@@ -52,13 +52,19 @@ def transcript(
     items = []
     for position in shown[start:end]:
         entry = index.entries[position]
-        item = _transcript_item(entry, effects.get(entry.id))
+        item = _transcript_item(entry, effects.get(entry.id), index.entries, position, session.cwd)
         if item is not None:
-            items.append(_with_tool_card(item, index.entries, position, session.cwd))
+            items.append(item)
     return MessagesResult(session.id, session.leaf_id, len(shown), start, items)
 
 
-def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> TranscriptEntry | None:
+def _transcript_item(
+    entry: StoredEntry,
+    effect: ProjectedEntry | None,
+    path: list[StoredEntry],
+    position: int,
+    cwd: str,
+) -> TranscriptEntry | None:
     timestamp = entry.get("timestamp")
     item = TranscriptEntry(
         entry.id,
@@ -71,7 +77,9 @@ def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> Trans
     if entry.type == "message" and isinstance(message, dict):
         if message.get("role") == "system":
             return None
-        return attrs.evolve(item, message=dict(replaced[0]) if replaced else message)
+        shown = dict(replaced[0]) if replaced else message
+        card = _tool_card(shown, path, position, cwd) if shown.get("role") == "toolResult" else None
+        return attrs.evolve(item, message=shown, tool_card=card)
     if entry.type in SUMMARY_TYPES:
         summary = entry.get("summary")
         return attrs.evolve(
@@ -92,15 +100,9 @@ CALL_SEARCH_LIMIT = 64
 right before its results, with at most a few nested context entries between)."""
 
 
-def _with_tool_card(
-    item: TranscriptEntry, entries: list[StoredEntry], position: int, cwd: str
-) -> TranscriptEntry:
-    """A tool result's entry with the card of its call (the call's arguments are in the assistant
+def _tool_card(message: dict, path: list[StoredEntry], position: int, cwd: str) -> ToolCard:
+    """The card of the call a tool result answers (the call's arguments are in the assistant
     message before it)."""
-    message = item.message
-    if message is None or message.get("role") != "toolResult":
-        return item
-    call_id = message.get("toolCallId")
     name = message.get("toolName")
     content = message.get("content")
     details = message.get("details")
@@ -109,13 +111,8 @@ def _with_tool_card(
         details if isinstance(details, dict) else None,
         message.get("isError") is True,
     )
-    card = tool_card(
-        name if isinstance(name, str) else "",
-        _call_arguments(entries, position, call_id),
-        outcome,
-        cwd,
-    )
-    return attrs.evolve(item, tool_card=card)
+    arguments = _call_arguments(path, position, message.get("toolCallId"))
+    return tool_card(name if isinstance(name, str) else "", arguments, outcome, cwd)
 
 
 def _call_arguments(entries: list[StoredEntry], position: int, call_id: object) -> Any:

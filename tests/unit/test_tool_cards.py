@@ -232,6 +232,8 @@ async def test_find_and_ls_list_their_paths(ctx, tmp_path):
     listed = await run("ls", {"path": "src"}, ctx)
     assert (listed.title, listed.query, listed.result_count) == ("ls src", None, 1)
     assert listed.results == [ToolCardResult("src/a.py")]
+    assert to_json(listed)["results"] == [{"path": "src/a.py"}]
+    assert to_json(found)["arguments"] == [{"name": "pattern", "value": "*.py"}]
 
 
 async def test_nothing_found_is_zero_results(ctx):
