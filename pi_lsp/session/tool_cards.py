@@ -135,12 +135,23 @@ def _indented_json(value: Any) -> str:
 # ------------------------------------------------------------------------------ per kind
 
 
+def _file_facts(
+    arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str, verbs: tuple[str, ...]
+) -> dict[str, Any]:
+    """The title and path of a call on one file; whether the editor made the change."""
+    details = _details(outcome)
+    path = _shown_path(details.get("path") or arguments.get("path"), cwd)
+    facts: dict[str, Any] = {"title": f"{_verb(outcome, *verbs)} {path}", "path": path}
+    if "viaEditor" in details:
+        facts["undo_in_editor"] = details.get("viaEditor") is True
+    return facts
+
+
 def _read_facts(
     name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     details = _details(outcome)
-    path = _shown_path(details.get("path") or arguments.get("path"), cwd)
-    facts: dict[str, Any] = {"title": f"{_verb(outcome, 'Reading', 'Read')} {path}", "path": path}
+    facts = _file_facts(arguments, outcome, cwd, ("Reading", "Read"))
     offset = _int(arguments.get("offset"))
     limit = _int(arguments.get("limit"))
     facts["start_line"] = _int(details.get("startLine")) or offset
@@ -162,17 +173,11 @@ def _edit_facts(
     name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     details = _details(outcome)
-    path = _shown_path(details.get("path") or arguments.get("path"), cwd)
-    facts: dict[str, Any] = {
-        "title": f"{_verb(outcome, 'Editing', 'Edited', 'Edit')} {path}",
-        "path": path,
-    }
+    facts = _file_facts(arguments, outcome, cwd, ("Editing", "Edited", "Edit"))
     diff = _diff_lines(details)
     if diff is not None:
         facts.update(diff=diff, added=_count(diff, "+"), removed=_count(diff, "-"))
         facts["start_line"] = _int(details.get("firstChangedLine"))
-    if "viaEditor" in details:
-        facts["undo_in_editor"] = details.get("viaEditor") is True
     return facts
 
 
@@ -180,18 +185,14 @@ def _write_facts(
     name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     details = _details(outcome)
-    path = _shown_path(details.get("path") or arguments.get("path"), cwd)
     content = arguments.get("content")
     content = content if isinstance(content, str) else ""
     created = details.get("created")
     verb = "Created" if created is True else "Wrote"
-    title = f"{_verb(outcome, 'Writing', verb, 'Write')} {path}"
-    facts: dict[str, Any] = {"title": title, "path": path}
+    facts = _file_facts(arguments, outcome, cwd, ("Writing", verb, "Write"))
     facts["size_bytes"] = _int(details.get("bytes")) or len(content.encode())
     if isinstance(created, bool):
         facts["created"] = created
-    if "viaEditor" in details:
-        facts["undo_in_editor"] = details.get("viaEditor") is True
     if created is True:
         lines = content.split("\n")
         if lines and lines[-1] == "":
