@@ -164,7 +164,8 @@ def test_a_cards_image_and_a_long_diff_fold(pi):
     lines = pi.lua("return require('pi.cards').render(...).lines", card)
     assert "    [image: image/png, 2.0 KB]" in lines
     built = pi.lua(
-        "local built = require('pi.cards').render(...) return { lines = built.lines, folds = built.folds }",
+        "local built = require('pi.cards').render(...)"
+        " return { lines = built.lines, folds = built.folds }",
         edit,
     )
     assert built["lines"][1:9] == ["    @@ -0,0 +1,12 @@", *(f"    +line {n}" for n in range(1, 8))]
