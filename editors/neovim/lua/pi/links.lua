@@ -46,9 +46,14 @@ local function recorded_at(buffer, lnum)
   end
 end
 
+-- The server's workspace folder: the cards' paths are relative to it.
+local function workspace_root()
+  local client = require("pi.client").get()
+  return client and client.config.root_dir or require("pi.client").root_dir()
+end
+
 local function workspace_file(path)
-  local root = require("pi.client").root_dir()
-  local full = vim.startswith(path, "/") and path or vim.fs.joinpath(root, path)
+  local full = vim.startswith(path, "/") and path or vim.fs.joinpath(workspace_root(), path)
   return vim.fn.filereadable(full) == 1 and full or nil
 end
 
@@ -95,7 +100,7 @@ end
 function M.open(target)
   local path = target.path
   if not vim.startswith(path, "/") then
-    path = vim.fs.joinpath(require("pi.client").root_dir(), path)
+    path = vim.fs.joinpath(workspace_root(), path)
   end
   editing_window(vim.api.nvim_get_current_win())
   vim.cmd.edit(vim.fn.fnameescape(path))
