@@ -193,7 +193,10 @@ def _write_facts(
     facts["size_bytes"] = _int(details.get("bytes")) or len(content.encode())
     if isinstance(created, bool):
         facts["created"] = created
-    if created is True:
+    diff = _diff_lines(details)
+    if diff is not None:  # an overwrite's patch
+        facts.update(diff=diff, added=_count(diff, "+"), removed=_count(diff, "-"))
+    elif created is True:
         lines = content.split("\n")
         if lines and lines[-1] == "":
             lines.pop()

@@ -119,15 +119,18 @@ async def test_writing_a_new_file_says_created_and_shows_its_lines_added(ctx, tm
     assert card.size_bytes == 12
 
 
-async def test_overwriting_a_file_says_wrote_with_no_diff(ctx, tmp_path):
-    (tmp_path / "old.txt").write_text("before")
-    card = await run("write", {"path": "old.txt", "content": "after!"}, ctx)
-    assert (card.title, card.created, card.diff, card.size_bytes) == (
-        "Wrote old.txt",
-        False,
-        None,
-        6,
-    )
+async def test_overwriting_a_file_shows_what_changed(ctx, tmp_path):
+    (tmp_path / "old.txt").write_text("one\ntwo\nthree\n")
+    card = await run("write", {"path": "old.txt", "content": "one\n2\nthree\nfour\n"}, ctx)
+    assert (card.title, card.created, card.size_bytes) == ("Wrote old.txt", False, 17)
+    assert (card.added, card.removed) == (2, 1)
+    assert card.diff == ["@@ -1,3 +1,4 @@", " one", "-two", "+2", " three", "+four"]
+
+
+async def test_overwriting_a_big_file_says_wrote_with_no_diff(ctx, tmp_path):
+    (tmp_path / "big.txt").write_text("x\n" * 200_000)
+    card = await run("write", {"path": "big.txt", "content": "small\n"}, ctx)
+    assert (card.title, card.diff, card.added) == ("Wrote big.txt", None, None)
 
 
 def test_a_change_through_the_editor_can_be_undone_there(tmp_path):
