@@ -33,12 +33,14 @@ MAX_RESULTS = 200
 MCP_PREFIX = "mcp__"
 SEARCH_TOOLS = ("grep", "find", "ls")
 _REFUSAL = re.compile(r"was not given \((?P<why>.*)\)\. Nothing was changed\.$", re.DOTALL)
-_BASH_NOTICE = re.compile(r"(?:^|\n\n)\[Showing (?:lines|the last) [^\n]*\]$")
+# The paragraphs a tool adds after its output (matched against the last paragraph only: a
+# pattern anchored at the end of a long output would be tried at each of its positions)
+_BASH_NOTICE = re.compile(r"\[Showing (?:lines|the last) [^\n]*\]")
 _BASH_STATUS = re.compile(
-    r"(?:^|\n\n)(?:Command exited with code -?\d+|Command was killed by [^\n]+|Command aborted"
-    r"|Command timed out after [^\n]+)$"
+    r"Command exited with code -?\d+|Command was killed by [^\n]+|Command aborted"
+    r"|Command timed out after [^\n]+"
 )
-_LISTING_NOTICE = re.compile(r"\n\n\[[^\n]*\]$")
+_LISTING_NOTICE = re.compile(r"\[[^\n]*\]")
 _GREP_MATCH = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<text>.*)$")
 _EMPTY_LISTINGS = ("No matches found", "No files found matching the pattern", "(empty directory)")
 
@@ -62,7 +64,7 @@ def tool_card(
 ) -> ToolCard:
     """The card of the call ``name(arguments)``: running while ``outcome`` is None or not
     finished; ``cwd`` (the workspace folder) makes paths inside it relative."""
-    arguments = arguments if isinstance(arguments, Mapping) else {}
+    arguments = arguments if isinstance(arguments, dict) else {}
     kind, status = _kind(name), _status(outcome)
     facts = _FACTS[kind](name, arguments, outcome, os.path.normpath(os.fspath(cwd) or "."))
     if facts.get("status_reason") is None:
@@ -98,8 +100,8 @@ def _status(outcome: ToolOutcome | None) -> ToolCardStatus:
 
 def _permission(outcome: ToolOutcome | None) -> Mapping[str, Any] | None:
     details = outcome.details if outcome is not None else None
-    permission = details.get("permission") if isinstance(details, Mapping) else None
-    return permission if isinstance(permission, Mapping) else None
+    permission = details.get("permission") if isinstance(details, dict) else None
+    return permission if isinstance(permission, dict) else None
 
 
 def _reason(status: ToolCardStatus, outcome: ToolOutcome | None) -> str | None:
@@ -218,12 +220,12 @@ def _bash_facts(
     if outcome is None:
         return facts
     details = _details(outcome)
-    text = _BASH_NOTICE.sub("", _BASH_STATUS.sub("", _text(outcome.content)))
+    text = _without_last(_without_last(_text(outcome.content), _BASH_STATUS), _BASH_NOTICE)
     if outcome.finished and text == "(no output)":
         text = ""
     output, clipped = _tail(text.removesuffix("\n"))
     truncation = details.get("truncation")
-    total = _int(truncation.get("totalBytes")) if isinstance(truncation, Mapping) else None
+    total = _int(truncation.get("totalBytes")) if isinstance(truncation, dict) else None
     facts.update(
         output=output,
         output_bytes=total or len(text.encode()),
@@ -286,7 +288,9 @@ def _search_facts(
 def _listing_lines(text: str) -> list[str]:
     if text in _EMPTY_LISTINGS:
         return []
-    return [line for line in _LISTING_NOTICE.sub("", text).split("\n") if line]
+    head, _, last = text.rpartition("\n\n")
+    listed = head if head and _LISTING_NOTICE.fullmatch(last) else text
+    return [line for line in listed.split("\n") if line]
 
 
 def _search_result(name: str, line: str, root: str, cwd: str) -> ToolCardResult | None:
@@ -339,6 +343,12 @@ _FACTS = {
 # ------------------------------------------------------------------------------ helpers
 
 
+def _without_last(text: str, paragraph: re.Pattern[str]) -> str:
+    """``text`` without its last paragraph if that one is ``paragraph``."""
+    head, _, last = text.rpartition("\n\n")
+    return head if paragraph.fullmatch(last) else text
+
+
 def _verb(outcome: ToolOutcome | None, running: str, done: str, undone: str | None = None) -> str:
     """The title's verb: the call running, done, or failed or refused (``undone``)."""
     if outcome is None or not outcome.finished:
@@ -348,14 +358,14 @@ def _verb(outcome: ToolOutcome | None, running: str, done: str, undone: str | No
 
 def _details(outcome: ToolOutcome | None) -> Mapping[str, Any]:
     details = outcome.details if outcome is not None else None
-    return details if isinstance(details, Mapping) else {}
+    return details if isinstance(details, dict) else {}
 
 
 def _text(content: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(
         str(block.get("text", ""))
         for block in content
-        if isinstance(block, Mapping) and block.get("type") == "text"
+        if isinstance(block, dict) and block.get("type") == "text"
     )
 
 
@@ -365,7 +375,7 @@ def _images(
     images = [
         ToolCardImage(str(block.get("mimeType") or "image"), _base64_size(block.get("data")))
         for block in content
-        if isinstance(block, Mapping) and block.get("type") == "image"
+        if isinstance(block, dict) and block.get("type") == "image"
     ]
     if not images and isinstance(details.get("mimeType"), str):
         # an image read but left out of the result (too big, or a type not sent inline)
