@@ -95,7 +95,8 @@ end
 --- The card's header line.
 function M.header(card)
   local title = card.kind == "bash" and ("bash " .. card.title) or card.title
-  local took = card.kind == "bash" and duration(get(card, "durationMs"))
+  -- how long a command ran (a denied one waited for the answer: nothing to tell)
+  local took = card.kind == "bash" and card.status ~= "denied" and duration(get(card, "durationMs"))
   return ("%s %s%s%s%s"):format(
     M.ICONS[card.status] or "•",
     title,
