@@ -131,7 +131,10 @@ def _compact_json(value: Any) -> str:
 
 def _indented_json(value: Any) -> str:
     # msgspec's encoder in C: the standard library's falls back to Python code for an indent
-    return msgspec.json.format(msgspec.json.encode(value), indent=2).decode()
+    try:
+        return msgspec.json.format(msgspec.json.encode(value), indent=2).decode()
+    except (msgspec.EncodeError, OverflowError, TypeError):  # an integer past 64 bits
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
 # ------------------------------------------------------------------------------ per kind

@@ -15,6 +15,7 @@ transcript, marked, but the model no longer sees it) or ``"replaced"`` (its ``me
 from __future__ import annotations
 
 import bisect
+import logging
 from typing import Any
 
 import attrs
@@ -27,6 +28,8 @@ from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 from pi_lsp.session.summary_cards import summary_card
 from pi_lsp.session.tool_cards import ToolOutcome, tool_card
+
+logger = logging.getLogger(__name__)
 
 
 def transcript(
@@ -100,9 +103,10 @@ CALL_SEARCH_LIMIT = 64
 right before its results, with at most a few nested context entries between)."""
 
 
-def _tool_card(message: dict, path: list[StoredEntry], position: int, cwd: str) -> ToolCard:
+def _tool_card(message: dict, path: list[StoredEntry], position: int, cwd: str) -> ToolCard | None:
     """The card of the call a tool result answers (the call's arguments are in the assistant
-    message before it)."""
+    message before it); None, logged, if the result is too odd to make one of (the page is
+    still sent)."""
     name = message.get("toolName")
     content = message.get("content")
     details = message.get("details")
@@ -112,7 +116,11 @@ def _tool_card(message: dict, path: list[StoredEntry], position: int, cwd: str) 
         message.get("isError") is True,
     )
     arguments = _call_arguments(path, position, message.get("toolCallId"))
-    return tool_card(name if isinstance(name, str) else "", arguments, outcome, cwd)
+    try:
+        return tool_card(name if isinstance(name, str) else "", arguments, outcome, cwd)
+    except Exception:
+        logger.exception("no tool card for the result of %r", message.get("toolCallId"))
+        return None
 
 
 def _call_arguments(entries: list[StoredEntry], position: int, call_id: object) -> Any:

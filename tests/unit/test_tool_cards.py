@@ -318,3 +318,9 @@ def test_the_card_on_the_wire_leaves_out_what_its_kind_has_not(tmp_path):
         "results",
         "moreResults",
     }
+
+
+def test_arguments_with_an_integer_past_64_bits_still_show(tmp_path):
+    card = tool_card("other_tool", {"big": 2**70}, None, tmp_path)
+    assert card.raw_arguments == '{\n  "big": 1180591620717411303424\n}'
+    assert card.arguments == [ToolCardArgument("big", "1180591620717411303424")]
