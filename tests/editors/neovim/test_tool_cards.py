@@ -68,15 +68,27 @@ def press_enter_on(pi, text: str) -> tuple[str, int]:
     return opened[0], opened[1]
 
 
+ORIGINAL_APP = "def add(a, b):\n    return a - b\n"
+
+
 @pytest.fixture
 def work(pi, scripted_model):
-    """The shared editor's app.py as the turn expects it (an earlier turn fixed it), and the turn
-    run."""
-    (pi.workspace / "app.py").write_text("def add(a, b):\n    return a - b\n")
+    """The turn run on the shared editor's app.py as the turn expects it, and app.py put back
+    afterwards (closed, restored) for the tests that read it."""
+    app = pi.workspace / "app.py"
+    app.write_text(ORIGINAL_APP)
     scripted_model.enqueue(*WORK_TURN_SCRIPT)
     pi.command("Pi Fix add() and run the tests")
     pi.wait_for("agent_end")
-    return pi
+    yield pi
+    # <CR> opened app.py: its buffer (which the server reads instead of the disk) goes too
+    pi.lua(
+        "local path = ...; for _, buffer in ipairs(vim.api.nvim_list_bufs()) do"
+        " if vim.api.nvim_buf_get_name(buffer) == path then"
+        " vim.api.nvim_buf_delete(buffer, { force = true }) end end",
+        str(app),
+    )
+    app.write_text(ORIGINAL_APP)
 
 
 def test_a_turn_of_work_shows_as_cards_live_and_replayed(work):
