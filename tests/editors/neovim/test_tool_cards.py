@@ -123,6 +123,11 @@ def test_enter_on_a_path_opens_the_file_at_the_line(work):
     assert press_enter_on(pi, "✓ Edited app.py") == (app, 2), "an edit's card"
     assert press_enter_on(pi, "✓ Read app.py") == (app, 1), "a read's card"
     assert press_enter_on(pi, WORK_TURN_ANSWER) == (app, 2), "path:line in the answer"
+    pi.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(require('pi.chat').chat_buffer())[1])")
+    raw = pi.lua("return vim.fn.search('▸ raw arguments', 'w')")
+    assert pi.lua(f"return vim.fn.foldclosed({raw})") == raw
+    pi.keys("<CR>")
+    assert pi.lua(f"return vim.fn.foldclosed({raw})") == -1, "<CR> on a closed fold opens it"
 
 
 def test_code_blocks_use_treesitter_or_the_syntax_file_per_block(pi, scripted_model):

@@ -1,7 +1,7 @@
 -- Paths in the chat that open a file: a card's file and its search results (recorded as extmarks,
 -- so they follow their lines when earlier history is put above), and `path:line` in any text that
 -- names a file of the workspace. `open_under_cursor` (the chat's <CR>) opens it at the line, in
--- the window the user came from.
+-- the window the user came from (or opens the closed fold under the cursor).
 local util = require("pi.util")
 
 local M = {}
@@ -110,10 +110,14 @@ function M.open(target)
   end
 end
 
---- The chat's <CR>: opens the path under the cursor; says so when there is none.
+--- The chat's <CR>: opens the path under the cursor (on a closed fold, the fold); says so when
+--- there is none.
 function M.open_under_cursor()
   local buffer = vim.api.nvim_get_current_buf()
   local lnum, col = unpack(vim.api.nvim_win_get_cursor(0))
+  if vim.fn.foldclosed(lnum) ~= -1 then
+    return vim.cmd("normal! zo")
+  end
   local text = vim.api.nvim_get_current_line()
   local target = recorded_at(buffer, lnum) or M.path_in_text(text, col + 1)
   if not target then
