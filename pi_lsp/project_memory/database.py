@@ -48,8 +48,9 @@ CREATE TABLE IF NOT EXISTS entries (
     timestamp INTEGER,
     on_path INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS entries_by_id ON entries (file, entry_id);
-CREATE INDEX IF NOT EXISTS entries_by_file ON entries (file, seq);
+DROP INDEX IF EXISTS entries_by_id;
+DROP INDEX IF EXISTS entries_by_file;
+CREATE INDEX IF NOT EXISTS entries_by_entry_id ON entries (file, entry_id, seq);
 CREATE VIRTUAL TABLE IF NOT EXISTS entry_text
     USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
 """

@@ -231,7 +231,7 @@ def _insert_with_path(
                 (state.file, *rows),
             )
         if junction is not None:
-            _mark(connection, _walk_up(connection, state.file, junction, stop_at=None))
+            _mark_path_up(connection, state.file, junction)
     return rows[-1]
 
 
@@ -253,10 +253,6 @@ def _path_in_batch(new_entries: list[StoredEntry]) -> tuple[set[int], str | None
         if current is None:
             return on_path, parent
     return on_path, None  # a cycle among the new entries
-
-
-def _mark(connection: sqlite3.Connection, rows: list[int]) -> None:
-    connection.executemany("UPDATE entries SET on_path = 1 WHERE row = ?", [(r,) for r in rows])
 
 
 def _entries(data: bytes, start: int, end: int) -> Iterator[StoredEntry]:
@@ -347,22 +343,27 @@ def _record_progress(
     )
 
 
-def _walk_up(
-    connection: sqlite3.Connection, file: int, start: int, *, stop_at: int | None
-) -> list[int]:
-    """The rows from ``start`` up to the root (or to ``stop_at``, included), as pi walks them."""
-    rows: list[int] = []
-    seen: set[int] = set()
-    current: int | None = start
-    while current is not None and current not in seen:
-        seen.add(current)
-        rows.append(current)
-        if current == stop_at:
-            break
-        parent = connection.execute("SELECT parent_id FROM entries WHERE row = ?", (current,))
-        parent_id = parent.fetchone()[0]
-        current = _latest_row(connection, file, parent_id) if parent_id else None
-    return rows
+def _mark_path_up(connection: sqlite3.Connection, file: int, start: int) -> None:
+    """Mark the rows from ``start`` up to the root on the active path, as pi walks them: a parent
+    id names its latest entry, and a row met again (a parent cycle) ends the walk.
+
+    One statement: a branch off a long session walks thousands of ancestors, and a query each
+    cost milliseconds per thousand."""
+    connection.execute(_MARK_PATH_UP, {"file": file, "start": start})
+
+
+_MARK_PATH_UP = """
+WITH RECURSIVE up(row, parent_id) AS (
+    SELECT row, parent_id FROM entries WHERE row = :start
+    UNION
+    SELECT parent.row, parent.parent_id FROM up JOIN entries AS parent ON parent.row = (
+        SELECT latest.row FROM entries AS latest
+        WHERE latest.file = :file AND latest.entry_id = up.parent_id AND up.parent_id <> ''
+        ORDER BY latest.seq DESC LIMIT 1
+    )
+)
+UPDATE entries SET on_path = 1 WHERE row IN (SELECT row FROM up)
+"""
 
 
 def _latest_row(connection: sqlite3.Connection, file: int, entry_id: str) -> int | None:
