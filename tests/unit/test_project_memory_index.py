@@ -244,11 +244,15 @@ def test_a_quoted_phrase_and_an_excluded_word(two_sessions):
 
 @pytest.mark.parametrize(
     "query",
-    ["foo-bar(x)", "NEAR(retry", '"unbalanced', "a:b", "*", "AND OR NOT", "retry^", "(", "''", '"'],
+    [
+        *("foo-bar(x)", "NEAR(retry", '"unbalanced', "a:b", "*", "AND OR NOT", "retry^", "("),
+        *("''", '"', '-"\x00retry', 'retry "a\x00b"', "retry\ud800", "\ud800\udfff"),
+    ],
 )
 def test_punctuation_never_reaches_fts_as_syntax(two_sessions, query):
     connection, *_ = two_sessions
-    search_index(connection, query, limit=5)  # no sqlite3.OperationalError
+    for order in ("newest", "best"):
+        search_index(connection, query, limit=5, order=order)  # nothing raised
 
 
 def test_punctuated_words_are_found_literally(two_sessions):
