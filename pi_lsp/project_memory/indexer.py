@@ -214,8 +214,10 @@ def _insert_with_path(
     connection: sqlite3.Connection, state: FileState, new_entries: list[StoredEntry]
 ) -> int:
     """Insert ``new_entries`` marked on or off the active path, which now ends at the last of
-    them; the rows of older entries are updated only when the path left them (a branch)."""
+    them; the rows of older entries are updated only when the path left them (a branch) or an
+    id of theirs was used again (the later entry wins it, so the path above may change)."""
     on_path, parent_outside = _path_in_batch(new_entries)
+    reused = state.entries > 0 and _reuses_an_id(connection, state.file, new_entries)
     rows = [
         _insert_entry(connection, state.file, state.entries + index, entry, index in on_path)
         for index, entry in enumerate(new_entries)
@@ -223,7 +225,7 @@ def _insert_with_path(
     junction = _latest_row(connection, state.file, parent_outside) if parent_outside else None
     if junction is not None and junction in rows:
         junction = None  # a parent cycle back into the new entries: pi's walk ends there
-    if junction is None or junction != state.leaf_row:
+    if junction is None or junction != state.leaf_row or reused:
         if state.leaf_row is not None:  # the path left the old leaf: walk it again
             connection.execute(
                 "UPDATE entries SET on_path = 0 WHERE file = ? AND on_path AND row NOT IN "
@@ -233,6 +235,21 @@ def _insert_with_path(
         if junction is not None:
             _mark_path_up(connection, state.file, junction)
     return rows[-1]
+
+
+def _reuses_an_id(
+    connection: sqlite3.Connection, file: int, new_entries: list[StoredEntry]
+) -> bool:
+    """Whether one of ``new_entries`` has the id of an entry the file had already."""
+    ids = list({entry.id for entry in new_entries if isinstance(entry.id, str)})
+    if not ids:
+        return False
+    found = connection.execute(
+        f"SELECT 1 FROM entries WHERE file = ? AND entry_id IN ({','.join('?' * len(ids))}) "
+        "LIMIT 1",
+        (file, *ids),
+    )
+    return found.fetchone() is not None
 
 
 def _path_in_batch(new_entries: list[StoredEntry]) -> tuple[set[int], str | None]:

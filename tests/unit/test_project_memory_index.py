@@ -116,6 +116,18 @@ class SessionFiles:
             stream.write(prefix + line(message(entry_id, parent, role, word, self.counter)))
         ids.append(entry_id)
 
+    def reuse(self, number: int, which: int, word: str) -> None:
+        """An entry with the id of an earlier one (a later entry wins an id used twice, so the
+        path above it may change), continuing from the last entry."""
+        path = self.path(number)
+        ids = self.ids.get(path)
+        if not ids:
+            return
+        entry_id, self.counter = ids[which % len(ids)], self.counter + 1
+        with open(path, "ab") as stream:
+            stream.write(line(message(entry_id, ids[-1], "user", word, self.counter)))
+        ids.append(entry_id)
+
     def tear(self, number: int, word: str) -> None:
         """Half a line at the end, as a crash mid-write leaves it."""
         path = self.path(number)
@@ -162,6 +174,7 @@ operation = st.one_of(
         st.sampled_from(WORDS),
         st.none() | st.integers(0, 50),
     ),
+    st.tuples(st.just("reuse"), st.integers(0, 2), st.integers(0, 50), st.sampled_from(WORDS)),
     st.tuples(st.just("tear"), st.integers(0, 2), st.sampled_from(WORDS)),
     st.tuples(st.just("repair_and_append"), st.integers(0, 2), st.sampled_from(WORDS)),
     st.tuples(st.just("rewrite"), st.integers(0, 2), st.booleans(), st.sampled_from(WORDS)),
@@ -373,3 +386,20 @@ def test_a_branch_costs_in_proportion_to_its_path_not_to_its_square(tmp_path):
     # 10,000-entry session took seconds).
     small, large = (sqlite_steps_of_a_branch(tmp_path, n) for n in (500, 2000))
     assert large < small * 6
+
+
+def test_an_id_used_again_moves_the_path_above_it(tmp_path):
+    # a ← b ← c, then a second "a" under c: pi's walk goes a' → c → b → (a is now a') and ends
+    # there, so the first "a" leaves the path although the append continues from the leaf.
+    connection = connect(tmp_path / "index.sqlite3")
+    session = tmp_path / "s.jsonl"
+    chain = [message("a", None, "user", "retry", 1), message("b", "a", "assistant", "retry", 2)]
+    session.write_bytes(line(header("s")) + b"".join(map(line, chain)))
+    session.write_bytes(session.read_bytes() + line(message("c", "b", "user", "retry", 3)))
+    sync_file(connection, session)
+    with open(session, "ab") as stream:
+        stream.write(line(message("a", "c", "assistant", "retry", 4)))
+    sync_file(connection, session)
+    assert [row[3] for row in indexed_rows(connection, session)] == [False, True, True, True]
+    assert indexed_rows(connection, session) == full_scan(session)
+    connection.close()
