@@ -403,3 +403,19 @@ def test_an_id_used_again_moves_the_path_above_it(tmp_path):
     assert [row[3] for row in indexed_rows(connection, session)] == [False, True, True, True]
     assert indexed_rows(connection, session) == full_scan(session)
     connection.close()
+
+
+def test_an_entry_given_the_id_the_paths_top_lacked_extends_the_path(tmp_path):
+    # b's parent "a" is nowhere, so the path stops at b; then one write adds "a" (a root) and c
+    # under b: pi's walk goes c → b → a, though c continues from the leaf.
+    connection = connect(tmp_path / "index.sqlite3")
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(line(header("s")) + line(message("b", "a", "user", "retry", 1)))
+    sync_file(connection, session)
+    with open(session, "ab") as stream:
+        stream.write(line(message("a", None, "assistant", "retry", 2)))
+        stream.write(line(message("c", "b", "user", "retry", 3)))
+    sync_file(connection, session)
+    assert [row[3] for row in indexed_rows(connection, session)] == [True, True, True]
+    assert indexed_rows(connection, session) == full_scan(session)
+    connection.close()
