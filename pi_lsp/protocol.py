@@ -56,6 +56,10 @@ DELETE_SESSION = "pi/deleteSession"
 MCP = "pi/mcp"
 MCP_RECONNECT = "pi/mcpReconnect"
 MCP_SET_ENABLED = "pi/mcpSetEnabled"
+QUEUE = "pi/queue"
+CLEAR_QUEUE = "pi/clearQueue"
+REMOVE_QUEUED = "pi/removeQueued"
+EDIT_QUEUED = "pi/editQueued"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
@@ -73,6 +77,8 @@ COMMAND_PREFIX = "pi."
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[str, ...] = typing.get_args(ThinkingLevel)
+QueueMode = Literal["all", "one-at-a-time"]
+"""pi's ``steeringMode``/``followUpMode``: every queued prompt at once, or one per delivery."""
 
 
 def command_name(method: str) -> str:
@@ -117,6 +123,24 @@ class PromptParams:
     streaming_behavior: Literal["steer", "followUp"] | None = None
     """While a turn runs: ``followUp`` (default) queues the prompt, ``steer`` delivers it after the
     current tool batch."""
+
+
+@attrs.frozen
+class QueuedPromptParams:
+    """Names one prompt of a session's queue (``pi/removeQueued``)."""
+
+    id: str
+    """The queued prompt's id, as ``pi/queue`` and ``queue_update`` give it."""
+    session_id: str | None = None
+
+
+@attrs.frozen
+class EditQueuedParams:
+    id: str
+    """The queued prompt's id, as ``pi/queue`` and ``queue_update`` give it."""
+    text: str
+    """Its new text (expanded like a prompt's: ``/skill:name``, ``/template``)."""
+    session_id: str | None = None
 
 
 @attrs.frozen
@@ -375,6 +399,10 @@ PARAMS_BY_METHOD: dict[str, type] = {
     MCP: NoParams,
     MCP_RECONNECT: McpServerParams,
     MCP_SET_ENABLED: McpSetEnabledParams,
+    QUEUE: SessionParams,
+    CLEAR_QUEUE: SessionParams,
+    REMOVE_QUEUED: QueuedPromptParams,
+    EDIT_QUEUED: EditQueuedParams,
 }
 """Every request method and the type its params are validated against."""
 
@@ -484,6 +512,36 @@ class PromptResult:
     """pi's usage record of the last answer."""
     context_tokens: int | None
     context_window: int
+
+
+@attrs.frozen
+class QueuedPromptInfo:
+    """A prompt waiting in a session's queue."""
+
+    id: str
+    text: str
+    """Its text as the model will get it (templates and skills expanded)."""
+
+
+@attrs.frozen
+class QueueResult:
+    """A session's queue: prompts steered into the running turn (delivered after its current tool
+    batch, or after its answer) and follow-ups (delivered when the agent would stop), oldest
+    first, with the modes that deliver them."""
+
+    session_id: str
+    steering: list[QueuedPromptInfo]
+    follow_up: list[QueuedPromptInfo]
+    steering_mode: QueueMode
+    follow_up_mode: QueueMode
+
+
+@attrs.frozen
+class ClearQueueResult:
+    """The texts taken out of the queue (pi's RPC ``clear_queue``), for the input to restore."""
+
+    steering: list[str]
+    follow_up: list[str]
 
 
 @attrs.frozen
@@ -1136,6 +1194,10 @@ RESULT_BY_METHOD: dict[str, type] = {
     MCP: McpResult,
     MCP_RECONNECT: McpServerStatus,
     MCP_SET_ENABLED: McpServerStatus,
+    QUEUE: QueueResult,
+    CLEAR_QUEUE: ClearQueueResult,
+    REMOVE_QUEUED: QueueResult,
+    EDIT_QUEUED: QueueResult,
 }
 """Every request method and the type of its result."""
 
@@ -1361,6 +1423,16 @@ class AgentEndEvent:
 
 
 @attrs.frozen
+class QueueUpdateEvent:
+    """The queue changed (a prompt queued, delivered, edited or taken back): both lists whole, as
+    pi 1.6's ``queue_update``, with each prompt's id."""
+
+    TYPE: ClassVar[str] = "queue_update"
+    steering: list[QueuedPromptInfo]
+    follow_up: list[QueuedPromptInfo]
+
+
+@attrs.frozen
 class ErrorEvent:
     """The turn failed unexpectedly (a bug, not a provider error: those end the answer)."""
 
@@ -1389,6 +1461,7 @@ Event = (
     | BranchSummaryEndEvent
     | TreeChangedEvent
     | AgentEndEvent
+    | QueueUpdateEvent
     | ErrorEvent
 )
 

@@ -3,6 +3,11 @@
 
 export type ThinkingLevel = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 
+/**
+ * pi's `steeringMode`/`followUpMode`: every queued prompt at once, or one per delivery.
+ */
+export type QueueMode = 'all' | 'one-at-a-time';
+
 export type StopReason = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
 
 /**
@@ -97,6 +102,29 @@ export interface PromptParams {
    * current tool batch.
    */
   streamingBehavior?: ('steer' | 'followUp') | null;
+}
+
+/**
+ * Names one prompt of a session's queue (`pi/removeQueued`).
+ */
+export interface QueuedPromptParams {
+  /**
+   * The queued prompt's id, as `pi/queue` and `queue_update` give it.
+   */
+  id: string;
+  sessionId?: string | null;
+}
+
+export interface EditQueuedParams {
+  /**
+   * The queued prompt's id, as `pi/queue` and `queue_update` give it.
+   */
+  id: string;
+  /**
+   * Its new text (expanded like a prompt's: `/skill:name`, `/template`).
+   */
+  text: string;
+  sessionId?: string | null;
 }
 
 export interface MessagesParams {
@@ -385,6 +413,38 @@ export interface PromptResult {
   usage: Usage | null;
   contextTokens: number | null;
   contextWindow: number;
+}
+
+/**
+ * A prompt waiting in a session's queue.
+ */
+export interface QueuedPromptInfo {
+  id: string;
+  /**
+   * Its text as the model will get it (templates and skills expanded).
+   */
+  text: string;
+}
+
+/**
+ * A session's queue: prompts steered into the running turn (delivered after its current tool
+ * batch, or after its answer) and follow-ups (delivered when the agent would stop), oldest first,
+ * with the modes that deliver them.
+ */
+export interface QueueResult {
+  sessionId: string;
+  steering: QueuedPromptInfo[];
+  followUp: QueuedPromptInfo[];
+  steeringMode: QueueMode;
+  followUpMode: QueueMode;
+}
+
+/**
+ * The texts taken out of the queue (pi's RPC `clear_queue`), for the input to restore.
+ */
+export interface ClearQueueResult {
+  steering: string[];
+  followUp: string[];
 }
 
 export interface AbortResult {
@@ -1254,6 +1314,16 @@ export interface AgentEndEvent {
 }
 
 /**
+ * The queue changed (a prompt queued, delivered, edited or taken back): both lists whole, as pi
+ * 1.6's `queue_update`, with each prompt's id.
+ */
+export interface QueueUpdateEvent {
+  type: 'queue_update';
+  steering: QueuedPromptInfo[];
+  followUp: QueuedPromptInfo[];
+}
+
+/**
  * The turn failed unexpectedly (a bug, not a provider error: those end the answer).
  */
 export interface ErrorEvent {
@@ -1294,6 +1364,7 @@ export type PiEvent =
   | BranchSummaryEndEvent
   | TreeChangedEvent
   | AgentEndEvent
+  | QueueUpdateEvent
   | ErrorEvent;
 
 /**
@@ -1384,6 +1455,10 @@ export interface Requests {
   'pi/mcp': { params: NoParams; result: McpResult };
   'pi/mcpReconnect': { params: McpServerParams; result: McpServerStatus };
   'pi/mcpSetEnabled': { params: McpSetEnabledParams; result: McpServerStatus };
+  'pi/queue': { params: SessionParams; result: QueueResult };
+  'pi/clearQueue': { params: SessionParams; result: ClearQueueResult };
+  'pi/removeQueued': { params: QueuedPromptParams; result: QueueResult };
+  'pi/editQueued': { params: EditQueuedParams; result: QueueResult };
 }
 
 export type Method = keyof Requests;
@@ -1425,6 +1500,10 @@ export const METHODS = [
   'pi/mcp',
   'pi/mcpReconnect',
   'pi/mcpSetEnabled',
+  'pi/queue',
+  'pi/clearQueue',
+  'pi/removeQueued',
+  'pi/editQueued',
 ] as const satisfies readonly Method[];
 
 /** Every notification the server sends: its params type, keyed by method name. */
@@ -1466,5 +1545,6 @@ export const EVENT_TYPES = [
   'branch_summary_end',
   'tree_changed',
   'agent_end',
+  'queue_update',
   'error',
 ] as const satisfies readonly EventType[];

@@ -21,7 +21,8 @@ M.defaults = {
   attach_buffers = true,
   -- Sent as initializationOptions and answered to workspace/configuration (section "pi").
   -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, cacheRetention, sessionDir,
-  -- allowedSessionDirs, trusted, sessionIndex, sessionSearchTools, autoName, retry, compaction,
+  -- allowedSessionDirs, trusted, sessionIndex, sessionSearchTools, autoName, steeringMode,
+  -- followUpMode ("one-at-a-time" or "all"; default: pi's settings), retry, compaction,
   -- checkpoints (see docs/protocol.md, "Configuration").
   settings = {},
   window = {
@@ -56,6 +57,8 @@ M.defaults = {
       close = "q",
     },
     context = { open = "<CR>", forget = "x", replace = "c", restore = "u", refresh = "R", close = "q" },
+    -- The queue under the prompt input (prompts sent while a turn runs).
+    queue = { edit = "<CR>", remove = "dd" },
   },
 }
 
@@ -75,6 +78,8 @@ local SETTING_TYPES = {
   sessionIndex = "boolean",
   sessionSearchTools = "boolean",
   autoName = "boolean",
+  steeringMode = "string",
+  followUpMode = "string",
   retry = "table",
   compaction = "table",
   checkpoints = "table",

@@ -6,6 +6,9 @@
 
 ---@alias pi.ThinkingLevel "off"|"minimal"|"low"|"medium"|"high"|"xhigh"
 
+--- pi's `steeringMode`/`followUpMode`: every queued prompt at once, or one per delivery.
+---@alias pi.QueueMode "all"|"one-at-a-time"
+
 ---@alias pi.StopReason "stop"|"length"|"toolUse"|"error"|"aborted"
 
 --- Where a provider's API key came from.
@@ -62,6 +65,19 @@
 --- While a turn runs: `followUp` (default) queues the prompt, `steer` delivers it after the current
 --- tool batch.
 ---@field streamingBehavior? "steer"|"followUp"
+
+--- Names one prompt of a session's queue (`pi/removeQueued`).
+---@class pi.QueuedPromptParams
+--- The queued prompt's id, as `pi/queue` and `queue_update` give it.
+---@field id string
+---@field sessionId? string
+
+---@class pi.EditQueuedParams
+--- The queued prompt's id, as `pi/queue` and `queue_update` give it.
+---@field id string
+--- Its new text (expanded like a prompt's: `/skill:name`, `/template`).
+---@field text string
+---@field sessionId? string
 
 ---@class pi.MessagesParams
 ---@field sessionId? string
@@ -239,6 +255,27 @@
 ---@field usage? pi.Usage
 ---@field contextTokens? integer
 ---@field contextWindow integer
+
+--- A prompt waiting in a session's queue.
+---@class pi.QueuedPromptInfo
+---@field id string
+--- Its text as the model will get it (templates and skills expanded).
+---@field text string
+
+--- A session's queue: prompts steered into the running turn (delivered after its current tool
+--- batch, or after its answer) and follow-ups (delivered when the agent would stop), oldest first,
+--- with the modes that deliver them.
+---@class pi.QueueResult
+---@field sessionId string
+---@field steering pi.QueuedPromptInfo[]
+---@field followUp pi.QueuedPromptInfo[]
+---@field steeringMode pi.QueueMode
+---@field followUpMode pi.QueueMode
+
+--- The texts taken out of the queue (pi's RPC `clear_queue`), for the input to restore.
+---@class pi.ClearQueueResult
+---@field steering string[]
+---@field followUp string[]
 
 ---@class pi.AbortResult
 ---@field sessionId string
@@ -840,6 +877,13 @@
 ---@field stopReason pi.StopReason
 ---@field leafId? string
 
+--- The queue changed (a prompt queued, delivered, edited or taken back): both lists whole, as pi
+--- 1.6's `queue_update`, with each prompt's id.
+---@class pi.QueueUpdateEvent
+---@field type "queue_update"
+---@field steering pi.QueuedPromptInfo[]
+---@field followUp pi.QueuedPromptInfo[]
+
 --- The turn failed unexpectedly (a bug, not a provider error: those end the answer).
 ---@class pi.ErrorEvent
 ---@field type "error"
@@ -873,6 +917,7 @@
 ---| pi.BranchSummaryEndEvent
 ---| pi.TreeChangedEvent
 ---| pi.AgentEndEvent
+---| pi.QueueUpdateEvent
 ---| pi.ErrorEvent
 
 --- pi's usage record of a model answer: tokens by kind, and their cost.
@@ -930,6 +975,10 @@
 ---@field mcp pi.Request<pi.McpResult> pi/mcp
 ---@field mcp_reconnect pi.Request<pi.McpServerStatus> pi/mcpReconnect
 ---@field mcp_set_enabled pi.Request<pi.McpServerStatus> pi/mcpSetEnabled
+---@field queue pi.Request<pi.QueueResult> pi/queue
+---@field clear_queue pi.Request<pi.ClearQueueResult> pi/clearQueue
+---@field remove_queued pi.Request<pi.QueueResult> pi/removeQueued
+---@field edit_queued pi.Request<pi.QueueResult> pi/editQueued
 
 local M = {}
 
@@ -969,6 +1018,10 @@ M.requests = {
   mcp = "pi/mcp",
   mcp_reconnect = "pi/mcpReconnect",
   mcp_set_enabled = "pi/mcpSetEnabled",
+  queue = "pi/queue",
+  clear_queue = "pi/clearQueue",
+  remove_queued = "pi/removeQueued",
+  edit_queued = "pi/editQueued",
 }
 
 --- The server's notifications, by name.
@@ -1004,6 +1057,7 @@ M.event_types = {
   "branch_summary_end",
   "tree_changed",
   "agent_end",
+  "queue_update",
   "error",
 }
 
