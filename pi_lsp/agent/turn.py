@@ -73,6 +73,7 @@ from pi_lsp.protocol import (
     TextDeltaEvent,
     ThinkingDeltaEvent,
     ToolCallStartEvent,
+    ToolCard,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
@@ -90,6 +91,7 @@ from pi_lsp.session.message_types import (
 )
 from pi_lsp.session.system_messages import tools_declaration
 from pi_lsp.session.timestamps import now_ms
+from pi_lsp.session.tool_cards import ToolOutcome, tool_card
 from pi_lsp.tools.base import (
     EditorBridge,
     FileChangeRecorder,
@@ -198,6 +200,8 @@ class _Turn:
         self._recorder: FileChangeRecorder = NoRecorder()
         """The file changes of the running tool call."""
         self._last_update: ToolResult | None = None
+        self._tool_started: dict[str, float] = {}
+        """When each call of the running batch started (``time.monotonic``), by call id."""
 
     async def loop(self) -> TurnOutcome:
         overflow_recovered = False
@@ -361,10 +365,17 @@ class _Turn:
         by_name = {tool.name: tool for tool in self.setup.tools}
         self._open_tool_calls = list(calls)
         loaded = False
+        self._tool_started = {}
         while self._open_tool_calls:
             call = self._open_tool_calls[0]
+            self._tool_started[str(call.get("id"))] = time.monotonic()
             self.runtime.events.emit(
-                ToolExecutionStartEvent(call["id"], call["name"], call.get("arguments") or {})
+                ToolExecutionStartEvent(
+                    call["id"],
+                    call["name"],
+                    call.get("arguments") or {},
+                    tool_card=self._card(call, None),
+                )
             )
             tool = by_name.get(call["name"])
             if tool is None:
@@ -440,7 +451,13 @@ class _Turn:
         """A running tool's output so far; the last one is its result if the turn is aborted."""
         self._last_update = partial
         self.runtime.events.emit(
-            ToolExecutionUpdateEvent(call["id"], call["name"], partial.content, partial.details)
+            ToolExecutionUpdateEvent(
+                call["id"],
+                call["name"],
+                partial.content,
+                partial.details,
+                tool_card=self._card(call, partial, finished=False),
+            )
         )
 
     def _record_tool_result(self, call: ToolCall, result: ToolResult) -> None:
@@ -467,9 +484,35 @@ class _Turn:
         entry_id = _append(self.runtime, message)
         self.runtime.events.emit(
             ToolExecutionEndEvent(
-                call["id"], call["name"], result.is_error, result.content, result.details, entry_id
+                call["id"],
+                call["name"],
+                result.is_error,
+                result.content,
+                result.details,
+                entry_id,
+                tool_card=self._card(call, result),
             )
         )
+
+    def _card(
+        self, call: ToolCall, result: ToolResult | None, *, finished: bool = True
+    ) -> ToolCard | None:
+        """The call's card for its events; a card that cannot be built leaves the event
+        without one rather than failing the turn."""
+        outcome = None
+        if result is not None:
+            outcome = ToolOutcome(result.content, result.details, result.is_error, finished)
+        started = self._tool_started.get(str(call.get("id")))
+        duration = None
+        if finished and result is not None and started is not None:
+            duration = round((time.monotonic() - started) * 1000)
+        try:
+            return tool_card(
+                str(call.get("name")), call.get("arguments"), outcome, self.setup.cwd, duration
+            )
+        except Exception:
+            logger.exception("the card of tool call %s could not be built", call.get("id"))
+            return None
 
     def finish_aborted(self) -> TurnOutcome:
         """Persist what the abort interrupted: the partial answer, or open tool calls' results."""

@@ -43,6 +43,10 @@ export type CompactionReason = 'manual' | 'threshold' | 'overflow';
  */
 export type ContextEditEffect = 'removed' | 'replaced';
 
+export type ToolCardKind = 'read' | 'edit' | 'write' | 'bash' | 'search' | 'mcp' | 'other';
+
+export type ToolCardStatus = 'running' | 'done' | 'failed' | 'denied';
+
 /**
  * What a restore did to a file: `conflict` — changed since pi-lsp last wrote it, left as it is;
  * `skipped` — left as it is for `reason` (not restorable, already right, not writable).
@@ -633,6 +637,156 @@ export interface SummaryCard {
 }
 
 /**
+ * One argument of a tool call, as the chats list it.
+ */
+export interface ToolCardArgument {
+  name: string;
+  /**
+   * Strings as they are; anything else as compact JSON.
+   */
+  value: string;
+}
+
+/**
+ * One thing a search found: a path the chats open (at `line` when given).
+ */
+export interface ToolCardResult {
+  /**
+   * Workspace-relative when inside the workspace, else absolute.
+   */
+  path: string;
+  line?: number;
+  /**
+   * The matching line (`grep`).
+   */
+  text?: string;
+}
+
+/**
+ * An image in a tool's result (the chats say `[image: mime, size]`).
+ */
+export interface ToolCardImage {
+  mimeType: string;
+  sizeBytes: number;
+}
+
+/**
+ * What the chats show of one tool call: computed once, on the server, from the call's arguments,
+ * its result and what the server knows. Only the fields of the card's `kind` are set; the others
+ * are left out.
+ */
+export interface ToolCard {
+  kind: ToolCardKind;
+  /**
+   * A short line naming the work: `Edited app.py`, `npm test`, `grep TODO in src`.
+   */
+  title: string;
+  status: ToolCardStatus;
+  /**
+   * The call's arguments in the model's order, readable.
+   */
+  arguments: ToolCardArgument[];
+  /**
+   * The arguments as indented JSON, for a "raw" fold.
+   */
+  rawArguments: string;
+  /**
+   * Why a call failed or was denied: `exit 1`, `timed out`, `the user denied it`…
+   */
+  statusReason?: string;
+  /**
+   * The file or folder worked on (read, edit, write, search): workspace-relative when inside the
+   * workspace, else absolute.
+   */
+  path?: string;
+  /**
+   * First line read (`read`) or first line changed (`edit`).
+   */
+  startLine?: number;
+  /**
+   * Last line read (`read`).
+   */
+  endLine?: number;
+  totalLines?: number;
+  /**
+   * The size of what was read or written.
+   */
+  sizeBytes?: number;
+  added?: number;
+  removed?: number;
+  /**
+   * The change, complete (clients fold it): a unified diff's hunks (`@@`, `+`, `-`, ` ` lines),
+   * or pi's numbered display diff for edits pi made.
+   */
+  diff?: string[];
+  /**
+   * `write` made a new file.
+   */
+  created?: boolean;
+  /**
+   * The change went through the editor (`workspace/applyEdit`): its undo takes it back.
+   */
+  undoInEditor?: boolean;
+  command?: string;
+  /**
+   * `bash`: the output's tail (at most 200 lines, 16 KB), live while it runs.
+   */
+  output?: string;
+  /**
+   * `bash`: the whole output's size.
+   */
+  outputBytes?: number;
+  /**
+   * `output` is only the output's tail.
+   */
+  outputTruncated?: boolean;
+  /**
+   * Where the whole output of a long command was saved.
+   */
+  fullOutputPath?: string;
+  exitCode?: number;
+  /**
+   * The command was killed (by a signal, or aborted).
+   */
+  killed?: boolean;
+  timedOut?: boolean;
+  /**
+   * How long the tool ran (live events only: the session does not record it).
+   */
+  durationMs?: number;
+  /**
+   * `grep`'s pattern, `find`'s glob (`ls`: none).
+   */
+  query?: string;
+  /**
+   * Matches (`grep`), paths (`find`) or entries (`ls`) found.
+   */
+  resultCount?: number;
+  /**
+   * What the search found, at most 200.
+   */
+  results?: ToolCardResult[];
+  /**
+   * The tool stopped at its limit, or `results` was cut: there is more than shown.
+   */
+  moreResults?: boolean;
+  /**
+   * The MCP server of an `mcp__<server>__<tool>` tool.
+   */
+  server?: string;
+  /**
+   * The tool's name (`mcp`: the server's own name for it; `other`: the tool).
+   */
+  tool?: string;
+  /**
+   * The result's text (`read`: the content; `mcp`/`other`: the answer; a failure: the error), at
+   * most 16 KB.
+   */
+  text?: string;
+  images?: ToolCardImage[];
+}
+
+/**
  * One visible entry of the active path: a message, a compaction or branch summary, or a shown
  * custom message.
  */
@@ -654,6 +808,7 @@ export interface TranscriptEntry {
   };
   contextEdit?: ContextEditEffect;
   card?: SummaryCard;
+  toolCard?: ToolCard;
 }
 
 export interface MessagesResult {
@@ -1148,6 +1303,7 @@ export interface ToolExecutionStartEvent {
   toolCallId: string;
   name: string;
   arguments: Record<string, unknown>;
+  toolCard?: ToolCard;
 }
 
 /**
@@ -1160,6 +1316,7 @@ export interface ToolExecutionUpdateEvent {
   name: string;
   content: Record<string, unknown>[];
   details: Record<string, unknown> | null;
+  toolCard?: ToolCard;
 }
 
 /**
@@ -1173,6 +1330,7 @@ export interface ToolExecutionEndEvent {
   content: Record<string, unknown>[];
   details: Record<string, unknown> | null;
   entryId: string;
+  toolCard?: ToolCard;
 }
 
 /**

@@ -42,7 +42,15 @@ M.defaults = {
   fold = { thinking = true, tool_results = true },
   -- false disables a mapping.
   keymaps = {
-    chat = { abort = "<C-c>", compact = "gC", tree = "gt", prompt = "i", close = "q", earlier = "[h" },
+    chat = {
+      abort = "<C-c>",
+      compact = "gC",
+      tree = "gt",
+      prompt = "i",
+      close = "q",
+      earlier = "[h",
+      open = "<CR>",
+    },
     prompt = { send = "<CR>", send_insert = "<C-s>", abort = "<C-c>", close = "q" },
     tree = {
       navigate = "<CR>",

@@ -34,6 +34,10 @@
 --- field is left out when no edit changed the entry.
 ---@alias pi.ContextEditEffect "removed"|"replaced"
 
+---@alias pi.ToolCardKind "read"|"edit"|"write"|"bash"|"search"|"mcp"|"other"
+
+---@alias pi.ToolCardStatus "running"|"done"|"failed"|"denied"
+
 --- What a restore did to a file: `conflict` — changed since pi-lsp last wrote it, left as it is;
 --- `skipped` — left as it is for `reason` (not restorable, already right, not writable).
 ---@alias pi.FileAction "restored"|"created"|"deleted"|"conflict"|"skipped"
@@ -405,6 +409,90 @@
 --- What the summary cost, in dollars, when its usage was recorded.
 ---@field cost? number
 
+--- One argument of a tool call, as the chats list it.
+---@class pi.ToolCardArgument
+---@field name string
+--- Strings as they are; anything else as compact JSON.
+---@field value string
+
+--- One thing a search found: a path the chats open (at `line` when given).
+---@class pi.ToolCardResult
+--- Workspace-relative when inside the workspace, else absolute.
+---@field path string
+---@field line? integer
+--- The matching line (`grep`).
+---@field text? string
+
+--- An image in a tool's result (the chats say `[image: mime, size]`).
+---@class pi.ToolCardImage
+---@field mimeType string
+---@field sizeBytes integer
+
+--- What the chats show of one tool call: computed once, on the server, from the call's arguments,
+--- its result and what the server knows. Only the fields of the card's `kind` are set; the others
+--- are left out.
+---@class pi.ToolCard
+---@field kind pi.ToolCardKind
+--- A short line naming the work: `Edited app.py`, `npm test`, `grep TODO in src`.
+---@field title string
+---@field status pi.ToolCardStatus
+--- The call's arguments in the model's order, readable.
+---@field arguments pi.ToolCardArgument[]
+--- The arguments as indented JSON, for a "raw" fold.
+---@field rawArguments string
+--- Why a call failed or was denied: `exit 1`, `timed out`, `the user denied it`…
+---@field statusReason? string
+--- The file or folder worked on (read, edit, write, search): workspace-relative when inside the
+--- workspace, else absolute.
+---@field path? string
+--- First line read (`read`) or first line changed (`edit`).
+---@field startLine? integer
+--- Last line read (`read`).
+---@field endLine? integer
+---@field totalLines? integer
+--- The size of what was read or written.
+---@field sizeBytes? integer
+---@field added? integer
+---@field removed? integer
+--- The change, complete (clients fold it): a unified diff's hunks (`@@`, `+`, `-`, ` ` lines), or
+--- pi's numbered display diff for edits pi made.
+---@field diff? string[]
+--- `write` made a new file.
+---@field created? boolean
+--- The change went through the editor (`workspace/applyEdit`): its undo takes it back.
+---@field undoInEditor? boolean
+---@field command? string
+--- `bash`: the output's tail (at most 200 lines, 16 KB), live while it runs.
+---@field output? string
+--- `bash`: the whole output's size.
+---@field outputBytes? integer
+--- `output` is only the output's tail.
+---@field outputTruncated? boolean
+--- Where the whole output of a long command was saved.
+---@field fullOutputPath? string
+---@field exitCode? integer
+--- The command was killed (by a signal, or aborted).
+---@field killed? boolean
+---@field timedOut? boolean
+--- How long the tool ran (live events only: the session does not record it).
+---@field durationMs? integer
+--- `grep`'s pattern, `find`'s glob (`ls`: none).
+---@field query? string
+--- Matches (`grep`), paths (`find`) or entries (`ls`) found.
+---@field resultCount? integer
+--- What the search found, at most 200.
+---@field results? pi.ToolCardResult[]
+--- The tool stopped at its limit, or `results` was cut: there is more than shown.
+---@field moreResults? boolean
+--- The MCP server of an `mcp__<server>__<tool>` tool.
+---@field server? string
+--- The tool's name (`mcp`: the server's own name for it; `other`: the tool).
+---@field tool? string
+--- The result's text (`read`: the content; `mcp`/`other`: the answer; a failure: the error), at
+--- most 16 KB.
+---@field text? string
+---@field images? pi.ToolCardImage[]
+
 --- One visible entry of the active path: a message, a compaction or branch summary, or a shown
 --- custom message.
 ---@class pi.TranscriptEntry
@@ -422,6 +510,9 @@
 ---@field contextEdit? pi.ContextEditEffect
 --- For `compaction` and `branch_summary` entries: what the chats show of them.
 ---@field card? pi.SummaryCard
+--- For `toolResult` messages: the card of the call it answers (its arguments found in the assistant
+--- message that made the call), so a replayed history renders without matching ids.
+---@field toolCard? pi.ToolCard
 
 ---@class pi.MessagesResult
 ---@field sessionId string
@@ -761,6 +852,8 @@
 ---@field toolCallId string
 ---@field name string
 ---@field arguments table
+--- What the chats show of the call (status `running`).
+---@field toolCard? pi.ToolCard
 
 --- A running tool's output so far (`bash` sends the tail of its output, at most every 100 ms, in
 --- the shape of its result: `content` and `details`); each update replaces the previous one.
@@ -770,6 +863,8 @@
 ---@field name string
 ---@field content table[]
 ---@field details? table
+--- The whole card again, with the output so far (it replaces the previous one).
+---@field toolCard? pi.ToolCard
 
 --- A tool finished; its result was saved as `entryId`.
 ---@class pi.ToolExecutionEndEvent
@@ -780,6 +875,8 @@
 ---@field content table[]
 ---@field details? table
 ---@field entryId string
+--- The finished call's card (with `durationMs`).
+---@field toolCard? pi.ToolCard
 
 --- A message (prompt, answer or tool result) was saved to the session.
 ---@class pi.MessageEndEvent
