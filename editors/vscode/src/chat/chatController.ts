@@ -100,6 +100,8 @@ export class ChatController implements vscode.Disposable {
         return void vscode.commands.executeCommand('pi.apiKey.set', message.provider);
       case 'useLocalServer':
         return void vscode.commands.executeCommand('pi.localServer.use');
+      case 'useEditorModel':
+        return void vscode.commands.executeCommand('pi.languageModels.select');
       case 'pickMcp':
         return void vscode.commands.executeCommand('pi.mcp.servers');
       case 'loadEarlier':

@@ -266,6 +266,7 @@ transcript.addEventListener('scroll', () => {
   lastScrollTop = top;
 });
 byId('setup-local').addEventListener('click', () => vscode.postMessage({ type: 'useLocalServer' }));
+byId('setup-editor-model').addEventListener('click', () => vscode.postMessage({ type: 'useEditorModel' }));
 byId('setup-model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
