@@ -22,6 +22,7 @@ from pygls.exceptions import JsonRpcException
 from pi_lsp import protocol
 from pi_lsp.errors import InvalidParamsError
 from pi_lsp.handlers.base import to_plain
+from pi_lsp.handlers.client_requests import withdraw
 from pi_lsp.llm.editor_models import LanguageModelRequestError
 from pi_lsp.protocol import LanguageModelChatParams, LanguageModelChatResult, LanguageModelPart
 
@@ -47,7 +48,7 @@ class LspLanguageModelChannel:
             )
             raw = await asyncio.wrap_future(future)
         except asyncio.CancelledError:
-            self._withdraw(request_id)
+            withdraw(self._server, request_id)
             raise
         except JsonRpcException as error:
             raise LanguageModelRequestError(error.code, error.message) from None
@@ -59,14 +60,6 @@ class LspLanguageModelChannel:
         listener = self._listeners.get(params.request_id)
         if listener is not None:
             listener(params.part)
-
-    def _withdraw(self, request_id: str) -> None:
-        lsp = self._server.protocol
-        lsp._request_futures.pop(request_id, None)  # a late answer finds no one waiting
-        try:
-            lsp.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
-        except Exception:  # noqa: BLE001 - the connection may be gone already
-            logger.debug("could not cancel the language model request %s", request_id)
 
 
 def _result(raw: Any) -> LanguageModelChatResult:
