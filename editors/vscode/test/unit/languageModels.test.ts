@@ -1,6 +1,7 @@
 // The models VS Code provides: the conversion of pi-lsp's chat messages to VS Code's parts and
 // back, the model list, the error codes, the picker's vendor groups and the cost line.
 import { describe, expect, it } from 'vitest';
+import { setupReason } from '../../src/chat/setup';
 import { costDetails, describeCost } from '../../src/cost';
 import { fromAnswerPart, IMAGE_PLACEHOLDER, type PartFactory, toChatMessages } from '../../src/languageModels/conversion';
 import { describeModels, errorCodeFor } from '../../src/languageModels/models';
@@ -104,5 +105,14 @@ describe("the cost of VS Code's models", () => {
     expect(describeCost(cost, 'vscode-lm')).toBe('included in your plan');
     expect(describeCost(cost, 'openai')).toBe('');
     expect(costDetails(cost, 'vscode-lm')).toMatch(/^Cost included in your plan \(not billed per token by pi-lsp\): 1\.2k tokens in/);
+  });
+});
+
+describe("the chat's setup for a model VS Code no longer offers", () => {
+  it('says VS Code does not offer it, not that it needs a key', () => {
+    const model = { model: 'vscode-lm/copilot/gpt-5-mini', thinkingLevel: null, provider: 'vscode-lm', keyStatus: 'missing' as const, known: true };
+    expect(setupReason(model)).toBe(
+      'VS Code does not offer vscode-lm/copilot/gpt-5-mini now: its extension may still be starting, or be disabled or signed out.',
+    );
   });
 });
