@@ -317,7 +317,7 @@ class AssistantStream:
             request.tools,
             accepts_images=model.accepts_images,
         )
-        chunks = vscode_lm.stream_chunks(self._editor_models, params, model.model)
+        chunks = vscode_lm.stream_chunks(self._editor_models, params, model.model, request.timeout)
         try:
             async for chunk in chunks:
                 yield chunk

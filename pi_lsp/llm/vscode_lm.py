@@ -29,7 +29,7 @@ from pi_lsp import protocol
 from pi_lsp.llm.editor_models import EditorModels, LanguageModelRequestError
 from pi_lsp.llm.history import prepare_history
 from pi_lsp.llm.messages import ToolSpec, js_json, sanitize
-from pi_lsp.llm.provider_errors import ProviderError
+from pi_lsp.llm.provider_errors import ProviderError, timeout_error
 from pi_lsp.protocol import (
     LanguageModelChatParams,
     LanguageModelChatResult,
@@ -235,10 +235,14 @@ def provider_error(error: LanguageModelRequestError, model: str) -> ProviderErro
 
 
 async def stream_chunks(
-    editor_models: EditorModels, params: LanguageModelChatParams, model: str
+    editor_models: EditorModels,
+    params: LanguageModelChatParams,
+    model: str,
+    timeout: float | None = None,
 ) -> AsyncGenerator[dict[str, Any], None]:
-    """The answer of ``params`` as chunks; a failure raises ``ProviderError``. Closing the
-    generator early (an aborted turn) cancels the client's request."""
+    """The answer of ``params`` as chunks; a failure raises ``ProviderError``, and so does a
+    client silent for ``timeout`` seconds (as a provider's read timeout). Closing the generator
+    early (an aborted turn) cancels the client's request."""
     channel = editor_models.channel
     if channel is None or editor_models.find(_local_id(model)) is None:
         raise ProviderError(404, editor_models.missing_message(_local_id(model)))
@@ -247,7 +251,7 @@ async def stream_chunks(
     answer.add_done_callback(lambda _: parts.put_nowait(None))
     chunks = AnswerChunks()
     try:
-        while (part := await parts.get()) is not None:
+        while (part := await _next_part(parts, timeout)) is not None:
             chunk = chunks.of_part(part)
             if chunk is not None:
                 yield chunk
@@ -261,6 +265,15 @@ async def stream_chunks(
             answer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await answer
+
+
+async def _next_part(
+    parts: asyncio.Queue[LanguageModelPart | None], timeout: float | None
+) -> LanguageModelPart | None:
+    try:
+        return await asyncio.wait_for(parts.get(), timeout)
+    except TimeoutError:
+        raise timeout_error() from None
 
 
 def _local_id(model: str) -> str:

@@ -137,7 +137,21 @@ class ScriptedChannel:
         return self.result
 
 
-def editor_with(channel: ScriptedChannel | None) -> EditorModels:
+class SilentChannel:
+    """A client that never answers, until the request is cancelled."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    async def chat(self, params: Any, on_part: Any) -> LanguageModelChatResult:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            self.cancelled = True
+        raise AssertionError("unreachable")
+
+
+def editor_with(channel: ScriptedChannel | SilentChannel | None) -> EditorModels:
     editor = EditorModels()
     if channel is not None:
         editor.connect(channel)
@@ -145,9 +159,12 @@ def editor_with(channel: ScriptedChannel | None) -> EditorModels:
     return editor
 
 
-async def run(channel: ScriptedChannel) -> tuple[list[Any], dict[str, Any]]:
+async def run(
+    channel: ScriptedChannel | SilentChannel, timeout: float | None = 600
+) -> tuple[list[Any], dict[str, Any]]:
     editor = editor_with(channel)
-    request = CompletionRequest(editor.config("copilot/gpt-5-mini"), "sys", [user_text("hi")])
+    model = editor.config("copilot/gpt-5-mini")
+    request = CompletionRequest(model, "sys", [user_text("hi")], timeout=timeout)
     async with AssistantStream(request, editor) as stream:
         events = [event async for event in stream.events()]
     assert isinstance(events[-1], Completed)
@@ -206,6 +223,14 @@ async def test_an_error_after_some_text_keeps_the_text_and_reads_as_an_overflow(
     assert message["stopReason"] == "error"
     assert message["content"] == [text("Part")]
     assert is_context_overflow(message, 128_000)
+
+
+async def test_a_silent_client_times_out_as_a_provider_would_and_its_request_is_cancelled():
+    channel = SilentChannel()
+    _, message = await run(channel, timeout=0.01)
+    assert message["stopReason"] == "error"
+    assert is_retryable_error(message, 128_000)
+    assert channel.cancelled
 
 
 async def test_a_model_the_editor_no_longer_offers_fails_without_a_request():
