@@ -20,7 +20,6 @@ tell the user what to do.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
@@ -248,7 +247,7 @@ async def stream_chunks(
         raise ProviderError(404, editor_models.missing_message(_local_id(model)))
     parts: asyncio.Queue[LanguageModelPart | None] = asyncio.Queue()
     answer = asyncio.ensure_future(channel.chat(params, parts.put_nowait))
-    answer.add_done_callback(lambda _: parts.put_nowait(None))
+    answer.add_done_callback(lambda task: _ended(task, parts))
     chunks = AnswerChunks()
     try:
         while (part := await _next_part(parts, timeout)) is not None:
@@ -261,17 +260,23 @@ async def stream_chunks(
             raise provider_error(error, model) from None
         yield chunks.final(result)
     finally:
-        if not answer.done():
-            answer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await answer
+        # Not awaited: the request withdraws itself once cancelled, and awaiting it here could
+        # swallow a cancellation of this very task (an aborted turn).
+        answer.cancel()
+
+
+def _ended(answer: asyncio.Future[Any], parts: asyncio.Queue[LanguageModelPart | None]) -> None:
+    parts.put_nowait(None)
+    if not answer.cancelled():
+        answer.exception()  # seen: an answer abandoned early must not log "never retrieved"
 
 
 async def _next_part(
     parts: asyncio.Queue[LanguageModelPart | None], timeout: float | None
 ) -> LanguageModelPart | None:
     try:
-        return await asyncio.wait_for(parts.get(), timeout)
+        async with asyncio.timeout(timeout):
+            return await parts.get()
     except TimeoutError:
         raise timeout_error() from None
 
