@@ -117,6 +117,13 @@ class CheckpointContentMissingError(PiError):
     code = -32015
 
 
+class PromptTakenBackError(PiError):
+    """A queued prompt was taken out of the queue (``pi/clearQueue``, ``pi/removeQueued``) before
+    the agent read it: its ``pi/prompt`` request ends with this error, and nothing was written."""
+
+    code = -32016
+
+
 class ModelNotConfiguredError(PiError):
     """No model is configured, so the agent cannot answer; the message says how to configure one."""
 

@@ -56,6 +56,10 @@ DELETE_SESSION = "pi/deleteSession"
 MCP = "pi/mcp"
 MCP_RECONNECT = "pi/mcpReconnect"
 MCP_SET_ENABLED = "pi/mcpSetEnabled"
+QUEUE = "pi/queue"
+CLEAR_QUEUE = "pi/clearQueue"
+REMOVE_QUEUED = "pi/removeQueued"
+EDIT_QUEUED = "pi/editQueued"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
@@ -93,6 +97,8 @@ COMMAND_PREFIX = "pi."
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[str, ...] = typing.get_args(ThinkingLevel)
+QueueMode = Literal["all", "one-at-a-time"]
+"""pi's ``steeringMode``/``followUpMode``: every queued prompt at once, or one per delivery."""
 
 
 def command_name(method: str) -> str:
@@ -141,6 +147,24 @@ class PromptParams:
     streaming_behavior: Literal["steer", "followUp"] | None = None
     """While a turn runs: ``followUp`` (default) queues the prompt, ``steer`` delivers it after the
     current tool batch."""
+
+
+@attrs.frozen
+class QueuedPromptParams:
+    """Names one prompt of a session's queue (``pi/removeQueued``)."""
+
+    id: str
+    """The queued prompt's id, as ``pi/queue`` and ``queue_update`` give it."""
+    session_id: str | None = None
+
+
+@attrs.frozen
+class EditQueuedParams:
+    id: str
+    """The queued prompt's id, as ``pi/queue`` and ``queue_update`` give it."""
+    text: str
+    """Its new text (expanded like a prompt's: ``/skill:name``, ``/template``)."""
+    session_id: str | None = None
 
 
 @attrs.frozen
@@ -461,6 +485,10 @@ PARAMS_BY_METHOD: dict[str, type] = {
     MCP: NoParams,
     MCP_RECONNECT: McpServerParams,
     MCP_SET_ENABLED: McpSetEnabledParams,
+    QUEUE: SessionParams,
+    CLEAR_QUEUE: SessionParams,
+    REMOVE_QUEUED: QueuedPromptParams,
+    EDIT_QUEUED: EditQueuedParams,
 }
 """Every request method and the type its params are validated against."""
 
@@ -571,6 +599,36 @@ class PromptResult:
     """pi's usage record of the last answer."""
     context_tokens: int | None
     context_window: int
+
+
+@attrs.frozen
+class QueuedPromptInfo:
+    """A prompt waiting in a session's queue."""
+
+    id: str
+    text: str
+    """Its text as the model will get it (templates and skills expanded)."""
+
+
+@attrs.frozen
+class QueueResult:
+    """A session's queue: prompts steered into the running turn (delivered after its current tool
+    batch, or after its answer) and follow-ups (delivered when the agent would stop), oldest
+    first, with the modes that deliver them."""
+
+    session_id: str
+    steering: list[QueuedPromptInfo]
+    follow_up: list[QueuedPromptInfo]
+    steering_mode: QueueMode
+    follow_up_mode: QueueMode
+
+
+@attrs.frozen
+class ClearQueueResult:
+    """The texts taken out of the queue (pi's RPC ``clear_queue``), for the input to restore."""
+
+    steering: list[str]
+    follow_up: list[str]
 
 
 @attrs.frozen
@@ -742,6 +800,106 @@ class SummaryCard:
     """What the summary cost, in dollars, when its usage was recorded."""
 
 
+ToolCardKind = Literal["read", "edit", "write", "bash", "search", "mcp", "other"]
+ToolCardStatus = Literal["running", "done", "failed", "denied"]
+
+
+@attrs.frozen
+class ToolCardArgument:
+    """One argument of a tool call, as the chats list it."""
+
+    name: str
+    value: str
+    """Strings as they are; anything else as compact JSON."""
+
+
+@attrs.frozen
+class ToolCardResult:
+    """One thing a search found: a path the chats open (at ``line`` when given)."""
+
+    path: str
+    """Workspace-relative when inside the workspace, else absolute."""
+    line: int | None = attrs.field(default=None, metadata=OMITTED)
+    text: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The matching line (``grep``)."""
+
+
+@attrs.frozen
+class ToolCardImage:
+    """An image in a tool's result (the chats say ``[image: mime, size]``)."""
+
+    mime_type: str
+    size_bytes: int
+
+
+@attrs.frozen
+class ToolCard:
+    """What the chats show of one tool call: computed once, on the server, from the call's
+    arguments, its result and what the server knows. Only the fields of the card's ``kind``
+    are set; the others are left out."""
+
+    kind: ToolCardKind
+    title: str
+    """A short line naming the work: ``Edited app.py``, ``npm test``, ``grep TODO in src``."""
+    status: ToolCardStatus
+    arguments: list[ToolCardArgument]
+    """The call's arguments in the model's order, readable."""
+    raw_arguments: str
+    """The arguments as indented JSON, for a "raw" fold."""
+    status_reason: str | None = attrs.field(default=None, metadata=OMITTED)
+    """Why a call failed or was denied: ``exit 1``, ``timed out``, ``the user denied it``…"""
+    path: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The file or folder worked on (read, edit, write, search): workspace-relative when inside
+    the workspace, else absolute."""
+    start_line: int | None = attrs.field(default=None, metadata=OMITTED)
+    """First line read (``read``) or first line changed (``edit``)."""
+    end_line: int | None = attrs.field(default=None, metadata=OMITTED)
+    """Last line read (``read``)."""
+    total_lines: int | None = attrs.field(default=None, metadata=OMITTED)
+    size_bytes: int | None = attrs.field(default=None, metadata=OMITTED)
+    """The size of what was read or written."""
+    added: int | None = attrs.field(default=None, metadata=OMITTED)
+    removed: int | None = attrs.field(default=None, metadata=OMITTED)
+    diff: list[str] | None = attrs.field(default=None, metadata=OMITTED)
+    """The change, complete (clients fold it): a unified diff's hunks (``@@``, ``+``, ``-``,
+    `` `` lines), or pi's numbered display diff for edits pi made."""
+    created: bool | None = attrs.field(default=None, metadata=OMITTED)
+    """``write`` made a new file."""
+    undo_in_editor: bool | None = attrs.field(default=None, metadata=OMITTED)
+    """The change went through the editor (``workspace/applyEdit``): its undo takes it back."""
+    command: str | None = attrs.field(default=None, metadata=OMITTED)
+    output: str | None = attrs.field(default=None, metadata=OMITTED)
+    """``bash``: the output's tail (at most 200 lines, 16 KB), live while it runs."""
+    output_bytes: int | None = attrs.field(default=None, metadata=OMITTED)
+    """``bash``: the whole output's size."""
+    output_truncated: bool | None = attrs.field(default=None, metadata=OMITTED)
+    """``output`` is only the output's tail."""
+    full_output_path: str | None = attrs.field(default=None, metadata=OMITTED)
+    """Where the whole output of a long command was saved."""
+    exit_code: int | None = attrs.field(default=None, metadata=OMITTED)
+    killed: bool | None = attrs.field(default=None, metadata=OMITTED)
+    """The command was killed (by a signal, or aborted)."""
+    timed_out: bool | None = attrs.field(default=None, metadata=OMITTED)
+    duration_ms: int | None = attrs.field(default=None, metadata=OMITTED)
+    """How long the tool ran (live events only: the session does not record it)."""
+    query: str | None = attrs.field(default=None, metadata=OMITTED)
+    """``grep``'s pattern, ``find``'s glob (``ls``: none)."""
+    result_count: int | None = attrs.field(default=None, metadata=OMITTED)
+    """Matches (``grep``), paths (``find``) or entries (``ls``) found."""
+    results: list[ToolCardResult] | None = attrs.field(default=None, metadata=OMITTED)
+    """What the search found, at most 200."""
+    more_results: bool | None = attrs.field(default=None, metadata=OMITTED)
+    """The tool stopped at its limit, or ``results`` was cut: there is more than shown."""
+    server: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The MCP server of an ``mcp__<server>__<tool>`` tool."""
+    tool: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The tool's name (``mcp``: the server's own name for it; ``other``: the tool)."""
+    text: str | None = attrs.field(default=None, metadata=OMITTED)
+    """The result's text (``read``: the content; ``mcp``/``other``: the answer; a failure: the
+    error), at most 16 KB."""
+    images: list[ToolCardImage] | None = attrs.field(default=None, metadata=OMITTED)
+
+
 @attrs.frozen
 class TranscriptEntry:
     """One visible entry of the active path: a message, a compaction or branch summary, or a shown
@@ -762,6 +920,9 @@ class TranscriptEntry:
     did."""
     card: SummaryCard | None = attrs.field(default=None, metadata=OMITTED)
     """For ``compaction`` and ``branch_summary`` entries: what the chats show of them."""
+    tool_card: ToolCard | None = attrs.field(default=None, metadata=OMITTED)
+    """For ``toolResult`` messages: the card of the call it answers (its arguments found in the
+    assistant message that made the call), so a replayed history renders without matching ids."""
 
 
 @attrs.frozen
@@ -1224,6 +1385,10 @@ RESULT_BY_METHOD: dict[str, type] = {
     MCP: McpResult,
     MCP_RECONNECT: McpServerStatus,
     MCP_SET_ENABLED: McpServerStatus,
+    QUEUE: QueueResult,
+    CLEAR_QUEUE: ClearQueueResult,
+    REMOVE_QUEUED: QueueResult,
+    EDIT_QUEUED: QueueResult,
 }
 """Every request method and the type of its result."""
 
@@ -1279,6 +1444,8 @@ class ToolExecutionStartEvent:
     tool_call_id: str
     name: str
     arguments: JsonObject
+    tool_card: ToolCard | None = attrs.field(default=None, metadata=OMITTED)
+    """What the chats show of the call (status ``running``)."""
 
 
 @attrs.frozen
@@ -1292,6 +1459,8 @@ class ToolExecutionUpdateEvent:
     name: str
     content: list[JsonObject]
     details: JsonObject | None
+    tool_card: ToolCard | None = attrs.field(default=None, metadata=OMITTED)
+    """The whole card again, with the output so far (it replaces the previous one)."""
 
 
 @attrs.frozen
@@ -1305,6 +1474,8 @@ class ToolExecutionEndEvent:
     content: list[JsonObject]
     details: JsonObject | None
     entry_id: str
+    tool_card: ToolCard | None = attrs.field(default=None, metadata=OMITTED)
+    """The finished call's card (with ``durationMs``)."""
 
 
 @attrs.frozen
@@ -1449,6 +1620,16 @@ class AgentEndEvent:
 
 
 @attrs.frozen
+class QueueUpdateEvent:
+    """The queue changed (a prompt queued, delivered, edited or taken back): both lists whole, as
+    pi 1.6's ``queue_update``, with each prompt's id."""
+
+    TYPE: ClassVar[str] = "queue_update"
+    steering: list[QueuedPromptInfo]
+    follow_up: list[QueuedPromptInfo]
+
+
+@attrs.frozen
 class ErrorEvent:
     """The turn failed unexpectedly (a bug, not a provider error: those end the answer)."""
 
@@ -1477,6 +1658,7 @@ Event = (
     | BranchSummaryEndEvent
     | TreeChangedEvent
     | AgentEndEvent
+    | QueueUpdateEvent
     | ErrorEvent
 )
 
@@ -1614,10 +1796,30 @@ def _make_converter() -> cattrs.Converter:
                 data[key] = value
         return data
 
+    tool_card_keys = [(field.name, camel_case(field.name)) for field in attrs.fields(ToolCard)]
+    nested = {
+        "arguments": lambda value: [{"name": item.name, "value": item.value} for item in value],
+        "results": lambda value: [_result_json(item) for item in value],
+        "images": lambda value: [
+            {"mimeType": item.mime_type, "sizeBytes": item.size_bytes} for item in value
+        ],
+    }
+
+    def unstructure_tool_card(card: ToolCard) -> dict[str, Any]:
+        # pi/messages sends a card per tool result: written out by hand, as the generated
+        # function would (the fields left out when None), at a fraction of its cost.
+        data: dict[str, Any] = {}
+        for name, key in tool_card_keys:
+            value = getattr(card, name)
+            if value is not None:
+                data[key] = nested[name](value) if name in nested else value
+        return data
+
     converter.register_structure_hook(ProgressToken, structure_progress_token)
     converter.register_structure_hook_factory(attrs.has, structure_factory)
     converter.register_unstructure_hook_factory(attrs.has, unstructure_factory)
     converter.register_unstructure_hook(ContextPart, unstructure_context_part)
+    converter.register_unstructure_hook(ToolCard, unstructure_tool_card)
     # pi's own records (JsonObject, Any) are JSON already: sent as they are, not copied.
     converter.register_unstructure_hook(dict, lambda value: value)
     converter.register_unstructure_hook(list, lambda value: value)
@@ -1625,6 +1827,15 @@ def _make_converter() -> cattrs.Converter:
 
 
 converter = _make_converter()
+
+
+def _result_json(result: ToolCardResult) -> dict[str, Any]:
+    data: dict[str, Any] = {"path": result.path}
+    if result.line is not None:
+        data["line"] = result.line
+    if result.text is not None:
+        data["text"] = result.text
+    return data
 
 
 def parse_params(method: str, raw: Any) -> Any:

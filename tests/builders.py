@@ -8,6 +8,8 @@ ordered. Every builder returns plain dicts with pi's key order.
 from __future__ import annotations
 
 import json
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -334,3 +336,20 @@ def api_package(workspace: Path, rules: str = NESTED_RULE) -> Path:
     (package / "src" / "server.py").write_text("print('api')\n")
     (package / "AGENTS.md").write_text(rules + "\n")
     return package
+
+
+def tiny_png() -> bytes:
+    """A valid 1×1 PNG."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\0\0"))
+        + chunk(b"IEND", b"")
+    )

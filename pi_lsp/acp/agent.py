@@ -51,7 +51,13 @@ from pi_lsp.acp.outbox import Outbox
 from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
 from pi_lsp.acp.threads import Threads
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import InvalidParamsError, PiError, SessionNotFoundError, echoed
+from pi_lsp.errors import (
+    InvalidParamsError,
+    PiError,
+    PromptTakenBackError,
+    SessionNotFoundError,
+    echoed,
+)
 from pi_lsp.protocol import EventNotification
 from pi_lsp.services import Services
 from pi_lsp.session.transcript import transcript
@@ -185,8 +191,12 @@ class PiAcpAgent:
             if title is not None:
                 self.outbox.enqueue(session_id, session_titles.title_update(title))
             result = await services.agent.prompt(runtime, text, images)
+        except PromptTakenBackError:
+            # A queued follow-up session/cancel took out of the queue: it never ran.
+            await self._flush(runtime)
+            return PromptResponse(stop_reason="cancelled")
         except asyncio.CancelledError:
-            # A queued follow-up whose turn was cancelled (session/cancel drops the queue);
+            # A queued follow-up dropped with its session (the server shuts down);
             # a cancellation of this request itself goes on.
             current = asyncio.current_task()
             if current is not None and current.cancelling():
@@ -262,15 +272,18 @@ class PiAcpAgent:
         )
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        """``session/cancel``: as ``pi/abort`` (the partial answer is saved, commands killed)."""
+        """``session/cancel``: as ``pi/abort`` (the partial answer is saved, commands killed),
+        and the prompts queued behind the turn end as cancelled too, as ACP asks."""
         if session_id in self._sessions:
             services, runtime = self._sessions[session_id]
+            services.agent.clear_queue(runtime)
             services.agent.abort(runtime)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         """``session/close``: its turn ends as on ``session/cancel``, then pi-lsp forgets it (its
         file is closed unless another ACP session shows the same pi session)."""
         services, runtime = self._session(session_id)
+        services.agent.clear_queue(runtime)
         services.agent.abort(runtime)
         if runtime.turn is not None:
             await asyncio.gather(runtime.turn, return_exceptions=True)

@@ -2,10 +2,13 @@
 
 Every finished message is appended to the session as it completes (user prompt, each assistant
 answer, each tool result), so a crash loses at most the message in flight. Events go out as the
-turn runs. After each tool batch the steering prompts that arrived are delivered and the compactor
-compacts if the context grew into the reserve. Before each request, the nested context files
-(AGENTS.md below the workspace root) that the tool calls in the context call for and that are not
-in it yet, or changed, are appended as entries of their own (``agent/nested_context.py``). A
+turn runs. Steering prompts are delivered as pi 1.6's agent loop delivers them (``steeringMode``
+decides how many at a time): a turn a new prompt starts takes the steering still queued (left there
+by an abort) before its first request, and every answer but a failed or aborted one is followed by
+the steering that arrived, so the model answers it before the turn ends. After each tool batch the
+compactor compacts if the context grew into the reserve. Before each request, the nested context
+files (AGENTS.md below the workspace root) that the tool calls in the context call for and that are
+not in it yet, or changed, are appended as entries of their own (``agent/nested_context.py``). A
 context overflow, or a ``length`` stop below the model's output limit (pi 1.6's recoverable
 length), is answered by compacting and retrying the answer once per turn. Each tool call first
 passes ``Permissions.check`` (``agent/permissions.py``): a call the user did not allow gets the
@@ -37,7 +40,8 @@ from pi_lsp.agent.context_pipeline import model_messages
 from pi_lsp.agent.hooks import changed_tool_result
 from pi_lsp.agent.nested_context import NestedContextFiles, injection_message
 from pi_lsp.agent.permissions import Permissions
-from pi_lsp.agent.runtime import CacheAnchor, QueuedPrompt, SessionRuntime
+from pi_lsp.agent.prompt_queue import QueuedPrompt
+from pi_lsp.agent.runtime import CacheAnchor, SessionRuntime
 from pi_lsp.compaction.policy import Moment
 from pi_lsp.config import CheckpointOptions
 from pi_lsp.extensions import ExtensionHost
@@ -63,11 +67,13 @@ from pi_lsp.protocol import (
     ErrorEvent,
     MessageEndEvent,
     MessageStartEvent,
+    QueueMode,
     RetryEvent,
     StopReason,
     TextDeltaEvent,
     ThinkingDeltaEvent,
     ToolCallStartEvent,
+    ToolCard,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
@@ -84,6 +90,7 @@ from pi_lsp.session.message_types import (
     UserMessage,
 )
 from pi_lsp.session.timestamps import now_ms
+from pi_lsp.session.tool_cards import ToolOutcome, tool_card
 from pi_lsp.tools.base import (
     EditorBridge,
     FileChangeRecorder,
@@ -126,6 +133,8 @@ class TurnSetup:
     load_tools: Callable[[list[str]], list[Tool]] | None = None
     """The tools a result's ``details.loaded`` names (MCP's ``tool_search``), declared from the
     turn's next request on."""
+    steering_mode: QueueMode = "one-at-a-time"
+    """How many queued steering prompts each delivery hands over (pi's ``steeringMode``)."""
 
 
 @attrs.define
@@ -139,15 +148,24 @@ class TurnOutcome:
 
 async def run_turn(
     runtime: SessionRuntime,
-    user_message: UserMessage,
+    user_messages: list[UserMessage],
     setup: TurnSetup,
     client: ModelClient,
     compactor: Compactor,
+    *,
+    take_queued_steering: bool = False,
 ) -> TurnOutcome:
-    """Run one turn to its end; cancellation ends it as ``aborted`` instead of propagating."""
+    """Run one turn to its end; cancellation ends it as ``aborted`` instead of propagating.
+
+    ``user_messages`` start it (a prompt, or the follow-ups one delivery hands over);
+    ``take_queued_steering`` delivers the steering still queued right after them (a new prompt's
+    turn, as pi's agent loop polls steering when a run starts)."""
     runtime.events.emit(AgentStartEvent())
-    _append(runtime, user_message)
+    for user_message in user_messages:
+        _append(runtime, user_message)
     turn = _Turn(runtime, setup, client, compactor)
+    if take_queued_steering:
+        turn.deliver_steering()
     try:
         outcome = await turn.loop()
     except asyncio.CancelledError:
@@ -181,6 +199,8 @@ class _Turn:
         self._recorder: FileChangeRecorder = NoRecorder()
         """The file changes of the running tool call."""
         self._last_update: ToolResult | None = None
+        self._tool_started: dict[str, float] = {}
+        """When each call of the running batch started (``time.monotonic``), by call id."""
 
     async def loop(self) -> TurnOutcome:
         overflow_recovered = False
@@ -200,11 +220,14 @@ class _Turn:
                 if retry:
                     continue
             if stop_reason != "toolUse":
-                return TurnOutcome(stop_reason or "stop", message, message.get("errorMessage"))
+                # pi's loop answers steering that arrived during the last answer in this run.
+                if stop_reason in ("error", "aborted") or not self.deliver_steering():
+                    return TurnOutcome(stop_reason or "stop", message, message.get("errorMessage"))
+                continue
             await self._run_tools(
                 [block for block in message["content"] if block["type"] == "toolCall"]
             )
-            self._deliver_steering()
+            self.deliver_steering()
             await self.compactor.compact_if_needed(
                 self.runtime, Moment.BETWEEN_ROUNDS, self.setup.context_window
             )
@@ -250,10 +273,13 @@ class _Turn:
             )
         )
 
-    def _deliver_steering(self) -> None:
-        for queued in self.runtime.take_steering():
+    def deliver_steering(self) -> bool:
+        """Append the steering prompts the mode hands over now; whether there were any."""
+        taken = self.runtime.queue.take_steering(self.setup.steering_mode)
+        for queued in taken:
             _append(self.runtime, queued.message)
             self.steered.append(queued)
+        return bool(taken)
 
     async def _answer_with_retries(self) -> AssistantMessage:
         attempt = 0
@@ -337,10 +363,17 @@ class _Turn:
     async def _run_tools(self, calls: list[ToolCall]) -> None:
         by_name = {tool.name: tool for tool in self.setup.tools}
         self._open_tool_calls = list(calls)
+        self._tool_started = {}
         while self._open_tool_calls:
             call = self._open_tool_calls[0]
+            self._tool_started[str(call.get("id"))] = time.monotonic()
             self.runtime.events.emit(
-                ToolExecutionStartEvent(call["id"], call["name"], call.get("arguments") or {})
+                ToolExecutionStartEvent(
+                    call["id"],
+                    call["name"],
+                    call.get("arguments") or {},
+                    tool_card=self._card(call, None),
+                )
             )
             tool = by_name.get(call["name"])
             if tool is None:
@@ -401,7 +434,13 @@ class _Turn:
         """A running tool's output so far; the last one is its result if the turn is aborted."""
         self._last_update = partial
         self.runtime.events.emit(
-            ToolExecutionUpdateEvent(call["id"], call["name"], partial.content, partial.details)
+            ToolExecutionUpdateEvent(
+                call["id"],
+                call["name"],
+                partial.content,
+                partial.details,
+                tool_card=self._card(call, partial, finished=False),
+            )
         )
 
     def _record_tool_result(self, call: ToolCall, result: ToolResult) -> None:
@@ -428,9 +467,35 @@ class _Turn:
         entry_id = _append(self.runtime, message)
         self.runtime.events.emit(
             ToolExecutionEndEvent(
-                call["id"], call["name"], result.is_error, result.content, result.details, entry_id
+                call["id"],
+                call["name"],
+                result.is_error,
+                result.content,
+                result.details,
+                entry_id,
+                tool_card=self._card(call, result),
             )
         )
+
+    def _card(
+        self, call: ToolCall, result: ToolResult | None, *, finished: bool = True
+    ) -> ToolCard | None:
+        """The call's card for its events; a card that cannot be built leaves the event
+        without one rather than failing the turn."""
+        outcome = None
+        if result is not None:
+            outcome = ToolOutcome(result.content, result.details, result.is_error, finished)
+        started = self._tool_started.get(str(call.get("id")))
+        duration = None
+        if finished and result is not None and started is not None:
+            duration = round((time.monotonic() - started) * 1000)
+        try:
+            return tool_card(
+                str(call.get("name")), call.get("arguments"), outcome, self.setup.cwd, duration
+            )
+        except Exception:
+            logger.exception("the card of tool call %s could not be built", call.get("id"))
+            return None
 
     def finish_aborted(self) -> TurnOutcome:
         """Persist what the abort interrupted: the partial answer, or open tool calls' results."""

@@ -4,8 +4,8 @@ A scripted scenario sends every ``pi/*`` request to the real server over stdio (
 model answering), and compares what comes back with ``wire/transcript.json``: every response
 body, key order included, and every ``pi/event`` of each session in ``seq`` order. Only what
 differs from run to run is normalised: session and entry ids (numbered in order of appearance),
-timestamps, the temporary folder, token counts (which follow the length of its path), and how
-many consecutive text deltas the event stream merged.
+timestamps, tool durations, the temporary folder, token counts (which follow the length of its
+path), and how many consecutive text deltas the event stream merged.
 
 A refactoring of the protocol's classes must leave this transcript as it is. A deliberate change
 of the protocol re-records it: ``PI_LSP_RECORD_WIRE=1 pytest tests/e2e/test_wire_transcript.py``,
@@ -164,6 +164,10 @@ async def run_scenario(client: WireClient, llm: ScriptedLLM, workspace: Path) ->
     await send("pi/navigate", {"targetId": "ffffffff", "sessionId": session_id})
     await send("pi/login", {"provider": "wire-test", "key": "sk-wire"})
     await send("pi/logout", {"provider": "wire-test"})
+    await send("pi/queue", {"sessionId": session_id})
+    await send("pi/clearQueue", {"sessionId": session_id})
+    await send("pi/removeQueued", {"id": "q0", "sessionId": session_id})
+    await send("pi/editQueued", {"id": "q0", "text": "Say it again", "sessionId": session_id})
     return exchanges
 
 
@@ -210,6 +214,8 @@ class Normaliser:
             return self.text(value)
         if key == "timestamp" and isinstance(value, int) and value > 10**12:
             return "<epoch-ms>"
+        if key == "durationMs" and isinstance(value, int):
+            return "<ms>"
         if key in TOKEN_COUNTS and isinstance(value, int | float) and not isinstance(value, bool):
             return f"<{type(value).__name__}>"
         return value

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import struct
-import zlib
 from pathlib import Path
 
 import pytest
 
 from pi_lsp.tools import ToolContext, default_tools, tools_by_name
 from pi_lsp.tools.edit_diff import apply_edits, generate_diff_string, generate_unified_patch
+from tests.builders import tiny_png
 
 
 class FakeEditor:
@@ -112,29 +112,14 @@ async def test_read_expands_home(tools, tmp_path: Path, monkeypatch):
     assert result.text == "hello"
 
 
-def _png() -> bytes:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (
-            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-        )
-
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\0\0"))
-        + chunk(b"IEND", b"")
-    )
-
-
 @pytest.mark.parametrize(
     ("name", "data", "mime"),
     [
-        ("pic.png", _png(), "image/png"),
+        ("pic.png", tiny_png(), "image/png"),
         ("photo.jpg", b"\xff\xd8\xff\xe0" + b"\0" * 20, "image/jpeg"),
         ("anim.gif", b"GIF89a" + b"\0" * 20, "image/gif"),
         ("img.webp", b"RIFF\x10\0\0\0WEBPVP8 " + b"\0" * 10, "image/webp"),
-        ("named-wrong.txt", _png(), "image/png"),  # detected by content, not by name
+        ("named-wrong.txt", tiny_png(), "image/png"),  # detected by content, not by name
     ],
 )
 async def test_read_images_as_image_blocks(tools, ctx, tmp_path: Path, name, data, mime):

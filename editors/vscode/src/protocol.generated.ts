@@ -3,6 +3,11 @@
 
 export type ThinkingLevel = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 
+/**
+ * pi's `steeringMode`/`followUpMode`: every queued prompt at once, or one per delivery.
+ */
+export type QueueMode = 'all' | 'one-at-a-time';
+
 export type StopReason = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
 
 /**
@@ -38,6 +43,10 @@ export type CompactionReason = 'manual' | 'threshold' | 'overflow';
  * field is left out when no edit changed the entry.
  */
 export type ContextEditEffect = 'removed' | 'replaced';
+
+export type ToolCardKind = 'read' | 'edit' | 'write' | 'bash' | 'search' | 'mcp' | 'other';
+
+export type ToolCardStatus = 'running' | 'done' | 'failed' | 'denied';
 
 /**
  * What a restore did to a file: `conflict` — changed since pi-lsp last wrote it, left as it is;
@@ -98,6 +107,29 @@ export interface PromptParams {
    * current tool batch.
    */
   streamingBehavior?: ('steer' | 'followUp') | null;
+}
+
+/**
+ * Names one prompt of a session's queue (`pi/removeQueued`).
+ */
+export interface QueuedPromptParams {
+  /**
+   * The queued prompt's id, as `pi/queue` and `queue_update` give it.
+   */
+  id: string;
+  sessionId?: string | null;
+}
+
+export interface EditQueuedParams {
+  /**
+   * The queued prompt's id, as `pi/queue` and `queue_update` give it.
+   */
+  id: string;
+  /**
+   * Its new text (expanded like a prompt's: `/skill:name`, `/template`).
+   */
+  text: string;
+  sessionId?: string | null;
 }
 
 export interface MessagesParams {
@@ -465,6 +497,38 @@ export interface PromptResult {
   contextWindow: number;
 }
 
+/**
+ * A prompt waiting in a session's queue.
+ */
+export interface QueuedPromptInfo {
+  id: string;
+  /**
+   * Its text as the model will get it (templates and skills expanded).
+   */
+  text: string;
+}
+
+/**
+ * A session's queue: prompts steered into the running turn (delivered after its current tool
+ * batch, or after its answer) and follow-ups (delivered when the agent would stop), oldest first,
+ * with the modes that deliver them.
+ */
+export interface QueueResult {
+  sessionId: string;
+  steering: QueuedPromptInfo[];
+  followUp: QueuedPromptInfo[];
+  steeringMode: QueueMode;
+  followUpMode: QueueMode;
+}
+
+/**
+ * The texts taken out of the queue (pi's RPC `clear_queue`), for the input to restore.
+ */
+export interface ClearQueueResult {
+  steering: string[];
+  followUp: string[];
+}
+
 export interface AbortResult {
   sessionId: string;
   aborted: boolean;
@@ -651,6 +715,156 @@ export interface SummaryCard {
 }
 
 /**
+ * One argument of a tool call, as the chats list it.
+ */
+export interface ToolCardArgument {
+  name: string;
+  /**
+   * Strings as they are; anything else as compact JSON.
+   */
+  value: string;
+}
+
+/**
+ * One thing a search found: a path the chats open (at `line` when given).
+ */
+export interface ToolCardResult {
+  /**
+   * Workspace-relative when inside the workspace, else absolute.
+   */
+  path: string;
+  line?: number;
+  /**
+   * The matching line (`grep`).
+   */
+  text?: string;
+}
+
+/**
+ * An image in a tool's result (the chats say `[image: mime, size]`).
+ */
+export interface ToolCardImage {
+  mimeType: string;
+  sizeBytes: number;
+}
+
+/**
+ * What the chats show of one tool call: computed once, on the server, from the call's arguments,
+ * its result and what the server knows. Only the fields of the card's `kind` are set; the others
+ * are left out.
+ */
+export interface ToolCard {
+  kind: ToolCardKind;
+  /**
+   * A short line naming the work: `Edited app.py`, `npm test`, `grep TODO in src`.
+   */
+  title: string;
+  status: ToolCardStatus;
+  /**
+   * The call's arguments in the model's order, readable.
+   */
+  arguments: ToolCardArgument[];
+  /**
+   * The arguments as indented JSON, for a "raw" fold.
+   */
+  rawArguments: string;
+  /**
+   * Why a call failed or was denied: `exit 1`, `timed out`, `the user denied it`…
+   */
+  statusReason?: string;
+  /**
+   * The file or folder worked on (read, edit, write, search): workspace-relative when inside the
+   * workspace, else absolute.
+   */
+  path?: string;
+  /**
+   * First line read (`read`) or first line changed (`edit`).
+   */
+  startLine?: number;
+  /**
+   * Last line read (`read`).
+   */
+  endLine?: number;
+  totalLines?: number;
+  /**
+   * The size of what was read or written.
+   */
+  sizeBytes?: number;
+  added?: number;
+  removed?: number;
+  /**
+   * The change, complete (clients fold it): a unified diff's hunks (`@@`, `+`, `-`, ` ` lines),
+   * or pi's numbered display diff for edits pi made.
+   */
+  diff?: string[];
+  /**
+   * `write` made a new file.
+   */
+  created?: boolean;
+  /**
+   * The change went through the editor (`workspace/applyEdit`): its undo takes it back.
+   */
+  undoInEditor?: boolean;
+  command?: string;
+  /**
+   * `bash`: the output's tail (at most 200 lines, 16 KB), live while it runs.
+   */
+  output?: string;
+  /**
+   * `bash`: the whole output's size.
+   */
+  outputBytes?: number;
+  /**
+   * `output` is only the output's tail.
+   */
+  outputTruncated?: boolean;
+  /**
+   * Where the whole output of a long command was saved.
+   */
+  fullOutputPath?: string;
+  exitCode?: number;
+  /**
+   * The command was killed (by a signal, or aborted).
+   */
+  killed?: boolean;
+  timedOut?: boolean;
+  /**
+   * How long the tool ran (live events only: the session does not record it).
+   */
+  durationMs?: number;
+  /**
+   * `grep`'s pattern, `find`'s glob (`ls`: none).
+   */
+  query?: string;
+  /**
+   * Matches (`grep`), paths (`find`) or entries (`ls`) found.
+   */
+  resultCount?: number;
+  /**
+   * What the search found, at most 200.
+   */
+  results?: ToolCardResult[];
+  /**
+   * The tool stopped at its limit, or `results` was cut: there is more than shown.
+   */
+  moreResults?: boolean;
+  /**
+   * The MCP server of an `mcp__<server>__<tool>` tool.
+   */
+  server?: string;
+  /**
+   * The tool's name (`mcp`: the server's own name for it; `other`: the tool).
+   */
+  tool?: string;
+  /**
+   * The result's text (`read`: the content; `mcp`/`other`: the answer; a failure: the error), at
+   * most 16 KB.
+   */
+  text?: string;
+  images?: ToolCardImage[];
+}
+
+/**
  * One visible entry of the active path: a message, a compaction or branch summary, or a shown
  * custom message.
  */
@@ -672,6 +886,7 @@ export interface TranscriptEntry {
   };
   contextEdit?: ContextEditEffect;
   card?: SummaryCard;
+  toolCard?: ToolCard;
 }
 
 export interface MessagesResult {
@@ -1159,6 +1374,7 @@ export interface ToolExecutionStartEvent {
   toolCallId: string;
   name: string;
   arguments: Record<string, unknown>;
+  toolCard?: ToolCard;
 }
 
 /**
@@ -1171,6 +1387,7 @@ export interface ToolExecutionUpdateEvent {
   name: string;
   content: Record<string, unknown>[];
   details: Record<string, unknown> | null;
+  toolCard?: ToolCard;
 }
 
 /**
@@ -1184,6 +1401,7 @@ export interface ToolExecutionEndEvent {
   content: Record<string, unknown>[];
   details: Record<string, unknown> | null;
   entryId: string;
+  toolCard?: ToolCard;
 }
 
 /**
@@ -1333,6 +1551,16 @@ export interface AgentEndEvent {
 }
 
 /**
+ * The queue changed (a prompt queued, delivered, edited or taken back): both lists whole, as pi
+ * 1.6's `queue_update`, with each prompt's id.
+ */
+export interface QueueUpdateEvent {
+  type: 'queue_update';
+  steering: QueuedPromptInfo[];
+  followUp: QueuedPromptInfo[];
+}
+
+/**
  * The turn failed unexpectedly (a bug, not a provider error: those end the answer).
  */
 export interface ErrorEvent {
@@ -1425,6 +1653,7 @@ export type PiEvent =
   | BranchSummaryEndEvent
   | TreeChangedEvent
   | AgentEndEvent
+  | QueueUpdateEvent
   | ErrorEvent;
 
 /**
@@ -1515,6 +1744,10 @@ export interface Requests {
   'pi/mcp': { params: NoParams; result: McpResult };
   'pi/mcpReconnect': { params: McpServerParams; result: McpServerStatus };
   'pi/mcpSetEnabled': { params: McpSetEnabledParams; result: McpServerStatus };
+  'pi/queue': { params: SessionParams; result: QueueResult };
+  'pi/clearQueue': { params: SessionParams; result: ClearQueueResult };
+  'pi/removeQueued': { params: QueuedPromptParams; result: QueueResult };
+  'pi/editQueued': { params: EditQueuedParams; result: QueueResult };
 }
 
 export type Method = keyof Requests;
@@ -1556,6 +1789,10 @@ export const METHODS = [
   'pi/mcp',
   'pi/mcpReconnect',
   'pi/mcpSetEnabled',
+  'pi/queue',
+  'pi/clearQueue',
+  'pi/removeQueued',
+  'pi/editQueued',
 ] as const satisfies readonly Method[];
 
 /** Every notification the server sends: its params type, keyed by method name. */
@@ -1612,5 +1849,6 @@ export const EVENT_TYPES = [
   'branch_summary_end',
   'tree_changed',
   'agent_end',
+  'queue_update',
   'error',
 ] as const satisfies readonly EventType[];

@@ -67,6 +67,6 @@ def test_an_mcp_tool_call_is_a_row_of_the_chat(editor, scripted_model):
     )
     editor.command("Pi Echo hi through MCP")
     lines = editor.chat_lines(containing="The server echoed.")
-    assert '⚙ mcp__tools__echo {"text":"hi"} — done' in lines, lines
-    header = lines.index("  ↳ mcp__tools__echo result (done)")
+    header = lines.index("✓ tools · echo")
+    assert lines[header + 1] == "    text: hi", lines
     assert any("echo: hi" in line for line in lines[header:]), lines

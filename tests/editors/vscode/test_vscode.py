@@ -43,6 +43,7 @@ SCENARIOS = [
     "prompt_stream_tool_call",
     "skill_completion",
     "steering",
+    "queue",
     "retry_notice",
     "stop_turn",
     "compact",

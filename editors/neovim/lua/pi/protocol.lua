@@ -6,6 +6,9 @@
 
 ---@alias pi.ThinkingLevel "off"|"minimal"|"low"|"medium"|"high"|"xhigh"
 
+--- pi's `steeringMode`/`followUpMode`: every queued prompt at once, or one per delivery.
+---@alias pi.QueueMode "all"|"one-at-a-time"
+
 ---@alias pi.StopReason "stop"|"length"|"toolUse"|"error"|"aborted"
 
 --- Where a provider's API key came from.
@@ -31,6 +34,10 @@
 --- entry pi 1.6 writes) on the active path did to the entry's part of the model's context. The
 --- field is left out when no edit changed the entry.
 ---@alias pi.ContextEditEffect "removed"|"replaced"
+
+---@alias pi.ToolCardKind "read"|"edit"|"write"|"bash"|"search"|"mcp"|"other"
+
+---@alias pi.ToolCardStatus "running"|"done"|"failed"|"denied"
 
 --- What a restore did to a file: `conflict` — changed since pi-lsp last wrote it, left as it is;
 --- `skipped` — left as it is for `reason` (not restorable, already right, not writable).
@@ -63,6 +70,19 @@
 --- While a turn runs: `followUp` (default) queues the prompt, `steer` delivers it after the current
 --- tool batch.
 ---@field streamingBehavior? "steer"|"followUp"
+
+--- Names one prompt of a session's queue (`pi/removeQueued`).
+---@class pi.QueuedPromptParams
+--- The queued prompt's id, as `pi/queue` and `queue_update` give it.
+---@field id string
+---@field sessionId? string
+
+---@class pi.EditQueuedParams
+--- The queued prompt's id, as `pi/queue` and `queue_update` give it.
+---@field id string
+--- Its new text (expanded like a prompt's: `/skill:name`, `/template`).
+---@field text string
+---@field sessionId? string
 
 ---@class pi.MessagesParams
 ---@field sessionId? string
@@ -287,6 +307,27 @@
 ---@field contextTokens? integer
 ---@field contextWindow integer
 
+--- A prompt waiting in a session's queue.
+---@class pi.QueuedPromptInfo
+---@field id string
+--- Its text as the model will get it (templates and skills expanded).
+---@field text string
+
+--- A session's queue: prompts steered into the running turn (delivered after its current tool
+--- batch, or after its answer) and follow-ups (delivered when the agent would stop), oldest first,
+--- with the modes that deliver them.
+---@class pi.QueueResult
+---@field sessionId string
+---@field steering pi.QueuedPromptInfo[]
+---@field followUp pi.QueuedPromptInfo[]
+---@field steeringMode pi.QueueMode
+---@field followUpMode pi.QueueMode
+
+--- The texts taken out of the queue (pi's RPC `clear_queue`), for the input to restore.
+---@class pi.ClearQueueResult
+---@field steering string[]
+---@field followUp string[]
+
 ---@class pi.AbortResult
 ---@field sessionId string
 ---@field aborted boolean
@@ -415,6 +456,90 @@
 --- What the summary cost, in dollars, when its usage was recorded.
 ---@field cost? number
 
+--- One argument of a tool call, as the chats list it.
+---@class pi.ToolCardArgument
+---@field name string
+--- Strings as they are; anything else as compact JSON.
+---@field value string
+
+--- One thing a search found: a path the chats open (at `line` when given).
+---@class pi.ToolCardResult
+--- Workspace-relative when inside the workspace, else absolute.
+---@field path string
+---@field line? integer
+--- The matching line (`grep`).
+---@field text? string
+
+--- An image in a tool's result (the chats say `[image: mime, size]`).
+---@class pi.ToolCardImage
+---@field mimeType string
+---@field sizeBytes integer
+
+--- What the chats show of one tool call: computed once, on the server, from the call's arguments,
+--- its result and what the server knows. Only the fields of the card's `kind` are set; the others
+--- are left out.
+---@class pi.ToolCard
+---@field kind pi.ToolCardKind
+--- A short line naming the work: `Edited app.py`, `npm test`, `grep TODO in src`.
+---@field title string
+---@field status pi.ToolCardStatus
+--- The call's arguments in the model's order, readable.
+---@field arguments pi.ToolCardArgument[]
+--- The arguments as indented JSON, for a "raw" fold.
+---@field rawArguments string
+--- Why a call failed or was denied: `exit 1`, `timed out`, `the user denied it`…
+---@field statusReason? string
+--- The file or folder worked on (read, edit, write, search): workspace-relative when inside the
+--- workspace, else absolute.
+---@field path? string
+--- First line read (`read`) or first line changed (`edit`).
+---@field startLine? integer
+--- Last line read (`read`).
+---@field endLine? integer
+---@field totalLines? integer
+--- The size of what was read or written.
+---@field sizeBytes? integer
+---@field added? integer
+---@field removed? integer
+--- The change, complete (clients fold it): a unified diff's hunks (`@@`, `+`, `-`, ` ` lines), or
+--- pi's numbered display diff for edits pi made.
+---@field diff? string[]
+--- `write` made a new file.
+---@field created? boolean
+--- The change went through the editor (`workspace/applyEdit`): its undo takes it back.
+---@field undoInEditor? boolean
+---@field command? string
+--- `bash`: the output's tail (at most 200 lines, 16 KB), live while it runs.
+---@field output? string
+--- `bash`: the whole output's size.
+---@field outputBytes? integer
+--- `output` is only the output's tail.
+---@field outputTruncated? boolean
+--- Where the whole output of a long command was saved.
+---@field fullOutputPath? string
+---@field exitCode? integer
+--- The command was killed (by a signal, or aborted).
+---@field killed? boolean
+---@field timedOut? boolean
+--- How long the tool ran (live events only: the session does not record it).
+---@field durationMs? integer
+--- `grep`'s pattern, `find`'s glob (`ls`: none).
+---@field query? string
+--- Matches (`grep`), paths (`find`) or entries (`ls`) found.
+---@field resultCount? integer
+--- What the search found, at most 200.
+---@field results? pi.ToolCardResult[]
+--- The tool stopped at its limit, or `results` was cut: there is more than shown.
+---@field moreResults? boolean
+--- The MCP server of an `mcp__<server>__<tool>` tool.
+---@field server? string
+--- The tool's name (`mcp`: the server's own name for it; `other`: the tool).
+---@field tool? string
+--- The result's text (`read`: the content; `mcp`/`other`: the answer; a failure: the error), at
+--- most 16 KB.
+---@field text? string
+---@field images? pi.ToolCardImage[]
+
 --- One visible entry of the active path: a message, a compaction or branch summary, or a shown
 --- custom message.
 ---@class pi.TranscriptEntry
@@ -432,6 +557,9 @@
 ---@field contextEdit? pi.ContextEditEffect
 --- For `compaction` and `branch_summary` entries: what the chats show of them.
 ---@field card? pi.SummaryCard
+--- For `toolResult` messages: the card of the call it answers (its arguments found in the assistant
+--- message that made the call), so a replayed history renders without matching ids.
+---@field toolCard? pi.ToolCard
 
 ---@class pi.MessagesResult
 ---@field sessionId string
@@ -767,6 +895,8 @@
 ---@field toolCallId string
 ---@field name string
 ---@field arguments table
+--- What the chats show of the call (status `running`).
+---@field toolCard? pi.ToolCard
 
 --- A running tool's output so far (`bash` sends the tail of its output, at most every 100 ms, in
 --- the shape of its result: `content` and `details`); each update replaces the previous one.
@@ -776,6 +906,8 @@
 ---@field name string
 ---@field content table[]
 ---@field details? table
+--- The whole card again, with the output so far (it replaces the previous one).
+---@field toolCard? pi.ToolCard
 
 --- A tool finished; its result was saved as `entryId`.
 ---@class pi.ToolExecutionEndEvent
@@ -786,6 +918,8 @@
 ---@field content table[]
 ---@field details? table
 ---@field entryId string
+--- The finished call's card (with `durationMs`).
+---@field toolCard? pi.ToolCard
 
 --- A message (prompt, answer or tool result) was saved to the session.
 ---@class pi.MessageEndEvent
@@ -888,6 +1022,13 @@
 ---@field stopReason pi.StopReason
 ---@field leafId? string
 
+--- The queue changed (a prompt queued, delivered, edited or taken back): both lists whole, as pi
+--- 1.6's `queue_update`, with each prompt's id.
+---@class pi.QueueUpdateEvent
+---@field type "queue_update"
+---@field steering pi.QueuedPromptInfo[]
+---@field followUp pi.QueuedPromptInfo[]
+
 --- The turn failed unexpectedly (a bug, not a provider error: those end the answer).
 ---@class pi.ErrorEvent
 ---@field type "error"
@@ -951,6 +1092,7 @@
 ---| pi.BranchSummaryEndEvent
 ---| pi.TreeChangedEvent
 ---| pi.AgentEndEvent
+---| pi.QueueUpdateEvent
 ---| pi.ErrorEvent
 
 --- pi's usage record of a model answer: tokens by kind, and their cost.
@@ -1008,6 +1150,10 @@
 ---@field mcp pi.Request<pi.McpResult> pi/mcp
 ---@field mcp_reconnect pi.Request<pi.McpServerStatus> pi/mcpReconnect
 ---@field mcp_set_enabled pi.Request<pi.McpServerStatus> pi/mcpSetEnabled
+---@field queue pi.Request<pi.QueueResult> pi/queue
+---@field clear_queue pi.Request<pi.ClearQueueResult> pi/clearQueue
+---@field remove_queued pi.Request<pi.QueueResult> pi/removeQueued
+---@field edit_queued pi.Request<pi.QueueResult> pi/editQueued
 
 local M = {}
 
@@ -1047,6 +1193,10 @@ M.requests = {
   mcp = "pi/mcp",
   mcp_reconnect = "pi/mcpReconnect",
   mcp_set_enabled = "pi/mcpSetEnabled",
+  queue = "pi/queue",
+  clear_queue = "pi/clearQueue",
+  remove_queued = "pi/removeQueued",
+  edit_queued = "pi/editQueued",
 }
 
 --- The server's notifications, by name.
@@ -1084,6 +1234,7 @@ M.event_types = {
   "branch_summary_end",
   "tree_changed",
   "agent_end",
+  "queue_update",
   "error",
 }
 

@@ -40,6 +40,7 @@ export class ChatController implements vscode.Disposable {
       session.onDidSwitch(({ sessionId, history }) => {
         this.apply({ type: 'local_reset', sessionId, items: history });
         this.sendReset();
+        void this.loadQueue(sessionId);
       }),
       session.onDidChangeState((state) => {
         this.apply({ type: 'local_context', usage: state.contextUsage });
@@ -92,6 +93,10 @@ export class ChatController implements vscode.Disposable {
         return this.prompt(message.text, message.behavior);
       case 'abort':
         return void vscode.commands.executeCommand('pi.chat.abort');
+      case 'removeQueued':
+        return this.changeQueue('pi/removeQueued', { id: message.id });
+      case 'editQueued':
+        return this.changeQueue('pi/editQueued', { id: message.id, text: message.text });
       case 'compact':
         return void vscode.commands.executeCommand('pi.chat.compact');
       case 'pickModel':
@@ -136,21 +141,60 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
+  /**
+   * Stop as pi's interactive Esc does: the queued prompts come back into the input first (before
+   * what is typed there), so nothing typed is lost, then the turn is aborted (`pi/abort` alone
+   * would keep them queued for the next prompt).
+   */
+  async abort(): Promise<void> {
+    const params = this.session.sessionId ? { sessionId: this.session.sessionId } : {};
+    try {
+      const { steering, followUp } = await this.server.request('pi/clearQueue', params);
+      const queued = [...steering, ...followUp];
+      if (queued.length > 0) this.post?.({ type: 'restoreQueued', text: queued.join('\n\n') });
+    } catch (error) {
+      this.server.output.appendLine(`Could not take the queue back: ${describeError(error)}`);
+    }
+    await this.server.request('pi/abort', params);
+  }
+
+  /** The shown session's queue, after a switch (events only tell what changes from now on). */
+  private async loadQueue(sessionId: string | null): Promise<void> {
+    if (!sessionId) return;
+    try {
+      const { steering, followUp } = await this.server.request('pi/queue', { sessionId });
+      if (sessionId === this.session.sessionId) this.apply({ type: 'local_queue', queue: { steering, followUp } });
+    } catch (error) {
+      this.server.output.appendLine(`Could not read the queue: ${describeError(error)}`);
+    }
+  }
+
+  private async changeQueue(method: 'pi/removeQueued' | 'pi/editQueued', params: { id: string; text?: string }): Promise<void> {
+    const sessionId = this.session.sessionId ?? undefined;
+    try {
+      if (method === 'pi/editQueued') await this.server.request(method, { id: params.id, text: params.text ?? '', sessionId });
+      else await this.server.request(method, { id: params.id, sessionId });
+    } catch (error) {
+      // The agent took it meanwhile: the queue_update that said so already redrew the queue.
+      if (errorCode(error) === ErrorCodes.invalidParams) this.server.output.appendLine(describeError(error));
+      else void vscode.window.showWarningMessage(`Could not change the queued prompt: ${describeError(error)}`);
+    }
+  }
+
   private async prompt(text: string, behavior: 'steer' | 'followUp' | undefined): Promise<void> {
     if (!text.trim()) return;
     // Sent right after "New", a resume, a fork or a navigation: to where the user is going.
     await this.session.settled();
     const params: PromptParams = { text };
     if (this.session.sessionId) params.sessionId = this.session.sessionId;
-    if (this.state.running) {
-      params.streamingBehavior = behavior ?? 'followUp';
-      this.apply({ type: 'local_queued', text, behavior: params.streamingBehavior });
-    }
+    // While a turn runs the prompt waits in the queue (shown under the input, from queue_update).
+    if (this.state.running) params.streamingBehavior = behavior ?? 'followUp';
     try {
       const result = await this.server.request('pi/prompt', params);
       if (result.stopReason === 'error' && result.errorMessage) this.server.output.appendLine(`turn error: ${result.errorMessage}`);
     } catch (error) {
-      this.showPromptError(error);
+      // Taken back from the queue (removed, or restored into the input by Stop): nothing failed.
+      if (errorCode(error) !== ErrorCodes.promptTakenBack) this.showPromptError(error);
     }
   }
 

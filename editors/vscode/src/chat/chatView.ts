@@ -101,6 +101,7 @@ export function chatHtml(parts: { csp: string; nonce: string; script: string; st
     <button id="follow-up" data-testid="follow-up" class="secondary" hidden title="Queue after this turn (Alt+Enter)">Follow up</button>
     <button id="send" data-testid="send" title="Send (Enter)">Send</button>
   </div>
+  <ul id="queue" data-testid="queue" class="queue" aria-label="Queued prompts" hidden></ul>
 </footer>
 <script nonce="${parts.nonce}" src="${parts.script}"></script>
 </body>

@@ -1,7 +1,7 @@
 // The chat transcript as a pure function of `pi/event`s: the extension host and the webview run
 // the same reducer, so the host can re-send the whole state when the view is shown again while
 // the webview applies events one by one as they stream.
-import type { AgentMessage, ContextEditEffect, ContextUsage, EventNotification, PiEvent, SummaryCard } from '../protocol';
+import type { AgentMessage, ContextEditEffect, ContextUsage, EventNotification, PiEvent, QueuedPromptInfo, SummaryCard } from '../protocol';
 import { messageText, thinkingText, toolCalls, toolResultText } from './messageText';
 
 /** `unfinished`: the call's result is not on the shown path (a fork or a navigation cut the turn). */
@@ -19,8 +19,6 @@ export interface UserItem extends ItemBase {
   kind: 'user';
   text: string;
   entryId?: string | null;
-  /** Sent while a turn ran and not yet taken by the agent. */
-  queued?: 'steer' | 'followUp';
 }
 
 export interface AssistantItem extends ItemBase {
@@ -78,6 +76,12 @@ export interface NoticeItem extends ItemBase {
 
 export type ChatItem = UserItem | AssistantItem | ToolItem | NoticeItem;
 
+/** The prompts waiting for the running turn (shown under the input, not in the transcript). */
+export interface QueueView {
+  steering: QueuedPromptInfo[];
+  followUp: QueuedPromptInfo[];
+}
+
 export interface ChatState {
   sessionId: string | null;
   items: ChatItem[];
@@ -88,11 +92,13 @@ export interface ChatState {
   lastSeq: number | null;
   context: ContextUsage | null;
   nextId: number;
+  queue: QueueView;
 }
 
 /** What the reducer accepts besides server events: things the extension itself knows. */
 export type LocalAction =
-  | { type: 'local_queued'; text: string; behavior: 'steer' | 'followUp' }
+  /** The queue as `pi/queue` reads it (after a session switch). */
+  | { type: 'local_queue'; queue: QueueView }
   | { type: 'local_notice'; level: NoticeLevel; text: string; topic?: string; action?: NoticeAction; card?: CardView }
   | { type: 'local_context'; usage: ContextUsage | null }
   | { type: 'local_reset'; sessionId: string | null; items: ChatItem[] }
@@ -102,7 +108,17 @@ export type LocalAction =
 export type ChatAction = PiEvent | LocalAction;
 
 export function emptyChat(sessionId: string | null = null): ChatState {
-  return { sessionId, items: [], running: false, compacting: false, summarizingBranch: false, lastSeq: null, context: null, nextId: 1 };
+  return {
+    sessionId,
+    items: [],
+    running: false,
+    compacting: false,
+    summarizingBranch: false,
+    lastSeq: null,
+    context: null,
+    nextId: 1,
+    queue: { steering: [], followUp: [] },
+  };
 }
 
 /** Applies one `pi/event` notification; events of another session leave the state as it is. */
@@ -179,8 +195,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return endTurn(state, action.stopReason);
     case 'error':
       return notice(state, 'error', action.message);
-    case 'local_queued':
-      return push(state, { kind: 'user', text: action.text, queued: action.behavior });
+    case 'queue_update':
+      return { ...state, queue: { steering: action.steering, followUp: action.followUp } };
+    case 'local_queue':
+      return { ...state, queue: action.queue };
     case 'local_notice':
       return notice(state, action.level, action.text, action.topic, action.action, action.card);
     case 'local_context':
@@ -271,8 +289,6 @@ function endMessage(state: ChatState, message: AgentMessage, entryId: string | n
 }
 
 function addUserMessage(state: ChatState, text: string, entryId: string | null): ChatState {
-  const queued = state.items.findIndex((item) => item.kind === 'user' && item.queued !== undefined && item.text === text);
-  if (queued >= 0) state = { ...state, items: state.items.filter((_, index) => index !== queued) };
   return push(state, { kind: 'user', text, entryId });
 }
 

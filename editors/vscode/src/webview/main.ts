@@ -7,6 +7,7 @@ import { compactionMark, contextLevel, describeCompactionMark, describeUsage, le
 import { setupReason } from '../chat/setup';
 import { EDITOR_PROVIDER } from '../languageModels/models';
 import { acceptCompletion, matchingCompletions } from './completion';
+import { renderQueue } from './queue';
 import { revealEntry, TranscriptRenderer } from './render';
 
 interface SavedState {
@@ -31,6 +32,11 @@ const stop = byId<HTMLButtonElement>('stop');
 const status = byId<HTMLSpanElement>('status');
 const completionList = byId<HTMLDivElement>('completions');
 const transcript = byId('transcript');
+const queueList = byId('queue');
+const queueActions = {
+  remove: (id: string) => vscode.postMessage({ type: 'removeQueued', id }),
+  edit: (id: string, text: string) => vscode.postMessage({ type: 'editQueued', id, text }),
+};
 const renderer = new TranscriptRenderer(transcript, (action) => {
   if (action.kind === 'setApiKey') vscode.postMessage({ type: 'setApiKey', provider: action.provider });
   else if (action.kind === 'openFile') vscode.postMessage({ type: 'openFile', path: action.path });
@@ -99,6 +105,8 @@ function render(): void {
       : chat.running
         ? 'Working…'
         : '';
+  // A state saved by an older version has no queue.
+  renderQueue(queueList, chat.queue ?? emptyChat().queue, queueActions);
   renderModel();
   renderSetup();
   renderMeter();
@@ -311,6 +319,11 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'revealEntry':
       revealEntry(transcript, message.entryId);
       return;
+    case 'restoreQueued':
+      input.value = [message.text, input.value].filter((text) => text.trim()).join('\n\n');
+      input.focus();
+      input.setSelectionRange(input.value.length, input.value.length);
+      break;
     case 'editorText':
       input.value = message.text;
       input.focus();

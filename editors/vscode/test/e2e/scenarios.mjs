@@ -11,9 +11,11 @@ import {
   chatFrame,
   chooseQuickPick,
   enqueue,
+  gatesReached,
   modelHeaders,
   modelRequests,
   openPiContainer,
+  releaseGate,
   runCommand,
   screenshot,
   scrollTreeToTop,
@@ -128,19 +130,59 @@ async function steering(context) {
   await until('the command output to stream while it runs', async () =>
     (await text(frame, '[data-testid="tool-call"][data-status="running"] [data-testid="tool-live"]')).includes('checking addition'));
   await send(frame, 'Also check subtraction.');
-  await until('the queued steering message', async () => (await text(frame, '.message.user.queued')).includes('Also check subtraction.'));
+  await until('the queued steering message', async () => (await text(frame, '[data-testid="queued-prompt"].steer')).includes('Also check subtraction.'));
   await frame.fill('[data-testid="input"]', 'Then summarize.');
   await frame.press('[data-testid="input"]', 'Alt+Enter');
-  await until('the queued follow-up', async () => (await text(frame, '.message.user.queued')).includes('follow-up'));
+  await until('the queued follow-up', async () => (await text(frame, '[data-testid="queued-prompt"].followUp')).includes('Then summarize.'));
   if (!(await frame.$('[data-testid="tool-call"][data-tool="bash"][data-status="running"]'))) throw new Error('the command ended before the scenario let it');
   fs.writeFileSync(gate, 'go\n'); // the command ends
   fs.rmSync(path.dirname(gate), { recursive: true });
   await until('the steered answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Checked subtraction too.'));
   await until('the follow-up answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Follow-up done.'));
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
-  if (await frame.$('.message.user.queued')) throw new Error('the steering message is still shown as queued');
+  if (await frame.isVisible('[data-testid="queue"]')) throw new Error('the queue is still shown after the agent took it');
   const requests = await modelRequests(llm);
   if (!JSON.stringify(requests.at(-1)).includes('Also check subtraction.')) throw new Error('the steering message did not reach the model');
+}
+
+/** Prompts queued during a held answer show under the input, editable and removable; Esc gives them back. */
+async function queue(context) {
+  const { page, llm } = context;
+  const gate = 'vscode-queue';
+  await enqueue(llm, { kind: 'text', text: 'Holding this answer open.', chunks: 4, gate });
+  const before = (await modelRequests(llm)).length;
+  const frame = await chatFrame(page);
+  const input = '[data-testid="input"]';
+  const rows = '[data-testid="queued-prompt"]';
+  const queued = async () => frame.$$eval(`${rows} [data-testid="queued-text"]`, (elements) => elements.map((element) => element.textContent));
+  await send(frame, 'Start a long answer.');
+  await until('the answer to be held open', async () => (await gatesReached(llm)).includes(gate));
+  await send(frame, 'Steer this way.');
+  await until('the steering prompt in the queue', async () => (await queued()).length === 1);
+  for (const [index, follow] of ['Then fix the tpyo.', 'Drop this one.'].entries()) {
+    await frame.fill(input, follow);
+    await frame.press(input, 'Alt+Enter');
+    await until(`follow-up ${index + 1} in the queue`, async () => (await queued()).length === index + 2);
+  }
+  await frame.click(`${rows}:nth-child(2) [data-testid="queued-text"]`);
+  await frame.fill('[data-testid="queued-editor"]', 'Then fix the typo.');
+  await frame.press('[data-testid="queued-editor"]', 'Enter');
+  await until('the edited prompt', async () => (await queued()).includes('Then fix the typo.'));
+  await frame.click(`${rows}:nth-child(3) [data-testid="queued-remove"]`);
+  await until('the removed prompt to leave the queue', async () => (await queued()).length === 2);
+  const shown = await queued();
+  if (shown.join('|') !== 'Steer this way.|Then fix the typo.') throw new Error(`the queue shows ${JSON.stringify(shown)}`);
+  await screenshot(context, 'queue.png');
+  await frame.fill(input, 'my draft');
+  await frame.press(input, 'Escape');
+  const restored = 'Steer this way.\n\nThen fix the typo.\n\nmy draft';
+  await until('the queue back in the input', async () => (await frame.inputValue(input)) === restored);
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  if (await frame.isVisible('[data-testid="queue"]')) throw new Error('the queue is still shown after Esc');
+  await releaseGate(llm, gate);
+  const sent = JSON.stringify((await modelRequests(llm)).slice(before));
+  if (sent.includes('Steer this way.') || sent.includes('typo')) throw new Error('a prompt taken back reached the model');
+  await frame.fill(input, '');
 }
 
 async function retryNotice(context) {
@@ -853,6 +895,7 @@ export const scenarios = [
   { name: 'prompt_stream_tool_call', run: promptWithToolCall },
   { name: 'skill_completion', run: skillCompletion },
   { name: 'steering', run: steering },
+  { name: 'queue', run: queue },
   { name: 'retry_notice', run: retryNotice },
   { name: 'stop_turn', run: stopTurn },
   { name: 'compact', run: compact },
