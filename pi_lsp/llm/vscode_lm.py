@@ -27,7 +27,7 @@ from typing import Any
 from pi_lsp import protocol
 from pi_lsp.llm.editor_models import EditorModels, LanguageModelRequestError
 from pi_lsp.llm.history import prepare_history
-from pi_lsp.llm.messages import ToolSpec, js_json, sanitize
+from pi_lsp.llm.messages import ToolSpec, js_json, sanitize, tool_result_blocks
 from pi_lsp.llm.provider_errors import ProviderError, timeout_error
 from pi_lsp.protocol import (
     LanguageModelChatParams,
@@ -140,12 +140,8 @@ def _assistant_parts(blocks: Sequence[Mapping[str, Any]]) -> list[LanguageModelP
 
 
 def _tool_result(message: Mapping[str, Any], images: bool) -> LanguageModelPart:
-    content = message.get("content")
-    blocks = (
-        content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
-    )
     pieces: list[LanguageModelContent] = []
-    for block in blocks:
+    for block in tool_result_blocks(message):
         if block.get("type") == "text":
             pieces.append(LanguageModelContent("text", text=sanitize(str(block.get("text", "")))))
         elif block.get("type") == "image" and images:
