@@ -71,6 +71,26 @@ RESOURCES_CHANGED = "pi/resourcesChanged"
 # ------------------------------------------------------------------ notifications (client → server)
 
 SET_CREDENTIALS = "pi/setCredentials"
+LANGUAGE_MODELS = "pi/languageModels"
+LANGUAGE_MODEL_PART = "pi/languageModel/part"
+
+# ----------------------------------------------------------------------- requests (server → client)
+
+LANGUAGE_MODEL_CHAT = "pi/languageModel/chat"
+
+LANGUAGE_MODELS_CAPABILITY = "piLanguageModels"
+"""The key of ``capabilities.experimental`` by which a client says it runs
+``pi/languageModel/chat`` (its value: ``true``); only such a client gets ``vscode-lm`` models."""
+
+# The JSON-RPC error codes a client answers ``pi/languageModel/chat`` with (others: -32603).
+LANGUAGE_MODEL_NO_PERMISSIONS = -32050
+"""The user did not allow (or has not yet allowed) pi-lsp to use the model."""
+LANGUAGE_MODEL_BLOCKED = -32051
+"""The editor blocked the request: a quota or rate limit of the user's plan."""
+LANGUAGE_MODEL_NOT_FOUND = -32052
+"""The model is gone (its extension was uninstalled or disabled)."""
+LANGUAGE_MODEL_CONTEXT_TOO_LONG = -32053
+"""The messages do not fit the model's input window."""
 
 # ------------------------------------------------------------------------- workspace/executeCommand
 
@@ -88,6 +108,10 @@ def command_name(method: str) -> str:
 
 
 # --------------------------------------------------------------------------- params
+
+OMITTED_WHEN_NONE = "omitted_when_none"
+OMITTED = {OMITTED_WHEN_NONE: True}
+"""Field metadata: left out of the JSON when None (rather than sent as ``null``)."""
 
 
 if TYPE_CHECKING:
@@ -366,6 +390,68 @@ class SetCredentialsParams:
     """Provider → API key: every key the editor keeps for pi (the previous set is replaced)."""
 
 
+@attrs.frozen
+class LanguageModelInfo:
+    """A chat model the editor provides (VS Code: a ``LanguageModelChat``)."""
+
+    id: str
+    """The editor's id of the model, which ``pi/languageModel/chat`` names."""
+    vendor: str
+    """Who provides it (``copilot``…); pi-lsp lists the model as ``vscode-lm/<vendor>/<id>``."""
+    family: str
+    name: str
+    """A name to show."""
+    max_input_tokens: int
+    """Its input window (the context window pi-lsp compacts for)."""
+
+
+@attrs.frozen
+class LanguageModelsParams:
+    """The params of ``pi/languageModels``: every chat model the editor provides now."""
+
+    models: list[LanguageModelInfo]
+    """Replaces the previous list (sent after ``initialized`` and whenever it changes)."""
+
+
+@attrs.frozen
+class LanguageModelContent:
+    """A piece of a tool result: text, or an image."""
+
+    type: Literal["text", "image"]
+    text: str | None = attrs.field(default=None, metadata=OMITTED)
+    mime_type: str | None = attrs.field(default=None, metadata=OMITTED)
+    data: str | None = attrs.field(default=None, metadata=OMITTED)
+    """Base64-encoded image bytes."""
+
+
+@attrs.frozen
+class LanguageModelPart:
+    """A part of a message, or of the model's answer (``text``, ``thinking`` and ``toolCall``).
+
+    ``text``/``thinking``: ``text``; ``toolCall``: ``callId``, ``name``, ``input``;
+    ``toolResult``: ``callId``, ``content``; ``image``: ``mimeType``, ``data``."""
+
+    type: Literal["text", "thinking", "toolCall", "toolResult", "image"]
+    text: str | None = attrs.field(default=None, metadata=OMITTED)
+    call_id: str | None = attrs.field(default=None, metadata=OMITTED)
+    name: str | None = attrs.field(default=None, metadata=OMITTED)
+    input: dict[str, Any] | None = attrs.field(default=None, metadata=OMITTED)
+    """The tool call's arguments."""
+    content: list[LanguageModelContent] | None = attrs.field(default=None, metadata=OMITTED)
+    mime_type: str | None = attrs.field(default=None, metadata=OMITTED)
+    data: str | None = attrs.field(default=None, metadata=OMITTED)
+    """Base64-encoded image bytes."""
+
+
+@attrs.frozen
+class LanguageModelPartParams:
+    """The params of ``pi/languageModel/part``: one streamed part of an answer, sent before the
+    request's response."""
+
+    request_id: str
+    part: LanguageModelPart
+
+
 PARAMS_BY_METHOD: dict[str, type] = {
     PROMPT: PromptParams,
     ABORT: SessionParams,
@@ -410,7 +496,11 @@ PARAMS_BY_METHOD: dict[str, type] = {
 }
 """Every request method and the type its params are validated against."""
 
-NOTIFICATION_PARAMS: dict[str, type] = {SET_CREDENTIALS: SetCredentialsParams}
+NOTIFICATION_PARAMS: dict[str, type] = {
+    SET_CREDENTIALS: SetCredentialsParams,
+    LANGUAGE_MODELS: LanguageModelsParams,
+    LANGUAGE_MODEL_PART: LanguageModelPartParams,
+}
 """Every notification a client sends the server, and the type of its params."""
 
 
@@ -492,16 +582,13 @@ KeyStatus = Literal["key", "local", "missing", "unknown"]
 ``missing`` — it needs one it does not have (a prompt fails with -32022); ``unknown`` — litellm
 finds the credentials (or not) by itself (a provider pi-lsp knows no key variable of, or a custom
 endpoint)."""
-ModelSource = Literal["settings", "models.json"]
-"""Where a configured model came from: pi-lsp's or pi's settings, or pi's models.json."""
+ModelSource = Literal["settings", "models.json", "editor"]
+"""Where a configured model came from: pi-lsp's or pi's settings, pi's models.json, or the
+editor's own models (``vscode-lm``)."""
 Scope = Literal["project", "user"]
 """Where a skill or a prompt template was found: the project's ``.pi/`` (or ``.agents/``), or
 the user's agent folder."""
 CompactionReason = Literal["manual", "threshold", "overflow"]
-
-OMITTED_WHEN_NONE = "omitted_when_none"
-OMITTED = {OMITTED_WHEN_NONE: True}
-"""Field metadata: left out of the JSON when None (rather than sent as ``null``)."""
 
 
 @attrs.frozen
@@ -1091,8 +1178,9 @@ class ModelInfo:
     available: bool
     """It can be called now: its provider has a key, or it is a local model."""
     key_source: KeySource | None
-    source: Literal["models.json", "litellm"]
-    """Where its configuration came from: pi's models.json or litellm's model table."""
+    source: Literal["models.json", "litellm", "editor"]
+    """Where its configuration came from: pi's models.json, litellm's model table, or the editor
+    (a model the editor provides, ``vscode-lm/…``)."""
 
 
 @attrs.frozen
@@ -1600,6 +1688,52 @@ class EventNotification:
     seq: int
     event: Event
 
+
+@attrs.frozen
+class LanguageModelMessage:
+    """One message of a conversation: the editor's APIs know only these two roles (the system
+    prompt is the first user message)."""
+
+    role: Literal["user", "assistant"]
+    content: list[LanguageModelPart]
+
+
+@attrs.frozen
+class LanguageModelTool:
+    """A tool the model may call."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    """The JSON Schema of its arguments."""
+
+
+@attrs.frozen
+class LanguageModelChatParams:
+    """The params of ``pi/languageModel/chat``: run one streamed request on an editor's model."""
+
+    request_id: str
+    """Names the request in its ``pi/languageModel/part`` notifications."""
+    model: str
+    """The model's ``id`` as ``pi/languageModels`` listed it."""
+    messages: list[LanguageModelMessage]
+    tools: list[LanguageModelTool]
+    justification: str
+    """Why pi-lsp asks, for the editor's consent dialog."""
+
+
+@attrs.frozen
+class LanguageModelChatResult:
+    """How the answer ended: its streamed parts were all sent before this result."""
+
+    input_tokens: int | None = attrs.field(default=None, metadata=OMITTED)
+    """The prompt's size as the model counts it (VS Code: ``countTokens``)."""
+    output_tokens: int | None = attrs.field(default=None, metadata=OMITTED)
+
+
+SERVER_REQUEST_PARAMS: dict[str, type] = {LANGUAGE_MODEL_CHAT: LanguageModelChatParams}
+"""Every request the server sends a client, and the type of its params."""
+SERVER_REQUEST_RESULTS: dict[str, type] = {LANGUAGE_MODEL_CHAT: LanguageModelChatResult}
 
 SERVER_NOTIFICATION_PARAMS: dict[str, type] = {
     EVENT: EventNotification,

@@ -92,7 +92,7 @@ class Services:
         files = FileRestorer(
             checkpoint_recorder, editor, lambda: live.config.settings.checkpoints.max_file_bytes
         )
-        client = client or ProviderClient(live.configured_model)
+        client = client or ProviderClient(live.configured_model, live.editor_models)
         summaries = SummaryModel(live, client)
         memory = (
             ProjectMemory(

@@ -177,6 +177,8 @@ async def _model(services: Services, runtime: SessionRuntime, arguments: list[st
         raise InvalidParamsError("usage: /model <model>")
     candidate = services.live.model_named(arguments[0])
     # Checked before the switch: a model_change entry, once written, stays in the session.
+    if candidate is not None and candidate.source == "editor" and not can_send(candidate):
+        raise InvalidParamsError(services.live.catalog().missing_key_message(candidate))
     if candidate is not None and not await asyncio.to_thread(can_send, candidate):
         raise InvalidParamsError(
             f"unknown model '{echoed(arguments[0])}': its provider is not one pi-lsp sends to, "

@@ -21,7 +21,7 @@ from pi_lsp import protocol
 from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
-from pi_lsp.handlers import configuration
+from pi_lsp.handlers import configuration, language_models
 from pi_lsp.handlers.base import to_plain
 from pi_lsp.handlers.permissions import LspPermissionAsker
 from pi_lsp.handlers.progress import Progress
@@ -59,6 +59,7 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
         initialization_options=options,
         asker=LspPermissionAsker(ls),
     )
+    language_models.connect(ls, params.capabilities)
     watch_the_client(ls, params.process_id)
     for problem in config.problems:
         logger.warning("configuration: %s", problem)

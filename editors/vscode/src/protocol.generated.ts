@@ -24,9 +24,10 @@ export type KeySource = 'editor' | 'auth.json' | 'models.json' | 'environment';
 export type KeyStatus = 'key' | 'local' | 'missing' | 'unknown';
 
 /**
- * Where a configured model came from: pi-lsp's or pi's settings, or pi's models.json.
+ * Where a configured model came from: pi-lsp's or pi's settings, pi's models.json, or the
+ * editor's own models (`vscode-lm`).
  */
-export type ModelSource = 'settings' | 'models.json';
+export type ModelSource = 'settings' | 'models.json' | 'editor';
 
 /**
  * Where a skill or a prompt template was found: the project's `.pi/` (or `.agents/`), or the
@@ -401,6 +402,83 @@ export interface SetCredentialsParams {
   credentials: {
     [k: string]: string;
   };
+}
+
+/**
+ * A chat model the editor provides (VS Code: a `LanguageModelChat`).
+ */
+export interface LanguageModelInfo {
+  /**
+   * The editor's id of the model, which `pi/languageModel/chat` names.
+   */
+  id: string;
+  /**
+   * Who provides it (`copilot`…); pi-lsp lists the model as `vscode-lm/<vendor>/<id>`.
+   */
+  vendor: string;
+  family: string;
+  /**
+   * A name to show.
+   */
+  name: string;
+  /**
+   * Its input window (the context window pi-lsp compacts for).
+   */
+  maxInputTokens: number;
+}
+
+/**
+ * The params of `pi/languageModels`: every chat model the editor provides now.
+ */
+export interface LanguageModelsParams {
+  /**
+   * Replaces the previous list (sent after `initialized` and whenever it changes).
+   */
+  models: LanguageModelInfo[];
+}
+
+/**
+ * A piece of a tool result: text, or an image.
+ */
+export interface LanguageModelContent {
+  type: 'text' | 'image';
+  text?: string;
+  mimeType?: string;
+  /**
+   * Base64-encoded image bytes.
+   */
+  data?: string;
+}
+
+/**
+ * A part of a message, or of the model's answer (`text`, `thinking` and `toolCall`).
+ * `text`/`thinking`: `text`; `toolCall`: `callId`, `name`, `input`; `toolResult`: `callId`,
+ * `content`; `image`: `mimeType`, `data`.
+ */
+export interface LanguageModelPart {
+  type: 'text' | 'thinking' | 'toolCall' | 'toolResult' | 'image';
+  text?: string;
+  callId?: string;
+  name?: string;
+  /**
+   * The tool call's arguments.
+   */
+  input?: Record<string, unknown>;
+  content?: LanguageModelContent[];
+  mimeType?: string;
+  /**
+   * Base64-encoded image bytes.
+   */
+  data?: string;
+}
+
+/**
+ * The params of `pi/languageModel/part`: one streamed part of an answer, sent before the
+ * request's response.
+ */
+export interface LanguageModelPartParams {
+  requestId: string;
+  part: LanguageModelPart;
 }
 
 /**
@@ -1062,9 +1140,10 @@ export interface ModelInfo {
   available: boolean;
   keySource: KeySource | null;
   /**
-   * Where its configuration came from: pi's models.json or litellm's model table.
+   * Where its configuration came from: pi's models.json, litellm's model table, or the editor (a
+   * model the editor provides, `vscode-lm/…`).
    */
-  source: 'models.json' | 'litellm';
+  source: 'models.json' | 'litellm' | 'editor';
 }
 
 /**
@@ -1507,6 +1586,58 @@ export interface EventNotification {
 }
 
 /**
+ * One message of a conversation: the editor's APIs know only these two roles (the system prompt
+ * is the first user message).
+ */
+export interface LanguageModelMessage {
+  role: 'user' | 'assistant';
+  content: LanguageModelPart[];
+}
+
+/**
+ * A tool the model may call.
+ */
+export interface LanguageModelTool {
+  name: string;
+  description: string;
+  /**
+   * The JSON Schema of its arguments.
+   */
+  inputSchema: Record<string, unknown>;
+}
+
+/**
+ * The params of `pi/languageModel/chat`: run one streamed request on an editor's model.
+ */
+export interface LanguageModelChatParams {
+  /**
+   * Names the request in its `pi/languageModel/part` notifications.
+   */
+  requestId: string;
+  /**
+   * The model's `id` as `pi/languageModels` listed it.
+   */
+  model: string;
+  messages: LanguageModelMessage[];
+  tools: LanguageModelTool[];
+  /**
+   * Why pi-lsp asks, for the editor's consent dialog.
+   */
+  justification: string;
+}
+
+/**
+ * How the answer ended: its streamed parts were all sent before this result.
+ */
+export interface LanguageModelChatResult {
+  /**
+   * The prompt's size as the model counts it (VS Code: `countTokens`).
+   */
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/**
  * Any event carried by `pi/event`, told apart by its `type`.
  */
 export type PiEvent =
@@ -1685,11 +1816,26 @@ export interface ServerNotifications {
 /** Every notification a client sends the server: its params type. */
 export interface ClientNotifications {
   'pi/setCredentials': SetCredentialsParams;
+  'pi/languageModels': LanguageModelsParams;
+  'pi/languageModel/part': LanguageModelPartParams;
+}
+
+/** Every request the server sends a client: its params and result types. */
+export interface ServerRequests {
+  'pi/languageModel/chat': { params: LanguageModelChatParams; result: LanguageModelChatResult };
 }
 
 export const EVENT_NOTIFICATION = 'pi/event';
 export const RESOURCES_CHANGED_NOTIFICATION = 'pi/resourcesChanged';
 export const SET_CREDENTIALS_NOTIFICATION = 'pi/setCredentials';
+export const LANGUAGE_MODELS_NOTIFICATION = 'pi/languageModels';
+export const LANGUAGE_MODEL_PART_NOTIFICATION = 'pi/languageModel/part';
+export const LANGUAGE_MODEL_CHAT_REQUEST = 'pi/languageModel/chat';
+export const LANGUAGE_MODELS_CAPABILITY = 'piLanguageModels';
+export const LANGUAGE_MODEL_NO_PERMISSIONS = -32050;
+export const LANGUAGE_MODEL_BLOCKED = -32051;
+export const LANGUAGE_MODEL_NOT_FOUND = -32052;
+export const LANGUAGE_MODEL_CONTEXT_TOO_LONG = -32053;
 
 export type EventType = PiEvent['type'];
 /** Every event type carried by `pi/event`, with its fields. */

@@ -66,6 +66,7 @@ SCENARIOS = [
     "setup_view",
     "mcp_servers",
     "mcp_sign_in",
+    "editor_models",
     "big_session",
 ]
 SCREENSHOTS = [
@@ -85,6 +86,7 @@ SCREENSHOTS = [
     "big-session.png",
     "context.png",
     "compaction-card.png",
+    "editor-model.png",
 ]
 FAKE_KEY = "sk-vscode-e2e-FAKE-5d1c0b9a"
 """The key the api_key scenario stores with "Pi: Set API Key…" (scenarios.mjs has the same)."""
@@ -141,6 +143,30 @@ def vsix(tmp_path_factory) -> Path:
             ["npm", "run", "package", "--", "--target", "linux-x64", "-o", str(path)], timeout=900
         )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return path
+
+
+SCRIPTED_MODELS = EXTENSION / "test" / "e2e" / "scripted-models"
+SCRIPTED_MODELS_ID = "pi-lsp-test.scripted-models"
+"""The test extension that contributes a chat model through VS Code's Language Model API (its
+README says how); its proposed API is enabled for it alone."""
+
+
+@pytest.fixture(scope="module")
+def scripted_models_vsix(tmp_path_factory) -> Path:
+    _require_installed()
+    path = tmp_path_factory.mktemp("scripted-models") / "scripted-models.vsix"
+    vsce = EXTENSION / "node_modules" / ".bin" / "vsce"
+    options = ["--allow-missing-repository", "--skip-license", "--no-dependencies"]
+    result = subprocess.run(
+        [str(vsce), "package", *options, "-o", str(path)],
+        cwd=SCRIPTED_MODELS,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
     return path
 
 
@@ -413,9 +439,15 @@ def _start_code_server(
     environment: dict[str, str],
     vsix: Path,
     artifacts: Path = ARTIFACTS,
+    test_extension: Path | None = None,
 ) -> str:
+    """code-server with the extension (and ``test_extension``, its proposed API enabled)."""
     user_data, extensions = root / "user-data", root / "extensions"
     _install_extension(vsix, user_data, extensions, environment)
+    proposed: list[str] = []
+    if test_extension is not None:
+        _install_extension(test_extension, user_data, extensions, environment)
+        proposed = ["--enable-proposed-api", SCRIPTED_MODELS_ID]
     port = _free_port()
     processes.start(
         [
@@ -431,6 +463,7 @@ def _start_code_server(
             str(user_data),
             "--extensions-dir",
             str(extensions),
+            *proposed,
             str(workspace),
         ],
         artifacts / "code-server.log",
@@ -452,7 +485,7 @@ def e2e_root(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def e2e_results(e2e_root, vsix) -> dict[str, dict]:
+def e2e_results(e2e_root, vsix, scripted_models_vsix) -> dict[str, dict]:
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
     ARTIFACTS.mkdir(parents=True)
     root = e2e_root
@@ -463,7 +496,16 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
         llm = _start_scripted_llm(processes, root, environment)
         oauth_mcp = _start_oauth_mcp_server(processes, root, environment)
         _user_settings(root / "user-data", f"{llm}/v1")
-        url = _start_code_server(processes, root, workspace, environment, vsix)
+        # The test extension's chat model answers from the scripted model server too.
+        code_server_environment = {**environment, "PI_TEST_MODEL_SERVER": llm}
+        url = _start_code_server(
+            processes,
+            root,
+            workspace,
+            code_server_environment,
+            vsix,
+            test_extension=scripted_models_vsix,
+        )
         # Copied into the session directory by the big_session scenario (not before: the server
         # opens the newest session at start).
         big = root / "2026-01-01T00-00-00-000Z_big-100000.jsonl"

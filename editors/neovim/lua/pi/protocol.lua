@@ -20,8 +20,9 @@
 --- custom endpoint).
 ---@alias pi.KeyStatus "key"|"local"|"missing"|"unknown"
 
---- Where a configured model came from: pi-lsp's or pi's settings, or pi's models.json.
----@alias pi.ModelSource "settings"|"models.json"
+--- Where a configured model came from: pi-lsp's or pi's settings, pi's models.json, or the editor's
+--- own models (`vscode-lm`).
+---@alias pi.ModelSource "settings"|"models.json"|"editor"
 
 --- Where a skill or a prompt template was found: the project's `.pi/` (or `.agents/`), or the
 --- user's agent folder.
@@ -248,6 +249,52 @@
 ---@class pi.SetCredentialsParams
 --- Provider → API key: every key the editor keeps for pi (the previous set is replaced).
 ---@field credentials table<string, string>
+
+--- A chat model the editor provides (VS Code: a `LanguageModelChat`).
+---@class pi.LanguageModelInfo
+--- The editor's id of the model, which `pi/languageModel/chat` names.
+---@field id string
+--- Who provides it (`copilot`…); pi-lsp lists the model as `vscode-lm/<vendor>/<id>`.
+---@field vendor string
+---@field family string
+--- A name to show.
+---@field name string
+--- Its input window (the context window pi-lsp compacts for).
+---@field maxInputTokens integer
+
+--- The params of `pi/languageModels`: every chat model the editor provides now.
+---@class pi.LanguageModelsParams
+--- Replaces the previous list (sent after `initialized` and whenever it changes).
+---@field models pi.LanguageModelInfo[]
+
+--- A piece of a tool result: text, or an image.
+---@class pi.LanguageModelContent
+---@field type "text"|"image"
+---@field text? string
+---@field mimeType? string
+--- Base64-encoded image bytes.
+---@field data? string
+
+--- A part of a message, or of the model's answer (`text`, `thinking` and `toolCall`).
+--- `text`/`thinking`: `text`; `toolCall`: `callId`, `name`, `input`; `toolResult`: `callId`,
+--- `content`; `image`: `mimeType`, `data`.
+---@class pi.LanguageModelPart
+---@field type "text"|"thinking"|"toolCall"|"toolResult"|"image"
+---@field text? string
+---@field callId? string
+---@field name? string
+--- The tool call's arguments.
+---@field input? table
+---@field content? pi.LanguageModelContent[]
+---@field mimeType? string
+--- Base64-encoded image bytes.
+---@field data? string
+
+--- The params of `pi/languageModel/part`: one streamed part of an answer, sent before the request's
+--- response.
+---@class pi.LanguageModelPartParams
+---@field requestId string
+---@field part pi.LanguageModelPart
 
 --- How a turn ended (a queued prompt gets its turn's result).
 ---@class pi.PromptResult
@@ -693,8 +740,9 @@
 --- It can be called now: its provider has a key, or it is a local model.
 ---@field available boolean
 ---@field keySource? pi.KeySource
---- Where its configuration came from: pi's models.json or litellm's model table.
----@field source "models.json"|"litellm"
+--- Where its configuration came from: pi's models.json, litellm's model table, or the editor (a
+--- model the editor provides, `vscode-lm/…`).
+---@field source "models.json"|"litellm"|"editor"
 
 --- One provider as `pi/models` lists it: whether, and where from, it has a key.
 ---@class pi.ProviderInfo
@@ -997,6 +1045,36 @@
 ---@field seq integer
 ---@field event pi.PiEvent
 
+--- One message of a conversation: the editor's APIs know only these two roles (the system prompt is
+--- the first user message).
+---@class pi.LanguageModelMessage
+---@field role "user"|"assistant"
+---@field content pi.LanguageModelPart[]
+
+--- A tool the model may call.
+---@class pi.LanguageModelTool
+---@field name string
+---@field description string
+--- The JSON Schema of its arguments.
+---@field inputSchema table
+
+--- The params of `pi/languageModel/chat`: run one streamed request on an editor's model.
+---@class pi.LanguageModelChatParams
+--- Names the request in its `pi/languageModel/part` notifications.
+---@field requestId string
+--- The model's `id` as `pi/languageModels` listed it.
+---@field model string
+---@field messages pi.LanguageModelMessage[]
+---@field tools pi.LanguageModelTool[]
+--- Why pi-lsp asks, for the editor's consent dialog.
+---@field justification string
+
+--- How the answer ended: its streamed parts were all sent before this result.
+---@class pi.LanguageModelChatResult
+--- The prompt's size as the model counts it (VS Code: `countTokens`).
+---@field inputTokens? integer
+---@field outputTokens? integer
+
 --- Any event carried by `pi/event`, told apart by its `type`.
 ---@alias pi.PiEvent
 ---| pi.AgentStartEvent
@@ -1139,6 +1217,8 @@ M.notifications = {
 --- The notifications a client sends the server, by name.
 M.client_notifications = {
   set_credentials = "pi/setCredentials",
+  language_models = "pi/languageModels",
+  language_model_part = "pi/languageModel/part",
 }
 
 --- Every `type` of the events `pi/event` carries.

@@ -2,6 +2,8 @@
 // a session switch, sends what the webview needs, and turns the webview's requests into `pi/*`
 // requests and commands.
 import * as vscode from 'vscode';
+import { USE_EDITOR_MODEL_COMMAND } from '../languageModels/command';
+import { EDITOR_PROVIDER } from '../languageModels/models';
 import { ErrorCodes, type PromptParams } from '../protocol';
 import { describeError, errorCode, errorProvider, type PiServer } from '../server';
 import type { SessionController } from '../session';
@@ -102,9 +104,13 @@ export class ChatController implements vscode.Disposable {
       case 'newSession':
         return void vscode.commands.executeCommand('pi.session.new');
       case 'setApiKey':
+        // A model VS Code provides needs no key: the way out is another of VS Code's models.
+        if (message.provider === EDITOR_PROVIDER) return void vscode.commands.executeCommand(USE_EDITOR_MODEL_COMMAND);
         return void vscode.commands.executeCommand('pi.apiKey.set', message.provider);
       case 'useLocalServer':
         return void vscode.commands.executeCommand('pi.localServer.use');
+      case 'useEditorModel':
+        return void vscode.commands.executeCommand('pi.languageModels.select');
       case 'pickMcp':
         return void vscode.commands.executeCommand('pi.mcp.servers');
       case 'loadEarlier':
@@ -226,7 +232,7 @@ export class ChatController implements vscode.Disposable {
     if (code === ErrorCodes.noApiKey) {
       // Shown once, in the chat, with the way to fix it.
       const provider = errorProvider(error);
-      const label = provider ? `Set the ${provider} API Key…` : 'Set API Key…';
+      const label = provider === EDITOR_PROVIDER ? 'Choose a Model VS Code Provides…' : provider ? `Set the ${provider} API Key…` : 'Set API Key…';
       this.apply({ type: 'local_notice', level: 'error', text: message, topic: 'auth', action: { kind: 'setApiKey', label, provider } });
       return;
     }

@@ -64,6 +64,8 @@ export type FromWebview =
   /** Store an API key (for `provider`, else asking which). */
   | { type: 'setApiKey'; provider?: string }
   | { type: 'useLocalServer' }
+  /** "Use a model VS Code provides (Copilot…)": the models of VS Code's Language Model API. */
+  | { type: 'useEditorModel' }
   /** The MCP servers' quick pick (the header's MCP button). */
   | { type: 'pickMcp' }
   /** The user scrolled to the top (or clicked "Load earlier messages"): the page before `before`. */

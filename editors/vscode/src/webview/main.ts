@@ -5,6 +5,7 @@ import type { Completion, FromWebview, McpSummary, ModelInfo, ToWebview } from '
 import { applyNotification, type ChatState, EARLIER_TOPIC, emptyChat, reduce } from '../chat/reducer';
 import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../contextLevel';
 import { setupReason } from '../chat/setup';
+import { EDITOR_PROVIDER } from '../languageModels/models';
 import { acceptCompletion, matchingCompletions } from './completion';
 import { renderQueue } from './queue';
 import { revealEntry, TranscriptRenderer } from './render';
@@ -119,7 +120,12 @@ function renderSetup(): void {
   setup.hidden = reason === undefined || serverState !== 'running' || !model.known;
   if (reason !== undefined) byId('setup-reason').textContent = reason;
   const keyButton = byId<HTMLButtonElement>('setup-key');
-  keyButton.textContent = model.keyStatus === 'missing' && model.provider ? `Enter the ${model.provider} API key…` : 'Choose a provider and enter its API key…';
+  keyButton.textContent =
+    model.keyStatus === 'missing' && model.provider === EDITOR_PROVIDER
+      ? 'Choose a model VS Code provides…'
+      : model.keyStatus === 'missing' && model.provider
+        ? `Enter the ${model.provider} API key…`
+        : 'Choose a provider and enter its API key…';
 }
 
 function renderModel(): void {
@@ -274,6 +280,7 @@ transcript.addEventListener('scroll', () => {
   lastScrollTop = top;
 });
 byId('setup-local').addEventListener('click', () => vscode.postMessage({ type: 'useLocalServer' }));
+byId('setup-editor-model').addEventListener('click', () => vscode.postMessage({ type: 'useEditorModel' }));
 byId('setup-model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {

@@ -741,10 +741,12 @@ async function mcpServers(context) {
 
 /**
  * MCP sign-in (after mcp_servers): an OAuth-protected server (tests/mcp/oauth_server.py, at
- * PI_E2E_OAUTH_MCP_URL, on [::1]: code-server sends pages on 127.0.0.1 through its port proxy) joins the workspace's .pi/mcp.json and needs sign-in; "Pi: MCP Servers…"
- * → the server → "Sign in" asks VS Code to open its authorization page (window/showDocument,
- * external); VS Code asks whether to open the external website, the user opens it in a new tab,
- * the authorization server sends it back to pi-lsp's loopback port, and the server connects. The entry is taken out again for the scenarios after this one.
+ * PI_E2E_OAUTH_MCP_URL, on [::1]: code-server sends pages on 127.0.0.1 through its port proxy)
+ * joins the workspace's .pi/mcp.json and needs sign-in; "Pi: MCP Servers…" → the server →
+ * "Sign in" asks VS Code to open its authorization page (window/showDocument, external); VS Code
+ * asks whether to open the external website, the user opens it in a new tab, the authorization
+ * server sends it back to pi-lsp's loopback port, and the server connects. The entry is taken
+ * out again for the scenarios after this one.
  */
 async function mcpSignIn(context) {
   const { page, workspace } = context;
@@ -772,6 +774,77 @@ async function mcpSignIn(context) {
     fs.writeFileSync(file, before);
   }
   await until('the server gone from the header', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/1', 60_000);
+}
+
+/**
+ * The models VS Code provides: the test extension (test/e2e/scripted-models) contributes
+ * test/scripted-1 through the Language Model API, answering from the scripted model server. In a
+ * new session: "Pi: Use a Model VS Code Provides" offers it (its vendor group is unit-tested); a turn with a tool
+ * call and a streamed answer runs through it; a refused consent says what to do; Stop cancels
+ * its request; a context overflow compacts and retries. The session goes back to the scripted
+ * model for the scenarios after.
+ */
+async function editorModels(context) {
+  const { page, llm } = context;
+  await runCommand(page, 'Pi Test: Provide the Scripted Chat Model');
+  const frame = await chatFrame(page);
+  await frame.click('[data-testid="new-session"]');
+  await until('an empty chat', async () => (await frame.$$('[data-testid="user-message"]')).length === 0);
+  // VS Code tells the extension of the new model, and the extension the server, in their own
+  // time: the picker asks the server again on each change of its text until the model is there.
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  let typed = 0;
+  await until('the model VS Code provides in the picker', async () => {
+    if (!(await input.isVisible())) await runCommand(page, 'Pi: Use a Model VS Code Provides (Copilot…)');
+    await input.fill(++typed % 2 ? 'scripted-1' : 'test/scripted-1');
+    return page.locator('.quick-input-list .monaco-list-row', { hasText: 'vscode-lm/test/scripted-1' }).first()
+      .waitFor({ timeout: 2000 }).then(() => true, () => false);
+  }, 60_000);
+  await chooseQuickPick(page, 'vscode-lm/test/scripted-1');
+  await until('the editor model in the chat', async () => (await text(frame, '[data-testid="model"]')).includes('vscode-lm/test/scripted-1'));
+
+  const before = (await modelRequests(llm)).length;
+  await enqueue(
+    llm,
+    { kind: 'tool_calls', calls: [['call_lm_1', 'read', { path: 'app.py' }]], text: 'Reading it through VS Code.' },
+    { kind: 'text', text: 'VS Code model says: add subtracts.', chunks: 10, chunk_delay: 0.1 },
+  );
+  await send(frame, 'Use the model VS Code provides.');
+  await until('the read tool call to finish', async () =>
+    (await frame.$('[data-testid="tool-call"][data-tool="read"][data-status="done"]')) !== null);
+  await until('the answer to stream', async () => (await frame.$('[data-testid="assistant-message"][data-streaming="true"]')) !== null);
+  await until('the answer to finish', async () => (await text(frame, '[data-testid="assistant-message"][data-streaming="false"] [data-testid="assistant-text"]')).includes('add subtracts.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  const requests = (await modelRequests(llm)).slice(before);
+  if (requests.length !== 2 || !JSON.stringify(requests[1].messages).includes('return a - b')) {
+    throw new Error(`the tool result did not reach the model through VS Code: ${JSON.stringify(requests).slice(0, 2000)}`);
+  }
+  await page.locator('.statusbar-item', { hasText: 'included in your plan' }).first().waitFor({ timeout: TIMEOUT });
+  const shot = await screenshot(context, 'editor-model.png');
+
+  await enqueue(llm, { kind: 'error', status: 403, message: 'The user did not allow the request.' });
+  await send(frame, 'Once more, please.');
+  await until('what to do about the refused consent', async () => (await text(frame, '.error-text')).includes('choose "Allow" when VS Code asks'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+
+  await enqueue(llm, { kind: 'slow_text', text: 'word '.repeat(80), chunks: 80, chunk_delay: 0.25 });
+  await send(frame, 'Explain slowly.');
+  await until('a partial answer', async () => (await text(frame, '[data-testid="assistant-message"][data-streaming="true"]')).includes('word'));
+  await frame.click('[data-testid="stop"]');
+  await until('the Stopped notice', async () => (await text(frame, '[data-testid="notice"]')).includes('Stopped.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+
+  await enqueue(llm, { kind: 'context_overflow' }, { kind: 'text', text: SUMMARY }, { kind: 'text', text: 'Answered after compacting.' });
+  await send(frame, 'One more question.');
+  await until('the answer after compacting', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Answered after compacting.'), 60_000);
+  if (!(await text(frame, '[data-testid="notice"][data-topic="compaction"]')).includes('Compacted')) throw new Error('no compaction notice');
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+
+  await frame.click('[data-testid="model"]');
+  await page.locator('.quick-input-widget .quick-input-box input').fill('openai/scripted');
+  await chooseQuickPick(page, 'openai/scripted');
+  await until('the scripted model again', async () => (await text(frame, '[data-testid="model"]')).includes('openai/scripted'));
+  return shot;
 }
 
 /** Scrolls the session tree by `deltaY` at a time until `row` is shown. */
@@ -883,5 +956,6 @@ export const scenarios = [
   { name: 'setup_view', run: setupView },
   { name: 'mcp_servers', run: mcpServers },
   { name: 'mcp_sign_in', run: mcpSignIn },
+  { name: 'editor_models', run: editorModels },
   { name: 'big_session', run: bigSession },
 ];
