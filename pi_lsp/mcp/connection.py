@@ -260,8 +260,15 @@ class ServerConnection:
         from pi_lsp import __version__
 
         client_info = Implementation(name="pi-lsp", version=__version__)
+        # The headers may run ``!command``s and the stored sign-in waits for pi's lock on
+        # mcp-auth.json: neither may hold up the server's event loop.
+        http_options = (
+            await asyncio.to_thread(lambda: (self._resolved_headers(), self._stored_sign_in()))
+            if self.config.transport == "http"
+            else ({}, None)
+        )
         async with (
-            self._transport() as (read, write),
+            self._transport(*http_options) as (read, write),
             ClientSession(
                 read,
                 write,
@@ -282,15 +289,14 @@ class ServerConnection:
             self._settled.set()
             await self._stop.wait()
 
-    def _transport(self) -> Any:
-        """The SDK's transport for the server: stdio, or streamable HTTP with its headers."""
+    def _transport(self, headers: dict[str, str], auth: Any) -> Any:
+        """The SDK's transport for the server: stdio, or streamable HTTP with its headers and
+        stored sign-in."""
         if self.config.transport == "http":
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = create_mcp_http_client(
-                headers=self._resolved_headers(), auth=self._stored_sign_in()
-            )
+            http = create_mcp_http_client(headers=headers, auth=auth)
             self._unauthorized = False
 
             async def note_unauthorized(response: Any) -> None:
@@ -329,7 +335,7 @@ class ServerConnection:
                 self.config.url or "",
                 storage,
                 settings,
-                self._resolved_headers(),
+                await asyncio.to_thread(self._resolved_headers),
                 open_page,
             )
         except SignInFailed as failure:

@@ -168,8 +168,9 @@ def _provider_class() -> type:
             await super()._initialize()
             storage = self.context.storage
             assert isinstance(storage, ServerTokenStorage)
-            self.context.token_expiry_time = storage.expires_at()
-            discovery = storage.discovery()
+            state = await storage.state_off_loop()
+            self.context.token_expiry_time = storage.expires_at(state)
+            discovery = storage.discovery(state)
             if discovery is None or self.context.oauth_metadata is not None:
                 return
             with contextlib.suppress(ValidationError, TypeError):
@@ -208,9 +209,9 @@ def _provider_class() -> type:
 
         async def _handle_token_response(self, response: Any) -> None:
             await super()._handle_token_response(response)
-            self._save_discovery()
+            await self._save_discovery()
 
-        def _save_discovery(self) -> None:
+        async def _save_discovery(self) -> None:
             context = self.context
             if context.oauth_metadata is None:
                 return
@@ -227,7 +228,7 @@ def _provider_class() -> type:
                 )
             storage = context.storage
             assert isinstance(storage, ServerTokenStorage)
-            storage.save_discovery(discovery)
+            await storage.save_discovery(discovery)
 
     return PiOAuthProvider
 
@@ -246,13 +247,13 @@ async def sign_in(
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     callback = LoopbackCallback(_callback_path(settings))
-    port = _callback_port(settings, storage)
+    port = await asyncio.to_thread(_callback_port, settings, storage)
     try:
         await callback.listen(port)
     except OSError as busy:
         raise SignInFailed(f"cannot listen on 127.0.0.1:{port} for the redirect: {busy}") from None
     try:
-        _forget_client_of_another_redirect(storage, callback.redirect_url)
+        await asyncio.to_thread(_forget_client_of_another_redirect, storage, callback.redirect_url)
         auth = oauth_provider(url, storage, settings, callback, open_page)
         async with create_mcp_http_client(headers=dict(headers), auth=auth) as http:
             response = await http.post(

@@ -16,6 +16,7 @@ and pi-lsp never refresh the same server at the same time.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import time
@@ -138,16 +139,25 @@ class ServerTokenStorage:
     def state(self) -> State:
         return self.file.load(self.server, self.url) or {}
 
-    def expires_at(self) -> float | None:
+    async def state_off_loop(self) -> State:
+        """:meth:`state`, read in a thread: pi may hold the file's lock for up to its wait time,
+        and the server's event loop must not wait with it."""
+        return await asyncio.to_thread(self.state)
+
+    async def _update_off_loop(self, change: Callable[[State], State]) -> None:
+        await asyncio.to_thread(self.file.update, self.server, self.url, change)
+
+    @staticmethod
+    def expires_at(state: State) -> float | None:
         """When the stored access token expires (seconds since the epoch), if it says."""
-        value = self.state().get("tokensExpireAt")
+        value = state.get("tokensExpireAt")
         return value / 1000 if isinstance(value, int | float) else None
 
     async def get_tokens(self) -> Any:
         from mcp.shared.auth import OAuthToken
         from pydantic import ValidationError
 
-        tokens = self.state().get("tokens")
+        tokens = (await self.state_off_loop()).get("tokens")
         try:
             return OAuthToken.model_validate(tokens) if isinstance(tokens, dict) else None
         except ValidationError:
@@ -164,7 +174,7 @@ class ServerTokenStorage:
                 state["tokensExpireAt"] = int((time.time() + tokens.expires_in) * 1000)
             return state
 
-        self.file.update(self.server, self.url, store)
+        await self._update_off_loop(store)
 
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
@@ -178,7 +188,7 @@ class ServerTokenStorage:
                     "token_endpoint_auth_method": "client_secret_post",
                 }
             return OAuthClientInformationFull.model_validate(configured)
-        information = self.state().get("clientInformation")
+        information = (await self.state_off_loop()).get("clientInformation")
         try:
             return (
                 OAuthClientInformationFull.model_validate(information)
@@ -192,11 +202,12 @@ class ServerTokenStorage:
         if self.client_id:
             return
         saved = client_info.model_dump(mode="json", exclude_none=True)
-        self.file.update(self.server, self.url, lambda state: {**state, "clientInformation": saved})
+        await self._update_off_loop(lambda state: {**state, "clientInformation": saved})
 
-    def discovery(self) -> State | None:
-        discovery = self.state().get("discovery")
+    @staticmethod
+    def discovery(state: State) -> State | None:
+        discovery = state.get("discovery")
         return discovery if isinstance(discovery, dict) else None
 
-    def save_discovery(self, discovery: State) -> None:
-        self.file.update(self.server, self.url, lambda state: {**state, "discovery": discovery})
+    async def save_discovery(self, discovery: State) -> None:
+        await self._update_off_loop(lambda state: {**state, "discovery": discovery})

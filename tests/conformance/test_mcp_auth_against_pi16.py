@@ -62,15 +62,16 @@ def test_pi_lsp_uses_the_sign_in_pi_16_stored(reference_node, tmp_path):
     tokens = asyncio.run(storage.get_tokens())
     assert (tokens.access_token, tokens.refresh_token) == ("at-1", "rt-1")
     assert asyncio.run(storage.get_client_info()).client_id == "client-7"
-    assert time.time() + 3000 < storage.expires_at() <= time.time() + 3600
-    assert storage.discovery() == DISCOVERY
+    state = storage.state()
+    assert time.time() + 3000 < storage.expires_at(state) <= time.time() + 3600
+    assert storage.discovery(state) == DISCOVERY
 
 
 def test_pi_16_uses_the_sign_in_pi_lsp_stored(reference_node, tmp_path):
     file = tmp_path / "mcp-auth.json"
     storage = ServerTokenStorage(McpAuthFile(file), SERVER, URL)
     asyncio.run(storage.set_client_info(OAuthClientInformationFull.model_validate(CLIENT)))
-    storage.save_discovery(DISCOVERY)
+    asyncio.run(storage.save_discovery(DISCOVERY))
     asyncio.run(storage.set_tokens(OAuthToken.model_validate(TOKENS)))
     read = pi16(reference_node, file)
     assert (read["tokens"], read["discovery"]) == (TOKENS, DISCOVERY)
