@@ -1161,6 +1161,11 @@ class StateResult:
     is_compacting: bool
     read_only: bool
     cost: SessionCost
+    steering_mode: QueueMode
+    follow_up_mode: QueueMode
+    pending_message_count: int
+    """Prompts waiting in the queue, steering and follow-ups (pi's ``get_state``); ``pi/queue``
+    lists them."""
     read_only_reason: str | None = attrs.field(default=None, metadata=OMITTED)
     """Why the session cannot be written; omitted when it can."""
 

@@ -78,6 +78,12 @@ async def test_the_editor_setting_wins_over_pi_settings(client, agent_settings):
     await request(client, "pi/reload", {})
     queue = await request(client, "pi/queue", {})
     assert (queue["steeringMode"], queue["followUpMode"]) == ("all", "all")
+    state = await request(client, "pi/state", {})  # pi's get_state names them too
+    assert (state["steeringMode"], state["followUpMode"], state["pendingMessageCount"]) == (
+        "all",
+        "all",
+        0,
+    )
 
 
 async def start_held_turn(client, scripted_llm, *later_replies):
@@ -106,6 +112,8 @@ async def test_queue_updates_list_and_edit_and_remove_by_id(client, events, scri
     assert (steered["text"], typo["text"]) == ("never mind", "tpyo")
     queue = await request(client, "pi/queue", {})
     assert (queue["steering"], queue["followUp"]) == ([steered], [typo])
+    state = await request(client, "pi/state", {})
+    assert state["pendingMessageCount"] == 2
 
     edited = await request(client, "pi/editQueued", {"id": typo["id"], "text": "typo fixed"})
     assert edited["followUp"] == [{"id": typo["id"], "text": "typo fixed"}]

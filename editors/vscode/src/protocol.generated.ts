@@ -1116,6 +1116,13 @@ export interface StateResult {
   isCompacting: boolean;
   readOnly: boolean;
   cost: SessionCost;
+  steeringMode: QueueMode;
+  followUpMode: QueueMode;
+  /**
+   * Prompts waiting in the queue, steering and follow-ups (pi's `get_state`); `pi/queue` lists
+   * them.
+   */
+  pendingMessageCount: number;
   /**
    * Why the session cannot be written; omitted when it can.
    */

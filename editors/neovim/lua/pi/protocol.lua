@@ -726,6 +726,10 @@
 ---@field isCompacting boolean
 ---@field readOnly boolean
 ---@field cost pi.SessionCost
+---@field steeringMode pi.QueueMode
+---@field followUpMode pi.QueueMode
+--- Prompts waiting in the queue, steering and follow-ups (pi's `get_state`); `pi/queue` lists them.
+---@field pendingMessageCount integer
 --- Why the session cannot be written; omitted when it can.
 ---@field readOnlyReason? string
 
