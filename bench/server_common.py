@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Measure this checkout, however (or whether) the package is installed.
 sys.path.insert(0, str(ROOT))
 
+from lsprotocol import types
+
 from pi_lsp.client import PiClient, isolated_environment
 from pi_lsp.scripted_llm import Reply, ScriptedLLM, replies
 
@@ -96,9 +98,17 @@ class WarmServer:
     """A pi-lsp server on a scratch workspace, initialized on the scripted model, warmed up by two
     turns (litellm's import, seconds in the background, must not be measured)."""
 
-    def __init__(self, scratch: Path, llm: ScriptedLLM, options: dict | None = None) -> None:
+    def __init__(
+        self,
+        scratch: Path,
+        llm: ScriptedLLM,
+        options: dict | None = None,
+        capabilities: types.ClientCapabilities | None = None,
+    ) -> None:
         self.options = options or {}
         """Initialization options over the benchmark's own."""
+        self.capabilities = capabilities
+        """The client's capabilities in ``initialize`` (the editor's models, for one)."""
         self.workspace = scratch / "workspace"
         self.scratch = scratch
         self.llm = llm
@@ -133,7 +143,7 @@ class WarmServer:
             "autoName": False,  # one more model request after the first answer, not a turn's
             **self.options,
         }
-        await self.client.initialize_workspace(self.workspace, options)
+        await self.client.initialize_workspace(self.workspace, options, self.capabilities)
         start = time.perf_counter()
         self.llm.enqueue(replies.text("warm"), replies.text("warm"))
         await self.client.request("pi/newSession", {})

@@ -8,9 +8,12 @@ it, indexing an append, and a turn with the index against one without.
 2. Times searches of the full index (median and worst of ``SEARCH_REPEATS``): a word found
    nowhere, one in about 1% of entries, one in about 30%, one in every entry, a phrase, a
    vocabulary word, an excluded word; newest first and best match first. The goal is 50 ms.
-3. Appends ``APPENDS`` entries to one session file one at a time, each told to the index and
-   waited for, and prints the index's CPU per appended entry (this process's CPU; the file
-   writes are timed apart and left out). The goal is 1 ms.
+3. Appends entries to one session file, told to the index and waited for, and prints the
+   index's CPU per appended entry (this process's CPU; the file writes are timed apart and left
+   out): ``APPENDS`` entries one at a time, each continuing the active path and newer than every
+   entry (as a turn writes them; the goal is 1 ms); the same in passes of ``TURN_ENTRIES`` (the
+   server gathers a turn's appends into one pass); and ``BRANCHES`` entries each branching off
+   the middle of the path (its ancestors are marked on the active path again).
 4. Runs ``--turns`` short turns on a warm server with the index and on one without
    (``sessionIndex: false``) and prints the median turn time and server CPU of each, and the
    ratio. The goal is 1.05.
@@ -30,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import attrs
 from server_common import WarmServer, compile_bytecode, median_of, replies
 
 from pi_lsp.project_memory.service import ProjectMemory
@@ -39,6 +43,8 @@ from pi_lsp.session.timestamps import epoch_ms_to_iso
 SEARCH_REPEATS = 20
 BASE_EPOCH_MS = 1_735_689_600_000
 APPENDS = 300
+TURN_ENTRIES = 4
+BRANCHES = 20
 VOCABULARY = [f"w{index:04d}" for index in range(5000)]
 COMMON_WORDS = ["the", "file", "function", "error", "test"]
 
@@ -163,20 +169,48 @@ def time_searches(memory: ProjectMemory) -> list[tuple[str, str, int, float, flo
     return figures
 
 
-def time_appends(memory: ProjectMemory, path: Path) -> tuple[float, float]:
-    """CPU ms per appended entry for the index, and the wall ms until it is searchable."""
+@attrs.frozen
+class AppendShape:
+    label: str
+    per_pass: int
+    """Entries appended before the index is told (a turn's appends are indexed in one pass)."""
+    branching: bool
+    """Each entry's parent is the middle of the active path (a branch), not the last entry."""
+
+
+APPEND_SHAPES = (
+    AppendShape("an appended entry", 1, False),
+    AppendShape(f"a turn's {TURN_ENTRIES} appends, per entry", TURN_ENTRIES, False),
+    AppendShape("an entry branching off mid-path", 1, True),
+)
+
+
+def time_appends(
+    memory: ProjectMemory, path: Path, clock: int, shape: AppendShape
+) -> tuple[float, float]:
+    """CPU ms per appended entry for the index, and the wall ms until it is searchable.
+
+    Every entry is newer than every entry written so far (``clock``), as a turn's appends are;
+    it continues the active path unless the shape branches."""
     rng = random.Random(3)
     processor = wall = 0.0
-    for index in range(APPENDS):
-        line = json.dumps(_entry(rng, f"append{index:05d}", None, index)) + "\n"
+    ids = [json.loads(line)["id"] for line in path.read_bytes().splitlines()[1:]]
+    count = APPENDS if not shape.branching else BRANCHES
+    for first in range(0, count, shape.per_pass):
+        lines = []
+        for index in range(first, first + shape.per_pass):
+            entry_id = f"{clock + index:012d}"
+            parent = ids[len(ids) // 2] if shape.branching else ids[-1]
+            lines.append(json.dumps(_entry(rng, entry_id, parent, clock + index)) + "\n")
+            ids.append(entry_id)
         with open(path, "a") as stream:
-            stream.write(line)
+            stream.write("".join(lines))
         start_cpu, start_wall = cpu(), time.perf_counter()
         memory.notice(path)
         memory.wait_until_current()
         processor += cpu() - start_cpu
         wall += time.perf_counter() - start_wall
-    return processor / APPENDS * 1000, wall / APPENDS * 1000
+    return processor / count * 1000, wall / count * 1000
 
 
 async def turns_with_and_without(scratch: Path, turns: int) -> dict[str, dict[str, float]]:
@@ -229,11 +263,14 @@ def main() -> None:
         for query, order, matches, median, worst in time_searches(memory):
             print(f"    {query:36} {order:7} {matches:9,} {median:11.1f} {worst:10.1f}")
         first = min(sessions.glob("*.jsonl"))
-        per_append_cpu, per_append_wall = time_appends(memory, first)
-        print(
-            f"  an appended entry: {per_append_cpu:.2f} ms CPU to index "
-            f"({per_append_wall:.2f} ms until searchable)"
-        )
+        clock = total
+        for shape in APPEND_SHAPES:
+            per_entry_cpu, per_entry_wall = time_appends(memory, first, clock, shape)
+            clock += APPENDS
+            print(
+                f"  {shape.label}: {per_entry_cpu:.2f} ms CPU to index "
+                f"({per_entry_wall:.2f} ms until searchable)"
+            )
         memory.close()
         figures = asyncio.run(turns_with_and_without(scratch, arguments.turns))
         for label, values in figures.items():

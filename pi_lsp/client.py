@@ -143,14 +143,20 @@ class EventLog:
     def types(self, session_id: str | None = None) -> list[str]:
         return [event["type"] for event in self.events(session_id)]
 
-    async def wait_for(self, event_type: str, timeout: float = 15.0) -> dict[str, Any]:
-        """The first event of ``event_type``, waiting for it if it has not arrived yet."""
+    def of_type(self, event_type: str) -> list[dict[str, Any]]:
+        return [event for event in self.events() if event["type"] == event_type]
+
+    async def wait_for(
+        self, event_type: str, timeout: float = 15.0, *, count: int = 1
+    ) -> dict[str, Any]:
+        """The ``count``-th event of ``event_type`` (the first by default), waiting for it if it
+        has not arrived yet."""
 
         async def find() -> dict[str, Any]:
             while True:
-                for event in self.events():
-                    if event["type"] == event_type:
-                        return event
+                found = self.of_type(event_type)
+                if len(found) >= count:
+                    return found[count - 1]
                 self._changed.clear()
                 await self._changed.wait()
 

@@ -2,11 +2,11 @@
 
 Sources, later ones winning: built-in defaults, pi's settings files (``defaultProvider``,
 ``defaultModel``, ``defaultThinkingLevel``, ``cacheRetention``, ``sessionDir``, ``compaction``,
-``retry``, ``branchSummary``, ``permissions``), the environment (``PI_CODING_AGENT_SESSION_DIR``,
-``PI_LSP_MODEL``), the client's ``initializationOptions`` and, live, the client's
-``workspace/configuration`` section ``pi`` (the same keys as ``initializationOptions``: the
-editors' ``pi.*`` settings without the prefix). An invalid value is reported once and replaced
-by its default; the server never refuses to start over configuration.
+``retry``, ``branchSummary``, ``permissions``, ``steeringMode``, ``followUpMode``), the environment
+(``PI_CODING_AGENT_SESSION_DIR``, ``PI_LSP_MODEL``), the client's ``initializationOptions`` and,
+live, the client's ``workspace/configuration`` section ``pi`` (the same keys as
+``initializationOptions``: the editors' ``pi.*`` settings without the prefix). An invalid value is
+reported once and replaced by its default; the server never refuses to start over configuration.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pi_lsp.compaction.settings import (
     is_threshold,
     parse_threshold,
 )
-from pi_lsp.protocol import THINKING_LEVELS, camel_case, converter
+from pi_lsp.protocol import THINKING_LEVELS, QueueMode, camel_case, converter
 from pi_lsp.resources.permission_settings import (
     PermissionSettings,
     merged_permissions,
@@ -103,6 +103,12 @@ class ServerSettings:
     """Prompt caching: ``none``, ``short`` or ``long`` (default: pi's ``cacheRetention``, else
     ``PI_CACHE_RETENTION=long``, else short)."""
     checkpoints: CheckpointOptions = attrs.Factory(CheckpointOptions)
+    steering_mode: QueueMode | None = None
+    """How prompts steered into a running turn are delivered: ``one-at-a-time`` (one after each
+    answer) or ``all`` (default: pi's ``steeringMode``, else one-at-a-time)."""
+    follow_up_mode: QueueMode | None = None
+    """How follow-ups queued during a turn are delivered when the agent would stop:
+    ``one-at-a-time`` or ``all`` (default: pi's ``followUpMode``, else one-at-a-time)."""
 
 
 @attrs.frozen
@@ -159,6 +165,14 @@ class ServerConfig:
         else pi's ``defaultThinkingLevel``, else medium."""
         configured = self.settings.thinking_level or self.pi_settings.get("defaultThinkingLevel")
         return configured if configured in THINKING_LEVELS else "medium"
+
+    def steering_mode(self) -> QueueMode:
+        """The client's ``steeringMode``, else pi's, else one-at-a-time (pi 1.6's default)."""
+        return _queue_mode(self.settings.steering_mode, self.pi_settings.get("steeringMode"))
+
+    def follow_up_mode(self) -> QueueMode:
+        """The client's ``followUpMode``, else pi's, else one-at-a-time (pi 1.6's default)."""
+        return _queue_mode(self.settings.follow_up_mode, self.pi_settings.get("followUpMode"))
 
     def cache_retention(self) -> str | None:
         """The configured prompt-cache retention (the client's, else pi's ``cacheRetention``);
@@ -280,6 +294,12 @@ def load_config(
     if more_problems:
         config = attrs.evolve(config, problems=(*problems, *more_problems))
     return config
+
+
+def _queue_mode(client: QueueMode | None, pi: Any) -> QueueMode:
+    if client is not None:
+        return client
+    return "all" if pi == "all" else "one-at-a-time"
 
 
 def _directory(configured: str, workspace_root: Path) -> Path:

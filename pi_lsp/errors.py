@@ -117,6 +117,13 @@ class CheckpointContentMissingError(PiError):
     code = -32015
 
 
+class PromptTakenBackError(PiError):
+    """A queued prompt was taken out of the queue (``pi/clearQueue``, ``pi/removeQueued``) before
+    the agent read it: its ``pi/prompt`` request ends with this error, and nothing was written."""
+
+    code = -32016
+
+
 class ModelNotConfiguredError(PiError):
     """No model is configured, so the agent cannot answer; the message says how to configure one."""
 
@@ -143,3 +150,10 @@ class AlreadyServingError(PiError):
     """A TCP server already serves a client; another one must start its own server."""
 
     code = -32031
+
+
+class McpSignInError(PiError):
+    """A sign-in to an OAuth-protected MCP server did not end with tokens (the message says
+    why: the page was not answered in time, the authorization server refused, …)."""
+
+    code = -32040

@@ -56,6 +56,12 @@ DELETE_SESSION = "pi/deleteSession"
 MCP = "pi/mcp"
 MCP_RECONNECT = "pi/mcpReconnect"
 MCP_SET_ENABLED = "pi/mcpSetEnabled"
+MCP_LOGIN = "pi/mcpLogin"
+MCP_LOGOUT = "pi/mcpLogout"
+QUEUE = "pi/queue"
+CLEAR_QUEUE = "pi/clearQueue"
+REMOVE_QUEUED = "pi/removeQueued"
+EDIT_QUEUED = "pi/editQueued"
 
 # ------------------------------------------------------------------ notifications (server → client)
 
@@ -65,6 +71,26 @@ RESOURCES_CHANGED = "pi/resourcesChanged"
 # ------------------------------------------------------------------ notifications (client → server)
 
 SET_CREDENTIALS = "pi/setCredentials"
+LANGUAGE_MODELS = "pi/languageModels"
+LANGUAGE_MODEL_PART = "pi/languageModel/part"
+
+# ----------------------------------------------------------------------- requests (server → client)
+
+LANGUAGE_MODEL_CHAT = "pi/languageModel/chat"
+
+LANGUAGE_MODELS_CAPABILITY = "piLanguageModels"
+"""The key of ``capabilities.experimental`` by which a client says it runs
+``pi/languageModel/chat`` (its value: ``true``); only such a client gets ``vscode-lm`` models."""
+
+# The JSON-RPC error codes a client answers ``pi/languageModel/chat`` with (others: -32603).
+LANGUAGE_MODEL_NO_PERMISSIONS = -32050
+"""The user did not allow (or has not yet allowed) pi-lsp to use the model."""
+LANGUAGE_MODEL_BLOCKED = -32051
+"""The editor blocked the request: a quota or rate limit of the user's plan."""
+LANGUAGE_MODEL_NOT_FOUND = -32052
+"""The model is gone (its extension was uninstalled or disabled)."""
+LANGUAGE_MODEL_CONTEXT_TOO_LONG = -32053
+"""The messages do not fit the model's input window."""
 
 # ------------------------------------------------------------------------- workspace/executeCommand
 
@@ -73,6 +99,8 @@ COMMAND_PREFIX = "pi."
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[str, ...] = typing.get_args(ThinkingLevel)
+QueueMode = Literal["all", "one-at-a-time"]
+"""pi's ``steeringMode``/``followUpMode``: every queued prompt at once, or one per delivery."""
 
 
 def command_name(method: str) -> str:
@@ -80,6 +108,10 @@ def command_name(method: str) -> str:
 
 
 # --------------------------------------------------------------------------- params
+
+OMITTED_WHEN_NONE = "omitted_when_none"
+OMITTED = {OMITTED_WHEN_NONE: True}
+"""Field metadata: left out of the JSON when None (rather than sent as ``null``)."""
 
 
 if TYPE_CHECKING:
@@ -117,6 +149,24 @@ class PromptParams:
     streaming_behavior: Literal["steer", "followUp"] | None = None
     """While a turn runs: ``followUp`` (default) queues the prompt, ``steer`` delivers it after the
     current tool batch."""
+
+
+@attrs.frozen
+class QueuedPromptParams:
+    """Names one prompt of a session's queue (``pi/removeQueued``)."""
+
+    id: str
+    """The queued prompt's id, as ``pi/queue`` and ``queue_update`` give it."""
+    session_id: str | None = None
+
+
+@attrs.frozen
+class EditQueuedParams:
+    id: str
+    """The queued prompt's id, as ``pi/queue`` and ``queue_update`` give it."""
+    text: str
+    """Its new text (expanded like a prompt's: ``/skill:name``, ``/template``)."""
+    session_id: str | None = None
 
 
 @attrs.frozen
@@ -340,6 +390,68 @@ class SetCredentialsParams:
     """Provider → API key: every key the editor keeps for pi (the previous set is replaced)."""
 
 
+@attrs.frozen
+class LanguageModelInfo:
+    """A chat model the editor provides (VS Code: a ``LanguageModelChat``)."""
+
+    id: str
+    """The editor's id of the model, which ``pi/languageModel/chat`` names."""
+    vendor: str
+    """Who provides it (``copilot``…); pi-lsp lists the model as ``vscode-lm/<vendor>/<id>``."""
+    family: str
+    name: str
+    """A name to show."""
+    max_input_tokens: int
+    """Its input window (the context window pi-lsp compacts for)."""
+
+
+@attrs.frozen
+class LanguageModelsParams:
+    """The params of ``pi/languageModels``: every chat model the editor provides now."""
+
+    models: list[LanguageModelInfo]
+    """Replaces the previous list (sent after ``initialized`` and whenever it changes)."""
+
+
+@attrs.frozen
+class LanguageModelContent:
+    """A piece of a tool result: text, or an image."""
+
+    type: Literal["text", "image"]
+    text: str | None = attrs.field(default=None, metadata=OMITTED)
+    mime_type: str | None = attrs.field(default=None, metadata=OMITTED)
+    data: str | None = attrs.field(default=None, metadata=OMITTED)
+    """Base64-encoded image bytes."""
+
+
+@attrs.frozen
+class LanguageModelPart:
+    """A part of a message, or of the model's answer (``text``, ``thinking`` and ``toolCall``).
+
+    ``text``/``thinking``: ``text``; ``toolCall``: ``callId``, ``name``, ``input``;
+    ``toolResult``: ``callId``, ``content``; ``image``: ``mimeType``, ``data``."""
+
+    type: Literal["text", "thinking", "toolCall", "toolResult", "image"]
+    text: str | None = attrs.field(default=None, metadata=OMITTED)
+    call_id: str | None = attrs.field(default=None, metadata=OMITTED)
+    name: str | None = attrs.field(default=None, metadata=OMITTED)
+    input: dict[str, Any] | None = attrs.field(default=None, metadata=OMITTED)
+    """The tool call's arguments."""
+    content: list[LanguageModelContent] | None = attrs.field(default=None, metadata=OMITTED)
+    mime_type: str | None = attrs.field(default=None, metadata=OMITTED)
+    data: str | None = attrs.field(default=None, metadata=OMITTED)
+    """Base64-encoded image bytes."""
+
+
+@attrs.frozen
+class LanguageModelPartParams:
+    """The params of ``pi/languageModel/part``: one streamed part of an answer, sent before the
+    request's response."""
+
+    request_id: str
+    part: LanguageModelPart
+
+
 PARAMS_BY_METHOD: dict[str, type] = {
     PROMPT: PromptParams,
     ABORT: SessionParams,
@@ -375,10 +487,20 @@ PARAMS_BY_METHOD: dict[str, type] = {
     MCP: NoParams,
     MCP_RECONNECT: McpServerParams,
     MCP_SET_ENABLED: McpSetEnabledParams,
+    MCP_LOGIN: McpServerParams,
+    MCP_LOGOUT: McpServerParams,
+    QUEUE: SessionParams,
+    CLEAR_QUEUE: SessionParams,
+    REMOVE_QUEUED: QueuedPromptParams,
+    EDIT_QUEUED: EditQueuedParams,
 }
 """Every request method and the type its params are validated against."""
 
-NOTIFICATION_PARAMS: dict[str, type] = {SET_CREDENTIALS: SetCredentialsParams}
+NOTIFICATION_PARAMS: dict[str, type] = {
+    SET_CREDENTIALS: SetCredentialsParams,
+    LANGUAGE_MODELS: LanguageModelsParams,
+    LANGUAGE_MODEL_PART: LanguageModelPartParams,
+}
 """Every notification a client sends the server, and the type of its params."""
 
 
@@ -460,16 +582,13 @@ KeyStatus = Literal["key", "local", "missing", "unknown"]
 ``missing`` — it needs one it does not have (a prompt fails with -32022); ``unknown`` — litellm
 finds the credentials (or not) by itself (a provider pi-lsp knows no key variable of, or a custom
 endpoint)."""
-ModelSource = Literal["settings", "models.json"]
-"""Where a configured model came from: pi-lsp's or pi's settings, or pi's models.json."""
+ModelSource = Literal["settings", "models.json", "editor"]
+"""Where a configured model came from: pi-lsp's or pi's settings, pi's models.json, or the
+editor's own models (``vscode-lm``)."""
 Scope = Literal["project", "user"]
 """Where a skill or a prompt template was found: the project's ``.pi/`` (or ``.agents/``), or
 the user's agent folder."""
 CompactionReason = Literal["manual", "threshold", "overflow"]
-
-OMITTED_WHEN_NONE = "omitted_when_none"
-OMITTED = {OMITTED_WHEN_NONE: True}
-"""Field metadata: left out of the JSON when None (rather than sent as ``null``)."""
 
 
 @attrs.frozen
@@ -484,6 +603,36 @@ class PromptResult:
     """pi's usage record of the last answer."""
     context_tokens: int | None
     context_window: int
+
+
+@attrs.frozen
+class QueuedPromptInfo:
+    """A prompt waiting in a session's queue."""
+
+    id: str
+    text: str
+    """Its text as the model will get it (templates and skills expanded)."""
+
+
+@attrs.frozen
+class QueueResult:
+    """A session's queue: prompts steered into the running turn (delivered after its current tool
+    batch, or after its answer) and follow-ups (delivered when the agent would stop), oldest
+    first, with the modes that deliver them."""
+
+    session_id: str
+    steering: list[QueuedPromptInfo]
+    follow_up: list[QueuedPromptInfo]
+    steering_mode: QueueMode
+    follow_up_mode: QueueMode
+
+
+@attrs.frozen
+class ClearQueueResult:
+    """The texts taken out of the queue (pi's RPC ``clear_queue``), for the input to restore."""
+
+    steering: list[str]
+    follow_up: list[str]
 
 
 @attrs.frozen
@@ -1012,6 +1161,11 @@ class StateResult:
     is_compacting: bool
     read_only: bool
     cost: SessionCost
+    steering_mode: QueueMode
+    follow_up_mode: QueueMode
+    pending_message_count: int
+    """Prompts waiting in the queue, steering and follow-ups (pi's ``get_state``); ``pi/queue``
+    lists them."""
     read_only_reason: str | None = attrs.field(default=None, metadata=OMITTED)
     """Why the session cannot be written; omitted when it can."""
 
@@ -1029,8 +1183,9 @@ class ModelInfo:
     available: bool
     """It can be called now: its provider has a key, or it is a local model."""
     key_source: KeySource | None
-    source: Literal["models.json", "litellm"]
-    """Where its configuration came from: pi's models.json or litellm's model table."""
+    source: Literal["models.json", "litellm", "editor"]
+    """Where its configuration came from: pi's models.json, litellm's model table, or the editor
+    (a model the editor provides, ``vscode-lm/…``)."""
 
 
 @attrs.frozen
@@ -1089,6 +1244,13 @@ class McpServerStatus:
     last_error: str | None
     stderr_tail: str
     """The end of what a stdio server wrote to stderr (empty for HTTP servers)."""
+
+
+@attrs.frozen
+class McpLogoutResult:
+    removed: bool
+    """Whether ``mcp-auth.json`` held a sign-in for the server (it holds none now)."""
+    server: McpServerStatus
 
 
 @attrs.frozen
@@ -1239,6 +1401,12 @@ RESULT_BY_METHOD: dict[str, type] = {
     MCP: McpResult,
     MCP_RECONNECT: McpServerStatus,
     MCP_SET_ENABLED: McpServerStatus,
+    MCP_LOGIN: McpServerStatus,
+    MCP_LOGOUT: McpLogoutResult,
+    QUEUE: QueueResult,
+    CLEAR_QUEUE: ClearQueueResult,
+    REMOVE_QUEUED: QueueResult,
+    EDIT_QUEUED: QueueResult,
 }
 """Every request method and the type of its result."""
 
@@ -1470,6 +1638,16 @@ class AgentEndEvent:
 
 
 @attrs.frozen
+class QueueUpdateEvent:
+    """The queue changed (a prompt queued, delivered, edited or taken back): both lists whole, as
+    pi 1.6's ``queue_update``, with each prompt's id."""
+
+    TYPE: ClassVar[str] = "queue_update"
+    steering: list[QueuedPromptInfo]
+    follow_up: list[QueuedPromptInfo]
+
+
+@attrs.frozen
 class ErrorEvent:
     """The turn failed unexpectedly (a bug, not a provider error: those end the answer)."""
 
@@ -1498,6 +1676,7 @@ Event = (
     | BranchSummaryEndEvent
     | TreeChangedEvent
     | AgentEndEvent
+    | QueueUpdateEvent
     | ErrorEvent
 )
 
@@ -1514,6 +1693,52 @@ class EventNotification:
     seq: int
     event: Event
 
+
+@attrs.frozen
+class LanguageModelMessage:
+    """One message of a conversation: the editor's APIs know only these two roles (the system
+    prompt is the first user message)."""
+
+    role: Literal["user", "assistant"]
+    content: list[LanguageModelPart]
+
+
+@attrs.frozen
+class LanguageModelTool:
+    """A tool the model may call."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    """The JSON Schema of its arguments."""
+
+
+@attrs.frozen
+class LanguageModelChatParams:
+    """The params of ``pi/languageModel/chat``: run one streamed request on an editor's model."""
+
+    request_id: str
+    """Names the request in its ``pi/languageModel/part`` notifications."""
+    model: str
+    """The model's ``id`` as ``pi/languageModels`` listed it."""
+    messages: list[LanguageModelMessage]
+    tools: list[LanguageModelTool]
+    justification: str
+    """Why pi-lsp asks, for the editor's consent dialog."""
+
+
+@attrs.frozen
+class LanguageModelChatResult:
+    """How the answer ended: its streamed parts were all sent before this result."""
+
+    input_tokens: int | None = attrs.field(default=None, metadata=OMITTED)
+    """The prompt's size as the model counts it (VS Code: ``countTokens``)."""
+    output_tokens: int | None = attrs.field(default=None, metadata=OMITTED)
+
+
+SERVER_REQUEST_PARAMS: dict[str, type] = {LANGUAGE_MODEL_CHAT: LanguageModelChatParams}
+"""Every request the server sends a client, and the type of its params."""
+SERVER_REQUEST_RESULTS: dict[str, type] = {LANGUAGE_MODEL_CHAT: LanguageModelChatResult}
 
 SERVER_NOTIFICATION_PARAMS: dict[str, type] = {
     EVENT: EventNotification,
@@ -1589,10 +1814,30 @@ def _make_converter() -> cattrs.Converter:
                 data[key] = value
         return data
 
+    tool_card_keys = [(field.name, camel_case(field.name)) for field in attrs.fields(ToolCard)]
+    nested = {
+        "arguments": lambda value: [{"name": item.name, "value": item.value} for item in value],
+        "results": lambda value: [_result_json(item) for item in value],
+        "images": lambda value: [
+            {"mimeType": item.mime_type, "sizeBytes": item.size_bytes} for item in value
+        ],
+    }
+
+    def unstructure_tool_card(card: ToolCard) -> dict[str, Any]:
+        # pi/messages sends a card per tool result: written out by hand, as the generated
+        # function would (the fields left out when None), at a fraction of its cost.
+        data: dict[str, Any] = {}
+        for name, key in tool_card_keys:
+            value = getattr(card, name)
+            if value is not None:
+                data[key] = nested[name](value) if name in nested else value
+        return data
+
     converter.register_structure_hook(ProgressToken, structure_progress_token)
     converter.register_structure_hook_factory(attrs.has, structure_factory)
     converter.register_unstructure_hook_factory(attrs.has, unstructure_factory)
     converter.register_unstructure_hook(ContextPart, unstructure_context_part)
+    converter.register_unstructure_hook(ToolCard, unstructure_tool_card)
     # pi's own records (JsonObject, Any) are JSON already: sent as they are, not copied.
     converter.register_unstructure_hook(dict, lambda value: value)
     converter.register_unstructure_hook(list, lambda value: value)
@@ -1600,6 +1845,15 @@ def _make_converter() -> cattrs.Converter:
 
 
 converter = _make_converter()
+
+
+def _result_json(result: ToolCardResult) -> dict[str, Any]:
+    data: dict[str, Any] = {"path": result.path}
+    if result.line is not None:
+        data["line"] = result.line
+    if result.text is not None:
+        data["text"] = result.text
+    return data
 
 
 def parse_params(method: str, raw: Any) -> Any:

@@ -149,6 +149,9 @@ class PiLanguageServer(LanguageServer):
         self.working_directory: str | None = None
         """The client's working directory when it is not this process's (the shared server):
         the workspace of a client that names none."""
+        self.language_models: Any = None
+        """The channel to the client's own models (``handlers/language_models.py``), when it
+        advertised them."""
         self.connection_ended: Any = None
         """Set by the shared server (``transport/shared_daemon.py``): called, instead of ending the
         process, once this client is gone and its work is saved."""

@@ -78,6 +78,7 @@ class Services:
         from pi_lsp.agent.registry import SessionRegistry
         from pi_lsp.agent.summary_model import SummaryModel
         from pi_lsp.llm.client import ProviderClient
+        from pi_lsp.mcp.oauth_store import MCP_AUTH_FILE, McpAuthFile
         from pi_lsp.mcp.server_log import MCP_LOG, ServerLog
         from pi_lsp.mcp.servers import McpServers
         from pi_lsp.mcp.tool_search import loaded_tool_names
@@ -91,7 +92,7 @@ class Services:
         files = FileRestorer(
             checkpoint_recorder, editor, lambda: live.config.settings.checkpoints.max_file_bytes
         )
-        client = client or ProviderClient(live.configured_model)
+        client = client or ProviderClient(live.configured_model, live.editor_models)
         summaries = SummaryModel(live, client)
         memory = (
             ProjectMemory(
@@ -119,7 +120,11 @@ class Services:
             asker,
             editor,
         )
-        mcp = McpServers(config.workspace_root, log=ServerLog(resources.agent_dir / MCP_LOG))
+        mcp = McpServers(
+            config.workspace_root,
+            log=ServerLog(resources.agent_dir / MCP_LOG),
+            auth_file=McpAuthFile(resources.agent_dir / MCP_AUTH_FILE),
+        )
         built_in = tools
 
         def branch_tools(runtime):  # tool_search, and the tools it loaded on this branch

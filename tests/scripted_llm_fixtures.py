@@ -37,23 +37,33 @@ WORK_TURN_COMMAND = "echo '1 test failed'; exit 1"
 WORK_TURN_ANSWER = "Fixed add() at app.py:2; one test still fails."
 
 
+WORK_TURN_SCRIPT = (
+    {
+        "kind": "tool_calls",
+        "calls": [
+            ["call_read", "read", {"path": "app.py"}],
+            ["call_grep", "grep", {"pattern": "return", "path": "app.py"}],
+        ],
+    },
+    {
+        "kind": "tool_calls",
+        "calls": [
+            [
+                "call_edit",
+                "edit",
+                {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]},
+            ],
+            ["call_bash", "bash", {"command": WORK_TURN_COMMAND}],
+        ],
+    },
+    {"kind": "text", "text": WORK_TURN_ANSWER},
+)
+"""A turn that shows each kind of tool card, as script entries (for the scripted model's own
+process, as the editor tests run it): the model reads ``app.py`` and greps it for ``return``,
+fixes ``a - b`` into ``a + b``, runs a command that prints a line and exits 1, and answers
+:data:`WORK_TURN_ANSWER` (which names ``app.py:2``)."""
+
+
 def read_edit_bash_grep():
-    """A turn that shows each kind of tool card: the model reads ``app.py`` and greps it for
-    ``return``, fixes ``a - b`` into ``a + b``, runs a command that prints a line and exits 1,
-    and answers :data:`WORK_TURN_ANSWER` (which names ``app.py:2``)."""
-    edit = {"path": "app.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]}
-    return (
-        replies.tool_calls(
-            [
-                ("call_read", "read", {"path": "app.py"}),
-                ("call_grep", "grep", {"pattern": "return", "path": "app.py"}),
-            ]
-        ),
-        replies.tool_calls(
-            [
-                ("call_edit", "edit", edit),
-                ("call_bash", "bash", {"command": WORK_TURN_COMMAND}),
-            ]
-        ),
-        replies.text(WORK_TURN_ANSWER),
-    )
+    """:data:`WORK_TURN_SCRIPT` as replies."""
+    return tuple(replies.reply_from_json(entry) for entry in WORK_TURN_SCRIPT)

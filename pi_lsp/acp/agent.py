@@ -14,6 +14,7 @@ the ACP session whose turn asks.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,13 @@ from pi_lsp.acp.outbox import Outbox
 from pi_lsp.acp.permissions import AcpPermissionAsker, AskedSession
 from pi_lsp.acp.threads import Threads
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import InvalidParamsError, PiError, SessionNotFoundError, echoed
+from pi_lsp.errors import (
+    InvalidParamsError,
+    PiError,
+    PromptTakenBackError,
+    SessionNotFoundError,
+    echoed,
+)
 from pi_lsp.protocol import EventNotification
 from pi_lsp.services import Services
 from pi_lsp.session.transcript import transcript
@@ -97,8 +104,9 @@ class PiAcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
-                # Stdio servers (which every agent must take); HTTP and SSE ones are not used.
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                # Stdio servers (which every agent must take) and streamable-HTTP ones; pi has
+                # no legacy SSE transport.
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities(),
                     resume=SessionResumeCapabilities(),
@@ -185,8 +193,12 @@ class PiAcpAgent:
             if title is not None:
                 self.outbox.enqueue(session_id, session_titles.title_update(title))
             result = await services.agent.prompt(runtime, text, images)
+        except PromptTakenBackError:
+            # A queued follow-up session/cancel took out of the queue: it never ran.
+            await self._flush(runtime)
+            return PromptResponse(stop_reason="cancelled")
         except asyncio.CancelledError:
-            # A queued follow-up whose turn was cancelled (session/cancel drops the queue);
+            # A queued follow-up dropped with its session (the server shuts down);
             # a cancellation of this request itself goes on.
             current = asyncio.current_task()
             if current is not None and current.cancelling():
@@ -262,15 +274,18 @@ class PiAcpAgent:
         )
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        """``session/cancel``: as ``pi/abort`` (the partial answer is saved, commands killed)."""
+        """``session/cancel``: as ``pi/abort`` (the partial answer is saved, commands killed),
+        and the prompts queued behind the turn end as cancelled too, as ACP asks."""
         if session_id in self._sessions:
             services, runtime = self._sessions[session_id]
+            services.agent.clear_queue(runtime)
             services.agent.abort(runtime)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         """``session/close``: its turn ends as on ``session/cancel``, then pi-lsp forgets it (its
         file is closed unless another ACP session shows the same pi session)."""
         services, runtime = self._session(session_id)
+        services.agent.clear_queue(runtime)
         services.agent.abort(runtime)
         if runtime.turn is not None:
             await asyncio.gather(runtime.turn, return_exceptions=True)
@@ -341,6 +356,7 @@ class PiAcpAgent:
         services.client_configuration_ready.set()  # ACP has no workspace/configuration
         services.agent.client.preload()
         services.mcp.on_failure = lambda message: self._tell_sessions(services, message)
+        services.mcp.open_sign_in_page = functools.partial(self._give_sign_in_link, services)
         services.mcp.configure(resources.snapshot.mcp.servers)  # connected in the background
         self._spawn(resources.watch())
         watch = services.start_session_index()
@@ -359,6 +375,12 @@ class PiAcpAgent:
                 told = True
         if not told:  # no session yet: the first one shown hears it
             self._untold.setdefault(id(services), []).append(text)
+
+    async def _give_sign_in_link(self, services: Services, server: str, url: str) -> None:
+        """An MCP server's authorization page, as a link in the chat (ACP cannot open pages)."""
+        self._tell_sessions(
+            services, f"Open this page to sign in to MCP server {server}: [{url}]({url})"
+        )
 
     def _add_mcp_servers(self, services: Services, mcp_servers: Any) -> None:
         """The client's MCP servers join the workspace's (``mcp_servers.py``)."""

@@ -20,7 +20,7 @@ from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredComm
 
 from pi_lsp.acp.tree_text import tree_text
 from pi_lsp.agent.runtime import SessionRuntime
-from pi_lsp.errors import InvalidParamsError, echoed
+from pi_lsp.errors import InvalidParamsError, McpSignInError, echoed
 from pi_lsp.llm.providers import can_send
 from pi_lsp.mcp.status_text import status_text
 from pi_lsp.protocol import THINKING_LEVELS
@@ -52,8 +52,8 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "thinking": ("Set the thinking level", "|".join(THINKING_LEVELS)),
     "new": ("Start a new session", None),
     "mcp": (
-        "MCP servers: status, or reconnect, enable, disable one",
-        "[reconnect|enable|disable <server>]",
+        "MCP servers: status, or reconnect, enable, disable, sign in to or out of one",
+        "[reconnect|enable|disable|login|logout <server>]",
     ),
 }
 """pi-lsp's own commands: description and input hint."""
@@ -177,6 +177,8 @@ async def _model(services: Services, runtime: SessionRuntime, arguments: list[st
         raise InvalidParamsError("usage: /model <model>")
     candidate = services.live.model_named(arguments[0])
     # Checked before the switch: a model_change entry, once written, stays in the session.
+    if candidate is not None and candidate.source == "editor" and not can_send(candidate):
+        raise InvalidParamsError(services.live.catalog().missing_key_message(candidate))
     if candidate is not None and not await asyncio.to_thread(can_send, candidate):
         raise InvalidParamsError(
             f"unknown model '{echoed(arguments[0])}': its provider is not one pi-lsp sends to, "
@@ -200,20 +202,40 @@ async def _new(services: Services, runtime: SessionRuntime, arguments: list[str]
 
 
 async def _mcp(services: Services, runtime: SessionRuntime, arguments: list[str]):
+    actions = ("reconnect", "enable", "disable", "login", "logout")
     if not arguments:
         return CommandOutcome(status_text(services.mcp.statuses()))
-    if len(arguments) != 2 or arguments[0] not in ("reconnect", "enable", "disable"):
-        raise InvalidParamsError("usage: /mcp [reconnect|enable|disable <server>]")
+    if len(arguments) != 2 or arguments[0] not in actions:
+        raise InvalidParamsError(f"usage: /mcp [{'|'.join(actions)} <server>]")
     action, name = arguments
     try:
-        if action == "reconnect":
-            services.mcp.reconnect(name)
-        else:
-            services.mcp.set_enabled(name, action == "enable")
+        return CommandOutcome(await _mcp_action(services, action, name))
     except KeyError as unknown:
         raise InvalidParamsError(str(unknown.args[0])) from None
+
+
+async def _mcp_action(services: Services, action: str, name: str) -> str:
+    """Do ``action`` to the server ``name``; what to tell the user."""
+    from pi_lsp.mcp.connection import McpCallError
+
+    if action == "login":
+        try:
+            status = await services.mcp.sign_in(name)
+        except McpCallError as failure:
+            raise McpSignInError(str(failure)) from None
+        return f"Signed in to MCP server {name}: {status['state']}, {status['toolCount']} tools."
+    if action == "logout":
+        try:
+            removed, _ = services.mcp.sign_out(name)
+        except McpCallError as failure:
+            raise InvalidParamsError(str(failure)) from None
+        return f"Signed out of MCP server {name}." if removed else f"MCP server {name}: no sign-in."
+    if action == "reconnect":
+        services.mcp.reconnect(name)
+    else:
+        services.mcp.set_enabled(name, action == "enable")
     done = {"reconnect": "reconnecting", "enable": "enabled", "disable": "disabled"}[action]
-    return CommandOutcome(f"MCP server {name}: {done}.")
+    return f"MCP server {name}: {done}."
 
 
 HANDLERS: dict[str, Handler] = {

@@ -33,6 +33,7 @@ from acp.helpers import start_tool_call
 from acp.schema import ImageContentBlock, StopReason, TerminalToolCallContent, ToolCallLocation
 
 from pi_lsp.acp.summary_cards import card_markdown, failed_markdown
+from pi_lsp.acp.tool_titles import card_title
 from pi_lsp.protocol import (
     BranchSummaryEndEvent,
     CompactionEndEvent,
@@ -42,6 +43,7 @@ from pi_lsp.protocol import (
     SummaryCard,
     TextDeltaEvent,
     ThinkingDeltaEvent,
+    ToolCard,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
@@ -107,6 +109,7 @@ def event_updates(event: Event, cwd: Path, running: RunningDiffs | None = None) 
         return [
             update_tool_call(
                 event.tool_call_id,
+                title=card_title(event.tool_card) if event.tool_card else None,
                 status="failed" if event.is_error else "completed",
                 content=running.pop(event.tool_call_id, [])
                 + (_terminal(event.details) or _content(event.content)),
@@ -171,7 +174,7 @@ def replay(items: Iterable[TranscriptEntry], cwd: Path) -> list[Any]:
         if card is not None:
             updates.append(update_agent_message_text(card_markdown(item.type, card, cwd)))
         elif item.message is not None:
-            updates.extend(_message_updates(item.message, tool_calls, cwd))
+            updates.extend(_message_updates(item.message, tool_calls, cwd, item.tool_card))
     return updates
 
 
@@ -185,7 +188,10 @@ def _card(item: TranscriptEntry) -> SummaryCard | None:
 
 
 def _message_updates(
-    message: dict[str, Any], tool_calls: dict[str, tuple[str, dict[str, Any]]], cwd: Path
+    message: dict[str, Any],
+    tool_calls: dict[str, tuple[str, dict[str, Any]]],
+    cwd: Path,
+    tool_card: ToolCard | None = None,
 ) -> list[Any]:
     role = message.get("role")
     content = message.get("content")
@@ -202,6 +208,7 @@ def _message_updates(
         return [
             update_tool_call(
                 call_id,
+                title=card_title(tool_card) if tool_card else None,
                 status="failed" if message.get("isError") else "completed",
                 content=diffs + _content(content if isinstance(content, list) else []),
             )

@@ -1,9 +1,13 @@
 """The agent service: runs prompts as turns on sessions, queues and steers them, aborts them.
 
 One turn runs per session at a time. A prompt that arrives while a turn runs is expanded
-(``/skill:name``, ``/template``) like any other, then either queued as a follow-up (it becomes its
-own turn when the running one ends) or, with ``steer``, handed to the running turn after its
-current tool batch; either way its request resolves when the turn that handled it ends. Without a
+(``/skill:name``, ``/template``) like any other, then waits in the session's queue
+(``prompt_queue.py``): as a follow-up (the follow-ups ``followUpMode`` hands over start a turn of
+their own when the agent would stop) or, with ``steer``, for the running turn to take it after its
+current tool batch or answer; either way its request resolves when the turn that handled it ends.
+Queued prompts can be listed, edited and taken back until the agent takes them. ``pi/abort`` keeps
+the queue, as pi 1.6's RPC ``abort`` does: the prompts wait for the next prompt's turn (the editors
+take them back into the input first, pi's interactive Esc). Without a
 configured model every other request keeps working and ``pi/prompt`` says how to configure one.
 
 Compaction around turns is the compactor's (``compaction/policy.py`` decides when); the turn loop
@@ -14,6 +18,7 @@ the prompt if the last answer filled the window, run the turn, compact after it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 from collections.abc import Awaitable, Callable
@@ -26,8 +31,9 @@ from pi_lsp.agent.hooks import start_session, turn_system_prompt
 from pi_lsp.agent.live_config import LiveConfig
 from pi_lsp.agent.nested_context import NestedContextFiles
 from pi_lsp.agent.permissions import Permissions
+from pi_lsp.agent.prompt_queue import QueuedPrompt, QueueKind
 from pi_lsp.agent.registry import SessionRegistry
-from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
+from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.agent.session_names import name_session, wants_a_name
 from pi_lsp.agent.system_prompt import build_system_prompt
 from pi_lsp.agent.turn import TurnOutcome, TurnSetup, run_turn
@@ -36,7 +42,7 @@ from pi_lsp.compaction.policy import Moment
 from pi_lsp.compaction.tokens import calculate_context_tokens
 from pi_lsp.llm.client import ModelClient
 from pi_lsp.llm.config import ModelConfig
-from pi_lsp.protocol import CompactResult, PromptResult
+from pi_lsp.protocol import ClearQueueResult, CompactResult, PromptResult, QueueResult
 from pi_lsp.session.message_types import ImageContent, TextContent, UserMessage
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.tools.base import EditorBridge, NoEditor, Tool
@@ -99,13 +105,16 @@ class Agent:
         """Run ``text`` as a turn (or queue/steer it into the running one); that turn's result."""
         runtime.require_writable()
         model = self.live.callable_model(runtime)
-        user_message = _user_message(self.live.resources.expand_prompt(text), images)
+        expanded = self.live.resources.expand_prompt(text)
+        user_message = _user_message(expanded, images)
         # One prompt at a time gets past here: a second one waits, then finds the turn running and
         # queues itself, instead of starting a turn of its own while the first waits to compact.
         async with runtime.starting:
             if runtime.is_streaming:
-                queued = QueuedPrompt(user_message, asyncio.get_running_loop().create_future())
-                (runtime.steering if behavior == "steer" else runtime.follow_ups).append(queued)
+                future = asyncio.get_running_loop().create_future()
+                queued = QueuedPrompt(expanded, user_message, future)
+                kind: QueueKind = "steer" if behavior == "steer" else "followUp"
+                runtime.queue.add(kind, queued)
                 waiting_for = queued.done
             else:
                 waiting_for = None
@@ -117,10 +126,14 @@ class Agent:
                 )
                 self._record_editor_file_ops(runtime)
                 turn = runtime.turn = asyncio.get_running_loop().create_task(
-                    self._run(runtime, model, user_message)
+                    self._run(runtime, model, [user_message], take_queued_steering=True)
                 )
         if waiting_for is not None:
-            return await waiting_for
+            try:
+                return await waiting_for
+            except asyncio.CancelledError:
+                runtime.queue.discard(queued)  # $/cancelRequest takes a waiting prompt back
+                raise
         try:
             return await asyncio.shield(turn)
         except asyncio.CancelledError:
@@ -129,24 +142,40 @@ class Agent:
             return await turn
 
     async def _run(
-        self, runtime: SessionRuntime, model: ModelConfig, user_message: UserMessage
+        self,
+        runtime: SessionRuntime,
+        model: ModelConfig,
+        user_messages: list[UserMessage],
+        *,
+        take_queued_steering: bool = False,
     ) -> PromptResult:
         if self.before_turn is not None:
             await self.before_turn()
         setup = self._setup(runtime, model)
         base_prompt = setup.system_prompt
         setup.system_prompt = await turn_system_prompt(
-            runtime, self.live.resources.extensions, base_prompt, user_message
+            runtime, self.live.resources.extensions, base_prompt, user_messages[0]
         )
         runtime.extension_prompt_addition = prompt_addition(base_prompt, setup.system_prompt)
-        outcome = await run_turn(runtime, user_message, setup, self.client, self.compactor)
+        outcome = await run_turn(
+            runtime,
+            user_messages,
+            setup,
+            self.client,
+            self.compactor,
+            take_queued_steering=take_queued_steering,
+        )
         if outcome.stop_reason not in ("aborted", "error"):
             await self.compactor.compact_if_needed(runtime, Moment.AFTER_TURN, setup.context_window)
             self._name_after_first_answer(runtime)
         result = self._result(runtime, setup.context_window, outcome)
         for queued in outcome.steered:
-            queued.done.set_result(result)
-        self._start_next_follow_up(runtime)
+            if not queued.done.done():
+                queued.done.set_result(result)
+        if outcome.stop_reason == "aborted":
+            runtime.turn = None  # the queue waits for the next prompt, as after pi 1.6's abort
+        else:
+            self._start_next_delivery(runtime)
         return result
 
     def _name_after_first_answer(self, runtime: SessionRuntime) -> None:
@@ -162,17 +191,59 @@ class Agent:
         self._naming.add(task)
         task.add_done_callback(self._naming.discard)
 
-    def _start_next_follow_up(self, runtime: SessionRuntime) -> None:
-        # Steering that arrived after the last tool batch becomes the next follow-up.
-        runtime.follow_ups.extendleft(reversed(runtime.take_steering()))
-        if not runtime.follow_ups:
+    def _start_next_delivery(self, runtime: SessionRuntime) -> None:
+        """Start the turn of what the queue hands over now the agent would stop: steering that
+        arrived after the last answer was read (pi continues with it first), else follow-ups."""
+        current = self.live.current
+        batch = runtime.queue.take_steering(
+            current.steering_mode()
+        ) or runtime.queue.take_follow_ups(current.follow_up_mode())
+        if not batch:
             runtime.turn = None
             return
-        queued = runtime.follow_ups.popleft()
         model = self.live.require_model(runtime)
-        task = asyncio.get_running_loop().create_task(self._run(runtime, model, queued.message))
+        task = asyncio.get_running_loop().create_task(
+            self._run(runtime, model, [queued.message for queued in batch])
+        )
         runtime.turn = task
-        task.add_done_callback(lambda done: _settle(queued.done, done))
+        task.add_done_callback(functools.partial(_settle_all, [queued.done for queued in batch]))
+
+    # ------------------------------------------------------------------ the queue
+
+    def queue(self, runtime: SessionRuntime) -> QueueResult:
+        """``pi/queue``: the prompts waiting, oldest first, and the modes that deliver them."""
+        steering, follow_up = runtime.queue.infos()
+        current = self.live.current
+        return QueueResult(
+            runtime.id, steering, follow_up, current.steering_mode(), current.follow_up_mode()
+        )
+
+    def clear_queue(self, runtime: SessionRuntime) -> ClearQueueResult:
+        """``pi/clearQueue``: take every waiting prompt back, their texts (pi's ``clear_queue``)."""
+        steering, follow_ups = runtime.queue.clear()
+        return ClearQueueResult(
+            [queued.text for queued in steering], [queued.text for queued in follow_ups]
+        )
+
+    def remove_queued(self, runtime: SessionRuntime, prompt_id: str) -> QueueResult:
+        runtime.queue.remove(prompt_id)
+        return self.queue(runtime)
+
+    def edit_queued(self, runtime: SessionRuntime, prompt_id: str, text: str) -> QueueResult:
+        """Give a waiting prompt a new text, expanded as a prompt's; it keeps its images."""
+        queued = runtime.queue.find(prompt_id)
+        expanded = self.live.resources.expand_prompt(text)
+        content = queued.message["content"]
+        images = [
+            block for block in content if not isinstance(block, str) and block["type"] == "image"
+        ]
+        message = UserMessage(
+            role="user",
+            content=[TextContent(type="text", text=expanded), *images],
+            timestamp=queued.message["timestamp"],
+        )
+        runtime.queue.replace(prompt_id, expanded, message)
+        return self.queue(runtime)
 
     def _setup(self, runtime: SessionRuntime, model: ModelConfig) -> TurnSetup:
         tools = self.tools()
@@ -200,6 +271,7 @@ class Agent:
             context_files=self.nested_context if current.settings.nested_context_files else None,
             permissions=self.permissions,
             load_tools=self.load_tools,
+            steering_mode=current.steering_mode(),
         )
 
     def _result(
@@ -269,11 +341,10 @@ class Agent:
     # ------------------------------------------------------------------ aborting
 
     def abort(self, runtime: SessionRuntime) -> bool:
-        """Stop the running turn (its request still resolves, with ``stopReason: "aborted"``)."""
-        for queued in (*runtime.steering, *runtime.follow_ups):
-            queued.done.cancel()
-        runtime.steering.clear()
-        runtime.follow_ups.clear()
+        """Stop the running turn (its request still resolves, with ``stopReason: "aborted"``).
+
+        The queue stays as it is (pi 1.6's RPC ``abort``): its prompts wait for the next prompt's
+        turn; ``clear_queue`` first takes them back."""
         stopped = False
         if runtime.summary_task is not None and not runtime.summary_task.done():
             runtime.summary_task.cancel()  # a summary cancels cleanly: nothing is written
@@ -285,6 +356,7 @@ class Agent:
 
     def abort_all(self) -> None:
         for runtime in self.sessions.open_runtimes:
+            runtime.queue.cancel_all()
             self.abort(runtime)
 
     def shutdown(self) -> None:
@@ -343,6 +415,11 @@ def _user_message(text: str, images: list[dict[str, str]]) -> UserMessage:
         for image in images
     )
     return UserMessage(role="user", content=content, timestamp=now_ms())
+
+
+def _settle_all(futures: list[asyncio.Future], task: asyncio.Task) -> None:
+    for future in futures:
+        _settle(future, task)
 
 
 def _settle(future: asyncio.Future, task: asyncio.Task) -> None:

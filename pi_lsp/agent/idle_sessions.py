@@ -49,8 +49,7 @@ def _unneeded(runtime: SessionRuntime) -> bool:
     return not (
         runtime.is_streaming
         or runtime.compacting
-        or runtime.steering
-        or runtime.follow_ups
+        or runtime.queue
         or runtime.starting.locked()
         or not runtime.session.is_persisted
     )

@@ -31,6 +31,7 @@ from pi_lsp.llm.caching import resolve_cache_retention
 from pi_lsp.llm.catalog import ModelCatalog
 from pi_lsp.llm.config import ModelConfig, resolve_model, split_model_string
 from pi_lsp.llm.credentials import EditorKeys
+from pi_lsp.llm.editor_models import EditorModels
 from pi_lsp.llm.models import context_window_for, max_output_tokens_for
 from pi_lsp.resources.auth_file import AUTH_FILE
 from pi_lsp.tools.paths import resolve_read_path
@@ -58,6 +59,8 @@ class LiveConfig:
         self.resources = resources
         self._environ = environ
         self.editor_keys = EditorKeys()
+        self.editor_models = EditorModels()
+        """The models the editor provides (``pi/languageModels``), for a client that runs them."""
 
     @property
     def current(self) -> ServerConfig:
@@ -71,7 +74,9 @@ class LiveConfig:
         """Models and keys as they are now."""
         snapshot = self.resources.loaded
         environ = dict(self._environ) if environ is None else environ
-        return ModelCatalog(snapshot.models, snapshot.auth, self.editor_keys, environ)
+        return ModelCatalog(
+            snapshot.models, snapshot.auth, self.editor_keys, environ, self.editor_models
+        )
 
     def configured_model(self) -> ModelConfig | None:
         """The model of a session that chose none (None when no model is configured)."""

@@ -17,11 +17,12 @@ names one opens it again.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pi_lsp.agent import idle_sessions
@@ -183,6 +184,24 @@ class SessionRegistry:
     def unpin(self, runtime: SessionRuntime) -> None:
         """No client holds ``runtime`` by id any more: it closes when idle, as others do."""
         self._pinned.discard(runtime.id)
+
+    @contextlib.contextmanager
+    def released(self, runtime: SessionRuntime | None) -> Iterator[None]:
+        """``runtime`` closed (its file released) while the block moves or removes the file;
+        should the block fail, opened again, current and held as it was."""
+        if runtime is None or runtime.session.path is None:
+            yield
+            return
+        path, was_current = runtime.session.path, self._current is runtime
+        was_pinned = runtime.id in self._pinned
+        self.close(runtime)
+        try:
+            yield
+        except BaseException:
+            reopened = self.open_path(path, make_current=was_current)
+            if was_pinned:
+                self.pin(reopened)
+            raise
 
     def close(self, runtime: SessionRuntime) -> None:
         """The client is done with the session: closed now (opening it again reads the file)."""

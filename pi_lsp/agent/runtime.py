@@ -1,40 +1,31 @@
 """One open session as the server runs it: the session, its event stream and its busy state.
 
 A runtime is busy while a turn runs or while the model writes a summary (a compaction or the
-summary of a branch being left). ``pi/prompt`` requests that arrive during a turn are queued (as
-follow-ups, delivered after the turn) or, with ``streamingBehavior: "steer"``, handed to the
-running turn after its current tool batch. While a summary is written the session refuses another
-summary and any move of the leaf, and prompts wait for it (``summarizing``). Tree changes are
-announced with a ``tree_changed`` event so every client view stays current.
+summary of a branch being left). ``pi/prompt`` requests that arrive during a turn wait in its
+``PromptQueue`` (``prompt_queue.py``): as follow-ups, delivered when the agent would stop, or, with
+``streamingBehavior: "steer"``, handed to the running turn after its current tool batch. While a
+summary is written the session refuses another summary and any move of the leaf, and prompts wait
+for it (``summarizing``). Tree changes are announced with a ``tree_changed`` event so every client
+view stays current.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
 import attrs
 
 from pi_lsp.agent.events import EventStream
+from pi_lsp.agent.prompt_queue import PromptQueue
 from pi_lsp.agent.tree_changes import TreeChanges
 from pi_lsp.errors import SessionReadOnlyError, TurnInProgressError
 from pi_lsp.llm.converted_history import ConvertedHistory
 from pi_lsp.llm.stream import CompletionRequest
-from pi_lsp.session.message_types import UserMessage
 from pi_lsp.session.session import Session
 from pi_lsp.session.usage_totals import UsageTally
-
-
-@attrs.define
-class QueuedPrompt:
-    """A prompt waiting for the running turn: its user message (already expanded) and the future
-    its request waits on."""
-
-    message: UserMessage
-    done: asyncio.Future
 
 
 @attrs.frozen
@@ -64,8 +55,8 @@ class SessionRuntime:
         self.turn: asyncio.Task | None = None
         self.starting = asyncio.Lock()
         """Held while a prompt decides whether to start a turn or join the queue."""
-        self.steering: deque[QueuedPrompt] = deque()
-        self.follow_ups: deque[QueuedPrompt] = deque()
+        self.queue = PromptQueue(events.emit)
+        """The prompts waiting for the running turn (steering and follow-ups)."""
         self.compacting = False
         """True while the model writes a summary (a compaction or a branch summary)."""
         self.summary_task: asyncio.Task | None = None
@@ -126,15 +117,10 @@ class SessionRuntime:
             self.summary_task = None
             self.summary_finished.set()
 
-    def take_steering(self) -> list[QueuedPrompt]:
-        """The steering prompts that arrived so far, removed from the queue."""
-        taken = list(self.steering)
-        self.steering.clear()
-        return taken
-
     def tree_changed(self) -> None:
         self.events.emit(self.tree_changes.next_event())
 
     def close(self) -> None:
+        self.queue.cancel_all()
         self.events.flush()
         self.session.close()

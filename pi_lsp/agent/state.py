@@ -1,5 +1,5 @@
 """``pi/state``: what a client shows about a session (model, thinking level, context usage, cost,
-flags).
+the queue's modes and length, flags).
 
 Context usage is pi's: the last completed answer's reported usage plus estimates of the messages
 after it; when no answer reported one, every message is estimated and, as pi 1.6 counts its system
@@ -55,6 +55,9 @@ def session_state(
         is_compacting=runtime.compacting,
         read_only=runtime.read_only_reason is not None,
         cost=session_cost(runtime.usage.totals(session.entries)),
+        steering_mode=live.current.steering_mode(),
+        follow_up_mode=live.current.follow_up_mode(),
+        pending_message_count=sum(map(len, runtime.queue.infos())),
         read_only_reason=runtime.read_only_reason,
     )
 

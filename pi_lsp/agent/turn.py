@@ -2,10 +2,13 @@
 
 Every finished message is appended to the session as it completes (user prompt, each assistant
 answer, each tool result), so a crash loses at most the message in flight. Events go out as the
-turn runs. After each tool batch the steering prompts that arrived are delivered and the compactor
-compacts if the context grew into the reserve. Before each request, the nested context files
-(AGENTS.md below the workspace root) that the tool calls in the context call for and that are not
-in it yet, or changed, are appended as entries of their own (``agent/nested_context.py``). A
+turn runs. Steering prompts are delivered as pi 1.6's agent loop delivers them (``steeringMode``
+decides how many at a time): a turn a new prompt starts takes the steering still queued (left there
+by an abort) before its first request, and every answer but a failed or aborted one is followed by
+the steering that arrived, so the model answers it before the turn ends. After each tool batch the
+compactor compacts if the context grew into the reserve. Before each request, the nested context
+files (AGENTS.md below the workspace root) that the tool calls in the context call for and that are
+not in it yet, or changed, are appended as entries of their own (``agent/nested_context.py``). A
 context overflow, or a ``length`` stop below the model's output limit (pi 1.6's recoverable
 length), is answered by compacting and retrying the answer once per turn. Each tool call first
 passes ``Permissions.check`` (``agent/permissions.py``): a call the user did not allow gets the
@@ -37,7 +40,8 @@ from pi_lsp.agent.context_pipeline import model_messages
 from pi_lsp.agent.hooks import changed_tool_result
 from pi_lsp.agent.nested_context import NestedContextFiles, injection_message
 from pi_lsp.agent.permissions import Permissions
-from pi_lsp.agent.runtime import CacheAnchor, QueuedPrompt, SessionRuntime
+from pi_lsp.agent.prompt_queue import QueuedPrompt
+from pi_lsp.agent.runtime import CacheAnchor, SessionRuntime
 from pi_lsp.compaction.policy import Moment
 from pi_lsp.config import CheckpointOptions
 from pi_lsp.extensions import ExtensionHost
@@ -63,6 +67,7 @@ from pi_lsp.protocol import (
     ErrorEvent,
     MessageEndEvent,
     MessageStartEvent,
+    QueueMode,
     RetryEvent,
     StopReason,
     TextDeltaEvent,
@@ -84,6 +89,7 @@ from pi_lsp.session.message_types import (
     ToolResultMessage,
     UserMessage,
 )
+from pi_lsp.session.system_messages import tools_declaration
 from pi_lsp.session.timestamps import now_ms
 from pi_lsp.session.tool_cards import ToolOutcome, tool_card
 from pi_lsp.tools.base import (
@@ -128,6 +134,8 @@ class TurnSetup:
     load_tools: Callable[[list[str]], list[Tool]] | None = None
     """The tools a result's ``details.loaded`` names (MCP's ``tool_search``), declared from the
     turn's next request on."""
+    steering_mode: QueueMode = "one-at-a-time"
+    """How many queued steering prompts each delivery hands over (pi's ``steeringMode``)."""
 
 
 @attrs.define
@@ -141,15 +149,24 @@ class TurnOutcome:
 
 async def run_turn(
     runtime: SessionRuntime,
-    user_message: UserMessage,
+    user_messages: list[UserMessage],
     setup: TurnSetup,
     client: ModelClient,
     compactor: Compactor,
+    *,
+    take_queued_steering: bool = False,
 ) -> TurnOutcome:
-    """Run one turn to its end; cancellation ends it as ``aborted`` instead of propagating."""
+    """Run one turn to its end; cancellation ends it as ``aborted`` instead of propagating.
+
+    ``user_messages`` start it (a prompt, or the follow-ups one delivery hands over);
+    ``take_queued_steering`` delivers the steering still queued right after them (a new prompt's
+    turn, as pi's agent loop polls steering when a run starts)."""
     runtime.events.emit(AgentStartEvent())
-    _append(runtime, user_message)
+    for user_message in user_messages:
+        _append(runtime, user_message)
     turn = _Turn(runtime, setup, client, compactor)
+    if take_queued_steering:
+        turn.deliver_steering()
     try:
         outcome = await turn.loop()
     except asyncio.CancelledError:
@@ -204,11 +221,14 @@ class _Turn:
                 if retry:
                     continue
             if stop_reason != "toolUse":
-                return TurnOutcome(stop_reason or "stop", message, message.get("errorMessage"))
+                # pi's loop answers steering that arrived during the last answer in this run.
+                if stop_reason in ("error", "aborted") or not self.deliver_steering():
+                    return TurnOutcome(stop_reason or "stop", message, message.get("errorMessage"))
+                continue
             await self._run_tools(
                 [block for block in message["content"] if block["type"] == "toolCall"]
             )
-            self._deliver_steering()
+            self.deliver_steering()
             await self.compactor.compact_if_needed(
                 self.runtime, Moment.BETWEEN_ROUNDS, self.setup.context_window
             )
@@ -254,10 +274,13 @@ class _Turn:
             )
         )
 
-    def _deliver_steering(self) -> None:
-        for queued in self.runtime.take_steering():
+    def deliver_steering(self) -> bool:
+        """Append the steering prompts the mode hands over now; whether there were any."""
+        taken = self.runtime.queue.take_steering(self.setup.steering_mode)
+        for queued in taken:
             _append(self.runtime, queued.message)
             self.steered.append(queued)
+        return bool(taken)
 
     async def _answer_with_retries(self) -> AssistantMessage:
         attempt = 0
@@ -341,6 +364,7 @@ class _Turn:
     async def _run_tools(self, calls: list[ToolCall]) -> None:
         by_name = {tool.name: tool for tool in self.setup.tools}
         self._open_tool_calls = list(calls)
+        loaded = False
         self._tool_started = {}
         while self._open_tool_calls:
             call = self._open_tool_calls[0]
@@ -365,7 +389,9 @@ class _Turn:
             self._open_tool_calls.pop(0)
             self._last_update = None
             self._record_tool_result(call, result)
-            self._load_tools(result)
+            loaded = self._load_tools(result) or loaded
+        if loaded:
+            self._declare_loaded_tools()
 
     async def _run_permitted(self, tool: Tool, call: ToolCall) -> ToolResult:
         """The tool's result, or the refusal when the user did not allow the call."""
@@ -391,14 +417,27 @@ class _Turn:
         )
         return await tool.execute(arguments, context)
 
-    def _load_tools(self, result: ToolResult) -> None:
+    def _load_tools(self, result: ToolResult) -> bool:
+        """Declare the tools the result loaded from the next request on; whether it loaded any."""
         loaded = (result.details or {}).get("loaded")
         if self.setup.load_tools is None or not loaded or result.is_error:
-            return
+            return False
         present = {tool.name for tool in self.setup.tools}
-        self.setup.tools += [
-            tool for tool in self.setup.load_tools(list(loaded)) if tool.name not in present
-        ]
+        new = [tool for tool in self.setup.load_tools(list(loaded)) if tool.name not in present]
+        self.setup.tools += new
+        return bool(new)
+
+    def _declare_loaded_tools(self) -> None:
+        """Record the loaded tools as pi 1.6 records its declarations (a system message after
+        the tool results, before the next request), so pi 1.6 declares them too when it
+        continues the session. The model never sees the message: pi-lsp sends its own prompt."""
+        branch = self.runtime.session.branch()
+        messages = [entry.get("message") for entry in branch if entry.get("type") == "message"]
+        declaration = tools_declaration(
+            messages, [tool.spec() for tool in self.setup.tools], now_ms()
+        )
+        if declaration is not None:
+            self.runtime.session.append_message(cast("AgentMessage", declaration))
 
     def _new_recorder(self) -> FileChangeRecorder:
         if self.setup.checkpoint_recorder is None:

@@ -10,6 +10,7 @@ def register_all(server) -> None:
         context,
         credentials,
         editor,
+        language_models,
         lifecycle,
         mcp,
         prompt,
@@ -24,4 +25,5 @@ def register_all(server) -> None:
     lifecycle.register(server)
     editor.register(server)
     credentials.register(server)
+    language_models.register(server)
     base.register_requests(server)

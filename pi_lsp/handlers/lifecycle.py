@@ -8,6 +8,7 @@ background thread so the first prompt does not wait for it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Generator
 from pathlib import Path
@@ -20,7 +21,7 @@ from pi_lsp import protocol
 from pi_lsp.agent.resource_service import ResourceService
 from pi_lsp.agent.system_prompt import agent_dir
 from pi_lsp.config import load_config
-from pi_lsp.handlers import configuration
+from pi_lsp.handlers import configuration, language_models
 from pi_lsp.handlers.base import to_plain
 from pi_lsp.handlers.permissions import LspPermissionAsker
 from pi_lsp.handlers.progress import Progress
@@ -58,6 +59,7 @@ def on_initialize(ls, params: types.InitializeParams) -> None:
         initialization_options=options,
         asker=LspPermissionAsker(ls),
     )
+    language_models.connect(ls, params.capabilities)
     watch_the_client(ls, params.process_id)
     for problem in config.problems:
         logger.warning("configuration: %s", problem)
@@ -82,10 +84,32 @@ def on_initialized(ls, params: types.InitializedParams) -> None:
     ls.services.mcp.on_failure = lambda message: ls.window_show_message(
         types.ShowMessageParams(type=types.MessageType.Warning, message=message)
     )
+    ls.services.mcp.open_sign_in_page = functools.partial(_show_sign_in_page, ls)
     resources = ls.services.resources
     resources.publish_current()  # the first diagnostics, and the MCP servers start
     ls.resource_watch = asyncio.get_running_loop().create_task(resources.watch())
     _start_session_index(ls)
+
+
+async def _show_sign_in_page(ls, server: str, url: str) -> None:
+    """An MCP server's authorization page, in the user's browser (``window/showDocument``), or
+    as a link in a message when the client cannot show it."""
+    window = ls.client_capabilities.window if ls.client_capabilities else None
+    shown = None
+    if window is not None and window.show_document is not None and window.show_document.support:
+        try:
+            shown = await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=url, external=True, take_focus=True)
+            )
+        except Exception as refused:  # noqa: BLE001 - the link in a message does instead
+            logger.info("window/showDocument of a sign-in page failed: %s", refused)
+    if shown is None or not shown.success:
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Info,
+                message=f'Open this page to sign in to MCP server "{server}": {url}',
+            )
+        )
 
 
 def _start_session_index(ls) -> None:

@@ -1,12 +1,13 @@
 """Handlers of the MCP status and control requests: ``pi/mcp``, ``pi/mcpReconnect``,
-``pi/mcpSetEnabled`` (the servers themselves are ``pi_lsp/mcp``'s)."""
+``pi/mcpSetEnabled``, ``pi/mcpLogin``, ``pi/mcpLogout`` (the servers themselves are
+``pi_lsp/mcp``'s)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pi_lsp import protocol
-from pi_lsp.errors import InvalidParamsError
+from pi_lsp.errors import InvalidParamsError, McpSignInError
 from pi_lsp.handlers.base import pi_request
 from pi_lsp.services import Services
 
@@ -34,6 +35,33 @@ def on_mcp_set_enabled(
         return _status(services.mcp.set_enabled(params.name, params.enabled))
     except KeyError as unknown:
         raise InvalidParamsError(str(unknown.args[0])) from None
+
+
+@pi_request(protocol.MCP_LOGIN)
+async def on_mcp_login(
+    services: Services, params: protocol.McpServerParams
+) -> protocol.McpServerStatus:
+    from pi_lsp.mcp.connection import McpCallError
+
+    try:
+        return _status(await services.mcp.sign_in(params.name))
+    except KeyError as unknown:
+        raise InvalidParamsError(str(unknown.args[0])) from None
+    except McpCallError as failure:
+        raise McpSignInError(str(failure)) from None
+
+
+@pi_request(protocol.MCP_LOGOUT)
+def on_mcp_logout(services: Services, params: protocol.McpServerParams) -> protocol.McpLogoutResult:
+    from pi_lsp.mcp.connection import McpCallError
+
+    try:
+        removed, status = services.mcp.sign_out(params.name)
+    except KeyError as unknown:
+        raise InvalidParamsError(str(unknown.args[0])) from None
+    except McpCallError as failure:
+        raise InvalidParamsError(str(failure)) from None
+    return protocol.McpLogoutResult(removed=removed, server=_status(status))
 
 
 def _status(status: dict[str, Any]) -> protocol.McpServerStatus:

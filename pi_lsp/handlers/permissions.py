@@ -10,15 +10,13 @@ that still arrives after that is ignored.
 from __future__ import annotations
 
 import asyncio
-import logging
 import uuid
 
 from lsprotocol import types
 
 from pi_lsp.agent.permission_policy import PermissionQuestion
 from pi_lsp.agent.permissions import ANSWERS, Answer
-
-logger = logging.getLogger(__name__)
+from pi_lsp.handlers.client_requests import withdraw
 
 
 class LspPermissionAsker:
@@ -39,15 +37,7 @@ class LspPermissionAsker:
         try:
             chosen = await asyncio.wrap_future(future)
         except asyncio.CancelledError:
-            self._withdraw(request_id)
+            withdraw(self._server, request_id)
             raise
         title = getattr(chosen, "title", None)
         return Answer(title) if title in ANSWERS else None
-
-    def _withdraw(self, request_id: str) -> None:
-        protocol = self._server.protocol
-        protocol._request_futures.pop(request_id, None)  # a late answer finds no one waiting
-        try:
-            protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
-        except Exception:  # noqa: BLE001 - the connection may be gone already
-            logger.debug("could not cancel the permission question %s", request_id)

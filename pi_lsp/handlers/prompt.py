@@ -1,4 +1,4 @@
-"""Handlers of ``pi/prompt`` and ``pi/abort``."""
+"""Handlers of ``pi/prompt``, ``pi/abort`` and the queue of prompts waiting for a turn."""
 
 from __future__ import annotations
 
@@ -20,3 +20,27 @@ async def on_prompt(services: Services, params: protocol.PromptParams) -> protoc
 def on_abort(services: Services, params: protocol.SessionParams) -> protocol.AbortResult:
     runtime = services.sessions.get(params.session_id)
     return protocol.AbortResult(runtime.id, services.agent.abort(runtime))
+
+
+@pi_request(protocol.QUEUE)
+def on_queue(services: Services, params: protocol.SessionParams) -> protocol.QueueResult:
+    return services.agent.queue(services.sessions.get(params.session_id))
+
+
+@pi_request(protocol.CLEAR_QUEUE)
+def on_clear_queue(services: Services, params: protocol.SessionParams) -> protocol.ClearQueueResult:
+    return services.agent.clear_queue(services.sessions.get(params.session_id))
+
+
+@pi_request(protocol.REMOVE_QUEUED)
+def on_remove_queued(
+    services: Services, params: protocol.QueuedPromptParams
+) -> protocol.QueueResult:
+    runtime = services.sessions.get(params.session_id)
+    return services.agent.remove_queued(runtime, params.id)
+
+
+@pi_request(protocol.EDIT_QUEUED)
+def on_edit_queued(services: Services, params: protocol.EditQueuedParams) -> protocol.QueueResult:
+    runtime = services.sessions.get(params.session_id)
+    return services.agent.edit_queued(runtime, params.id, params.text)

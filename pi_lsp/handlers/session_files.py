@@ -97,8 +97,8 @@ def on_delete_session(
     runtime = services.sessions.find(params.session_id)
     if runtime is not None:
         runtime.require_idle("delete the session")
-        services.sessions.close(runtime)
-    move_to_trash(path)
+    with services.sessions.released(runtime):
+        move_to_trash(path)
     if services.memory is not None:
         services.memory.notice(path)  # gone: dropped from the index
     return protocol.DeleteSessionResult(params.session_id, str(path))

@@ -40,8 +40,8 @@ def save_api_key(path: Path, provider: str, key: str, *, replace_subscription: b
         raise InvalidParamsError("pi/login: provider must not be empty")
     if not key or any(char in key for char in "\r\n"):
         raise InvalidParamsError("pi/login: the key must be one non-empty line")
-    with _locked(path):
-        data = _read(path)
+    with locked_like_pi(path):
+        data = read_json_object(path)
         current = data.get(provider)
         if (
             isinstance(current, dict)
@@ -54,15 +54,15 @@ def save_api_key(path: Path, provider: str, key: str, *, replace_subscription: b
                 f"(:PiLogin! {provider})"
             )
         data[provider] = {"type": "api_key", "key": key}
-        _write(path, data)
+        write_json_object(path, data)
 
 
 def remove_api_key(path: Path, provider: str) -> bool:
     """Remove ``provider``'s ``api_key`` entry; False when it had none. OAuth entries stay."""
     if not path.exists():
         return False
-    with _locked(path):
-        data = _read(path)
+    with locked_like_pi(path):
+        data = read_json_object(path)
         current = data.get(provider)
         if current is None:
             return False
@@ -72,11 +72,11 @@ def remove_api_key(path: Path, provider: str) -> bool:
                 "log out in pi (/logout) to remove it"
             )
         del data[provider]
-        _write(path, data)
+        write_json_object(path, data)
         return True
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_json_object(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -97,9 +97,11 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
-    text = json.dumps(data, indent=2, ensure_ascii=False)
-    descriptor, temporary = tempfile.mkstemp(prefix=".auth.json.", dir=path.parent)
+def write_json_object(path: Path, data: dict[str, Any], *, trailing_newline: bool = False) -> None:
+    """``data`` as ``JSON.stringify(data, null, 2)`` (and a newline where pi writes one), mode
+    0600, replacing ``path`` in one step."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + ("\n" if trailing_newline else "")
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         os.fchmod(descriptor, _FILE_MODE)
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
@@ -115,20 +117,23 @@ def _write(path: Path, data: dict[str, Any]) -> None:
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """pi's lock on ``path``: ``proper-lockfile`` makes the directory ``<path>.lock``."""
+def locked_like_pi(
+    path: Path, stale: float = LOCK_STALE_SECONDS, wait: float = LOCK_WAIT_SECONDS
+) -> Iterator[None]:
+    """pi's lock on ``path``: ``proper-lockfile`` makes the directory ``<path>.lock``, and takes
+    over one older than ``stale`` seconds (its holder died); gives up after ``wait`` seconds."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=_DIRECTORY_MODE)
     except OSError as problem:
         raise AuthFileError(f"cannot create {path.parent}: {problem.strerror}") from None
     lock = path.with_name(path.name + ".lock")
-    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    deadline = time.monotonic() + wait
     while True:
         try:
             lock.mkdir()
             break
         except FileExistsError:
-            if _is_stale(lock):
+            if _is_stale(lock, stale):
                 with contextlib.suppress(OSError):
                     lock.rmdir()
                 continue
@@ -146,8 +151,8 @@ def _locked(path: Path) -> Iterator[None]:
             lock.rmdir()
 
 
-def _is_stale(lock: Path) -> bool:
+def _is_stale(lock: Path, stale: float) -> bool:
     try:
-        return time.time() - lock.stat().st_mtime > LOCK_STALE_SECONDS
+        return time.time() - lock.stat().st_mtime > stale
     except OSError:
         return False

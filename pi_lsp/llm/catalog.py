@@ -14,6 +14,8 @@ A model reference is pi's ``provider/modelId`` or a litellm model string (``open
   the same).
 
 Anything else is a litellm model string, as before. Every model gets its provider's key.
+``vscode-lm/<vendor>/<id>`` names a model the editor provides (``editor_models.py``): listed, and
+usable, only for a client that runs them.
 
 Which model runs when the editor names none follows pi's ``findInitialModel``: the
 ``enabledModels`` scope (pi's default model when it is in scope, else the scope's first model),
@@ -44,9 +46,11 @@ from pi_lsp.llm.credentials import (
     EditorKeys,
     environment_credential,
 )
+from pi_lsp.llm.editor_models import PROVIDER as EDITOR_PROVIDER
+from pi_lsp.llm.editor_models import EditorModels, local_id
 from pi_lsp.llm.model_scope import PI_DEFAULT_MODELS, scope_models
 from pi_lsp.llm.providers import PROVIDERS, has_custom_endpoint, is_chat_model
-from pi_lsp.protocol import KeySource, KeyStatus, ModelInfo, ProviderInfo
+from pi_lsp.protocol import KeySource, KeyStatus, LanguageModelInfo, ModelInfo, ProviderInfo
 from pi_lsp.resources.auth_file import AuthFile, oauth_message
 from pi_lsp.resources.models_file import ModelDefinition, ModelsFile, ProviderDefinition
 
@@ -73,7 +77,10 @@ class ModelCatalog:
         auth: AuthFile | None,
         editor_keys: EditorKeys | None,
         environ: Mapping[str, str],
+        editor_models: EditorModels | None = None,
     ) -> None:
+        self.editor_models = editor_models or EditorModels()
+        """The editor's own models (``vscode-lm/…``), listed only for a client that runs them."""
         self.models = models or ModelsFile("models.json")
         self.auth = auth or AuthFile("auth.json")
         self.editor_keys = editor_keys or EditorKeys()
@@ -109,6 +116,8 @@ class ModelCatalog:
     def missing_key_message(self, model: ModelConfig) -> str:
         """Why ``model`` cannot be called, and what to do about it (no key was found)."""
         provider = model.provider
+        if provider == EDITOR_PROVIDER:
+            return self.editor_models.missing_message(model.model_id)
         if self.oauth_only(provider):
             return oauth_message(provider)
         variable = PROVIDER_KEY_VARIABLES.get(provider)
@@ -159,6 +168,8 @@ class ModelCatalog:
     def resolve(self, reference: str, settings: Mapping[str, Any]) -> ModelConfig:
         """The model ``reference`` names, with its key; ``settings`` refine a litellm string."""
         provider, model_id = split_model_string(reference)
+        if provider == EDITOR_PROVIDER:
+            return self.editor_models.config(model_id)
         definition = self.models.provider(provider)
         if definition is not None and (definition.models or definition.builtin or definition.api):
             return self._from_models_file(definition, model_id, settings)
@@ -280,6 +291,11 @@ class ModelCatalog:
         long tail) are not listed; their models can still be named.
         """
         first = [self._entry(configured)] if configured is not None else []
+        first += [
+            _editor_entry(model)
+            for model in self.editor_models.listed()
+            if configured is None or configured.model != f"{EDITOR_PROVIDER}/{local_id(model)}"
+        ]
         seen = {entry.model for entry in first}
         defined = [self._entry(model) for model in self.defined_models() if model.model not in seen]
         seen |= {entry.model for entry in defined}
@@ -323,7 +339,7 @@ class ModelCatalog:
             key_source=model.credential.source
             if model.key_status == "key" and model.credential
             else None,
-            source="models.json",
+            source="editor" if model.source == "editor" else "models.json",
         )
 
     def _table_entry(self, known: Any, sources: dict[str, KeySource | None]) -> ModelInfo:
@@ -395,6 +411,21 @@ class ModelCatalog:
             if self.has_key(known.provider)
         ]
         return list(dict.fromkeys(found))
+
+
+def _editor_entry(model: LanguageModelInfo) -> ModelInfo:
+    """A model the editor provides, as ``pi/models`` lists it: usable, its window the editor's."""
+    model_id = local_id(model)
+    return ModelInfo(
+        model=f"{EDITOR_PROVIDER}/{model_id}",
+        provider=EDITOR_PROVIDER,
+        model_id=model_id,
+        name=model.name,
+        context_window=model.max_input_tokens,
+        available=True,
+        key_source=None,
+        source="editor",
+    )
 
 
 def _merged(

@@ -3,7 +3,8 @@
 ``ModelClient.stream(request)`` opens one streamed completion: an async context manager whose
 ``events()`` yield pi-shaped stream events ending in ``Completed(message)``, and whose
 ``partial_message(stop_reason)`` is what arrived so far (see ``stream.py`` for the contract).
-``ProviderClient`` is the real one (each provider's wire API, litellm for the long tail);
+``ProviderClient`` is the real one (each provider's wire API, litellm for the long tail, the
+client for the editor's own models);
 ``double.ModelDouble`` answers from a script, in process, for tests of the agent's orchestration.
 ``complete`` runs a stream to its end for callers that only want the final message (summaries).
 """
@@ -16,6 +17,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Protocol, Self
 
 from pi_lsp.llm.config import ModelConfig
+from pi_lsp.llm.editor_models import PROVIDER as EDITOR_PROVIDER
+from pi_lsp.llm.editor_models import EditorModels
 from pi_lsp.llm.events import StreamEvent
 from pi_lsp.llm.stream import AssistantStream, CompletionRequest
 from pi_lsp.protocol import StopReason
@@ -61,11 +64,17 @@ class ProviderClient:
     table model, litellm (seconds of import, a few hundred MB) is not loaded at all.
     """
 
-    def __init__(self, configured_model: Callable[[], ModelConfig | None] | None = None) -> None:
+    def __init__(
+        self,
+        configured_model: Callable[[], ModelConfig | None] | None = None,
+        editor_models: EditorModels | None = None,
+    ) -> None:
         self._configured_model = configured_model
+        self._editor_models = editor_models
+        """The editor's own models, whose requests go to the client (``vscode_lm.py``)."""
 
     def stream(self, request: CompletionRequest) -> AssistantStream:
-        return AssistantStream(request)
+        return AssistantStream(request, self._editor_models)
 
     def preload(self) -> None:
         """Import what the first prompt needs on a daemon thread, so it does not wait for it.
@@ -92,6 +101,8 @@ def _load_quietly(configured_model: Callable[[], ModelConfig | None] | None) -> 
 
     try:
         model = configured_model() if configured_model is not None else None
+        if model is not None and model.provider == EDITOR_PROVIDER:
+            return  # the editor runs its models: nothing to load
         served = (
             direct.serves,
             anthropic_direct.serves,

@@ -263,11 +263,14 @@ def _tool_call(call: Mapping[str, Any]) -> dict[str, Any]:
     return converted
 
 
-def _tool_message(message: Mapping[str, Any], supports_images: bool) -> ChatMessage:
+def tool_result_blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A tool result's content blocks (a plain string content as one text block)."""
     content = message.get("content")
-    blocks = (
-        content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
-    )
+    return content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
+
+
+def _tool_message(message: Mapping[str, Any], supports_images: bool) -> ChatMessage:
+    blocks = tool_result_blocks(message)
     texts: list[str] = []
     for block in blocks:
         if block.get("type") == "text":

@@ -241,7 +241,10 @@ def sends_natively(model: ModelConfig, wire_api: WireApi) -> bool:
 def can_send(model: ModelConfig) -> bool:
     """Whether some path sends ``model``: ``models.json``, the table, or litellm's long tail.
 
-    Only a provider outside the table and ``models.json`` imports litellm (seconds), to ask it."""
+    Only a provider outside the table and ``models.json`` imports litellm (seconds), to ask it.
+    A model the editor provides (``vscode-lm``) can be sent only while the client offers it."""
+    if model.source == "editor":
+        return model.key_status == "key"
     if model.source == "models.json" or table_provider(model) is not None:
         return True
     from pi_lsp.llm._litellm import load_litellm

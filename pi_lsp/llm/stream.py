@@ -45,6 +45,7 @@ from pi_lsp.llm import (
     google_generative_ai,
     openai_responses,
     providers,
+    vscode_lm,
 )
 from pi_lsp.llm._litellm import load_litellm, preload_litellm
 from pi_lsp.llm.assistant import PartialAssistant
@@ -57,6 +58,8 @@ from pi_lsp.llm.caching import (
 from pi_lsp.llm.config import ModelConfig
 from pi_lsp.llm.converted_history import ConvertedHistory
 from pi_lsp.llm.credentials import UnresolvedKeyError, request_auth, runs_commands
+from pi_lsp.llm.editor_models import PROVIDER as EDITOR_PROVIDER
+from pi_lsp.llm.editor_models import EditorModels
 from pi_lsp.llm.events import (
     Completed,
     StreamEvent,
@@ -209,8 +212,11 @@ def _reasoning_effort(request: CompletionRequest) -> str | None:
 class AssistantStream:
     """One completion: iterate ``events()`` once; see the module docstring for the contract."""
 
-    def __init__(self, request: CompletionRequest) -> None:
+    def __init__(
+        self, request: CompletionRequest, editor_models: EditorModels | None = None
+    ) -> None:
         self.request = request
+        self._editor_models = editor_models or EditorModels()
         self.partial = PartialAssistant(
             provider=request.model.provider,
             model=request.model.model_id,
@@ -265,6 +271,10 @@ class AssistantStream:
     async def _chunks(self) -> AsyncGenerator[Any, None]:
         """The provider's streamed chunks: dicts from the direct paths, or litellm's objects."""
         model = self.request.model
+        if model.provider == EDITOR_PROVIDER:
+            async for chunk in self._editor_chunks():
+                yield chunk
+            return
         native = _native_chunks(model)
         # litellm (seconds to import) loads off the event loop, before anything asks it questions.
         litellm = None if native is not None else await preload_litellm()
@@ -296,6 +306,23 @@ class AssistantStream:
         finally:
             if response is not None:
                 await _close_quietly(response)
+
+    async def _editor_chunks(self) -> AsyncGenerator[dict[str, Any], None]:
+        """The answer of one of the editor's models (``vscode_lm.py``)."""
+        request, model = self.request, self.request.model
+        params = vscode_lm.chat_params(
+            model.model_id,
+            request.system_prompt,
+            request.messages,
+            request.tools,
+            accepts_images=model.accepts_images,
+        )
+        chunks = vscode_lm.stream_chunks(self._editor_models, params, model.model, request.timeout)
+        try:
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            await chunks.aclose()
 
     def _events_of(self, chunk: Any) -> list[StreamEvent]:
         usage = _get(chunk, "usage")
@@ -359,6 +386,8 @@ class AssistantStream:
 def _recorded_api(model: ModelConfig) -> str:
     """The wire API an answer records (pi's ``api``): the one pi-lsp speaks for ``model``, else
     the chat completions litellm's chunks come in."""
+    if model.provider == EDITOR_PROVIDER:
+        return vscode_lm.API
     found = providers.route(model)
     if found is not None and _native_chunks(model) is not None:
         return found.wire_api

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any, Literal, cast
 
 from pi_lsp.llm.config_values import COMMANDS, resolve_value
+from pi_lsp.mcp.oauth_store import McpAuthFile, ServerTokenStorage
 from pi_lsp.mcp.server_log import ServerLog
 from pi_lsp.resources.mcp_config import McpServerConfig
 
@@ -29,8 +30,12 @@ logger = logging.getLogger(__name__)
 
 State = Literal["connecting", "connected", "failed", "needs-auth", "disconnected", "disabled"]
 NEEDS_SIGN_IN = (
-    "the server answered 401 and needs a sign-in, which pi-lsp cannot do yet: add an "
-    '"Authorization" header to its entry in mcp.json (for example "Bearer ${TOKEN}")'
+    "the server answered 401 and needs a sign-in: choose Sign in in Pi: MCP Servers… (VS Code) "
+    "or :PiMcp (Neovim), or run /mcp login {name} (ACP)"
+)
+HEADER_AUTHORIZED = (
+    'the server answered 401 to the "Authorization" header of its mcp.json entry: check the '
+    "token (OAuth sign-in applies to servers without that header)"
 )
 STDERR_TAIL_BYTES = 2_000
 Progress = Callable[[float, float | None, str | None], None]
@@ -49,8 +54,11 @@ class ServerConnection:
         cwd: Path,
         on_change: Callable[[], None] = lambda: None,
         log: ServerLog | None = None,
+        auth_file: McpAuthFile | None = None,
     ) -> None:
         self.config = config
+        self._auth_file = auth_file
+        """pi's ``mcp-auth.json``, where OAuth sign-ins are kept (None: no OAuth)."""
         self.cwd = cwd
         self._on_change = on_change
         self._log = log
@@ -228,9 +236,13 @@ class ServerConnection:
             if self.state == "connected":
                 self._dropped(_describe(error))
             elif self._unauthorized:
-                self.last_error = NEEDS_SIGN_IN
+                self.last_error = (
+                    HEADER_AUTHORIZED
+                    if self._has_authorization_header()
+                    else NEEDS_SIGN_IN.format(name=self.name)
+                )
                 self._set_state("needs-auth")
-                logger.warning("MCP server %s: %s", self.name, NEEDS_SIGN_IN)
+                logger.warning("MCP server %s: %s", self.name, self.last_error)
             else:
                 self.last_error = _describe(error)
                 self._set_state("failed")
@@ -248,8 +260,15 @@ class ServerConnection:
         from pi_lsp import __version__
 
         client_info = Implementation(name="pi-lsp", version=__version__)
+        # The headers may run ``!command``s and the stored sign-in waits for pi's lock on
+        # mcp-auth.json: neither may hold up the server's event loop.
+        http_options = (
+            await asyncio.to_thread(lambda: (self._resolved_headers(), self._stored_sign_in()))
+            if self.config.transport == "http"
+            else ({}, None)
+        )
         async with (
-            self._transport() as (read, write),
+            self._transport(*http_options) as (read, write),
             ClientSession(
                 read,
                 write,
@@ -270,17 +289,22 @@ class ServerConnection:
             self._settled.set()
             await self._stop.wait()
 
-    def _transport(self) -> Any:
-        """The SDK's transport for the server: stdio, or streamable HTTP with its headers."""
+    def _transport(self, headers: dict[str, str], auth: Any) -> Any:
+        """The SDK's transport for the server: stdio, or streamable HTTP with its headers and
+        stored sign-in."""
         if self.config.transport == "http":
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = create_mcp_http_client(headers=self._resolved(self.config.headers, "header"))
+            http = create_mcp_http_client(headers=headers, auth=auth)
             self._unauthorized = False
 
             async def note_unauthorized(response: Any) -> None:
-                if response.status_code == 401:
+                # 401, or 403 asking for more scope (pi asks for a sign-in again then too).
+                challenge = response.headers.get("www-authenticate", "")
+                if response.status_code == 401 or (
+                    response.status_code == 403 and "insufficient_scope" in challenge
+                ):
                     self._unauthorized = True
 
             http.event_hooks["response"].append(note_unauthorized)
@@ -296,6 +320,76 @@ class ServerConnection:
         if self._stderr is None:
             self._stderr = tempfile.TemporaryFile(prefix=f"pi-mcp-{self.name}-")  # noqa: SIM115
         return stdio_client(params, errlog=cast(Any, self._stderr))
+
+    # ------------------------------------------------------------------ OAuth
+
+    async def sign_in(self, open_page: Callable[[str], Any]) -> None:
+        """Sign in (the authorization page goes to ``open_page``), then connect with the tokens;
+        :class:`McpCallError` says why not."""
+        from pi_lsp.mcp.oauth import SignInFailed, sign_in
+
+        storage = self._token_storage(for_sign_in=True)
+        settings = self._oauth_settings()
+        try:
+            await sign_in(
+                self.config.url or "",
+                storage,
+                settings,
+                await asyncio.to_thread(self._resolved_headers),
+                open_page,
+            )
+        except SignInFailed as failure:
+            raise McpCallError(
+                f'signing in to MCP server "{self.name}" failed: {failure}'
+            ) from None
+        await self.reconnect()
+
+    def sign_out(self) -> bool:
+        """Forget the server's tokens and client (pi's ``mcp-auth.json`` entry); whether there
+        were any. The connection goes on until the server refuses it."""
+        storage = self._token_storage(for_sign_in=True)
+        return storage.file.remove(self.name, storage.url)
+
+    def _token_storage(self, *, for_sign_in: bool = False) -> ServerTokenStorage:
+        if self.config.transport != "http" or self._auth_file is None:
+            raise McpCallError(f'MCP server "{self.name}" is not an HTTP server: no sign-in')
+        if for_sign_in and self._has_authorization_header():
+            raise McpCallError(
+                f'MCP server "{self.name}" sends an "Authorization" header from mcp.json; '
+                "OAuth sign-in applies to servers without one"
+            )
+        settings = self._oauth_settings()
+        return ServerTokenStorage(
+            self._auth_file,
+            self.name,
+            self.config.url or "",
+            client_id=settings.get("clientId") or None,
+            client_secret=settings.get("clientSecret") or None,
+        )
+
+    def _oauth_settings(self) -> dict[str, Any]:
+        """``oauth`` of ``mcp.json`` with its ``clientSecret`` resolved (``${VAR}``, ``!cmd``)."""
+        settings = dict(self.config.oauth or {})
+        secret = settings.get("clientSecret")
+        if isinstance(secret, str):
+            settings["clientSecret"] = self._resolved({"clientSecret": secret}, "oauth")[
+                "clientSecret"
+            ]
+        return settings
+
+    def _stored_sign_in(self) -> Any:
+        """The SDK's OAuth client over the stored sign-in, when there is one to send."""
+        if self._auth_file is None or self._has_authorization_header():
+            return None
+        storage = self._token_storage()
+        if not storage.state().get("tokens"):
+            return None
+        from pi_lsp.mcp.oauth import oauth_provider
+
+        return oauth_provider(self.config.url or "", storage, self._oauth_settings())
+
+    def _has_authorization_header(self) -> bool:
+        return any(key.lower() == "authorization" for key in self.config.headers)
 
     async def _list_tools(self) -> None:
         from mcp import types
@@ -346,6 +440,11 @@ class ServerConnection:
         if self.config.scope == "acp":  # an ACP client's values are the values
             return dict(self.config.env)
         return self._resolved(self.config.env, "env")
+
+    def _resolved_headers(self) -> dict[str, str]:
+        if self.config.scope == "acp":
+            return dict(self.config.headers)
+        return self._resolved(self.config.headers, "header")
 
     def _resolved(self, values: Mapping[str, str], what: str) -> dict[str, str]:
         """``${VAR}`` and ``!command`` values resolved as pi resolves them."""

@@ -14,14 +14,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import attrs
 
-from pi_lsp.mcp.connection import ServerConnection
+from pi_lsp.mcp.connection import McpCallError, ServerConnection
 from pi_lsp.mcp.naming import server_tool_names
+from pi_lsp.mcp.oauth_store import McpAuthFile
 from pi_lsp.mcp.resource_tools import resource_tools
 from pi_lsp.mcp.server_log import ServerLog
 from pi_lsp.mcp.tool_search import ToolSearchTool
@@ -42,9 +44,15 @@ class McpServers:
         cwd: Path,
         on_change: Callable[[], None] = lambda: None,
         log: ServerLog | None = None,
+        auth_file: McpAuthFile | None = None,
     ) -> None:
         self.cwd = cwd
         self.log = log
+        self.auth_file = auth_file
+        """pi's ``mcp-auth.json``, the HTTP servers' OAuth sign-ins (None: no OAuth)."""
+        self.open_sign_in_page: Callable[[str, str], Awaitable[None]] = _cannot_open
+        """Shows the user (server name, authorization page URL): ``window/showDocument`` over
+        LSP, a link in the chat over ACP."""
         """pi's ``mcp.log``, where the servers' log messages go (None: nowhere)."""
         self.connections: dict[str, ServerConnection] = {}
         self.on_change = on_change
@@ -96,6 +104,20 @@ class McpServers:
         self._apply()
         return status_of(self._connection(name))
 
+    async def sign_in(self, name: str) -> dict[str, Any]:
+        """Sign in to ``name`` (its authorization page goes to ``open_sign_in_page``) and connect
+        with the new tokens; its status then. :class:`McpCallError` when the sign-in failed."""
+        connection = self._connection(name)
+        self._reported.discard(name)
+        await connection.sign_in(lambda url: self.open_sign_in_page(name, url))
+        return status_of(connection)
+
+    def sign_out(self, name: str) -> tuple[bool, dict[str, Any]]:
+        """Forget ``name``'s sign-in and reconnect it (it then needs a sign-in); whether there
+        was one, and its status."""
+        removed = self._connection(name).sign_out()
+        return removed, self.reconnect(name)
+
     def _connection(self, name: str) -> ServerConnection:
         connection = self.connections.get(name)
         if connection is None:
@@ -128,7 +150,9 @@ class McpServers:
                 self._stop_later(connection)
         for name, config in wanted.items():
             if name not in self.connections:
-                connection = ServerConnection(config, self.cwd, self._changed, self.log)
+                connection = ServerConnection(
+                    config, self.cwd, self._changed, self.log, self.auth_file
+                )
                 self.connections[name] = connection
                 connection.start()
         self._changed()
@@ -246,6 +270,10 @@ class McpServers:
             task.add_done_callback(self._stopping.discard)
 
 
+async def _cannot_open(name: str, url: str) -> None:
+    raise McpCallError(f'cannot show the sign-in page of MCP server "{name}": no editor')
+
+
 def failure_message(connection: ServerConnection) -> str:
     """Why ``connection``'s server failed to start, with the end of its stderr."""
     if connection.state == "needs-auth":
@@ -290,19 +318,38 @@ def client_server(
 ) -> McpServerConfig | str:
     """A stdio server an ACP client passed: ``direct`` (the user chose it in the client), its
     name made a valid pi server name. The error message when it cannot be one."""
-    safe = "".join(
-        char if char.isascii() and (char.isalnum() or char in "_-") else "_" for char in name
-    )
-    if not safe.strip("_-") or not command:
-        return f"the MCP server {name!r} needs a name and a command"
-    return McpServerConfig(
-        name=safe,
+    return _client_config(
+        name,
+        bool(command),
+        "a command",
         transport="stdio",
-        source="ACP session/new",
-        scope="acp",
         command=command,
         args=tuple(args),
         env=dict(env),
         cwd=str(cwd),
-        exposure="direct",
+    )
+
+
+def client_http_server(name: str, url: str, headers: dict[str, str]) -> McpServerConfig | str:
+    """A streamable-HTTP server an ACP client passed, ``direct`` like its stdio ones; its
+    headers are sent as the client gives them."""
+    usable = urlsplit(url or "").scheme in ("http", "https")
+    return _client_config(
+        name, usable, "an http(s) URL", transport="http", url=url, headers=dict(headers)
+    )
+
+
+def _client_config(name: str, usable: bool, needs: str, **fields: Any) -> McpServerConfig | str:
+    safe = _client_server_name(name)
+    if not safe.strip("_-") or not usable:
+        return f"the MCP server {name!r} needs a name and {needs}"
+    return McpServerConfig(
+        name=safe, source="ACP session/new", scope="acp", exposure="direct", **fields
+    )
+
+
+def _client_server_name(name: str) -> str:
+    """A client's server name as a valid pi server name: other characters become ``_``."""
+    return "".join(
+        char if char.isascii() and (char.isalnum() or char in "_-") else "_" for char in name
     )

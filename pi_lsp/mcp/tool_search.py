@@ -6,7 +6,8 @@ they are declared from the next model request on.
 The load is recorded where pi records its tool results: the ``tool_search`` result's details are
 ``{"loaded": [names]}``, as pi's are, so a session file says which tools its branch loaded and
 pi-lsp declares them again on that branch (after a restart, a navigation, a fork). Tools a pi 1.6
-system message added on the branch (``toolsAdded``) count as loaded too.
+system message added on the branch (``toolsAdded``) count as loaded too, until one removes them
+(``toolsRemoved``); the turn records pi-lsp's own loads in such a message as well, for pi 1.6.
 """
 
 from __future__ import annotations
@@ -176,6 +177,9 @@ def loaded_tool_names(entries: Iterable[Mapping[str, Any]]) -> list[str]:
             names = details.get("loaded") if isinstance(details, Mapping) else None
             loaded.update(dict.fromkeys(name for name in names or [] if isinstance(name, str)))
         elif message.get("role") == "system":
+            for tool in message.get("toolsRemoved") or []:
+                if isinstance(tool, Mapping):
+                    loaded.pop(str(tool.get("name")), None)
             for tool in message.get("toolsAdded") or []:
                 name = tool.get("name") if isinstance(tool, Mapping) else None
                 if isinstance(name, str) and name.startswith("mcp__"):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS files (
     size INTEGER NOT NULL,
     tail BLOB NOT NULL,
     leaf_row INTEGER,
+    top_parent TEXT,
     entries INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS entries (
@@ -48,8 +49,7 @@ CREATE TABLE IF NOT EXISTS entries (
     timestamp INTEGER,
     on_path INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS entries_by_id ON entries (file, entry_id);
-CREATE INDEX IF NOT EXISTS entries_by_file ON entries (file, seq);
+CREATE INDEX IF NOT EXISTS entries_by_entry_id ON entries (file, entry_id, seq);
 CREATE VIRTUAL TABLE IF NOT EXISTS entry_text
     USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
 """

@@ -40,6 +40,9 @@ class FileState:
     tail: bytes
     session_id: str | None
     leaf_row: int | None
+    top_parent: str | None
+    """The parent id no entry has, where the active path stops (``None``: a root or a cycle):
+    an entry given that id later extends the path upwards."""
     entries: int
 
 
@@ -105,7 +108,7 @@ def _transaction(connection: sqlite3.Connection) -> _Transaction:
 def _file_state(connection: sqlite3.Connection, path: Path) -> FileState | None:
     row = connection.execute(
         "SELECT file, device, inode, indexed_bytes, mtime_ns, size, tail, session_id, leaf_row, "
-        "entries "
+        "top_parent, entries "
         "FROM files WHERE path = ?",
         (str(path),),
     ).fetchone()
@@ -149,7 +152,7 @@ def _fresh_state(
         (str(path), stat.st_dev, stat.st_ino),
     )
     assert cursor.lastrowid is not None
-    return FileState(cursor.lastrowid, stat.st_dev, stat.st_ino, 0, 0, -1, b"", None, None, 0)
+    return FileState(cursor.lastrowid, stat.st_dev, stat.st_ino, 0, 0, -1, b"", None, None, None, 0)
 
 
 def _delete_rows(connection: sqlite3.Connection, file: int) -> None:
@@ -174,8 +177,9 @@ def _index_new_lines(
     complete_end = data.rfind(b"\n") + 1
     new_end = state.indexed_bytes - skip + complete_end if complete_end > skip else None
     if new_end is None:
+        path_end = state.leaf_row, state.top_parent
         _record_progress(
-            connection, state, stat, state.indexed_bytes, state.tail, state.leaf_row, state.entries
+            connection, state, stat, state.indexed_bytes, state.tail, path_end, state.entries
         )
         return 0
     session_id = state.session_id
@@ -201,21 +205,27 @@ def _index_new_lines(
         )
     if named:
         connection.execute("UPDATE files SET name = ? WHERE file = ?", (name, state.file))
-    leaf_row = state.leaf_row
+    path_end = state.leaf_row, state.top_parent
     if new_entries:
-        leaf_row = _insert_with_path(connection, state, new_entries)
+        path_end = _insert_with_path(connection, state, new_entries)
     tail = data[max(0, complete_end - TAIL_BYTES) : complete_end]
     total = state.entries + len(new_entries)
-    _record_progress(connection, state, stat, new_end, tail, leaf_row, total)
+    _record_progress(connection, state, stat, new_end, tail, path_end, total)
     return len(new_entries)
 
 
 def _insert_with_path(
     connection: sqlite3.Connection, state: FileState, new_entries: list[StoredEntry]
-) -> int:
+) -> tuple[int, str | None]:
     """Insert ``new_entries`` marked on or off the active path, which now ends at the last of
-    them; the rows of older entries are updated only when the path left them (a branch)."""
+    them; the new leaf's row and ``top_parent``. The rows of older entries are updated only when
+    the path left them (a branch) or may have moved above them: a new entry reuses an id (the
+    later entry wins it) or has the id the path's top lacked as its parent."""
     on_path, parent_outside = _path_in_batch(new_entries)
+    ids = {entry.id for entry in new_entries if isinstance(entry.id, str)}
+    above_moved = state.entries > 0 and (
+        state.top_parent in ids or _reuses_an_id(connection, state.file, ids)
+    )
     rows = [
         _insert_entry(connection, state.file, state.entries + index, entry, index in on_path)
         for index, entry in enumerate(new_entries)
@@ -223,16 +233,41 @@ def _insert_with_path(
     junction = _latest_row(connection, state.file, parent_outside) if parent_outside else None
     if junction is not None and junction in rows:
         junction = None  # a parent cycle back into the new entries: pi's walk ends there
-    if junction is None or junction != state.leaf_row:
-        if state.leaf_row is not None:  # the path left the old leaf: walk it again
-            connection.execute(
-                "UPDATE entries SET on_path = 0 WHERE file = ? AND on_path AND row NOT IN "
-                f"({','.join('?' * len(rows))})",
-                (state.file, *rows),
-            )
-        if junction is not None:
-            _mark(connection, _walk_up(connection, state.file, junction, stop_at=None))
-    return rows[-1]
+    if junction is not None and junction == state.leaf_row and not above_moved:
+        return rows[-1], state.top_parent
+    if state.leaf_row is not None:  # the path left the old leaf: walk it again
+        connection.execute(
+            "UPDATE entries SET on_path = 0 WHERE file = ? AND on_path AND row NOT IN "
+            f"({','.join('?' * len(rows))})",
+            (state.file, *rows),
+        )
+    if junction is not None:
+        _mark_path_up(connection, state.file, junction)
+    return rows[-1], _top_parent(connection, state.file)
+
+
+def _reuses_an_id(connection: sqlite3.Connection, file: int, ids: set[str]) -> bool:
+    """Whether the file had an entry with one of ``ids`` already."""
+    if not ids:
+        return False
+    found = connection.execute(
+        f"SELECT 1 FROM entries WHERE file = ? AND entry_id IN ({','.join('?' * len(ids))}) "
+        "LIMIT 1",
+        (file, *ids),
+    )
+    return found.fetchone() is not None
+
+
+def _top_parent(connection: sqlite3.Connection, file: int) -> str | None:
+    """The parent id no entry has, of the row where the active path stops (only that row's
+    parent can be missing: the walk goes on past every other)."""
+    found = connection.execute(
+        "SELECT child.parent_id FROM entries AS child WHERE child.file = :file AND child.on_path "
+        "AND child.parent_id <> '' AND NOT EXISTS (SELECT 1 FROM entries AS parent "
+        "WHERE parent.file = :file AND parent.entry_id = child.parent_id) LIMIT 1",
+        {"file": file},
+    ).fetchone()
+    return found[0] if found else None
 
 
 def _path_in_batch(new_entries: list[StoredEntry]) -> tuple[set[int], str | None]:
@@ -253,10 +288,6 @@ def _path_in_batch(new_entries: list[StoredEntry]) -> tuple[set[int], str | None
         if current is None:
             return on_path, parent
     return on_path, None  # a cycle among the new entries
-
-
-def _mark(connection: sqlite3.Connection, rows: list[int]) -> None:
-    connection.executemany("UPDATE entries SET on_path = 1 WHERE row = ?", [(r,) for r in rows])
 
 
 def _entries(data: bytes, start: int, end: int) -> Iterator[StoredEntry]:
@@ -327,12 +358,14 @@ def _record_progress(
     stat: os.stat_result,
     indexed_bytes: int,
     tail: bytes,
-    leaf_row: int | None,
+    path_end: tuple[int | None, str | None],
     entries: int,
 ) -> None:
+    """Store how far ``state``'s file is indexed; ``path_end`` is the leaf's row and the
+    ``top_parent``."""
     connection.execute(
         "UPDATE files SET device = ?, inode = ?, indexed_bytes = ?, mtime_ns = ?, size = ?, "
-        "tail = ?, leaf_row = ?, entries = ? WHERE file = ?",
+        "tail = ?, leaf_row = ?, top_parent = ?, entries = ? WHERE file = ?",
         (
             stat.st_dev,
             stat.st_ino,
@@ -340,29 +373,34 @@ def _record_progress(
             stat.st_mtime_ns,
             stat.st_size,
             tail,
-            leaf_row,
+            *path_end,
             entries,
             state.file,
         ),
     )
 
 
-def _walk_up(
-    connection: sqlite3.Connection, file: int, start: int, *, stop_at: int | None
-) -> list[int]:
-    """The rows from ``start`` up to the root (or to ``stop_at``, included), as pi walks them."""
-    rows: list[int] = []
-    seen: set[int] = set()
-    current: int | None = start
-    while current is not None and current not in seen:
-        seen.add(current)
-        rows.append(current)
-        if current == stop_at:
-            break
-        parent = connection.execute("SELECT parent_id FROM entries WHERE row = ?", (current,))
-        parent_id = parent.fetchone()[0]
-        current = _latest_row(connection, file, parent_id) if parent_id else None
-    return rows
+def _mark_path_up(connection: sqlite3.Connection, file: int, start: int) -> None:
+    """Mark the rows from ``start`` up to the root on the active path, as pi walks them: a parent
+    id names its latest entry, and a row met again (a parent cycle) ends the walk.
+
+    One statement: a branch off a long session walks thousands of ancestors, and a query each
+    cost milliseconds per thousand."""
+    connection.execute(_MARK_PATH_UP, {"file": file, "start": start})
+
+
+_MARK_PATH_UP = """
+WITH RECURSIVE up(row, parent_id) AS (
+    SELECT row, parent_id FROM entries WHERE row = :start
+    UNION
+    SELECT parent.row, parent.parent_id FROM up JOIN entries AS parent ON parent.row = (
+        SELECT latest.row FROM entries AS latest
+        WHERE latest.file = :file AND latest.entry_id = up.parent_id AND up.parent_id <> ''
+        ORDER BY latest.seq DESC LIMIT 1
+    )
+)
+UPDATE entries SET on_path = 1 WHERE row IN (SELECT row FROM up)
+"""
 
 
 def _latest_row(connection: sqlite3.Connection, file: int, entry_id: str) -> int | None:

@@ -37,7 +37,7 @@ class ParsedQuery:
 def parse_query(text: str) -> ParsedQuery:
     required: list[str] = []
     excluded: list[str] = []
-    for match in _TERMS.finditer(text):
+    for match in _TERMS.finditer(_searchable(text)):
         negated, phrase, word = match.group(1), match.group(2), match.group(3)
         if word is not None:
             negated = "-" if word.startswith("-") and len(word) > 1 else ""
@@ -50,6 +50,13 @@ def parse_query(text: str) -> ParsedQuery:
     if not required:  # only ``-word``s: nothing to look for but the text itself
         required, excluded = excluded, []
     return ParsedQuery(tuple(required), tuple(excluded))
+
+
+def _searchable(text: str) -> str:
+    """``text`` as SQLite can take it: a NUL ends FTS5's reading of the query (an unterminated
+    string, should it fall in a quoted term), and a lone surrogate (JSON's ``"\\ud800"``) has no
+    UTF-8 form; the first becomes a space, the second is left out."""
+    return text.replace("\0", " ").encode("utf-8", "ignore").decode("utf-8")
 
 
 def _quoted(term: str) -> str:

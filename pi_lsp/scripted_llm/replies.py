@@ -37,6 +37,8 @@ class Reply:
     stream_error: Mapping[str, Any] | None = None
     # Close the connection after the deltas without a finish_reason (a dropped stream).
     drop_connection: bool = False
+    # Hold the answer after its first delta until the test releases this gate (``gates.py``).
+    gate: str | None = None
 
     @property
     def is_http_error(self) -> bool:
@@ -205,13 +207,22 @@ _HELPERS: dict[str, Callable[..., Any]] = {
 }
 
 
+def gated(reply: Reply, gate: str) -> Reply:
+    """``reply``, held after its first delta until the test releases ``gate``."""
+    return attrs.evolve(reply, gate=gate)
+
+
 def reply_from_json(entry: Mapping[str, Any]) -> Reply:
     """A reply from a script entry: ``{"kind": <helper name>, ...that helper's arguments}``.
 
     ``tool_calls`` entries give their calls as ``[[id, name, {arguments}], ...]`` (JSON has no
-    tuples); the ``text`` helper's first argument is the ``text`` key.
+    tuples); the ``text`` helper's first argument is the ``text`` key. Any entry may name a
+    ``gate`` that holds it open (``gated``).
     """
     arguments = dict(entry)
+    gate = arguments.pop("gate", None)
+    if gate is not None:
+        return gated(reply_from_json(arguments), str(gate))
     kind = arguments.pop("kind", None)
     helper = _HELPERS.get(str(kind))
     if helper is None:

@@ -13,7 +13,8 @@ of hanging.
 
 Control endpoints let another process script a running server: ``GET /__requests`` returns the
 recorded bodies, ``GET /__headers`` the headers of the same requests (so a test can see which
-API key arrived), and ``POST /__enqueue`` adds replies given as JSON script entries.
+API key arrived), ``POST /__enqueue`` adds replies given as JSON script entries, and ``GET
+/__gates`` / ``POST /__release`` see and open the gates that hold answers open (``gates.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from aiohttp import web
 
 from pi_lsp.scripted_llm.anthropic import messages_endpoint
 from pi_lsp.scripted_llm.event_stream import open_event_stream, stall_or_drop
+from pi_lsp.scripted_llm.gates import Gates
 from pi_lsp.scripted_llm.gemini import generate_content_endpoint
 from pi_lsp.scripted_llm.prompt_cache import PromptCache
 from pi_lsp.scripted_llm.replies import Reply, error, reply_from_json, usage_for
@@ -69,6 +71,8 @@ class ScriptedLLM:
         # evidence that an abort released the connection.
         self.disconnects = 0
         self.completed_streams = 0
+        self.gates = Gates()
+        """The gates that hold answers open until the test releases them."""
 
     @property
     def base_url(self) -> str:
@@ -109,6 +113,8 @@ class ScriptedLLM:
         app.router.add_get("/__requests", self._recorded_requests)
         app.router.add_get("/__headers", self._recorded_headers)
         app.router.add_post("/__enqueue", self._enqueue_from_json)
+        app.router.add_get("/__gates", self._gates_reached)
+        app.router.add_post("/__release", self._release_gate)
         # Cancelling the handler when the client goes away is what lets tests count disconnects.
         self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
         await self._runner.setup()
@@ -146,6 +152,14 @@ class ScriptedLLM:
         except (TypeError, ValueError) as problem:
             return web.json_response({"error": str(problem)}, status=400)
         return web.json_response({"queued": len(entries), "pending": len(self._queue)})
+
+    async def _gates_reached(self, request: web.Request) -> web.Response:
+        return web.json_response(self.gates.names_reached())
+
+    async def _release_gate(self, request: web.Request) -> web.Response:
+        payload = await request.json()
+        self.gates.release(str(payload.get("gate")))
+        return web.json_response({"released": payload.get("gate")})
 
     async def _gemini_generate_content(self, request: web.Request) -> web.StreamResponse:
         return await generate_content_endpoint(self, request)
@@ -197,10 +211,16 @@ async def _stream(
 ) -> web.StreamResponse:
     response = await open_event_stream(request)
     chunk = _chunk_factory(completion_id, str(body.get("model", SCRIPTED_MODEL_ID)))
+    # A gate holds the answer once the client has seen its start and first piece of content.
+    gate_at = min(2, len(reply.deltas)) if reply.gate is not None else -1
     for index, delta in enumerate(reply.deltas):
         if index and reply.chunk_delay:
             await asyncio.sleep(reply.chunk_delay)
+        if index == gate_at:
+            await server.gates.pass_through(str(reply.gate))
         await _send(response, chunk(delta, None))
+    if gate_at == len(reply.deltas):
+        await server.gates.pass_through(str(reply.gate))
     if await stall_or_drop(request, reply):
         return response
     if reply.stream_error is not None:

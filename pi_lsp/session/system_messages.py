@@ -6,6 +6,10 @@ tools added or removed by name). When pi 1.6 compacts, it stores the replayed re
 compaction entry as ``systemMessage``, because the compaction hides the messages it replays.
 pi-lsp does the same when it compacts a session that holds such messages, so pi 1.6 keeps its
 prompt state across a compaction pi-lsp made (pi-ai's ``getCurrentSystemMessage``).
+
+pi 1.6 also restores a session's tool loadout from these messages (``getCurrentTools``), and that
+is how it records what its ``tool_search`` loaded. ``tools_declaration`` is the message pi-lsp
+writes when its ``tool_search`` loads tools, so pi 1.6 declares them too when it continues.
 """
 
 from __future__ import annotations
@@ -56,6 +60,24 @@ def current_system_message(
         snapshot["toolsAdded"] = list(tools.values())
     snapshot["timestamp"] = timestamp
     return snapshot
+
+
+def tools_declaration(
+    messages: Iterable[MessageRecord], declared: list[Mapping[str, Any]], timestamp: int
+) -> dict[str, Any] | None:
+    """The system message declaring the tools of ``declared`` (``{name, description,
+    parameters}``) that the system messages among ``messages`` do not declare, as pi 1.6's agent
+    loop writes one before a request; ``None`` when there is none to declare.
+
+    pi 1.6 takes a branch's declarations as its whole tool loadout once it has any, so a branch
+    without them gets every declared tool, not only the new ones. Tools are only ever added: the
+    tools pi recorded and pi-lsp does not have (its ``codemode``) stay pi's."""
+    current = current_system_message(messages, timestamp)
+    recorded = {_name(tool) for tool in _tools(current.get("toolsAdded") if current else None)}
+    added = [dict(tool) for tool in declared if tool.get("name") not in recorded]
+    if not added:
+        return None
+    return {"role": "system", "content": "", "toolsAdded": added, "timestamp": timestamp}
 
 
 def _content_text(content: Any) -> str:

@@ -13,10 +13,10 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path, PurePosixPath
 from typing import Any
 
 import attrs
+import msgspec
 
 from pi_lsp.protocol import (
     ToolCard,
@@ -33,12 +33,14 @@ MAX_RESULTS = 200
 MCP_PREFIX = "mcp__"
 SEARCH_TOOLS = ("grep", "find", "ls")
 _REFUSAL = re.compile(r"was not given \((?P<why>.*)\)\. Nothing was changed\.$", re.DOTALL)
-_BASH_NOTICE = re.compile(r"(?:^|\n\n)\[Showing (?:lines|the last) [^\n]*\]$")
+# The paragraphs a tool adds after its output (matched against the last paragraph only: a
+# pattern anchored at the end of a long output would be tried at each of its positions)
+_BASH_NOTICE = re.compile(r"\[Showing (?:lines|the last) [^\n]*\]")
 _BASH_STATUS = re.compile(
-    r"(?:^|\n\n)(?:Command exited with code -?\d+|Command was killed by [^\n]+|Command aborted"
-    r"|Command timed out after [^\n]+)$"
+    r"Command exited with code -?\d+|Command was killed by [^\n]+|Command aborted"
+    r"|Command timed out after [^\n]+"
 )
-_LISTING_NOTICE = re.compile(r"\n\n\[[^\n]*\]$")
+_LISTING_NOTICE = re.compile(r"\[[^\n]*\]")
 _GREP_MATCH = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<text>.*)$")
 _EMPTY_LISTINGS = ("No matches found", "No files found matching the pattern", "(empty directory)")
 
@@ -57,24 +59,27 @@ def tool_card(
     name: str,
     arguments: Mapping[str, Any] | None,
     outcome: ToolOutcome | None,
-    cwd: str | Path,
+    cwd: str | os.PathLike[str],
     duration_ms: int | None = None,
 ) -> ToolCard:
     """The card of the call ``name(arguments)``: running while ``outcome`` is None or not
     finished; ``cwd`` (the workspace folder) makes paths inside it relative."""
-    arguments = arguments if isinstance(arguments, Mapping) else {}
-    kind = _kind(name)
-    card = ToolCard(
+    arguments = arguments if isinstance(arguments, dict) else {}
+    kind, status = _kind(name), _status(outcome)
+    facts = _FACTS[kind](name, arguments, outcome, os.path.normpath(os.fspath(cwd) or "."))
+    if facts.get("status_reason") is None:
+        facts["status_reason"] = _reason(status, outcome)
+    if outcome is not None and status in ("failed", "denied") and kind != "bash":
+        facts["text"] = facts.get("text") or _clip_bytes(_text(outcome.content))
+    return ToolCard(
         kind=kind,
-        title=name,
-        status=_status(outcome),
+        title=facts.pop("title", name),
+        status=status,
         arguments=_arguments(arguments),
-        raw_arguments=json.dumps(arguments, indent=2, ensure_ascii=False),
+        raw_arguments=_indented_json(arguments),
         duration_ms=duration_ms,
+        **facts,
     )
-    facts = _FACTS[kind](name, arguments, outcome, Path(cwd))
-    card = attrs.evolve(card, **facts)
-    return attrs.evolve(card, status_reason=card.status_reason or _reason(card, outcome))
 
 
 def _kind(name: str) -> ToolCardKind:
@@ -95,19 +100,21 @@ def _status(outcome: ToolOutcome | None) -> ToolCardStatus:
 
 def _permission(outcome: ToolOutcome | None) -> Mapping[str, Any] | None:
     details = outcome.details if outcome is not None else None
-    permission = details.get("permission") if isinstance(details, Mapping) else None
-    return permission if isinstance(permission, Mapping) else None
+    permission = details.get("permission") if isinstance(details, dict) else None
+    return permission if isinstance(permission, dict) else None
 
 
-def _reason(card: ToolCard, outcome: ToolOutcome | None) -> str | None:
+def _reason(status: ToolCardStatus, outcome: ToolOutcome | None) -> str | None:
     """Why a call failed or was denied, in a few words."""
-    if outcome is None or card.status in ("running", "done"):
+    if outcome is None or status in ("running", "done"):
         return None
     text = _text(outcome.content)
-    if card.status == "denied":
+    if status == "denied":
         refusal = _REFUSAL.search(text)
         return refusal["why"] if refusal else "permission not given"
     first_line = text.strip().split("\n", 1)[0]
+    if len(first_line) > 80 and ". " in first_line:
+        first_line = first_line.split(". ", 1)[0] + "."  # the whole error is in ``text``
     return _clip(first_line, 200) or "failed"
 
 
@@ -122,15 +129,34 @@ def _compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
+def _indented_json(value: Any) -> str:
+    # msgspec's encoder in C: the standard library's falls back to Python code for an indent
+    try:
+        return msgspec.json.format(msgspec.json.encode(value), indent=2).decode()
+    except (msgspec.EncodeError, OverflowError, TypeError):  # an integer past 64 bits
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
 # ------------------------------------------------------------------------------ per kind
 
 
-def _read_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+def _file_facts(
+    arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str, verbs: tuple[str, ...]
 ) -> dict[str, Any]:
+    """The title and path of a call on one file; whether the editor made the change."""
     details = _details(outcome)
     path = _shown_path(details.get("path") or arguments.get("path"), cwd)
-    facts: dict[str, Any] = {"title": f"{_verb(outcome, 'Reading', 'Read')} {path}", "path": path}
+    facts: dict[str, Any] = {"title": f"{_verb(outcome, *verbs)} {path}", "path": path}
+    if "viaEditor" in details:
+        facts["undo_in_editor"] = details.get("viaEditor") is True
+    return facts
+
+
+def _read_facts(
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
+) -> dict[str, Any]:
+    details = _details(outcome)
+    facts = _file_facts(arguments, outcome, cwd, ("Reading", "Read"))
     offset = _int(arguments.get("offset"))
     limit = _int(arguments.get("limit"))
     facts["start_line"] = _int(details.get("startLine")) or offset
@@ -149,36 +175,33 @@ def _read_facts(
 
 
 def _edit_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     details = _details(outcome)
-    path = _shown_path(details.get("path") or arguments.get("path"), cwd)
-    facts: dict[str, Any] = {"title": f"{_verb(outcome, 'Editing', 'Edited')} {path}", "path": path}
+    facts = _file_facts(arguments, outcome, cwd, ("Editing", "Edited", "Edit"))
     diff = _diff_lines(details)
     if diff is not None:
         facts.update(diff=diff, added=_count(diff, "+"), removed=_count(diff, "-"))
         facts["start_line"] = _int(details.get("firstChangedLine"))
-    if "viaEditor" in details:
-        facts["undo_in_editor"] = details.get("viaEditor") is True
     return facts
 
 
 def _write_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     details = _details(outcome)
-    path = _shown_path(details.get("path") or arguments.get("path"), cwd)
     content = arguments.get("content")
     content = content if isinstance(content, str) else ""
     created = details.get("created")
     verb = "Created" if created is True else "Wrote"
-    facts: dict[str, Any] = {"title": f"{_verb(outcome, 'Writing', verb)} {path}", "path": path}
+    facts = _file_facts(arguments, outcome, cwd, ("Writing", verb, "Write"))
     facts["size_bytes"] = _int(details.get("bytes")) or len(content.encode())
     if isinstance(created, bool):
         facts["created"] = created
-    if "viaEditor" in details:
-        facts["undo_in_editor"] = details.get("viaEditor") is True
-    if created is True:
+    diff = _diff_lines(details)
+    if diff is not None:  # an overwrite's patch
+        facts.update(diff=diff, added=_count(diff, "+"), removed=_count(diff, "-"))
+    elif created is True:
         lines = content.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
@@ -191,7 +214,7 @@ def _write_facts(
 
 
 def _bash_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     command = arguments.get("command")
     command = command if isinstance(command, str) else ""
@@ -200,12 +223,12 @@ def _bash_facts(
     if outcome is None:
         return facts
     details = _details(outcome)
-    text = _BASH_NOTICE.sub("", _BASH_STATUS.sub("", _text(outcome.content)))
+    text = _without_last(_without_last(_text(outcome.content), _BASH_STATUS), _BASH_NOTICE)
     if outcome.finished and text == "(no output)":
         text = ""
     output, clipped = _tail(text.removesuffix("\n"))
     truncation = details.get("truncation")
-    total = _int(truncation.get("totalBytes")) if isinstance(truncation, Mapping) else None
+    total = _int(truncation.get("totalBytes")) if isinstance(truncation, dict) else None
     facts.update(
         output=output,
         output_bytes=total or len(text.encode()),
@@ -241,12 +264,12 @@ def _bash_reason(
 
 
 def _search_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     query = _str(arguments.get("pattern"))
     where = _str(arguments.get("path"))
     root = _absolute(where or ".", cwd)
-    shown_root = _shown_path(str(root), cwd)
+    shown_root = _shown_path(root, cwd)
     title = f"{name} {query}" if query else f"{name} {shown_root}"
     if query and where:
         title += f" in {shown_root}"
@@ -268,24 +291,25 @@ def _search_facts(
 def _listing_lines(text: str) -> list[str]:
     if text in _EMPTY_LISTINGS:
         return []
-    return [line for line in _LISTING_NOTICE.sub("", text).split("\n") if line]
+    head, _, last = text.rpartition("\n\n")
+    listed = head if head and _LISTING_NOTICE.fullmatch(last) else text
+    return [line for line in listed.split("\n") if line]
 
 
-def _search_result(name: str, line: str, root: Path, cwd: Path) -> ToolCardResult | None:
+def _search_result(name: str, line: str, root: str, cwd: str) -> ToolCardResult | None:
     # grep and find name paths relative to the folder searched (grep in one file: its name)
-    base = root.parent if name == "grep" and root.is_file() else root
+    base = os.path.dirname(root) if name == "grep" and os.path.isfile(root) else root
     if name != "grep":
-        return ToolCardResult(_shown_path(str(base / line.rstrip("/")), cwd))
+        return ToolCardResult(_shown_path(os.path.join(base, line.rstrip("/")), cwd))
     match = _GREP_MATCH.match(line)
     if match is None:
         return None  # a context line (``path-12- text``)
-    return ToolCardResult(
-        _shown_path(str(base / match["path"]), cwd), int(match["line"]), match["text"]
-    )
+    path = _shown_path(os.path.join(base, match["path"]), cwd)
+    return ToolCardResult(path, int(match["line"]), match["text"])
 
 
 def _mcp_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     server, _, tool = name.removeprefix(MCP_PREFIX).partition("__")
     facts: dict[str, Any] = {"title": f"{server} · {tool or server}", "server": server}
@@ -294,7 +318,7 @@ def _mcp_facts(
 
 
 def _other_facts(
-    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: Path
+    name: str, arguments: Mapping[str, Any], outcome: ToolOutcome | None, cwd: str
 ) -> dict[str, Any]:
     return {"title": name, "tool": name} | _answer_facts(outcome)
 
@@ -322,20 +346,29 @@ _FACTS = {
 # ------------------------------------------------------------------------------ helpers
 
 
-def _verb(outcome: ToolOutcome | None, running: str, done: str) -> str:
-    return running if outcome is None or not outcome.finished else done
+def _without_last(text: str, paragraph: re.Pattern[str]) -> str:
+    """``text`` without its last paragraph if that one is ``paragraph``."""
+    head, _, last = text.rpartition("\n\n")
+    return head if paragraph.fullmatch(last) else text
+
+
+def _verb(outcome: ToolOutcome | None, running: str, done: str, undone: str | None = None) -> str:
+    """The title's verb: the call running, done, or failed or refused (``undone``)."""
+    if outcome is None or not outcome.finished:
+        return running
+    return (undone or done) if outcome.is_error else done
 
 
 def _details(outcome: ToolOutcome | None) -> Mapping[str, Any]:
     details = outcome.details if outcome is not None else None
-    return details if isinstance(details, Mapping) else {}
+    return details if isinstance(details, dict) else {}
 
 
 def _text(content: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(
         str(block.get("text", ""))
         for block in content
-        if isinstance(block, Mapping) and block.get("type") == "text"
+        if isinstance(block, dict) and block.get("type") == "text"
     )
 
 
@@ -345,7 +378,7 @@ def _images(
     images = [
         ToolCardImage(str(block.get("mimeType") or "image"), _base64_size(block.get("data")))
         for block in content
-        if isinstance(block, Mapping) and block.get("type") == "image"
+        if isinstance(block, dict) and block.get("type") == "image"
     ]
     if not images and isinstance(details.get("mimeType"), str):
         # an image read but left out of the result (too big, or a type not sent inline)
@@ -374,23 +407,22 @@ def _count(diff: list[str], sign: str) -> int:
     return sum(1 for line in diff if line.startswith(sign))
 
 
-def _shown_path(raw: Any, cwd: Path) -> str:
-    """``raw`` relative to the workspace when inside it, else absolute (as given when it cannot
-    be placed)."""
+def _shown_path(raw: Any, cwd: str) -> str:
+    """``raw`` relative to the workspace when inside it, else absolute (as given when there is
+    no workspace folder to place it in)."""
     if not isinstance(raw, str) or not raw:
         return ""
-    path = _absolute(raw, cwd)
-    if not cwd.is_absolute():
+    if not os.path.isabs(cwd):
         return raw
-    try:
-        relative = PurePosixPath(path.relative_to(cwd).as_posix())
-    except ValueError:
-        return path.as_posix()
-    return str(relative) if str(relative) != "." else "."
+    path = _absolute(raw, cwd)
+    if path == cwd:
+        return "."
+    inside = cwd.rstrip("/") + "/"
+    return path.removeprefix(inside)
 
 
-def _absolute(raw: str, cwd: Path) -> Path:
-    return Path(os.path.normpath(cwd / Path(raw).expanduser()))
+def _absolute(raw: str, cwd: str) -> str:
+    return os.path.normpath(os.path.join(cwd, os.path.expanduser(raw)))
 
 
 def _tail(text: str) -> tuple[str, bool]:

@@ -15,18 +15,21 @@ transcript, marked, but the model no longer sees it) or ``"replaced"`` (its ``me
 from __future__ import annotations
 
 import bisect
+import logging
 from typing import Any
 
 import attrs
 
 from pi_lsp.errors import InvalidParamsError, echoed
-from pi_lsp.protocol import MessagesResult, TranscriptEntry
+from pi_lsp.protocol import MessagesResult, ToolCard, TranscriptEntry
 from pi_lsp.session.path_index import SUMMARY_TYPES, active_path_index
 from pi_lsp.session.projection import ProjectedEntry, effect_name
 from pi_lsp.session.session import Session
 from pi_lsp.session.stored_entry import StoredEntry
 from pi_lsp.session.summary_cards import summary_card
 from pi_lsp.session.tool_cards import ToolOutcome, tool_card
+
+logger = logging.getLogger(__name__)
 
 
 def transcript(
@@ -52,13 +55,19 @@ def transcript(
     items = []
     for position in shown[start:end]:
         entry = index.entries[position]
-        item = _transcript_item(entry, effects.get(entry.id))
+        item = _transcript_item(entry, effects.get(entry.id), index.entries, position, session.cwd)
         if item is not None:
-            items.append(_with_tool_card(item, index.entries, position, session.cwd))
+            items.append(item)
     return MessagesResult(session.id, session.leaf_id, len(shown), start, items)
 
 
-def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> TranscriptEntry | None:
+def _transcript_item(
+    entry: StoredEntry,
+    effect: ProjectedEntry | None,
+    path: list[StoredEntry],
+    position: int,
+    cwd: str,
+) -> TranscriptEntry | None:
     timestamp = entry.get("timestamp")
     item = TranscriptEntry(
         entry.id,
@@ -71,7 +80,9 @@ def _transcript_item(entry: StoredEntry, effect: ProjectedEntry | None) -> Trans
     if entry.type == "message" and isinstance(message, dict):
         if message.get("role") == "system":
             return None
-        return attrs.evolve(item, message=dict(replaced[0]) if replaced else message)
+        shown = dict(replaced[0]) if replaced else message
+        card = _tool_card(shown, path, position, cwd) if shown.get("role") == "toolResult" else None
+        return attrs.evolve(item, message=shown, tool_card=card)
     if entry.type in SUMMARY_TYPES:
         summary = entry.get("summary")
         return attrs.evolve(
@@ -92,15 +103,10 @@ CALL_SEARCH_LIMIT = 64
 right before its results, with at most a few nested context entries between)."""
 
 
-def _with_tool_card(
-    item: TranscriptEntry, entries: list[StoredEntry], position: int, cwd: str
-) -> TranscriptEntry:
-    """A tool result's entry with the card of its call (the call's arguments are in the assistant
-    message before it)."""
-    message = item.message
-    if message is None or message.get("role") != "toolResult":
-        return item
-    call_id = message.get("toolCallId")
+def _tool_card(message: dict, path: list[StoredEntry], position: int, cwd: str) -> ToolCard | None:
+    """The card of the call a tool result answers (the call's arguments are in the assistant
+    message before it); None, logged, if the result is too odd to make one of (the page is
+    still sent)."""
     name = message.get("toolName")
     content = message.get("content")
     details = message.get("details")
@@ -109,13 +115,12 @@ def _with_tool_card(
         details if isinstance(details, dict) else None,
         message.get("isError") is True,
     )
-    card = tool_card(
-        name if isinstance(name, str) else "",
-        _call_arguments(entries, position, call_id),
-        outcome,
-        cwd,
-    )
-    return attrs.evolve(item, tool_card=card)
+    arguments = _call_arguments(path, position, message.get("toolCallId"))
+    try:
+        return tool_card(name if isinstance(name, str) else "", arguments, outcome, cwd)
+    except Exception:
+        logger.exception("no tool card for the result of %r", message.get("toolCallId"))
+        return None
 
 
 def _call_arguments(entries: list[StoredEntry], position: int, call_id: object) -> Any:

@@ -18,9 +18,13 @@ from pathlib import Path
 from pi_lsp.client import isolated_environment
 from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
+from pi_lsp.session.session import Session
 from tests.e2e.conftest import another_server, request
 
+from .harness import REFERENCE_DIR, ask_pi, run_node_script
 from .test_pi16_round_trip import assert_both_agree, pi16_takes_a_turn
+
+LOADOUT = REFERENCE_DIR / "pi16_loadout.mjs"
 
 MISBEHAVING = Path(__file__).resolve().parents[1] / "mcp" / "misbehaving_server.py"
 TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
@@ -123,3 +127,65 @@ async def test_pi16_mcp_calls_continue_in_pi_lsp_and_back(reference_node, tmp_pa
     )
     final = assert_both_agree(reference_node, file)
     assert final["leafId"] == pi16["leafId"]
+
+
+async def test_pi_lsps_tool_search_loads_are_pi_16s_loadout_and_pi_0842_still_reads(
+    reference_node, tmp_path
+):
+    """pi-lsp's ``tool_search`` load is written as pi 1.6 writes its own (a system message
+    declaring the tools): pi 1.6 restores a loadout holding the loaded tool and pi-lsp's other
+    tools, pi 0.84.2 builds the same context as pi-lsp at every entry, and pi 1.6 reads the same
+    tree and contexts."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    home = tmp_path / "home"
+    (home / "agent").mkdir(parents=True)
+    servers = {
+        "tools": {"command": sys.executable, "args": [str(MISBEHAVING)], "exposure": "deferred"}
+    }
+    (home / "agent" / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    async with ScriptedLLM() as llm:
+        options = {"model": "openai/scripted", "apiBase": llm.base_url}
+        async with another_server(workspace, options, isolated_environment(home)) as client:
+            while (await request(client, "pi/mcp", {}))["servers"][0]["state"] != "connected":
+                await asyncio.sleep(0.05)
+            llm.enqueue(
+                replies.tool_calls([("c1", "tool_search", {"query": "echo the text back"})]),
+                replies.tool_calls([("c2", "mcp__tools__echo", {"text": "found"})]),
+                replies.text("Found it."),
+            )
+            await request(client, "pi/prompt", {"text": "find an echo tool"})
+    [file] = (workspace / ".pi" / "sessions").glob("*.jsonl")
+    entries = [json.loads(line) for line in file.read_text().splitlines()]
+    [declaration] = [
+        entry["message"]
+        for entry in entries
+        if entry.get("type") == "message" and entry["message"]["role"] == "system"
+    ]
+    roles = [entry["message"]["role"] for entry in entries if entry.get("type") == "message"]
+    # After the search's result, before the answer that calls the loaded tool (pi's place).
+    assert roles == [
+        "user",
+        "assistant",
+        "toolResult",
+        "system",
+        "assistant",
+        "toolResult",
+        "assistant",
+    ]
+    assert declaration["content"] == ""
+
+    [line] = run_node_script(reference_node, LOADOUT, [str(file)]).decode().splitlines()
+    loadout = json.loads(line)["tools"]
+    assert "mcp__tools__echo" in loadout and "tool_search" in loadout
+    assert {"read", "bash", "edit", "write"} <= set(loadout)  # pi keeps its built-in tools
+    assert_both_agree(reference_node, file)
+
+    ours = Session.open(file, writable=False)
+    answers = ask_pi(reference_node, [["context", str(file), "--leaf", e.id] for e in ours.entries])
+    differing = [
+        entry.id
+        for entry, answer in zip(ours.entries, answers, strict=True)
+        if answer.get("result") != ours.build_context(entry.id).to_json()
+    ]
+    assert differing == []  # pi 0.84.2 (whose model never gets system messages)

@@ -77,6 +77,18 @@ def test_the_session_holds_what_the_test_is_about(session_file):
         [child] = session.children(checkpoint.id)
         assert child["message"]["role"] == "toolResult"
         assert parent.type == "message" and parent.role in ("assistant", "toolResult")
+    # an overwrite keeps its patch in details (for its tool card): pi must read that too
+    overwrites = [
+        e["message"]["details"]
+        for e in session.entries
+        if e.type == "message"
+        and e["message"].get("toolName") == "write"
+        and not e["message"]["details"]["created"]
+    ]
+    assert [details["patch"].splitlines()[2:] for details in overwrites] == [
+        ["@@ -1,1 +1,1 @@", "-two", "+three"],
+        ["@@ -1,1 +1,1 @@", "-two", "+another way"],
+    ], overwrites
 
 
 def test_pi_reads_the_same_tree_and_rewrites_every_line_to_the_same_bytes(

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,10 +37,12 @@ MISBEHAVING = {
 
 
 @contextlib.asynccontextmanager
-async def serving(workspace: Path, home: Path, servers: dict, setup=None, **options):
+async def serving(
+    workspace: Path, home: Path, servers: dict, setup=None, capabilities=None, **options
+):
     """A pi-lsp server whose agent directory holds ``servers`` as its ``mcp.json``, with the
     scripted model; yields (client, scripted model). ``setup(client)`` runs before
-    ``initialize``."""
+    ``initialize``; ``capabilities`` are the client's."""
     agent = home / "agent"
     agent.mkdir(parents=True, exist_ok=True)
     (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
@@ -48,7 +51,7 @@ async def serving(workspace: Path, home: Path, servers: dict, setup=None, **opti
     settings = {"model": SCRIPTED_MODEL, "apiBase": llm.base_url, **options}
     try:
         async with another_server(
-            workspace, settings, isolated_environment(home), setup=setup
+            workspace, settings, isolated_environment(home), capabilities, setup=setup
         ) as client:
             yield client, llm
     finally:
@@ -350,33 +353,35 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server(token: str):
-    """The misbehaving server over streamable HTTP behind a bearer token; yields its URL."""
+def python_server(*arguments: str) -> Iterator[int]:
+    """``python ARGUMENTS`` with ``{port}`` replaced by a free port, until it listens there;
+    yields the port."""
     port = free_port()
     process = subprocess.Popen(
-        [
-            sys.executable,
-            str(MCP_DIR / "misbehaving_server.py"),
-            "--http",
-            str(port),
-            "--token",
-            token,
-        ],
+        [sys.executable, *(argument.format(port=port) for argument in arguments)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
         while True:  # until it listens
-            assert process.poll() is None, "the HTTP MCP server exited"
+            assert process.poll() is None, f"{arguments[0]} exited"
             try:
                 socket.create_connection(("127.0.0.1", port)).close()
                 break
             except OSError:
                 time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield port
     finally:
         process.terminate()
         process.wait()
+
+
+@contextlib.contextmanager
+def http_server(token: str) -> Iterator[str]:
+    """The misbehaving server over streamable HTTP behind a bearer token; yields its URL."""
+    server = str(MCP_DIR / "misbehaving_server.py")
+    with python_server(server, "--http", "{port}", "--token", token) as port:
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 async def test_a_streamable_http_server_with_a_header_from_the_environment(workspace, tmp_path):

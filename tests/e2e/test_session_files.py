@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from pi_lsp.client import PiRequestError
 from pi_lsp.scripted_llm import replies
 from tests.conformance.harness import REFERENCE_NODE
-from tests.e2e.conftest import HOME, request
+from tests.e2e.conftest import HOME, another_server, request, server_environment
 from tests.e2e.test_session_search import search_until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -197,3 +198,39 @@ async def test_a_session_with_a_turn_running_is_not_deleted(client, events, scri
     await request(client, "pi/abort", {})
     await asyncio.wait_for(prompt, 15)
     assert Path(busy["path"]).exists()
+
+
+def write_session_file(path: Path, session_id: str, text: str, cwd: Path) -> None:
+    lines = [
+        {"type": "session", "version": 3, "id": session_id, "timestamp": "2025-01-01T00:00:00Z"}
+        | {"cwd": str(cwd)},
+        {"type": "message", "id": "m1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z"}
+        | {"message": {"role": "user", "content": text, "timestamp": 1}},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+async def test_where_no_trash_can_take_the_file_the_session_is_not_deleted(workspace, tmp_path):
+    sessions = workspace / ".pi" / "sessions"
+    sessions.mkdir(parents=True, exist_ok=True)
+    kept = sessions / "2025-01-01T00-00-00-000Z_kept.jsonl"
+    write_session_file(kept, "kept", "keep me", workspace)
+    newer = sessions / "2025-01-02T00-00-00-000Z_newer.jsonl"
+    write_session_file(newer, "newer", "a newer session", workspace)
+    os.utime(kept, (1_700_000_000, 1_700_000_000))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    # No trash folder can be made under a regular file, as on a read-only home.
+    environment = server_environment() | {"XDG_DATA_HOME": str(blocker / "share")}
+    async with another_server(workspace, {}, environment) as client:
+        await request(client, "pi/openSession", {"sessionId": "kept"})
+        with pytest.raises(PiRequestError) as raised:
+            await request(client, "pi/deleteSession", {"sessionId": "kept"})
+        assert raised.value.code == -32006
+        assert "trash" in str(raised.value) and "nothing was deleted" in str(raised.value)
+        # Still the current session, open as before (not the newest file in its place).
+        state = await request(client, "pi/state", {})
+        assert state["sessionId"] == "kept" and state["path"] == str(kept)
+        listed = await request(client, "pi/sessions", {})
+        assert sorted(info["id"] for info in listed["sessions"]) == ["kept", "newer"]
+    assert json.loads(kept.read_text().splitlines()[1])["message"]["content"] == "keep me"

@@ -71,3 +71,15 @@ async def test_with_the_setting_off_nothing_is_asked(client, scripted_llm):
     await request(client, "pi/prompt", {"text": "Hi again"})
     state = await request(client, "pi/state", {})
     assert state["name"] is None and not asked_for_a_name(scripted_llm)
+
+
+@pytest.mark.options(autoName=True, compaction={"model": "openai/scripted-namer"})
+async def test_the_name_is_asked_of_the_compaction_model_when_one_is_set(client, scripted_llm):
+    scripted_llm.enqueue(replies.text("Hello."), replies.text("Greeting exchange"))
+    await request(client, "pi/prompt", {"text": "Hi"})
+    state = await until_named(client)
+    assert state["name"] == "Greeting exchange"
+    answer, naming = scripted_llm.requests[-2:]
+    assert answer["model"] == "scripted"
+    assert naming["model"] == "scripted-namer"
+    assert naming["messages"][0]["content"] == NAME_PROMPT

@@ -164,6 +164,10 @@ async def run_scenario(client: WireClient, llm: ScriptedLLM, workspace: Path) ->
     await send("pi/navigate", {"targetId": "ffffffff", "sessionId": session_id})
     await send("pi/login", {"provider": "wire-test", "key": "sk-wire"})
     await send("pi/logout", {"provider": "wire-test"})
+    await send("pi/queue", {"sessionId": session_id})
+    await send("pi/clearQueue", {"sessionId": session_id})
+    await send("pi/removeQueued", {"id": "q0", "sessionId": session_id})
+    await send("pi/editQueued", {"id": "q0", "text": "Say it again", "sessionId": session_id})
     return exchanges
 
 

@@ -22,6 +22,7 @@ from acp.schema import (
 
 from pi_lsp.acp import commands, prompts, updates
 from pi_lsp.acp.command_line import parse_options
+from pi_lsp.acp.tool_titles import card_title
 from pi_lsp.errors import InvalidParamsError
 from pi_lsp.protocol import (
     AgentEndEvent,
@@ -31,11 +32,13 @@ from pi_lsp.protocol import (
     SummaryCard,
     TextDeltaEvent,
     ThinkingDeltaEvent,
+    ToolCard,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
     TranscriptEntry,
 )
+from pi_lsp.session.tool_cards import ToolOutcome, tool_card
 
 CWD = Path("/home/user/project")
 
@@ -98,6 +101,44 @@ def test_tool_output_and_results_become_tool_call_updates():
     assert isinstance(running, ToolCallProgress) and running.status == "in_progress"
     assert running.content[0].content.text == "line 1\n"
     assert failed.status == "failed"
+
+
+def test_a_finished_tool_call_is_titled_by_what_it_did():
+    failing = {"command": "npm test"}
+    outcome = ToolOutcome(
+        [{"type": "text", "text": "1 failed\n\nCommand exited with code 1"}],
+        {"exitCode": 1, "cancelled": False, "timedOut": False},
+        True,
+    )
+    card = tool_card("bash", failing, outcome, CWD)
+    [failed] = updates.event_updates(
+        ToolExecutionEndEvent("c1", "bash", True, [], None, "e1", tool_card=card), CWD
+    )
+    assert failed.title == "bash npm test — exit 1"
+    edit = ToolCard("edit", "Edited app.py", "done", [], "{}", added=2, removed=1)
+    grep = ToolCard("search", "grep TODO", "done", [], "{}", result_count=3, more_results=True)
+    refused = ToolCard(
+        "write", "Write a.py", "denied", [], "{}", status_reason="the user denied it"
+    )
+    assert [card_title(card) for card in (edit, grep, refused)] == [
+        "Edited app.py +2 −1",
+        "grep TODO — 3+ results",
+        "Write a.py — denied: the user denied it",
+    ]
+    replayed = updates.replay(
+        [
+            TranscriptEntry("e0", "message", None, message={"role": "assistant", "content": []}),
+            TranscriptEntry(
+                "e1",
+                "message",
+                None,
+                message={"role": "toolResult", "toolCallId": "c1", "content": []},
+                tool_card=edit,
+            ),
+        ],
+        CWD,
+    )
+    assert replayed[-1].title == "Edited app.py +2 −1"
 
 
 def test_the_final_update_of_an_edit_keeps_its_diff_before_the_result():

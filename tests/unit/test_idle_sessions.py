@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.agent.prompt_queue import QueuedPrompt
 from pi_lsp.agent.registry import SessionRegistry
-from pi_lsp.agent.runtime import QueuedPrompt, SessionRuntime
+from pi_lsp.agent.runtime import SessionRuntime
 from pi_lsp.errors import SessionWriteError
 
 
@@ -59,7 +60,7 @@ async def test_a_session_something_still_needs_stays_open(tmp_path: Path):
     running = written_session(registry, "a")
     running.turn = loop.create_future()
     queued = written_session(registry, "b")
-    queued.follow_ups.append(QueuedPrompt({}, loop.create_future()))
+    queued.queue.add("followUp", QueuedPrompt("b", {}, loop.create_future()))  # type: ignore[typeddict-item]
     pinned = written_session(registry, "c")
     registry.pin(pinned)
     never_written = registry.create()

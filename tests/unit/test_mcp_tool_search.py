@@ -44,3 +44,13 @@ def test_loads_come_from_tool_search_results_and_pi_system_messages():
         {"type": "custom", "customType": "x", "data": {"loaded": ["nope"]}},
     ]
     assert loaded_tool_names(entries) == ["mcp__x__a", "mcp__y__b"]
+
+
+def test_a_tool_pi_removed_from_the_loadout_is_no_longer_loaded():
+    entries = [
+        _message("toolResult", toolName="tool_search", details={"loaded": ["mcp__y__b"]}),
+        _message(
+            "system", toolsAdded=[{"name": "mcp__x__a"}], toolsRemoved=[{"name": "mcp__y__b"}]
+        ),
+    ]
+    assert loaded_tool_names(entries) == ["mcp__x__a"]

@@ -116,6 +116,18 @@ class SessionFiles:
             stream.write(prefix + line(message(entry_id, parent, role, word, self.counter)))
         ids.append(entry_id)
 
+    def reuse(self, number: int, which: int, word: str) -> None:
+        """An entry with the id of an earlier one (a later entry wins an id used twice, so the
+        path above it may change), continuing from the last entry."""
+        path = self.path(number)
+        ids = self.ids.get(path)
+        if not ids:
+            return
+        entry_id, self.counter = ids[which % len(ids)], self.counter + 1
+        with open(path, "ab") as stream:
+            stream.write(line(message(entry_id, ids[-1], "user", word, self.counter)))
+        ids.append(entry_id)
+
     def tear(self, number: int, word: str) -> None:
         """Half a line at the end, as a crash mid-write leaves it."""
         path = self.path(number)
@@ -162,6 +174,7 @@ operation = st.one_of(
         st.sampled_from(WORDS),
         st.none() | st.integers(0, 50),
     ),
+    st.tuples(st.just("reuse"), st.integers(0, 2), st.integers(0, 50), st.sampled_from(WORDS)),
     st.tuples(st.just("tear"), st.integers(0, 2), st.sampled_from(WORDS)),
     st.tuples(st.just("repair_and_append"), st.integers(0, 2), st.sampled_from(WORDS)),
     st.tuples(st.just("rewrite"), st.integers(0, 2), st.booleans(), st.sampled_from(WORDS)),
@@ -244,11 +257,15 @@ def test_a_quoted_phrase_and_an_excluded_word(two_sessions):
 
 @pytest.mark.parametrize(
     "query",
-    ["foo-bar(x)", "NEAR(retry", '"unbalanced', "a:b", "*", "AND OR NOT", "retry^", "(", "''", '"'],
+    [
+        *("foo-bar(x)", "NEAR(retry", '"unbalanced', "a:b", "*", "AND OR NOT", "retry^", "("),
+        *("''", '"', '-"\x00retry', 'retry "a\x00b"', "retry\ud800", "\ud800\udfff"),
+    ],
 )
 def test_punctuation_never_reaches_fts_as_syntax(two_sessions, query):
     connection, *_ = two_sessions
-    search_index(connection, query, limit=5)  # no sqlite3.OperationalError
+    for order in ("newest", "best"):
+        search_index(connection, query, limit=5, order=order)  # nothing raised
 
 
 def test_punctuated_words_are_found_literally(two_sessions):
@@ -333,4 +350,72 @@ def test_a_damaged_page_fails_the_check_and_is_rebuilt(tmp_path):
     assert connection.execute("SELECT count(*) FROM entries").fetchone()[0] == 0
     sync_file(connection, session)
     assert search_index(connection, "retry", limit=5).total == 200
+    connection.close()
+
+
+def sqlite_steps_of_a_branch(tmp_path: Path, n: int) -> int:
+    """The SQLite virtual machine steps (in thousands) that indexing one entry costs when it
+    branches off the middle of a chain of ``n`` entries."""
+    database = tmp_path / f"index-{n}.sqlite3"
+    session = tmp_path / f"s-{n}.jsonl"
+    chain = (message(f"m{i}", f"m{i - 1}" if i else None, "user", "retry", i) for i in range(n))
+    session.write_bytes(line(header(f"s{n}")) + b"".join(map(line, chain)))
+    connection = connect(database)
+    sync_file(connection, session)
+    with open(session, "ab") as stream:
+        stream.write(line(message("branch", f"m{n // 2}", "user", "backoff", n)))
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    connection.set_progress_handler(count, 1000)
+    sync_file(connection, session)
+    connection.set_progress_handler(None, 0)
+    on_path = connection.execute("SELECT count(*) FROM entries WHERE on_path").fetchone()[0]
+    assert on_path == n // 2 + 2  # the root up to the junction, and the branch
+    connection.close()
+    return steps
+
+
+def test_a_branch_costs_in_proportion_to_its_path_not_to_its_square(tmp_path):
+    # Each ancestor's parent is found through the index on (file, entry_id, seq); an index the
+    # planner preferred for "ORDER BY seq" made every lookup scan the whole file (a branch off a
+    # 10,000-entry session took seconds).
+    small, large = (sqlite_steps_of_a_branch(tmp_path, n) for n in (500, 2000))
+    assert large < small * 6
+
+
+def test_an_id_used_again_moves_the_path_above_it(tmp_path):
+    # a ← b ← c, then a second "a" under c: pi's walk goes a' → c → b → (a is now a') and ends
+    # there, so the first "a" leaves the path although the append continues from the leaf.
+    connection = connect(tmp_path / "index.sqlite3")
+    session = tmp_path / "s.jsonl"
+    chain = [message("a", None, "user", "retry", 1), message("b", "a", "assistant", "retry", 2)]
+    session.write_bytes(line(header("s")) + b"".join(map(line, chain)))
+    session.write_bytes(session.read_bytes() + line(message("c", "b", "user", "retry", 3)))
+    sync_file(connection, session)
+    with open(session, "ab") as stream:
+        stream.write(line(message("a", "c", "assistant", "retry", 4)))
+    sync_file(connection, session)
+    assert [row[3] for row in indexed_rows(connection, session)] == [False, True, True, True]
+    assert indexed_rows(connection, session) == full_scan(session)
+    connection.close()
+
+
+def test_an_entry_given_the_id_the_paths_top_lacked_extends_the_path(tmp_path):
+    # b's parent "a" is nowhere, so the path stops at b; then one write adds "a" (a root) and c
+    # under b: pi's walk goes c → b → a, though c continues from the leaf.
+    connection = connect(tmp_path / "index.sqlite3")
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(line(header("s")) + line(message("b", "a", "user", "retry", 1)))
+    sync_file(connection, session)
+    with open(session, "ab") as stream:
+        stream.write(line(message("a", None, "assistant", "retry", 2)))
+        stream.write(line(message("c", "b", "user", "retry", 3)))
+    sync_file(connection, session)
+    assert [row[3] for row in indexed_rows(connection, session)] == [True, True, True]
+    assert indexed_rows(connection, session) == full_scan(session)
     connection.close()

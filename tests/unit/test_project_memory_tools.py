@@ -11,6 +11,7 @@ import pytest
 from pi_lsp.project_memory.service import ProjectMemory
 from pi_lsp.project_memory.tools import ReadSessionEntryTool, SearchSessionsTool
 from pi_lsp.tools.base import ToolContext
+from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, format_size
 
 
 def write_session(path, session_id, texts):
@@ -97,3 +98,17 @@ def test_what_does_not_exist_is_a_clear_error(memory, arguments, problem):
 def test_a_blank_query_is_an_error_for_the_model(memory):
     result = run(SearchSessionsTool(memory), {"query": "  "})
     assert result.is_error and "empty" in result.text
+
+
+def test_a_long_read_follows_the_output_limits_of_the_other_tools(memory, tmp_path):
+    sessions = tmp_path / "sessions"
+    write_session(sessions / "long.jsonl", "long", [f"{n} " + "verbose " * 800 for n in range(21)])
+    memory.notice(sessions / "long.jsonl")
+    assert memory.wait_until_current(30)
+    arguments = {"session_id": "long", "entry_id": "long-10", "context": 10}
+    result = run(ReadSessionEntryTool(memory), arguments)
+    assert not result.is_error
+    assert len(result.text.encode()) <= DEFAULT_MAX_BYTES + 100
+    assert result.text.endswith(f"[Output cut at the {format_size(DEFAULT_MAX_BYTES)} limit]")
+    assert result.details["truncation"]["truncated"] is True
+    assert "long-0 " in result.text and "long-20 " not in result.text  # whole lines, from the top

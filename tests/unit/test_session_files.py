@@ -119,6 +119,28 @@ def test_pi_lsp_session_delete_moves_the_file_to_the_trash(tmp_path):
     assert refused.returncode != 0 and notes.exists()
 
 
+def test_where_no_trash_can_take_the_file_nothing_is_deleted(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    path = tmp_path / "s.jsonl"
+    path.write_text(session_text())
+    # No trash folder can be made under a regular file, as on a read-only home.
+    environment = isolated_environment(home) | {"XDG_DATA_HOME": str(blocker / "share")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pi_lsp", "session", "delete", str(path)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert "to the trash" in done.stderr and "nothing was deleted" in done.stderr
+    assert path.read_text() == session_text()
+
+
 def test_markdown_is_the_active_path_with_tool_calls_and_file_lists(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_text(session_text())

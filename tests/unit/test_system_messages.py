@@ -1,7 +1,7 @@
 """pi 1.6's system messages replayed into the snapshot a compaction stores (pi-ai's
 ``getCurrentSystemMessage``); tests/conformance/test_pi16_round_trip.py compares one with pi's."""
 
-from pi_lsp.session.system_messages import current_system_message
+from pi_lsp.session.system_messages import current_system_message, tools_declaration
 
 
 def tool(name: str, version: int = 1) -> dict:
@@ -49,3 +49,17 @@ def test_nothing_to_replay():
         "content": "x",
         "timestamp": 5,
     }
+
+
+def test_a_tools_declaration_adds_only_what_the_transcript_does_not_declare():
+    declared = [tool("read"), tool("tool_search"), tool("mcp__x__echo")]
+    # No loadout recorded yet: pi 1.6 would take the message as the whole loadout, so all of it.
+    first = tools_declaration([{"role": "user", "content": "hi"}], declared, 5)
+    assert first == {"role": "system", "content": "", "toolsAdded": declared, "timestamp": 5}
+    recorded = [
+        {"role": "system", "content": "pi", "toolsAdded": [tool("read", 2), tool("codemode")]}
+    ]
+    later = tools_declaration(recorded, declared, 6)
+    assert later is not None and later["toolsAdded"] == [tool("tool_search"), tool("mcp__x__echo")]
+    assert "toolsRemoved" not in later  # pi's own tools (codemode) stay pi's
+    assert tools_declaration([*recorded, later], declared, 7) is None

@@ -119,15 +119,18 @@ async def test_writing_a_new_file_says_created_and_shows_its_lines_added(ctx, tm
     assert card.size_bytes == 12
 
 
-async def test_overwriting_a_file_says_wrote_with_no_diff(ctx, tmp_path):
-    (tmp_path / "old.txt").write_text("before")
-    card = await run("write", {"path": "old.txt", "content": "after!"}, ctx)
-    assert (card.title, card.created, card.diff, card.size_bytes) == (
-        "Wrote old.txt",
-        False,
-        None,
-        6,
-    )
+async def test_overwriting_a_file_shows_what_changed(ctx, tmp_path):
+    (tmp_path / "old.txt").write_text("one\ntwo\nthree\n")
+    card = await run("write", {"path": "old.txt", "content": "one\n2\nthree\nfour\n"}, ctx)
+    assert (card.title, card.created, card.size_bytes) == ("Wrote old.txt", False, 17)
+    assert (card.added, card.removed) == (2, 1)
+    assert card.diff == ["@@ -1,3 +1,4 @@", " one", "-two", "+2", " three", "+four"]
+
+
+async def test_overwriting_a_big_file_says_wrote_with_no_diff(ctx, tmp_path):
+    (tmp_path / "big.txt").write_text("x\n" * 200_000)
+    card = await run("write", {"path": "big.txt", "content": "small\n"}, ctx)
+    assert (card.title, card.diff, card.added) == ("Wrote big.txt", None, None)
 
 
 def test_a_change_through_the_editor_can_be_undone_there(tmp_path):
@@ -232,6 +235,8 @@ async def test_find_and_ls_list_their_paths(ctx, tmp_path):
     listed = await run("ls", {"path": "src"}, ctx)
     assert (listed.title, listed.query, listed.result_count) == ("ls src", None, 1)
     assert listed.results == [ToolCardResult("src/a.py")]
+    assert to_json(listed)["results"] == [{"path": "src/a.py"}]
+    assert to_json(found)["arguments"] == [{"name": "pattern", "value": "*.py"}]
 
 
 async def test_nothing_found_is_zero_results(ctx):
@@ -274,6 +279,15 @@ def test_an_extension_tool_shows_its_name_and_answer(tmp_path):
     assert card.images == [ToolCardImage("image/gif", 3)]
 
 
+async def test_a_failed_edit_is_titled_as_not_done(ctx, tmp_path):
+    (tmp_path / "app.py").write_text("x = 1\n")
+    edits = [{"oldText": "absent", "newText": "y"}]
+    card = await run("edit", {"path": "app.py", "edits": edits}, ctx)
+    assert (card.status, card.title) == ("failed", "Edit app.py")
+    assert card.status_reason == "Could not find the text to replace in app.py."
+    assert card.text is not None and card.text.startswith(card.status_reason + " oldText must")
+
+
 def test_a_failure_says_why_in_the_header(tmp_path):
     outcome = ToolOutcome([{"type": "text", "text": "File not found: gone.py"}], None, True)
     card = tool_card("read", {"path": "gone.py"}, outcome, tmp_path)
@@ -304,3 +318,9 @@ def test_the_card_on_the_wire_leaves_out_what_its_kind_has_not(tmp_path):
         "results",
         "moreResults",
     }
+
+
+def test_arguments_with_an_integer_past_64_bits_still_show(tmp_path):
+    card = tool_card("other_tool", {"big": 2**70}, None, tmp_path)
+    assert card.raw_arguments == '{\n  "big": 1180591620717411303424\n}'
+    assert card.arguments == [ToolCardArgument("big", "1180591620717411303424")]

@@ -72,3 +72,43 @@ def test_earlier_pages_load_before_a_cursor_and_add_up_to_the_whole(tmp_path):
     with pytest.raises(InvalidParamsError, match="not on the active path"):
         transcript(session, 5, whole[-1])
     assert transcript(session, 5, start).entries == []
+
+
+def _session_with_a_read(tmp_path):
+    session = Session.create(tmp_path, str(tmp_path))
+    session.append_message({"role": "user", "content": "look", "timestamp": 1})
+    call = {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.py"}}
+    session.append_message({"role": "assistant", "content": [call], "timestamp": 2})
+    session.append_message(
+        {
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "toolName": "read",
+            "content": [{"type": "text", "text": "x = 1"}],
+            "isError": False,
+            "timestamp": 3,
+        }
+    )
+    return session
+
+
+def test_a_tool_result_carries_the_card_of_its_call(tmp_path):
+    [_, answer, result] = transcript(_session_with_a_read(tmp_path)).entries
+    assert answer.tool_card is None
+    assert result.tool_card is not None
+    assert (result.tool_card.title, result.tool_card.path) == ("Read a.py", "a.py")
+    # the last page may start at the result: its call is found before the page
+    [only] = transcript(_session_with_a_read(tmp_path / "again"), 1).entries
+    assert only.tool_card is not None and only.tool_card.arguments[0].value == "a.py"
+
+
+def test_a_card_that_cannot_be_made_leaves_the_page_whole(tmp_path, monkeypatch):
+    from pi_lsp.session import transcript as module
+
+    def broken(*_: object, **__: object) -> None:
+        raise ValueError("odd result")
+
+    monkeypatch.setattr(module, "tool_card", broken)
+    entries = transcript(_session_with_a_read(tmp_path)).entries
+    assert [entry.message["role"] for entry in entries] == ["user", "assistant", "toolResult"]
+    assert entries[2].tool_card is None

@@ -99,7 +99,11 @@ def _literals(values: list[Any]) -> str:
 
 
 def snake_case(method: str) -> str:
-    return re.sub(r"([A-Z])", lambda match: "_" + match.group(1).lower(), method.split("/")[1])
+    return re.sub(
+        r"([A-Z])",
+        lambda match: "_" + match.group(1).lower(),
+        method.split("/", 1)[1].replace("/", "_"),
+    )
 
 
 def _requests_class() -> str:

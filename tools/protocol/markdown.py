@@ -56,6 +56,11 @@ class Blocks:
             blocks[method] = self.params(params.__name__) + "\n" + result_table
         for method, params in protocol.NOTIFICATION_PARAMS.items():
             blocks[method] = self.params(params.__name__)
+        for method, params in protocol.SERVER_REQUEST_PARAMS.items():
+            result = protocol.SERVER_REQUEST_RESULTS[method]
+            blocks[method] = (
+                self.params(params.__name__) + "\n" + self.shape("Result", result.__name__)
+            )
         blocks[protocol.RESOURCES_CHANGED] = self.shape(
             "Params", protocol.SERVER_NOTIFICATION_PARAMS[protocol.RESOURCES_CHANGED].__name__
         )
@@ -124,6 +129,8 @@ def _message_types() -> list[type]:
         *protocol.RESULT_BY_METHOD.values(),
         *protocol.NOTIFICATION_PARAMS.values(),
         *protocol.SERVER_NOTIFICATION_PARAMS.values(),
+        *protocol.SERVER_REQUEST_PARAMS.values(),
+        *protocol.SERVER_REQUEST_RESULTS.values(),
     ]
 
 

@@ -192,6 +192,8 @@ def _protocol_classes() -> list[type]:
             *protocol.NOTIFICATION_PARAMS.values(),
             *protocol.RESULT_BY_METHOD.values(),
             *protocol.SERVER_NOTIFICATION_PARAMS.values(),
+            *protocol.SERVER_REQUEST_PARAMS.values(),
+            *protocol.SERVER_REQUEST_RESULTS.values(),
         ]
     )
     declared = [value for value in vars(protocol).values() if attrs.has(value)]

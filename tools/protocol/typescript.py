@@ -34,7 +34,16 @@ NOTIFICATION_CONSTANTS = {
     protocol.EVENT: "EVENT_NOTIFICATION",
     protocol.RESOURCES_CHANGED: "RESOURCES_CHANGED_NOTIFICATION",
     protocol.SET_CREDENTIALS: "SET_CREDENTIALS_NOTIFICATION",
+    protocol.LANGUAGE_MODELS: "LANGUAGE_MODELS_NOTIFICATION",
+    protocol.LANGUAGE_MODEL_PART: "LANGUAGE_MODEL_PART_NOTIFICATION",
 }
+SERVER_REQUEST_CONSTANTS = {protocol.LANGUAGE_MODEL_CHAT: "LANGUAGE_MODEL_CHAT_REQUEST"}
+ERROR_CODE_CONSTANTS = (
+    "LANGUAGE_MODEL_NO_PERMISSIONS",
+    "LANGUAGE_MODEL_BLOCKED",
+    "LANGUAGE_MODEL_NOT_FOUND",
+    "LANGUAGE_MODEL_CONTEXT_TOO_LONG",
+)
 
 
 def typescript_module(schema: JsonSchema) -> str:
@@ -111,7 +120,22 @@ def _tables() -> str:
         ),
         "}",
         "",
+        "/** Every request the server sends a client: its params and result types. */",
+        "export interface ServerRequests {",
+        *(
+            f"  '{method}': {{ params: {params.__name__}; "
+            f"result: {protocol.SERVER_REQUEST_RESULTS[method].__name__} }};"
+            for method, params in protocol.SERVER_REQUEST_PARAMS.items()
+        ),
+        "}",
+        "",
         *(f"export const {name} = '{method}';" for method, name in NOTIFICATION_CONSTANTS.items()),
+        *(
+            f"export const {name} = '{method}';"
+            for method, name in SERVER_REQUEST_CONSTANTS.items()
+        ),
+        f"export const LANGUAGE_MODELS_CAPABILITY = '{protocol.LANGUAGE_MODELS_CAPABILITY}';",
+        *(f"export const {name} = {getattr(protocol, name)};" for name in ERROR_CODE_CONSTANTS),
         "",
         "export type EventType = PiEvent['type'];",
         "/** Every event type carried by `pi/event`, with its fields. */",

@@ -97,7 +97,7 @@ define("PiMcp", function(command)
     return mcp.pick()
   end
   if #command.fargs ~= 2 then
-    return vim.notify("pi: usage: :PiMcp [reconnect|enable|disable {server}]", vim.log.levels.ERROR)
+    return vim.notify("pi: usage: :PiMcp [reconnect|enable|disable|login|logout {server}]", vim.log.levels.ERROR)
   end
   mcp.act(command.fargs[1], command.fargs[2])
 end, {
@@ -110,5 +110,5 @@ end, {
       return vim.startswith(name, lead)
     end, candidates)
   end,
-  desc = "pi: the MCP servers; or reconnect, enable, disable {server}",
+  desc = "pi: the MCP servers; or reconnect, enable, disable, login, logout {server}",
 })

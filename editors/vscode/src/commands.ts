@@ -125,7 +125,7 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
         (_progress, token) => server.request('pi/compact', params, token),
       );
     }),
-    register('pi.chat.abort', 'Stop', () => server.request('pi/abort', sessionParams())),
+    register('pi.chat.abort', 'Stop', () => context.chat.abort()),
     register('pi.chat.open', 'Open chat', () => chatView.reveal()),
     register('pi.model.select', 'Select model', (provider?: string) => selectModel(context, provider)),
     register('pi.apiKey.set', 'Set API key', (provider?: string) => setApiKey(context, provider)),

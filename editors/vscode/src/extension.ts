@@ -8,6 +8,7 @@ import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chatView';
 import { registerCommands } from './commands';
 import { ContextView } from './context/contextView';
 import { PreviewDocuments } from './files/restoreFiles';
+import { registerEditorModels } from './languageModels/command';
 import { PiServer } from './server';
 import { SessionController } from './session';
 import { ContextStatusBar } from './statusBar';
@@ -30,6 +31,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const statusBar = new ContextStatusBar();
   const contextView = new ContextView(server, session, chat, chatView);
   const previews = new PreviewDocuments();
+  context.subscriptions.push(...registerEditorModels(server));
 
   context.subscriptions.push(
     server,

@@ -1,5 +1,6 @@
 // "Pi: MCP Servers…": every MCP server with its state, then what to do with the one picked
-// (reconnect, enable or disable while the server runs, show its stderr tail, open its mcp.json).
+// (reconnect, enable or disable while the server runs, sign in to or out of an HTTP server, show
+// its stderr tail, open its mcp.json).
 import * as vscode from 'vscode';
 import type { McpServerStatus } from './protocol';
 import type { PiServer } from './server';
@@ -41,7 +42,7 @@ export async function showMcpServers(server: PiServer, changed: () => Promise<vo
   const picked = await vscode.window.showQuickPick<ServerItem>(
     servers.map((status) => ({
       label: `${STATE_ICONS[status.state]} ${status.name}`,
-      description: `${status.state} · ${describeTools(status)}`,
+      description: `${status.state === 'needs-auth' ? 'needs sign-in' : status.state} · ${describeTools(status)}`,
       detail: status.lastError && status.state !== 'connected' ? status.lastError : status.source,
       server: status,
     })),
@@ -69,6 +70,7 @@ function actionsFor(server: PiServer, status: McpServerStatus): ActionItem[] {
   } else {
     actions.push({ label: '$(play) Enable', run: () => server.request('pi/mcpSetEnabled', { name, enabled: true }) });
   }
+  if (status.transport === 'http') actions.push(...signInActions(server, status));
   if (status.stderrTail || status.lastError) {
     actions.push({
       label: '$(output) Show its output',
@@ -88,4 +90,37 @@ function actionsFor(server: PiServer, status: McpServerStatus): ActionItem[] {
     });
   }
   return actions;
+}
+
+// OAuth: pi-lsp asks VS Code to open the authorization page (window/showDocument, external), and
+// pi/mcpLogin answers once the browser came back and the server is connected.
+function signInActions(server: PiServer, status: McpServerStatus): ActionItem[] {
+  const name = status.name;
+  const signIn: ActionItem = {
+    label: '$(key) Sign in',
+    description: status.state === 'needs-auth' ? 'the server needs it' : 'again',
+    run: async () =>
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Signing in to MCP server ${name}: finish in your browser…` },
+        async () => {
+          try {
+            const signedIn = await server.request('pi/mcpLogin', { name });
+            void vscode.window.showInformationMessage(`Signed in to MCP server ${name}: ${describeTools(signedIn)}.`);
+          } catch (error) {
+            void vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error));
+          }
+        },
+      ),
+  };
+  const signOut: ActionItem = {
+    label: '$(sign-out) Sign out',
+    description: 'forget its tokens (mcp-auth.json, shared with pi)',
+    run: async () => {
+      const { removed } = await server.request('pi/mcpLogout', { name });
+      void vscode.window.showInformationMessage(
+        removed ? `Signed out of MCP server ${name}.` : `MCP server ${name} had no sign-in.`,
+      );
+    },
+  };
+  return status.state === 'needs-auth' ? [signIn] : [signIn, signOut];
 }

@@ -25,7 +25,8 @@ function tokens(count: number | null): string | undefined {
 }
 
 function modelItem(model: ModelInfo, current: string | undefined): PickItem {
-  const key = model.available ? (model.keySource ? `$(key) ${describeKeySource(model.keySource)}` : 'local') : 'no key';
+  const key =
+    model.source === 'editor' ? 'included in your plan' : model.available ? (model.keySource ? `$(key) ${describeKeySource(model.keySource)}` : 'local') : 'no key';
   const origin = model.source === 'models.json' ? "pi's models.json" : undefined;
   return {
     label: `${model.model === current ? '$(check) ' : ''}${model.model}`,
@@ -37,7 +38,8 @@ function modelItem(model: ModelInfo, current: string | undefined): PickItem {
 
 /** The model picker: the setup actions, the models ready to use, then those needing a key. */
 export function modelPickItems(result: ModelsResult, current: string | undefined, typed: string): PickItem[] {
-  const ready = result.models.filter((model) => model.available);
+  const editor = result.models.filter((model) => model.source === 'editor');
+  const ready = result.models.filter((model) => model.available && model.source !== 'editor');
   const others = result.models.filter((model) => !model.available);
   const items: PickItem[] = [];
   if (typed && !result.models.some((model) => model.model === typed)) {
@@ -48,8 +50,21 @@ export function modelPickItems(result: ModelsResult, current: string | undefined
     { label: '$(server) Use a Local Model Server…', description: 'Ollama, llama.cpp, LM Studio, vLLM', command: LOCAL_SERVER_COMMAND },
   );
   if (ready.length) items.push({ label: 'Ready to use', separator: true }, ...ready.map((model) => modelItem(model, current)));
+  for (const [vendor, models] of byVendor(editor)) {
+    items.push({ label: `Provided by VS Code: ${vendor}`, separator: true }, ...models.map((model) => modelItem(model, current)));
+  }
   if (others.length) items.push({ label: 'Need an API key', separator: true }, ...others.map((model) => modelItem(model, current)));
   return items;
+}
+
+/** The editor's models (`vscode-lm/<vendor>/<id>`) by vendor, in their order. */
+function byVendor(models: ModelInfo[]): Map<string, ModelInfo[]> {
+  const groups = new Map<string, ModelInfo[]>();
+  for (const model of models) {
+    const vendor = model.modelId.split('/')[0] ?? model.modelId;
+    groups.set(vendor, [...(groups.get(vendor) ?? []), model]);
+  }
+  return groups;
 }
 
 function keyedProviders(providers: ProviderInfo[]): string {

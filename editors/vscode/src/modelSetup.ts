@@ -7,6 +7,7 @@ import { type ApiKeyStore, normalizeProvider } from './apiKeys';
 import { growItems } from './growingItems';
 import { checkServerUrl, type PickItem, modelPickItems, providerPickItems, serverModelIds } from './modelPicks';
 import type { ModelsResult, StateResult } from './protocol';
+import { searchAsTyped } from './searchAsTyped';
 import { describeError, type PiServer } from './server';
 import type { SessionController } from './session';
 
@@ -48,37 +49,17 @@ async function pick(title: string, placeholder: string, items: (typed: string) =
   quickPick.placeholder = placeholder;
   quickPick.matchOnDescription = true;
   let shown: PickItem[] = [NO_TYPED_ITEM];
-  let asked = 0;
-  const load = async (typed: string) => {
-    const ticket = ++asked;
-    quickPick.busy = true;
-    try {
-      const next = await items(typed);
-      if (ticket !== asked) return;
+  return searchAsTyped(quickPick, {
+    delayMs: 150,
+    askAtOnce: true,
+    ask: (typed) => items(typed.trim()),
+    show: (next) => {
       shown = growItems(shown, next, pickKey, (item) => (item.typed ? NO_TYPED_ITEM : item));
       quickPick.items = quickPickItems(shown);
-    } finally {
-      if (ticket === asked) quickPick.busy = false;
-    }
-  };
-  let timer: NodeJS.Timeout | undefined;
-  quickPick.onDidChangeValue((value) => {
-    clearTimeout(timer);
-    timer = setTimeout(() => void load(value.trim()), 150);
+    },
+    // Enter on no item, or on the empty place of the typed one: the pick stays open.
+    accepts: (item) => !item.separator,
   });
-  const chosen = await new Promise<Item | undefined>((resolve) => {
-    quickPick.onDidAccept(() => {
-      // Enter on no item, or on the empty place of the typed one: the pick stays open.
-      const accepted = quickPick.selectedItems[0] ?? quickPick.activeItems[0];
-      if (accepted && !accepted.separator) resolve(accepted);
-    });
-    quickPick.onDidHide(() => resolve(undefined));
-    quickPick.show();
-    void load('');
-  });
-  clearTimeout(timer);
-  quickPick.dispose();
-  return chosen;
 }
 
 async function models(server: PiServer, params: { filter?: string; provider?: string }): Promise<ModelsResult> {

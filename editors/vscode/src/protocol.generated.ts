@@ -3,6 +3,11 @@
 
 export type ThinkingLevel = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 
+/**
+ * pi's `steeringMode`/`followUpMode`: every queued prompt at once, or one per delivery.
+ */
+export type QueueMode = 'all' | 'one-at-a-time';
+
 export type StopReason = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
 
 /**
@@ -19,9 +24,10 @@ export type KeySource = 'editor' | 'auth.json' | 'models.json' | 'environment';
 export type KeyStatus = 'key' | 'local' | 'missing' | 'unknown';
 
 /**
- * Where a configured model came from: pi-lsp's or pi's settings, or pi's models.json.
+ * Where a configured model came from: pi-lsp's or pi's settings, pi's models.json, or the
+ * editor's own models (`vscode-lm`).
  */
-export type ModelSource = 'settings' | 'models.json';
+export type ModelSource = 'settings' | 'models.json' | 'editor';
 
 /**
  * Where a skill or a prompt template was found: the project's `.pi/` (or `.agents/`), or the
@@ -101,6 +107,29 @@ export interface PromptParams {
    * current tool batch.
    */
   streamingBehavior?: ('steer' | 'followUp') | null;
+}
+
+/**
+ * Names one prompt of a session's queue (`pi/removeQueued`).
+ */
+export interface QueuedPromptParams {
+  /**
+   * The queued prompt's id, as `pi/queue` and `queue_update` give it.
+   */
+  id: string;
+  sessionId?: string | null;
+}
+
+export interface EditQueuedParams {
+  /**
+   * The queued prompt's id, as `pi/queue` and `queue_update` give it.
+   */
+  id: string;
+  /**
+   * Its new text (expanded like a prompt's: `/skill:name`, `/template`).
+   */
+  text: string;
+  sessionId?: string | null;
 }
 
 export interface MessagesParams {
@@ -376,6 +405,83 @@ export interface SetCredentialsParams {
 }
 
 /**
+ * A chat model the editor provides (VS Code: a `LanguageModelChat`).
+ */
+export interface LanguageModelInfo {
+  /**
+   * The editor's id of the model, which `pi/languageModel/chat` names.
+   */
+  id: string;
+  /**
+   * Who provides it (`copilot`…); pi-lsp lists the model as `vscode-lm/<vendor>/<id>`.
+   */
+  vendor: string;
+  family: string;
+  /**
+   * A name to show.
+   */
+  name: string;
+  /**
+   * Its input window (the context window pi-lsp compacts for).
+   */
+  maxInputTokens: number;
+}
+
+/**
+ * The params of `pi/languageModels`: every chat model the editor provides now.
+ */
+export interface LanguageModelsParams {
+  /**
+   * Replaces the previous list (sent after `initialized` and whenever it changes).
+   */
+  models: LanguageModelInfo[];
+}
+
+/**
+ * A piece of a tool result: text, or an image.
+ */
+export interface LanguageModelContent {
+  type: 'text' | 'image';
+  text?: string;
+  mimeType?: string;
+  /**
+   * Base64-encoded image bytes.
+   */
+  data?: string;
+}
+
+/**
+ * A part of a message, or of the model's answer (`text`, `thinking` and `toolCall`).
+ * `text`/`thinking`: `text`; `toolCall`: `callId`, `name`, `input`; `toolResult`: `callId`,
+ * `content`; `image`: `mimeType`, `data`.
+ */
+export interface LanguageModelPart {
+  type: 'text' | 'thinking' | 'toolCall' | 'toolResult' | 'image';
+  text?: string;
+  callId?: string;
+  name?: string;
+  /**
+   * The tool call's arguments.
+   */
+  input?: Record<string, unknown>;
+  content?: LanguageModelContent[];
+  mimeType?: string;
+  /**
+   * Base64-encoded image bytes.
+   */
+  data?: string;
+}
+
+/**
+ * The params of `pi/languageModel/part`: one streamed part of an answer, sent before the
+ * request's response.
+ */
+export interface LanguageModelPartParams {
+  requestId: string;
+  part: LanguageModelPart;
+}
+
+/**
  * How a turn ended (a queued prompt gets its turn's result).
  */
 export interface PromptResult {
@@ -389,6 +495,38 @@ export interface PromptResult {
   usage: Usage | null;
   contextTokens: number | null;
   contextWindow: number;
+}
+
+/**
+ * A prompt waiting in a session's queue.
+ */
+export interface QueuedPromptInfo {
+  id: string;
+  /**
+   * Its text as the model will get it (templates and skills expanded).
+   */
+  text: string;
+}
+
+/**
+ * A session's queue: prompts steered into the running turn (delivered after its current tool
+ * batch, or after its answer) and follow-ups (delivered when the agent would stop), oldest first,
+ * with the modes that deliver them.
+ */
+export interface QueueResult {
+  sessionId: string;
+  steering: QueuedPromptInfo[];
+  followUp: QueuedPromptInfo[];
+  steeringMode: QueueMode;
+  followUpMode: QueueMode;
+}
+
+/**
+ * The texts taken out of the queue (pi's RPC `clear_queue`), for the input to restore.
+ */
+export interface ClearQueueResult {
+  steering: string[];
+  followUp: string[];
 }
 
 export interface AbortResult {
@@ -978,6 +1116,13 @@ export interface StateResult {
   isCompacting: boolean;
   readOnly: boolean;
   cost: SessionCost;
+  steeringMode: QueueMode;
+  followUpMode: QueueMode;
+  /**
+   * Prompts waiting in the queue, steering and follow-ups (pi's `get_state`); `pi/queue` lists
+   * them.
+   */
+  pendingMessageCount: number;
   /**
    * Why the session cannot be written; omitted when it can.
    */
@@ -1002,9 +1147,10 @@ export interface ModelInfo {
   available: boolean;
   keySource: KeySource | null;
   /**
-   * Where its configuration came from: pi's models.json or litellm's model table.
+   * Where its configuration came from: pi's models.json, litellm's model table, or the editor (a
+   * model the editor provides, `vscode-lm/…`).
    */
-  source: 'models.json' | 'litellm';
+  source: 'models.json' | 'litellm' | 'editor';
 }
 
 /**
@@ -1077,6 +1223,14 @@ export interface McpServerStatus {
    * The end of what a stdio server wrote to stderr (empty for HTTP servers).
    */
   stderrTail: string;
+}
+
+export interface McpLogoutResult {
+  /**
+   * Whether `mcp-auth.json` held a sign-in for the server (it holds none now).
+   */
+  removed: boolean;
+  server: McpServerStatus;
 }
 
 export interface McpResult {
@@ -1412,6 +1566,16 @@ export interface AgentEndEvent {
 }
 
 /**
+ * The queue changed (a prompt queued, delivered, edited or taken back): both lists whole, as pi
+ * 1.6's `queue_update`, with each prompt's id.
+ */
+export interface QueueUpdateEvent {
+  type: 'queue_update';
+  steering: QueuedPromptInfo[];
+  followUp: QueuedPromptInfo[];
+}
+
+/**
  * The turn failed unexpectedly (a bug, not a provider error: those end the answer).
  */
 export interface ErrorEvent {
@@ -1426,6 +1590,58 @@ export interface EventNotification {
   sessionId: string;
   seq: number;
   event: PiEvent;
+}
+
+/**
+ * One message of a conversation: the editor's APIs know only these two roles (the system prompt
+ * is the first user message).
+ */
+export interface LanguageModelMessage {
+  role: 'user' | 'assistant';
+  content: LanguageModelPart[];
+}
+
+/**
+ * A tool the model may call.
+ */
+export interface LanguageModelTool {
+  name: string;
+  description: string;
+  /**
+   * The JSON Schema of its arguments.
+   */
+  inputSchema: Record<string, unknown>;
+}
+
+/**
+ * The params of `pi/languageModel/chat`: run one streamed request on an editor's model.
+ */
+export interface LanguageModelChatParams {
+  /**
+   * Names the request in its `pi/languageModel/part` notifications.
+   */
+  requestId: string;
+  /**
+   * The model's `id` as `pi/languageModels` listed it.
+   */
+  model: string;
+  messages: LanguageModelMessage[];
+  tools: LanguageModelTool[];
+  /**
+   * Why pi-lsp asks, for the editor's consent dialog.
+   */
+  justification: string;
+}
+
+/**
+ * How the answer ended: its streamed parts were all sent before this result.
+ */
+export interface LanguageModelChatResult {
+  /**
+   * The prompt's size as the model counts it (VS Code: `countTokens`).
+   */
+  inputTokens?: number;
+  outputTokens?: number;
 }
 
 /**
@@ -1452,6 +1668,7 @@ export type PiEvent =
   | BranchSummaryEndEvent
   | TreeChangedEvent
   | AgentEndEvent
+  | QueueUpdateEvent
   | ErrorEvent;
 
 /**
@@ -1542,6 +1759,12 @@ export interface Requests {
   'pi/mcp': { params: NoParams; result: McpResult };
   'pi/mcpReconnect': { params: McpServerParams; result: McpServerStatus };
   'pi/mcpSetEnabled': { params: McpSetEnabledParams; result: McpServerStatus };
+  'pi/mcpLogin': { params: McpServerParams; result: McpServerStatus };
+  'pi/mcpLogout': { params: McpServerParams; result: McpLogoutResult };
+  'pi/queue': { params: SessionParams; result: QueueResult };
+  'pi/clearQueue': { params: SessionParams; result: ClearQueueResult };
+  'pi/removeQueued': { params: QueuedPromptParams; result: QueueResult };
+  'pi/editQueued': { params: EditQueuedParams; result: QueueResult };
 }
 
 export type Method = keyof Requests;
@@ -1583,6 +1806,12 @@ export const METHODS = [
   'pi/mcp',
   'pi/mcpReconnect',
   'pi/mcpSetEnabled',
+  'pi/mcpLogin',
+  'pi/mcpLogout',
+  'pi/queue',
+  'pi/clearQueue',
+  'pi/removeQueued',
+  'pi/editQueued',
 ] as const satisfies readonly Method[];
 
 /** Every notification the server sends: its params type, keyed by method name. */
@@ -1594,11 +1823,26 @@ export interface ServerNotifications {
 /** Every notification a client sends the server: its params type. */
 export interface ClientNotifications {
   'pi/setCredentials': SetCredentialsParams;
+  'pi/languageModels': LanguageModelsParams;
+  'pi/languageModel/part': LanguageModelPartParams;
+}
+
+/** Every request the server sends a client: its params and result types. */
+export interface ServerRequests {
+  'pi/languageModel/chat': { params: LanguageModelChatParams; result: LanguageModelChatResult };
 }
 
 export const EVENT_NOTIFICATION = 'pi/event';
 export const RESOURCES_CHANGED_NOTIFICATION = 'pi/resourcesChanged';
 export const SET_CREDENTIALS_NOTIFICATION = 'pi/setCredentials';
+export const LANGUAGE_MODELS_NOTIFICATION = 'pi/languageModels';
+export const LANGUAGE_MODEL_PART_NOTIFICATION = 'pi/languageModel/part';
+export const LANGUAGE_MODEL_CHAT_REQUEST = 'pi/languageModel/chat';
+export const LANGUAGE_MODELS_CAPABILITY = 'piLanguageModels';
+export const LANGUAGE_MODEL_NO_PERMISSIONS = -32050;
+export const LANGUAGE_MODEL_BLOCKED = -32051;
+export const LANGUAGE_MODEL_NOT_FOUND = -32052;
+export const LANGUAGE_MODEL_CONTEXT_TOO_LONG = -32053;
 
 export type EventType = PiEvent['type'];
 /** Every event type carried by `pi/event`, with its fields. */
@@ -1624,5 +1868,6 @@ export const EVENT_TYPES = [
   'branch_summary_end',
   'tree_changed',
   'agent_end',
+  'queue_update',
   'error',
 ] as const satisfies readonly EventType[];

@@ -24,6 +24,8 @@ export const ErrorCodes = {
   cancelled: -32013,
   filesNotRestored: -32014,
   checkpointMissing: -32015,
+  /** A queued prompt was taken back (pi/clearQueue, pi/removeQueued) before the agent read it. */
+  promptTakenBack: -32016,
   noModel: -32020,
   noApiKey: -32022,
   internal: -32603,

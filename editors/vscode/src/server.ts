@@ -57,6 +57,14 @@ function processConnection(choice: ServerChoice, serverOptions: ServerOptions): 
   };
 }
 
+/** More the extension does with each language client it starts (the editor's models: languageModels/). */
+export interface ClientParticipant {
+  /** A new client, before it starts: the capabilities it advertises and the requests it answers. */
+  attach(client: LanguageClient): void;
+  /** The client is running (started here, or restarted by itself). */
+  running(client: LanguageClient): Promise<void>;
+}
+
 /** The keys the user stored in VS Code for pi (see apiKeys.ts). */
 export type CredentialsSource = () => Promise<Record<string, string>>;
 
@@ -79,6 +87,7 @@ export class PiServer implements vscode.Disposable {
   /** Fires each time the server is (re)started and initialized, with the count of starts so far. */
   readonly onDidStart = this.started.event;
   readonly onDidStop = this.stopped.event;
+  private readonly participants: ClientParticipant[] = [];
 
 
   get isRunning(): boolean {
@@ -100,6 +109,11 @@ export class PiServer implements vscode.Disposable {
     private readonly extensionPath: string,
     private readonly credentials: CredentialsSource = async () => ({}),
   ) {}
+
+  /** `participant` takes part in every client started from now on. */
+  addParticipant(participant: ClientParticipant): void {
+    this.participants.push(participant);
+  }
 
   /** Starts the server; requests sent meanwhile wait for it. */
   start(): Promise<void> {
@@ -147,11 +161,12 @@ export class PiServer implements vscode.Disposable {
     client.onNotification(RESOURCES_CHANGED_NOTIFICATION, (params: ResourcesChanged) => this.resources.fire(params));
     // Replaces the client's own handler: pi's permission questions open as a modal.
     client.onRequest(ShowMessageRequest.type, answerMessageRequest);
+    for (const participant of this.participants) participant.attach(client);
     // The client restarts a crashed server by itself: every start and stop is told from here.
     client.onDidChangeState(({ newState }) => {
       if (this.client !== client) return;
       // A server the client restarted by itself gets the keys again (a start of ours sends them).
-      if (newState === State.Running && this.starting === undefined) void this.sendCredentials(client);
+      if (newState === State.Running && this.starting === undefined) void this.sendCredentials(client).then(() => this.announce(client));
       if (newState === State.Running) this.started.fire(++this.generation);
       if (newState === State.Stopped) this.stopped.fire();
     });
@@ -160,6 +175,7 @@ export class PiServer implements vscode.Disposable {
       await client.start();
       // Before any request of ours: the first prompt already has the keys.
       await this.sendCredentials(client);
+      await this.announce(client);
     } catch (error) {
       if (this.client === client) this.client = undefined;
       this.output.appendLine(`pi-lsp failed to start: ${describeError(error)}`);
@@ -178,6 +194,15 @@ export class PiServer implements vscode.Disposable {
     void vscode.window.showErrorMessage(message, action).then((choice) => {
       if (choice) void run();
     });
+  }
+
+  /** Tells the participants the client runs; one that fails is logged, not fatal. */
+  private async announce(client: LanguageClient): Promise<void> {
+    await Promise.all(
+      this.participants.map((participant) =>
+        participant.running(client).catch((error) => this.output.appendLine(`starting a participant failed: ${describeError(error)}`)),
+      ),
+    );
   }
 
   /** Hands the server every key stored in VS Code (never logged: only the providers are). */

@@ -21,6 +21,8 @@ export interface InitializationOptions {
   sessionIndex?: boolean;
   sessionSearchTools?: boolean;
   autoName?: boolean;
+  steeringMode?: string;
+  followUpMode?: string;
   compaction?: {
     enabled?: boolean;
     reserveTokens?: number;
@@ -38,6 +40,7 @@ export class SettingsError extends Error {}
 
 const TOKENIZERS = ['tiktoken', 'chars4'];
 const CACHE_RETENTIONS = ['none', 'short', 'long'];
+const QUEUE_MODES = ['all', 'one-at-a-time'];
 
 function text(get: SettingsGetter, key: string): string | undefined {
   const value = get(key);
@@ -121,6 +124,8 @@ export function initializationOptions(get: SettingsGetter, trusted: boolean): In
     sessionIndex: flag(get, 'sessionIndex'),
     sessionSearchTools: flag(get, 'sessionSearchTools'),
     autoName: flag(get, 'autoName'),
+    steeringMode: choice(get, 'steeringMode', QUEUE_MODES),
+    followUpMode: choice(get, 'followUpMode', QUEUE_MODES),
     compaction: withoutUndefined({
       enabled: flag(get, 'compaction.enabled'),
       reserveTokens: count(get, 'compaction.reserveTokens', 0),

@@ -19,10 +19,10 @@ export class ContextStatusBar implements vscode.Disposable {
   update(state: StateResult | undefined): void {
     const usage = state?.contextUsage;
     const level = contextLevel(usage?.percent);
-    const cost = describeCost(state?.cost);
+    const cost = describeCost(state?.cost, state?.model?.provider);
     this.item.text = `$(comment-discussion) ${describeUsage(usage)}${cost ? ` · ${cost}` : ''}`;
     const warning = levelWarning(level);
-    const details = costDetails(state?.cost);
+    const details = costDetails(state?.cost, state?.model?.provider);
     const mark = describeCompactionMark(usage);
     this.item.tooltip = state
       ? `pi: ${state.model?.model ?? 'no model'} · ${state.messageCount} messages${state.isStreaming ? ' · working' : ''}\n${warning ? `${warning}\n` : ''}${mark ? `${mark}\n` : ''}${details ? `${details}\n` : ''}Click to see what the context holds`

@@ -1,19 +1,23 @@
 """MCP servers over ACP, end to end: the stdio servers a client passes in ``session/new`` (as Zed
 and CodeCompanion pass the user's) give the model their tools in the real ``pi-lsp acp`` process,
-and ``initialize`` says which transports are taken."""
+``initialize`` says which transports are taken (HTTP ones: ``test_acp_typescript_client.py``),
+and ``/mcp login`` signs in to an OAuth-protected server with the page given as a link."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from pathlib import Path
 
+import httpx
 from acp import text_block
-from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio, ToolCallStart
+from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio, SseMcpServer, ToolCallStart
 
 from pi_lsp.scripted_llm import replies
 from pi_lsp.scripted_llm.server import ScriptedLLM
 from tests.e2e.acp.support import acp_agent, saved_tool_results
+from tests.e2e.test_mcp_oauth import oauth_server
 
 MISBEHAVING = Path(__file__).resolve().parents[2] / "mcp" / "misbehaving_server.py"
 TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
@@ -21,7 +25,7 @@ TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
 
 async def test_stdio_servers_of_session_new_give_the_model_their_tools(workspace):
     async with ScriptedLLM() as llm, acp_agent(llm, workspace) as (connection, client, answer):
-        assert answer.agent_capabilities.mcp_capabilities.http is False
+        assert answer.agent_capabilities.mcp_capabilities.http is True
         assert answer.agent_capabilities.mcp_capabilities.sse is False
         servers = [
             McpServerStdio(name="My Time", command=str(TIME_SERVER), args=[], env=[]),
@@ -31,9 +35,7 @@ async def test_stdio_servers_of_session_new_give_the_model_their_tools(workspace
                 args=[str(MISBEHAVING)],
                 env=[EnvVariable(name="LITERAL", value="${NOT_EXPANDED}")],
             ),
-            HttpMcpServer(
-                type="http", name="remote", url="https://example.invalid/mcp", headers=[]
-            ),
+            SseMcpServer(type="sse", name="remote", url="https://example.invalid/sse", headers=[]),
         ]
         session = await connection.new_session(cwd=str(workspace), mcp_servers=servers)
         llm.enqueue(
@@ -93,3 +95,31 @@ async def test_slash_mcp_shows_the_servers_and_a_failure_is_said_in_the_chat(wor
         await connection.prompt(session_id=session.session_id, prompt=[text_block("/mcp")])
         assert "- tools: disabled" in client.text()
     assert not llm.requests  # commands never reach the model
+
+
+async def test_slash_mcp_login_gives_the_page_as_a_link_and_signs_in(workspace):
+    with oauth_server() as url:
+        secure = HttpMcpServer(type="http", name="secure", url=url, headers=[])
+        async with ScriptedLLM() as llm, acp_agent(llm, workspace) as (connection, client, _):
+            session = await connection.new_session(cwd=str(workspace), mcp_servers=[secure])
+            while "needs sign-in" not in client.text():
+                await asyncio.sleep(0.05)
+            assert "/mcp login secure" in client.text()
+            client.reset()
+            login = asyncio.ensure_future(
+                connection.prompt(
+                    session_id=session.session_id, prompt=[text_block("/mcp login secure")]
+                )
+            )
+            while "Open this page" not in client.text():
+                await asyncio.sleep(0.05)
+            [page] = re.findall(r"\((http://[^)]+)\)", client.text())
+            async with httpx.AsyncClient(follow_redirects=True) as browser:
+                assert "Signed in" in (await browser.get(page)).text
+            await login
+            assert "Signed in to MCP server secure: connected, 1 tools." in client.text()
+            client.reset()
+            await connection.prompt(
+                session_id=session.session_id, prompt=[text_block("/mcp logout secure")]
+            )
+            assert client.text() == "Signed out of MCP server secure."

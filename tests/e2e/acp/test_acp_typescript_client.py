@@ -19,6 +19,7 @@ import pytest
 from pi_lsp.client import isolated_environment
 from pi_lsp.scripted_llm import replies
 from tests.e2e.acp.support import HOME, acp_command
+from tests.e2e.test_mcp import http_server
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -34,9 +35,9 @@ def _node() -> str:
     return node
 
 
-async def _run_client(scripted_llm, workspace: Path) -> dict[str, Any]:
+async def _run_client(scripted_llm, workspace: Path, **scenario: Any) -> dict[str, Any]:
     options = {"model": "openai/scripted", "apiBase": scripted_llm.base_url, "autoName": False}
-    arguments = json.dumps({"command": acp_command(options), "cwd": str(workspace)})
+    arguments = json.dumps({"command": acp_command(options), "cwd": str(workspace), **scenario})
     process = await asyncio.create_subprocess_exec(
         _node(),
         str(CLIENT),
@@ -99,3 +100,26 @@ async def test_the_official_typescript_sdk_drives_a_session_end_to_end(scripted_
     ]
     assert loaded_text == ["fix add and write notes", "count slowly"]
     assert report["closed"] == [{}, {}]
+
+
+async def test_an_http_mcp_server_the_client_passes_gives_the_model_its_tools(
+    scripted_llm, workspace
+):
+    with http_server("acp-token") as url:
+        server = {
+            "type": "http",
+            "name": "web tools",
+            "url": url,
+            "headers": [{"name": "Authorization", "value": "Bearer acp-token"}],
+        }
+        scripted_llm.enqueue(
+            replies.tool_calls([("call-1", "mcp__web_tools__echo", {"text": "over http"})]),
+            replies.text("Echoed."),
+        )
+        report = await _run_client(scripted_llm, workspace, mcpServers=[server])
+    assert report["mcpCapabilities"] == {"http": True, "sse": False}
+    updates = report["turns"]["mcp"]["updates"]
+    assert report["turns"]["mcp"]["stopReason"] == "end_turn"
+    echoed = _final(updates, "call-1")
+    assert echoed["status"] == "completed"
+    assert "echo: over http" in json.dumps(echoed["content"])

@@ -228,6 +228,15 @@ async def test_model_command_refuses_a_model_no_path_sends(scripted_llm, workspa
     assert "nonexistent" not in written and "anthropic.claude-v2" in written
 
 
+async def test_model_command_refuses_a_model_only_vs_code_provides(scripted_llm, workspace):
+    """An ACP client lends no models of its own: ``vscode-lm/…`` is refused, saying why."""
+    async with wire_agent(scripted_llm, workspace) as client:
+        session_id = await _new_session(client, workspace)
+        refused = await _prompt(client, session_id, "/model vscode-lm/copilot/gpt-5-mini")
+        assert _error_code(refused) == -32602
+        assert "only the Pi extension for VS Code can run it" in refused["error"]["message"]
+
+
 async def test_a_session_gets_its_title_from_the_first_prompt_and_from_name(
     scripted_llm, workspace
 ):

@@ -105,6 +105,26 @@ class ScriptedModel:
         ) as response:
             return json.loads(response.read())
 
+    def wait_for_gate(self, name: str, timeout: float = 30.0) -> None:
+        """Waits until an answer is held open at gate ``name`` (``scripted_llm/gates.py``)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            url = f"http://127.0.0.1:{self.port}/__gates"
+            with urllib.request.urlopen(url, timeout=10) as response:
+                if name in json.loads(response.read()):
+                    return
+            assert time.monotonic() < deadline, f"no answer reached gate {name!r}"
+            time.sleep(0.02)
+
+    def release(self, name: str) -> None:
+        """Lets the answer held at gate ``name`` finish."""
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/__release",
+            data=json.dumps({"gate": name}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        urllib.request.urlopen(request, timeout=10).close()
+
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)

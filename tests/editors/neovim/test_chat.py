@@ -34,7 +34,7 @@ def test_prompt_streams_the_answer_with_thinking_folded(pi, scripted_model):
     assert pi.lua("return vim.bo[require('pi.chat').chat_buffer()].filetype") == "pi-chat"
     assert lines[:2] == ["## You", "Say hello"]
     assert "## pi" in lines and "Hello from the scripted model." in lines
-    thinking = lines.index("▸ thinking") + 1
+    thinking = lines.index("▸ thinking (19 chars)") + 1
     assert lines[thinking] == "> The user greets me."
     assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({thinking + 1})")) == thinking, (
         "the thinking is not folded"
@@ -44,7 +44,7 @@ def test_prompt_streams_the_answer_with_thinking_folded(pi, scripted_model):
     )
 
 
-def test_tool_call_shows_name_arguments_status_and_a_folded_result(pi, scripted_model):
+def test_a_tool_call_is_a_card_with_its_content_folded(pi, scripted_model):
     scripted_model.enqueue(
         {"kind": "tool_calls", "calls": [["call_1", "read", {"path": "app.py"}]]},
         {"kind": "text", "text": "add() subtracts."},
@@ -52,11 +52,14 @@ def test_tool_call_shows_name_arguments_status_and_a_folded_result(pi, scripted_
     pi.command("Pi What does add do?")
     pi.wait_for("agent_end")
     lines = pi.chat_lines(containing="add() subtracts.")
-    assert '⚙ read {"path":"app.py"} — done' in lines
-    header = lines.index("  ↳ read result (done)")
-    assert any("return a - b" in line for line in lines[header:]), lines
-    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({header + 2})")) == header + 1, (
-        "the result is not folded"
+    card = lines.index("✓ Read app.py · lines 1–3 of 3 · 32 B")
+    assert lines[card + 1 : card + 4] == [
+        "    ▸ content (2 lines)",
+        "    def add(a, b):",
+        "        return a - b",
+    ]
+    assert pi.lua(chat_window_lua(f"vim.fn.foldclosed({card + 3})")) == card + 2, (
+        "the content is not folded"
     )
     assert lines.count("## pi") == 1, "a tool round repeated the assistant header"
 
@@ -69,13 +72,19 @@ def test_a_running_command_shows_its_output_live_then_its_result(pi, scripted_mo
     )
     pi.command("Pi Build it")
     live = pi.chat_lines(containing="    │ building one")
-    assert any(line.startswith('⚙ bash {"command"') and line.endswith("— running") for line in live)
+    assert f"◌ bash {command}" in live
     assert "    │ building two" not in live, "the output came at the end, not while it ran"
     pi.wait_for("agent_end")
     lines = pi.chat_lines(containing="Built.")
-    assert not any("│" in line for line in lines), "the live output stayed after the result"
-    header = lines.index("  ↳ bash result (done)")
-    assert lines[header + 1 : header + 3] == ["    building one", "    building two"]
+    assert not any(line.startswith("◌") for line in lines), "the running card stayed"
+    header = next(index for index, line in enumerate(lines) if line.startswith("✓ bash echo"))
+    assert lines[header].startswith(f"✓ bash {command} — exit 0 · ")
+    assert lines[header + 1 : header + 4] == [
+        f"    $ {command}",
+        "    │ building one",
+        "    │ building two",
+    ]
+    assert lines.count("    │ building one") == 1, "the live output stayed after the result"
 
 
 def test_the_prompt_input_sends_with_enter(pi, scripted_model):

@@ -1,12 +1,16 @@
 """MCP in Neovim against the real server: `:checkhealth pi` lists the servers of the project's
-`.pi/mcp.json` (a failed one with its stderr), `:PiMcp` acts on one, and an MCP tool call is a
-row of the chat like any other tool's."""
+`.pi/mcp.json` (a failed one with its stderr), `:PiMcp` acts on one (and signs in to an
+OAuth-protected one), and an MCP tool call is a row of the chat like any other tool's."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
+
+import httpx
+
+from tests.e2e.test_mcp_oauth import oauth_server
 
 MISBEHAVING = Path(__file__).resolve().parents[2] / "mcp" / "misbehaving_server.py"
 
@@ -67,6 +71,28 @@ def test_an_mcp_tool_call_is_a_row_of_the_chat(editor, scripted_model):
     )
     editor.command("Pi Echo hi through MCP")
     lines = editor.chat_lines(containing="The server echoed.")
-    assert '⚙ mcp__tools__echo {"text":"hi"} — done' in lines, lines
-    header = lines.index("  ↳ mcp__tools__echo result (done)")
+    header = lines.index("✓ tools · echo")
+    assert lines[header + 1] == "    text: hi", lines
     assert any("echo: hi" in line for line in lines[header:]), lines
+
+
+def test_pimcp_login_opens_the_authorization_page_and_signs_in(editor, scripted_model):
+    with oauth_server() as url:
+        (editor.workspace / ".pi").mkdir(exist_ok=True)
+        servers = {"secure": {"url": url, "exposure": "direct"}}
+        (editor.workspace / ".pi" / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        editor.setup(scripted_model)
+        editor.request("pi/state")
+        wait_for_states(editor, secure="needs-auth")
+        # The browser: Neovim opens external pages with vim.ui.open; the test follows them.
+        editor.lua(
+            "_G.opened = {} vim.ui.open = function(page) table.insert(_G.opened, page) "
+            "return { wait = function() return { code = 0 } end } end"
+        )
+        editor.command("PiMcp login secure")
+        editor.wait_until("#_G.opened == 1", timeout_ms=30000)
+        page = editor.lua("return _G.opened[1]")
+        assert "Signed in" in httpx.get(page, follow_redirects=True).text
+        wait_for_states(editor, secure="connected")
+        editor.command("PiMcp logout secure")
+        wait_for_states(editor, secure="needs-auth")

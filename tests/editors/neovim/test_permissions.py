@@ -50,6 +50,9 @@ def test_a_question_is_answered_through_vim_ui_select(pi, scripted_model):
         ]
         assert [result["isError"] for result in results] == [True, False]
         assert "the user denied it" in results[0]["content"][0]["text"]
+        lines = pi.chat_lines(containing="One of two.")
+        assert "⊘ bash touch denied.txt — denied: the user denied it" in lines, lines
+        assert any(line.startswith("✓ bash touch allowed.txt — exit 0") for line in lines)
     finally:
         assert original_select
         pi.lua("vim.ui.select = _G.pi_test_select")

@@ -43,6 +43,7 @@ SCENARIOS = [
     "prompt_stream_tool_call",
     "skill_completion",
     "steering",
+    "queue",
     "retry_notice",
     "stop_turn",
     "compact",
@@ -66,6 +67,8 @@ SCENARIOS = [
     "mcp_servers",
     "chat_rich_text",
     "tool_cards",
+    "mcp_sign_in",
+    "editor_models",
     "big_session",
 ]
 SCREENSHOTS = [
@@ -87,6 +90,7 @@ SCREENSHOTS = [
     "compaction-card.png",
     "rich-text.png",
     "tool-cards.png",
+    "editor-model.png",
 ]
 FAKE_KEY = "sk-vscode-e2e-FAKE-5d1c0b9a"
 """The key the api_key scenario stores with "Pi: Set API Key…" (scenarios.mjs has the same)."""
@@ -143,6 +147,30 @@ def vsix(tmp_path_factory) -> Path:
             ["npm", "run", "package", "--", "--target", "linux-x64", "-o", str(path)], timeout=900
         )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return path
+
+
+SCRIPTED_MODELS = EXTENSION / "test" / "e2e" / "scripted-models"
+SCRIPTED_MODELS_ID = "pi-lsp-test.scripted-models"
+"""The test extension that contributes a chat model through VS Code's Language Model API (its
+README says how); its proposed API is enabled for it alone."""
+
+
+@pytest.fixture(scope="module")
+def scripted_models_vsix(tmp_path_factory) -> Path:
+    _require_installed()
+    path = tmp_path_factory.mktemp("scripted-models") / "scripted-models.vsix"
+    vsce = EXTENSION / "node_modules" / ".bin" / "vsce"
+    options = ["--allow-missing-repository", "--skip-license", "--no-dependencies"]
+    result = subprocess.run(
+        [str(vsce), "package", *options, "-o", str(path)],
+        cwd=SCRIPTED_MODELS,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
     return path
 
 
@@ -362,6 +390,28 @@ def _start_scripted_llm(
     return f"http://127.0.0.1:{port_file.read_text().strip()}"
 
 
+def _start_oauth_mcp_server(
+    processes: Processes, root: Path, environment: dict[str, str], artifacts: Path = ARTIFACTS
+) -> str:
+    """The mcp_sign_in scenario's OAuth-protected MCP server (the SDK's server-side auth), on
+    ``[::1]``: code-server turns pages on 127.0.0.1 or localhost that an extension opens into its
+    own port proxy, which loses their path (a real authorization server is not local)."""
+    with socket.socket(socket.AF_INET6) as probe:
+        probe.bind(("::1", 0))
+        port = probe.getsockname()[1]
+    server = Path(__file__).resolve().parents[2] / "mcp" / "oauth_server.py"
+    processes.start(
+        [sys.executable, str(server), str(port), "::1"],
+        artifacts / "oauth-mcp.log",
+        env=environment,
+    )
+    base = f"http://[::1]:{port}"
+    _wait_for(
+        "the OAuth MCP server", lambda: _healthy(f"{base}/.well-known/oauth-authorization-server")
+    )
+    return f"{base}/mcp"
+
+
 def _install_extension(
     vsix: Path, user_data: Path, extensions: Path, environment: dict[str, str]
 ) -> None:
@@ -393,9 +443,15 @@ def _start_code_server(
     environment: dict[str, str],
     vsix: Path,
     artifacts: Path = ARTIFACTS,
+    test_extension: Path | None = None,
 ) -> str:
+    """code-server with the extension (and ``test_extension``, its proposed API enabled)."""
     user_data, extensions = root / "user-data", root / "extensions"
     _install_extension(vsix, user_data, extensions, environment)
+    proposed: list[str] = []
+    if test_extension is not None:
+        _install_extension(test_extension, user_data, extensions, environment)
+        proposed = ["--enable-proposed-api", SCRIPTED_MODELS_ID]
     port = _free_port()
     processes.start(
         [
@@ -411,6 +467,7 @@ def _start_code_server(
             str(user_data),
             "--extensions-dir",
             str(extensions),
+            *proposed,
             str(workspace),
         ],
         artifacts / "code-server.log",
@@ -432,7 +489,7 @@ def e2e_root(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def e2e_results(e2e_root, vsix) -> dict[str, dict]:
+def e2e_results(e2e_root, vsix, scripted_models_vsix) -> dict[str, dict]:
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
     ARTIFACTS.mkdir(parents=True)
     root = e2e_root
@@ -441,8 +498,18 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
     processes = Processes()
     try:
         llm = _start_scripted_llm(processes, root, environment)
+        oauth_mcp = _start_oauth_mcp_server(processes, root, environment)
         _user_settings(root / "user-data", f"{llm}/v1")
-        url = _start_code_server(processes, root, workspace, environment, vsix)
+        # The test extension's chat model answers from the scripted model server too.
+        code_server_environment = {**environment, "PI_TEST_MODEL_SERVER": llm}
+        url = _start_code_server(
+            processes,
+            root,
+            workspace,
+            code_server_environment,
+            vsix,
+            test_extension=scripted_models_vsix,
+        )
         # Copied into the session directory by the big_session scenario (not before: the server
         # opens the newest session at start).
         big = root / "2026-01-01T00-00-00-000Z_big-100000.jsonl"
@@ -454,6 +521,7 @@ def e2e_results(e2e_root, vsix) -> dict[str, dict]:
             "PI_E2E_ARTIFACTS": str(ARTIFACTS),
             "PI_E2E_WORKSPACE": str(workspace),
             "PI_E2E_BIG_SESSION": str(big),
+            "PI_E2E_OAUTH_MCP_URL": oauth_mcp,
             # The scenarios to run, comma-separated (all when unset): for working on a few.
             **(
                 {"PI_E2E_SCENARIOS": os.environ["PI_E2E_SCENARIOS"]}

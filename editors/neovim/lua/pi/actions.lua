@@ -29,7 +29,8 @@ function M.prompt(text, options)
   local params = { text = text, streamingBehavior = (options and options.steer) and "steer" or nil }
   -- Failures show once, in the chat: a failed turn's error is rendered from its events.
   api.prompt(params, function(err)
-    if err then
+    -- A queued prompt taken back (edited away, or restored into the input by abort) is no failure.
+    if err and not require("pi.queue").taken_back(err) then
       -- A missing key's message already names :PiLogin and the provider.
       chat.notice("prompt failed: " .. tostring(err.message))
       status.set_activity(nil)
@@ -41,12 +42,13 @@ function M.chat()
   chat.open()
 end
 
+--- Stops the running turn; the queued prompts come back into the prompt input first.
 function M.abort()
-  api.abort({}, api.report_error("pi/abort", function(result)
+  require("pi.queue").take_back_and_abort(function(result)
     if not result.aborted then
       vim.notify("pi: nothing to abort", vim.log.levels.INFO)
     end
-  end))
+  end)
 end
 
 function M.compact(instructions)
@@ -108,6 +110,7 @@ local function switched(what, result, clear)
   end
   chat.notice(("%s: session %s"):format(what, tostring(result.sessionId)))
   refresh_views()
+  require("pi.queue").refresh()
 end
 
 --- Forks a new session at `id`, or at the current leaf. Without `id` the request names no entry

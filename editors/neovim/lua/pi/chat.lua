@@ -33,6 +33,7 @@ local function chat_keymaps(buffer)
   map(buffer, "n", keys.prompt, function() M.focus_prompt(true) end, "write a prompt")
   map(buffer, "n", keys.close, M.close, "close the chat")
   map(buffer, "n", keys.earlier, function() M.load_earlier() end, "load earlier messages")
+  map(buffer, "n", keys.open, function() require("pi.links").open_under_cursor() end, "open the file under the cursor")
   -- Moving up to the line that offers the earlier history loads it.
   vim.api.nvim_create_autocmd("CursorMoved", {
     buffer = buffer,

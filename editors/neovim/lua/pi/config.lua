@@ -21,7 +21,8 @@ M.defaults = {
   attach_buffers = true,
   -- Sent as initializationOptions and answered to workspace/configuration (section "pi").
   -- Keys: model, apiBase, contextWindow, thinkingLevel, tokenizer, cacheRetention, sessionDir,
-  -- allowedSessionDirs, trusted, sessionIndex, sessionSearchTools, autoName, retry, compaction,
+  -- allowedSessionDirs, trusted, sessionIndex, sessionSearchTools, autoName, steeringMode,
+  -- followUpMode ("one-at-a-time" or "all"; default: pi's settings), retry, compaction,
   -- checkpoints (see docs/protocol.md, "Configuration").
   settings = {},
   window = {
@@ -41,7 +42,15 @@ M.defaults = {
   fold = { thinking = true, tool_results = true },
   -- false disables a mapping.
   keymaps = {
-    chat = { abort = "<C-c>", compact = "gC", tree = "gt", prompt = "i", close = "q", earlier = "[h" },
+    chat = {
+      abort = "<C-c>",
+      compact = "gC",
+      tree = "gt",
+      prompt = "i",
+      close = "q",
+      earlier = "[h",
+      open = "<CR>",
+    },
     prompt = { send = "<CR>", send_insert = "<C-s>", abort = "<C-c>", close = "q" },
     tree = {
       navigate = "<CR>",
@@ -56,6 +65,8 @@ M.defaults = {
       close = "q",
     },
     context = { open = "<CR>", forget = "x", replace = "c", restore = "u", refresh = "R", close = "q" },
+    -- The queue under the prompt input (prompts sent while a turn runs).
+    queue = { edit = "<CR>", remove = "dd" },
   },
 }
 
@@ -75,6 +86,8 @@ local SETTING_TYPES = {
   sessionIndex = "boolean",
   sessionSearchTools = "boolean",
   autoName = "boolean",
+  steeringMode = "string",
+  followUpMode = "string",
   retry = "table",
   compaction = "table",
   checkpoints = "table",

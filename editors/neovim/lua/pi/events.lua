@@ -30,6 +30,9 @@ local function update_views(event, session_id)
   if REFRESHES[event.type] or answered then
     status.refresh()
   end
+  if event.type == "queue_update" then
+    require("pi.queue").on_update(event)
+  end
   if event.type == "tree_changed" then
     require("pi.tree").on_tree_changed(event, session_id)
     require("pi.context").on_tree_changed()

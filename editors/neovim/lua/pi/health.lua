@@ -159,7 +159,7 @@ local function check_mcp(client)
     elseif server.state == "connecting" then
       vim.health.info(mcp.describe(server))
     else
-      local advice = { ":PiMcp reconnect " .. server.name }
+      local advice = { (server.state == "needs-auth" and ":PiMcp login " or ":PiMcp reconnect ") .. server.name }
       if util.present(server.lastError) then
         table.insert(advice, 1, "error: " .. server.lastError)
       end

@@ -1,12 +1,13 @@
 -- :PiMcp — the MCP servers (pi/mcp): each server's state and tools in vim.ui.select, then what
--- to do with the one picked: reconnect, enable or disable it while the server runs, show its
--- error and stderr tail, open its mcp.json. `:PiMcp {action} {server}` acts at once.
+-- to do with the one picked: reconnect, enable or disable it while the server runs, sign in to
+-- or out of an HTTP server (OAuth), show its error and stderr tail, open its mcp.json.
+-- `:PiMcp {action} {server}` acts at once.
 local api = require("pi.api")
 local util = require("pi.util")
 
 local M = {}
 
-M.ACTIONS = { "reconnect", "enable", "disable" }
+M.ACTIONS = { "reconnect", "enable", "disable", "login", "logout" }
 
 --- "8 tools (2 direct, 6 codemode)".
 function M.describe_tools(server)
@@ -21,7 +22,8 @@ end
 
 --- One line per server, for :PiMcp and :checkhealth pi.
 function M.describe(server)
-  return ("%s: %s, %s — %s"):format(server.name, server.state, M.describe_tools(server), server.source)
+  local state = server.state == "needs-auth" and "needs sign-in (:PiMcp login)" or server.state
+  return ("%s: %s, %s — %s"):format(server.name, state, M.describe_tools(server), server.source)
 end
 
 local function details(server)
@@ -44,19 +46,51 @@ local function done(what)
   end
 end
 
---- Runs `action` ("reconnect", "enable", "disable") on the server `name`.
+--- OAuth sign-in: the server asks Neovim to open the authorization page (window/showDocument,
+--- which Neovim opens with vim.ui.open) and answers once the browser came back.
+local function login(name)
+  vim.notify(("pi: signing in to MCP server %s: finish in your browser…"):format(name))
+  api.mcp_login({ name = name }, function(err, result)
+    if err then
+      return util.error(("MCP sign-in failed: %s"):format(err.message or vim.inspect(err)))
+    end
+    vim.notify(("pi: signed in to MCP server %s: %s, %s"):format(name, result.state, M.describe_tools(result)))
+  end)
+end
+
+local function logout(name)
+  api.mcp_logout({ name = name }, function(err, result)
+    if err then
+      return util.error(("MCP sign-out failed: %s"):format(err.message or vim.inspect(err)))
+    end
+    local said = result.removed and "pi: signed out of MCP server %s" or "pi: MCP server %s had no sign-in"
+    vim.notify(said:format(name))
+  end)
+end
+
+--- Runs `action` ("reconnect", "enable", "disable", "login", "logout") on the server `name`.
 function M.act(action, name)
   if action == "reconnect" then
     api.mcp_reconnect({ name = name }, done("reconnect"))
   elseif action == "enable" or action == "disable" then
     api.mcp_set_enabled({ name = name, enabled = action == "enable" }, done(action))
+  elseif action == "login" then
+    login(name)
+  elseif action == "logout" then
+    logout(name)
   else
-    util.error("usage: :PiMcp [reconnect|enable|disable {server}]")
+    util.error("usage: :PiMcp [reconnect|enable|disable|login|logout {server}]")
   end
 end
 
 local function choose_action(server)
   local choices = server.state == "disabled" and { "enable" } or { "reconnect", "disable" }
+  if server.transport == "http" and server.state ~= "disabled" then
+    table.insert(choices, 1, "login")
+    if server.state ~= "needs-auth" then
+      table.insert(choices, 2, "logout")
+    end
+  end
   vim.list_extend(choices, { "details" })
   if server.scope ~= "acp" then
     table.insert(choices, "open mcp.json")

@@ -6,6 +6,9 @@
 
 ---@alias pi.ThinkingLevel "off"|"minimal"|"low"|"medium"|"high"|"xhigh"
 
+--- pi's `steeringMode`/`followUpMode`: every queued prompt at once, or one per delivery.
+---@alias pi.QueueMode "all"|"one-at-a-time"
+
 ---@alias pi.StopReason "stop"|"length"|"toolUse"|"error"|"aborted"
 
 --- Where a provider's API key came from.
@@ -17,8 +20,9 @@
 --- custom endpoint).
 ---@alias pi.KeyStatus "key"|"local"|"missing"|"unknown"
 
---- Where a configured model came from: pi-lsp's or pi's settings, or pi's models.json.
----@alias pi.ModelSource "settings"|"models.json"
+--- Where a configured model came from: pi-lsp's or pi's settings, pi's models.json, or the editor's
+--- own models (`vscode-lm`).
+---@alias pi.ModelSource "settings"|"models.json"|"editor"
 
 --- Where a skill or a prompt template was found: the project's `.pi/` (or `.agents/`), or the
 --- user's agent folder.
@@ -66,6 +70,19 @@
 --- While a turn runs: `followUp` (default) queues the prompt, `steer` delivers it after the current
 --- tool batch.
 ---@field streamingBehavior? "steer"|"followUp"
+
+--- Names one prompt of a session's queue (`pi/removeQueued`).
+---@class pi.QueuedPromptParams
+--- The queued prompt's id, as `pi/queue` and `queue_update` give it.
+---@field id string
+---@field sessionId? string
+
+---@class pi.EditQueuedParams
+--- The queued prompt's id, as `pi/queue` and `queue_update` give it.
+---@field id string
+--- Its new text (expanded like a prompt's: `/skill:name`, `/template`).
+---@field text string
+---@field sessionId? string
 
 ---@class pi.MessagesParams
 ---@field sessionId? string
@@ -233,6 +250,52 @@
 --- Provider → API key: every key the editor keeps for pi (the previous set is replaced).
 ---@field credentials table<string, string>
 
+--- A chat model the editor provides (VS Code: a `LanguageModelChat`).
+---@class pi.LanguageModelInfo
+--- The editor's id of the model, which `pi/languageModel/chat` names.
+---@field id string
+--- Who provides it (`copilot`…); pi-lsp lists the model as `vscode-lm/<vendor>/<id>`.
+---@field vendor string
+---@field family string
+--- A name to show.
+---@field name string
+--- Its input window (the context window pi-lsp compacts for).
+---@field maxInputTokens integer
+
+--- The params of `pi/languageModels`: every chat model the editor provides now.
+---@class pi.LanguageModelsParams
+--- Replaces the previous list (sent after `initialized` and whenever it changes).
+---@field models pi.LanguageModelInfo[]
+
+--- A piece of a tool result: text, or an image.
+---@class pi.LanguageModelContent
+---@field type "text"|"image"
+---@field text? string
+---@field mimeType? string
+--- Base64-encoded image bytes.
+---@field data? string
+
+--- A part of a message, or of the model's answer (`text`, `thinking` and `toolCall`).
+--- `text`/`thinking`: `text`; `toolCall`: `callId`, `name`, `input`; `toolResult`: `callId`,
+--- `content`; `image`: `mimeType`, `data`.
+---@class pi.LanguageModelPart
+---@field type "text"|"thinking"|"toolCall"|"toolResult"|"image"
+---@field text? string
+---@field callId? string
+---@field name? string
+--- The tool call's arguments.
+---@field input? table
+---@field content? pi.LanguageModelContent[]
+---@field mimeType? string
+--- Base64-encoded image bytes.
+---@field data? string
+
+--- The params of `pi/languageModel/part`: one streamed part of an answer, sent before the request's
+--- response.
+---@class pi.LanguageModelPartParams
+---@field requestId string
+---@field part pi.LanguageModelPart
+
 --- How a turn ended (a queued prompt gets its turn's result).
 ---@class pi.PromptResult
 ---@field sessionId string
@@ -243,6 +306,27 @@
 ---@field usage? pi.Usage
 ---@field contextTokens? integer
 ---@field contextWindow integer
+
+--- A prompt waiting in a session's queue.
+---@class pi.QueuedPromptInfo
+---@field id string
+--- Its text as the model will get it (templates and skills expanded).
+---@field text string
+
+--- A session's queue: prompts steered into the running turn (delivered after its current tool
+--- batch, or after its answer) and follow-ups (delivered when the agent would stop), oldest first,
+--- with the modes that deliver them.
+---@class pi.QueueResult
+---@field sessionId string
+---@field steering pi.QueuedPromptInfo[]
+---@field followUp pi.QueuedPromptInfo[]
+---@field steeringMode pi.QueueMode
+---@field followUpMode pi.QueueMode
+
+--- The texts taken out of the queue (pi's RPC `clear_queue`), for the input to restore.
+---@class pi.ClearQueueResult
+---@field steering string[]
+---@field followUp string[]
 
 ---@class pi.AbortResult
 ---@field sessionId string
@@ -642,6 +726,10 @@
 ---@field isCompacting boolean
 ---@field readOnly boolean
 ---@field cost pi.SessionCost
+---@field steeringMode pi.QueueMode
+---@field followUpMode pi.QueueMode
+--- Prompts waiting in the queue, steering and follow-ups (pi's `get_state`); `pi/queue` lists them.
+---@field pendingMessageCount integer
 --- Why the session cannot be written; omitted when it can.
 ---@field readOnlyReason? string
 
@@ -656,8 +744,9 @@
 --- It can be called now: its provider has a key, or it is a local model.
 ---@field available boolean
 ---@field keySource? pi.KeySource
---- Where its configuration came from: pi's models.json or litellm's model table.
----@field source "models.json"|"litellm"
+--- Where its configuration came from: pi's models.json, litellm's model table, or the editor (a
+--- model the editor provides, `vscode-lm/…`).
+---@field source "models.json"|"litellm"|"editor"
 
 --- One provider as `pi/models` lists it: whether, and where from, it has a key.
 ---@class pi.ProviderInfo
@@ -701,6 +790,11 @@
 ---@field lastError? string
 --- The end of what a stdio server wrote to stderr (empty for HTTP servers).
 ---@field stderrTail string
+
+---@class pi.McpLogoutResult
+--- Whether `mcp-auth.json` held a sign-in for the server (it holds none now).
+---@field removed boolean
+---@field server pi.McpServerStatus
 
 ---@class pi.McpResult
 ---@field servers pi.McpServerStatus[]
@@ -937,6 +1031,13 @@
 ---@field stopReason pi.StopReason
 ---@field leafId? string
 
+--- The queue changed (a prompt queued, delivered, edited or taken back): both lists whole, as pi
+--- 1.6's `queue_update`, with each prompt's id.
+---@class pi.QueueUpdateEvent
+---@field type "queue_update"
+---@field steering pi.QueuedPromptInfo[]
+---@field followUp pi.QueuedPromptInfo[]
+
 --- The turn failed unexpectedly (a bug, not a provider error: those end the answer).
 ---@class pi.ErrorEvent
 ---@field type "error"
@@ -947,6 +1048,36 @@
 ---@field sessionId string
 ---@field seq integer
 ---@field event pi.PiEvent
+
+--- One message of a conversation: the editor's APIs know only these two roles (the system prompt is
+--- the first user message).
+---@class pi.LanguageModelMessage
+---@field role "user"|"assistant"
+---@field content pi.LanguageModelPart[]
+
+--- A tool the model may call.
+---@class pi.LanguageModelTool
+---@field name string
+---@field description string
+--- The JSON Schema of its arguments.
+---@field inputSchema table
+
+--- The params of `pi/languageModel/chat`: run one streamed request on an editor's model.
+---@class pi.LanguageModelChatParams
+--- Names the request in its `pi/languageModel/part` notifications.
+---@field requestId string
+--- The model's `id` as `pi/languageModels` listed it.
+---@field model string
+---@field messages pi.LanguageModelMessage[]
+---@field tools pi.LanguageModelTool[]
+--- Why pi-lsp asks, for the editor's consent dialog.
+---@field justification string
+
+--- How the answer ended: its streamed parts were all sent before this result.
+---@class pi.LanguageModelChatResult
+--- The prompt's size as the model counts it (VS Code: `countTokens`).
+---@field inputTokens? integer
+---@field outputTokens? integer
 
 --- Any event carried by `pi/event`, told apart by its `type`.
 ---@alias pi.PiEvent
@@ -970,6 +1101,7 @@
 ---| pi.BranchSummaryEndEvent
 ---| pi.TreeChangedEvent
 ---| pi.AgentEndEvent
+---| pi.QueueUpdateEvent
 ---| pi.ErrorEvent
 
 --- pi's usage record of a model answer: tokens by kind, and their cost.
@@ -1027,6 +1159,12 @@
 ---@field mcp pi.Request<pi.McpResult> pi/mcp
 ---@field mcp_reconnect pi.Request<pi.McpServerStatus> pi/mcpReconnect
 ---@field mcp_set_enabled pi.Request<pi.McpServerStatus> pi/mcpSetEnabled
+---@field mcp_login pi.Request<pi.McpServerStatus> pi/mcpLogin
+---@field mcp_logout pi.Request<pi.McpLogoutResult> pi/mcpLogout
+---@field queue pi.Request<pi.QueueResult> pi/queue
+---@field clear_queue pi.Request<pi.ClearQueueResult> pi/clearQueue
+---@field remove_queued pi.Request<pi.QueueResult> pi/removeQueued
+---@field edit_queued pi.Request<pi.QueueResult> pi/editQueued
 
 local M = {}
 
@@ -1066,6 +1204,12 @@ M.requests = {
   mcp = "pi/mcp",
   mcp_reconnect = "pi/mcpReconnect",
   mcp_set_enabled = "pi/mcpSetEnabled",
+  mcp_login = "pi/mcpLogin",
+  mcp_logout = "pi/mcpLogout",
+  queue = "pi/queue",
+  clear_queue = "pi/clearQueue",
+  remove_queued = "pi/removeQueued",
+  edit_queued = "pi/editQueued",
 }
 
 --- The server's notifications, by name.
@@ -1077,6 +1221,8 @@ M.notifications = {
 --- The notifications a client sends the server, by name.
 M.client_notifications = {
   set_credentials = "pi/setCredentials",
+  language_models = "pi/languageModels",
+  language_model_part = "pi/languageModel/part",
 }
 
 --- Every `type` of the events `pi/event` carries.
@@ -1101,6 +1247,7 @@ M.event_types = {
   "branch_summary_end",
   "tree_changed",
   "agent_end",
+  "queue_update",
   "error",
 }
 

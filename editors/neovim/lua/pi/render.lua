@@ -1,8 +1,13 @@
--- What each pi/event shows in the chat: `## You` and `## pi` sections, streamed text and
--- thinking (folded), a line per tool call updated in place as it runs, the last lines of a running
--- command's output (replaced as it streams), its result (folded), and `»` notices for compaction,
--- branch summaries, retries, aborts and errors.
+-- What each pi/event shows in the chat: `## You` and `## pi` sections, streamed text (its code
+-- blocks highlighted once complete) and thinking (folded, with its length), a card per tool call
+-- (cards.lua: drawn at the end while it runs, its output live, then written for good, see
+-- card_tail.lua), images as `[image: mime, size]`, and `»` notices for compaction, branch
+-- summaries, retries, aborts and errors.
+local card_tail = require("pi.card_tail")
+local cards = require("pi.cards")
+local code_blocks = require("pi.code_blocks")
 local context_edit = require("pi.api").context_edit_effects
+local links = require("pi.links")
 local transcript = require("pi.transcript")
 local util = require("pi.util")
 
@@ -10,28 +15,34 @@ local M = {}
 
 local HEADERS = { user = "## You", assistant = "## pi" }
 local THINKING_PREFIX = "> "
+local THINKING_HEADER = "▸ thinking"
 local RESULT_INDENT = "    "
-local MAX_RESULT_LINES = 200
-local LIVE_LINES = 8
-local LIVE_PREFIX = RESULT_INDENT .. "│ "
 
--- Per chat buffer: the block being streamed, its fold, the last section's role, the tool lines,
--- and the error of a failed answer not shown yet (shown at the turn's end, unless a refused-key
--- notice says it first: each failure is shown once).
+-- Per chat buffer: the block being streamed, where it starts, its fold, the thinking block's
+-- header line and length, the last section's role, and the error of a failed answer not shown
+-- yet (shown at the turn's end, unless a refused-key notice says it first: each failure is shown
+-- once).
 local views = {}
 
 local function view(buffer)
-  views[buffer] = views[buffer] or { block = nil, fold = nil, role = nil, tools = {}, failure = nil }
+  views[buffer] = views[buffer] or { block = nil, fold = nil, role = nil, failure = nil }
   return views[buffer]
 end
 
 function M.reset(buffer)
   views[buffer] = nil
   transcript.reset(buffer)
+  card_tail.reset(buffer)
+  links.reset(buffer)
+  code_blocks.reset(buffer)
 end
 
 local function folds(kind)
   return require("pi.config").options.fold[kind]
+end
+
+local function thinking_length(chars)
+  return ("%s (%d chars)"):format(THINKING_HEADER, chars)
 end
 
 local function end_block(buffer)
@@ -40,11 +51,14 @@ local function end_block(buffer)
     transcript.close_fold(buffer, current.fold)
     current.fold = nil
   end
-  -- Markdown would continue the thinking quote into the next line without a blank one.
-  if current.block == "thinking" then
+  if current.block == "thinking" and current.thinking then
+    transcript.replace_line(buffer, current.thinking.line, thinking_length(current.thinking.chars))
+    -- Markdown would continue the thinking quote into the next line without a blank one.
     transcript.append(buffer, { "" })
+  elseif current.block == "text" and current.block_start and vim.bo[buffer].filetype == "pi-chat" then
+    code_blocks.highlight(buffer, current.block_start, transcript.line_count(buffer))
   end
-  current.block = nil
+  current.block, current.thinking, current.block_start = nil, nil, nil
 end
 
 -- A blank line between blocks, so markdown does not run a paragraph into the next block.
@@ -75,9 +89,9 @@ local function start_block(buffer, kind)
   current.block = kind
   if kind == "thinking" then
     current.fold = folds("thinking") and transcript.open_fold(buffer) or nil
-    transcript.append(buffer, { "▸ thinking", THINKING_PREFIX })
+    current.thinking = { line = transcript.append(buffer, { THINKING_HEADER, THINKING_PREFIX }), chars = 0 }
   else
-    transcript.append(buffer, { "" })
+    current.block_start = transcript.append(buffer, { "" })
   end
 end
 
@@ -88,6 +102,10 @@ local function stream(buffer, kind, delta)
   end
   local prefix = kind == "thinking" and THINKING_PREFIX or ""
   transcript.extend(buffer, vim.split(delta, "\n", { plain = true }), prefix)
+  local thinking = view(buffer).thinking
+  if kind == "thinking" and thinking then
+    thinking.chars = thinking.chars + vim.fn.strchars(delta)
+  end
 end
 
 --- A notice line of the chat: compaction, retry, abort, errors.
@@ -97,99 +115,45 @@ function M.notice(buffer, text)
   view(buffer).role = nil
 end
 
---- The user's message, as the server saved it.
-function M.user(buffer, text)
+local function image_notes(content)
+  local notes = {}
+  for _, block in ipairs(type(content) == "table" and content or {}) do
+    if type(block) == "table" and block.type == "image" then
+      local bytes = type(block.data) == "string" and math.floor(#block.data * 3 / 4) or nil
+      table.insert(notes, ("[image: %s, %s]"):format(tostring(block.mimeType), cards.size(bytes)))
+    end
+  end
+  return notes
+end
+
+--- The user's message (its content as the server saved it): the text, then its images named.
+function M.user(buffer, content)
   header(buffer, "user")
-  transcript.append(buffer, vim.split(text, "\n", { plain = true }))
+  local lines = vim.split(util.content_text(content), "\n", { plain = true })
+  transcript.append(buffer, vim.list_extend(lines, image_notes(content)))
 end
 
-local function tool_line(tool, status)
-  local shown = util.present(tool.arguments) and vim.json.encode(tool.arguments) or ""
-  return ("⚙ %s %s — %s"):format(tool.name or "?", shown, status)
-end
-
-local function new_tool_line(buffer)
+local function begin_cards(buffer)
   local current = view(buffer)
   if current.block ~= "tool" then
     end_block(buffer)
     gap(buffer)
     current.block = "tool"
   end
-  return transcript.append(buffer, { "" })
 end
 
-local function set_tool(buffer, id, name, arguments, status)
-  local tools = view(buffer).tools
-  tools[id] = tools[id] or { line = new_tool_line(buffer) }
-  local tool = tools[id]
-  tool.name = name or tool.name
-  tool.arguments = util.present(arguments) and arguments or tool.arguments
-  transcript.replace_line(buffer, tool.line, tool_line(tool, status))
+local function unfinished_card(buffer, id, card)
+  card_tail.unfinished(buffer, id, card, begin_cards)
 end
 
-local function result_lines(event)
-  local text = util.content_text(event.content):gsub("%s+$", "")
-  local lines = vim.split(text, "\n", { plain = true })
-  local total = #lines
-  if total > MAX_RESULT_LINES then
-    lines = vim.list_slice(lines, 1, MAX_RESULT_LINES)
-    table.insert(lines, ("… (%d lines in all)"):format(total))
-  end
-  return vim.tbl_map(function(line)
-    return RESULT_INDENT .. line
-  end, lines)
-end
-
--- The live output of a running tool sits at the end of the transcript, under its tool line, and is
--- replaced by each update; it is removed when the result arrives (or left as it was if something
--- else was appended after it meanwhile).
-local function live_lines(event)
-  local text = util.content_text(event.content):gsub("%s+$", "")
-  if text == "" then
-    return {}
-  end
-  local lines = vim.split(text, "\n", { plain = true })
-  return vim.tbl_map(function(line)
-    return LIVE_PREFIX .. line
-  end, vim.list_slice(lines, math.max(1, #lines - LIVE_LINES + 1), #lines))
-end
-
-local function live_region_is_last(buffer, tool)
-  return tool.live ~= nil and tool.live_end == transcript.line_count(buffer)
-end
-
-local function show_live(buffer, tool, lines)
-  if live_region_is_last(buffer, tool) then
-    transcript.replace_tail(buffer, tool.live, lines)
-  elseif #lines > 0 then
-    tool.live = transcript.append(buffer, lines)
-  end
-  tool.live_end = #lines > 0 and (tool.live + #lines - 1) or nil
-  if #lines == 0 then
-    tool.live = nil
-  end
-end
-
-local function clear_live(buffer, tool)
-  if tool and live_region_is_last(buffer, tool) then
-    transcript.replace_tail(buffer, tool.live, {})
-  end
-  if tool then
-    tool.live, tool.live_end = nil, nil
-  end
+local function finished_card(buffer, id, card)
+  card_tail.finished(buffer, id, card, begin_cards, folds("tool_results"))
 end
 
 local function tool_result(buffer, event)
-  clear_live(buffer, view(buffer).tools[event.toolCallId])
-  local status = event.isError and "error" or "done"
-  set_tool(buffer, event.toolCallId, event.name, nil, status)
-  local lines = result_lines(event)
-  table.insert(lines, 1, ("  ↳ %s result (%s)"):format(event.name or "tool", status))
-  if folds("tool_results") then
-    transcript.append_folded(buffer, lines)
-  else
-    transcript.append(buffer, lines)
-  end
+  local card = type(event.toolCard) == "table" and event.toolCard
+    or cards.fallback(event.name, event.isError, event.content)
+  finished_card(buffer, event.toolCallId, card)
 end
 
 local function history_assistant(buffer, message)
@@ -199,9 +163,10 @@ local function history_assistant(buffer, message)
       stream(buffer, "thinking", block.thinking)
     elseif block.type == "text" and util.present(block.text) then
       stream(buffer, "text", block.text)
-    elseif block.type == "toolCall" then
-      set_tool(buffer, block.id, block.name, block.arguments, "called")
+    elseif block.type == "image" then
+      transcript.append(buffer, image_notes({ block }))
     end
+    -- a tool call shows as the card on its result's entry (`toolCard`)
   end
   end_block(buffer)
   if message.stopReason == "error" and util.present(message.errorMessage) then
@@ -263,9 +228,9 @@ local function history_summary(buffer, entry)
   summary_card(buffer, type(entry.card) == "table" and entry.card or { summary = entry.summary })
 end
 
-local function history_message(buffer, message)
+local function history_message(buffer, message, entry)
   if message.role == "user" then
-    M.user(buffer, util.content_text(message.content))
+    M.user(buffer, message.content)
   elseif message.role == "assistant" then
     history_assistant(buffer, message)
   elseif message.role == "toolResult" then
@@ -274,6 +239,7 @@ local function history_message(buffer, message)
       name = message.toolName,
       isError = message.isError,
       content = message.content,
+      toolCard = entry.toolCard,
     })
   elseif message.role == "bashExecution" then
     M.notice(buffer, ("! %s (exit %s)"):format(tostring(message.command), tostring(message.exitCode)))
@@ -299,7 +265,7 @@ function M.history(buffer, messages)
   end
   for _, entry in ipairs(entries) do
     if entry.type == "message" and type(entry.message) == "table" then
-      history_message(buffer, entry.message)
+      history_message(buffer, entry.message, entry)
       if CONTEXT_EDIT_NOTES[entry.contextEdit] then
         M.notice(buffer, CONTEXT_EDIT_NOTES[entry.contextEdit])
       end
@@ -322,7 +288,7 @@ end
 function on.message_end(buffer, event)
   local message = event.message or {}
   if message.role == "user" then
-    M.user(buffer, util.content_text(message.content))
+    M.user(buffer, message.content)
   elseif message.role == "assistant" then
     end_block(buffer)
     if message.stopReason == "error" and util.present(message.errorMessage) then
@@ -346,20 +312,16 @@ function on.thinking_delta(buffer, event)
 end
 
 function on.toolcall_start(buffer, event)
-  set_tool(buffer, event.toolCallId, event.name, nil, "pending")
+  unfinished_card(buffer, event.toolCallId, cards.pending(event.name))
 end
 
-function on.tool_execution_start(buffer, event)
-  set_tool(buffer, event.toolCallId, event.name, event.arguments, "running")
+local function running(buffer, event)
+  local card = type(event.toolCard) == "table" and event.toolCard or cards.pending(event.name)
+  unfinished_card(buffer, event.toolCallId, card)
 end
 
-function on.tool_execution_update(buffer, event)
-  local tools = view(buffer).tools
-  if not tools[event.toolCallId] then
-    set_tool(buffer, event.toolCallId, event.name, nil, "running")
-  end
-  show_live(buffer, tools[event.toolCallId], live_lines(event))
-end
+on.tool_execution_start = running
+on.tool_execution_update = running
 
 on.tool_execution_end = tool_result
 
@@ -430,11 +392,13 @@ function M.earlier(buffer)
   return view(buffer).earlier
 end
 
-local function shift_tools(buffer, after, delta)
-  for _, tool in pairs(view(buffer).tools) do
-    for _, field in ipairs({ "line", "live", "live_end" }) do
-      if tool[field] and tool[field] > after then
-        tool[field] = tool[field] + delta
+local function shift_lines(buffer, after, delta)
+  card_tail.shift(buffer, after, delta)
+  local current = view(buffer)
+  for _, place in ipairs({ current.thinking or {}, current }) do
+    for _, field in ipairs({ "line", "block_start" }) do
+      if place[field] and place[field] > after then
+        place[field] = place[field] + delta
       end
     end
   end
@@ -451,6 +415,7 @@ function M.prepend_history(buffer, messages)
   M.history(scratch, messages)
   local lines = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
   local page_folds, page_earlier = transcript.folds_of(scratch), view(scratch).earlier
+  local page_links = links.of(scratch)
   M.reset(scratch)
   vim.api.nvim_buf_delete(scratch, { force = true })
   table.insert(lines, "")
@@ -460,7 +425,11 @@ function M.prepend_history(buffer, messages)
   end
   local at = offered.lnum
   local delta = transcript.replace_line_with(buffer, at, lines, page_folds)
-  shift_tools(buffer, at, delta)
+  shift_lines(buffer, at, delta)
+  for _, link in ipairs(page_links) do
+    links.add(buffer, link.row + at - 1, link.path, link.line)
+  end
+  code_blocks.highlight(buffer, at, at + #lines - 1)
   view(buffer).earlier = page_earlier and { before = page_earlier.before, lnum = page_earlier.lnum + at - 1 } or nil
   for window, before in pairs(saved) do
     local cursor = before.lnum > at and before.lnum + delta or at + #lines - 1

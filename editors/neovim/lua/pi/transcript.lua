@@ -112,6 +112,11 @@ function M.replace_line_with(buffer, lnum, lines, new_folds)
   return delta
 end
 
+--- Records a fold `{start, stop}` (before its lines are written: see `open_fold`).
+function M.add_fold(buffer, fold)
+  add_fold(buffer, fold)
+end
+
 --- Starts a fold at the next line; it grows with the transcript until `close_fold`. Recorded
 --- before its lines exist, because Neovim evaluates foldexpr as lines are added.
 function M.open_fold(buffer)

@@ -2,6 +2,8 @@
 // a session switch, sends what the webview needs, and turns the webview's requests into `pi/*`
 // requests and commands.
 import * as vscode from 'vscode';
+import { USE_EDITOR_MODEL_COMMAND } from '../languageModels/command';
+import { EDITOR_PROVIDER } from '../languageModels/models';
 import { ErrorCodes, type PromptParams } from '../protocol';
 import { describeError, errorCode, errorProvider, type PiServer } from '../server';
 import type { SessionController } from '../session';
@@ -46,6 +48,7 @@ export class ChatController implements vscode.Disposable {
       session.onDidSwitch(({ sessionId, history }) => {
         this.apply({ type: 'local_reset', sessionId, items: history });
         this.sendReset();
+        void this.loadQueue(sessionId);
       }),
       session.onDidChangeState((state) => {
         this.apply({ type: 'local_context', usage: state.contextUsage });
@@ -100,6 +103,10 @@ export class ChatController implements vscode.Disposable {
         return this.prompt(message.text, message.behavior);
       case 'abort':
         return void vscode.commands.executeCommand('pi.chat.abort');
+      case 'removeQueued':
+        return this.changeQueue('pi/removeQueued', { id: message.id });
+      case 'editQueued':
+        return this.changeQueue('pi/editQueued', { id: message.id, text: message.text });
       case 'compact':
         return void vscode.commands.executeCommand('pi.chat.compact');
       case 'pickModel':
@@ -107,9 +114,13 @@ export class ChatController implements vscode.Disposable {
       case 'newSession':
         return void vscode.commands.executeCommand('pi.session.new');
       case 'setApiKey':
+        // A model VS Code provides needs no key: the way out is another of VS Code's models.
+        if (message.provider === EDITOR_PROVIDER) return void vscode.commands.executeCommand(USE_EDITOR_MODEL_COMMAND);
         return void vscode.commands.executeCommand('pi.apiKey.set', message.provider);
       case 'useLocalServer':
         return void vscode.commands.executeCommand('pi.localServer.use');
+      case 'useEditorModel':
+        return void vscode.commands.executeCommand('pi.languageModels.select');
       case 'pickMcp':
         return void vscode.commands.executeCommand('pi.mcp.servers');
       case 'loadEarlier':
@@ -146,21 +157,60 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
+  /**
+   * Stop as pi's interactive Esc does: the queued prompts come back into the input first (before
+   * what is typed there), so nothing typed is lost, then the turn is aborted (`pi/abort` alone
+   * would keep them queued for the next prompt).
+   */
+  async abort(): Promise<void> {
+    const params = this.session.sessionId ? { sessionId: this.session.sessionId } : {};
+    try {
+      const { steering, followUp } = await this.server.request('pi/clearQueue', params);
+      const queued = [...steering, ...followUp];
+      if (queued.length > 0) this.post?.({ type: 'restoreQueued', text: queued.join('\n\n') });
+    } catch (error) {
+      this.server.output.appendLine(`Could not take the queue back: ${describeError(error)}`);
+    }
+    await this.server.request('pi/abort', params);
+  }
+
+  /** The shown session's queue, after a switch (events only tell what changes from now on). */
+  private async loadQueue(sessionId: string | null): Promise<void> {
+    if (!sessionId) return;
+    try {
+      const { steering, followUp } = await this.server.request('pi/queue', { sessionId });
+      if (sessionId === this.session.sessionId) this.apply({ type: 'local_queue', queue: { steering, followUp } });
+    } catch (error) {
+      this.server.output.appendLine(`Could not read the queue: ${describeError(error)}`);
+    }
+  }
+
+  private async changeQueue(method: 'pi/removeQueued' | 'pi/editQueued', params: { id: string; text?: string }): Promise<void> {
+    const sessionId = this.session.sessionId ?? undefined;
+    try {
+      if (method === 'pi/editQueued') await this.server.request(method, { id: params.id, text: params.text ?? '', sessionId });
+      else await this.server.request(method, { id: params.id, sessionId });
+    } catch (error) {
+      // The agent took it meanwhile: the queue_update that said so already redrew the queue.
+      if (errorCode(error) === ErrorCodes.invalidParams) this.server.output.appendLine(describeError(error));
+      else void vscode.window.showWarningMessage(`Could not change the queued prompt: ${describeError(error)}`);
+    }
+  }
+
   private async prompt(text: string, behavior: 'steer' | 'followUp' | undefined): Promise<void> {
     if (!text.trim()) return;
     // Sent right after "New", a resume, a fork or a navigation: to where the user is going.
     await this.session.settled();
     const params: PromptParams = { text };
     if (this.session.sessionId) params.sessionId = this.session.sessionId;
-    if (this.state.running) {
-      params.streamingBehavior = behavior ?? 'followUp';
-      this.apply({ type: 'local_queued', text, behavior: params.streamingBehavior });
-    }
+    // While a turn runs the prompt waits in the queue (shown under the input, from queue_update).
+    if (this.state.running) params.streamingBehavior = behavior ?? 'followUp';
     try {
       const result = await this.server.request('pi/prompt', params);
       if (result.stopReason === 'error' && result.errorMessage) this.server.output.appendLine(`turn error: ${result.errorMessage}`);
     } catch (error) {
-      this.showPromptError(error);
+      // Taken back from the queue (removed, or restored into the input by Stop): nothing failed.
+      if (errorCode(error) !== ErrorCodes.promptTakenBack) this.showPromptError(error);
     }
   }
 
@@ -187,7 +237,7 @@ export class ChatController implements vscode.Disposable {
     if (code === ErrorCodes.noApiKey) {
       // Shown once, in the chat, with the way to fix it.
       const provider = errorProvider(error);
-      const label = provider ? `Set the ${provider} API Key…` : 'Set API Key…';
+      const label = provider === EDITOR_PROVIDER ? 'Choose a Model VS Code Provides…' : provider ? `Set the ${provider} API Key…` : 'Set API Key…';
       this.apply({ type: 'local_notice', level: 'error', text: message, topic: 'auth', action: { kind: 'setApiKey', label, provider } });
       return;
     }

@@ -84,7 +84,9 @@ export function chatHtml(parts: { csp: string; nonce: string; script: string; st
   <ol>
     <li><button id="setup-key" data-testid="setup-key">Choose a provider and enter its API key…</button>
       <span class="setup-or">or</span>
-      <button id="setup-local" data-testid="setup-local" class="secondary">Use a local model server…</button></li>
+      <button id="setup-local" data-testid="setup-local" class="secondary">Use a local model server…</button>
+      <span class="setup-or">or</span>
+      <button id="setup-editor-model" data-testid="setup-editor-model" class="secondary">Use a model VS Code provides (Copilot…)</button></li>
     <li><button id="setup-model" data-testid="setup-model" class="secondary">Pick a model…</button></li>
   </ol>
   <p class="setup-note">Keys stay in VS Code's secret storage; pi's own keys (environment, <code>auth.json</code>, <code>models.json</code>) work too.</p>
@@ -99,6 +101,7 @@ export function chatHtml(parts: { csp: string; nonce: string; script: string; st
     <button id="follow-up" data-testid="follow-up" class="secondary" hidden title="Queue after this turn (Alt+Enter)">Follow up</button>
     <button id="send" data-testid="send" title="Send (Enter)">Send</button>
   </div>
+  <ul id="queue" data-testid="queue" class="queue" aria-label="Queued prompts" hidden></ul>
 </footer>
 <script nonce="${parts.nonce}" src="${parts.script}"></script>
 </body>

@@ -43,6 +43,8 @@ export type ToWebview =
   | { type: 'model'; model: ModelInfo }
   | { type: 'completions'; items: Completion[] }
   | { type: 'editorText'; text: string }
+  /** Queued prompts taken back by Stop: put before what the input holds (pi's Esc). */
+  | { type: 'restoreQueued'; text: string }
   | { type: 'server'; status: ServerStatus }
   /** Scroll to the message of an entry and highlight it (the Context view's "Show in Chat"). */
   | { type: 'revealEntry'; entryId: string }
@@ -55,13 +57,20 @@ export type ToWebview =
 export type FromWebview =
   | { type: 'ready' }
   | { type: 'prompt'; text: string; behavior?: 'steer' | 'followUp' }
+  /** Esc or Stop: take the queued prompts back into the input, then stop the turn. */
   | { type: 'abort' }
+  /** Take one queued prompt back (its ✕ in the queue under the input). */
+  | { type: 'removeQueued'; id: string }
+  /** Give one queued prompt a new text (edited in the queue under the input). */
+  | { type: 'editQueued'; id: string; text: string }
   | { type: 'compact' }
   | { type: 'pickModel' }
   | { type: 'newSession' }
   /** Store an API key (for `provider`, else asking which). */
   | { type: 'setApiKey'; provider?: string }
   | { type: 'useLocalServer' }
+  /** "Use a model VS Code provides (Copilot…)": the models of VS Code's Language Model API. */
+  | { type: 'useEditorModel' }
   /** The MCP servers' quick pick (the header's MCP button). */
   | { type: 'pickMcp' }
   /** The user scrolled to the top (or clicked "Load earlier messages"): the page before `before`. */

@@ -1,7 +1,7 @@
 // The chat transcript as a pure function of `pi/event`s: the extension host and the webview run
 // the same reducer, so the host can re-send the whole state when the view is shown again while
 // the webview applies events one by one as they stream.
-import type { AgentMessage, ContextEditEffect, ContextUsage, EventNotification, PiEvent, SummaryCard, ToolCard } from '../protocol';
+import type { AgentMessage, ContextEditEffect, ContextUsage, EventNotification, PiEvent, QueuedPromptInfo, SummaryCard, ToolCard } from '../protocol';
 import { type ImageView, messageImages, messageText, thinkingText, toolCalls, toolResultText } from './messageText';
 
 /** `unfinished`: the call's result is not on the shown path (a fork or a navigation cut the turn). */
@@ -20,8 +20,6 @@ export interface UserItem extends ItemBase {
   text: string;
   images?: ImageView[];
   entryId?: string | null;
-  /** Sent while a turn ran and not yet taken by the agent. */
-  queued?: 'steer' | 'followUp';
 }
 
 export interface AssistantItem extends ItemBase {
@@ -83,6 +81,12 @@ export interface NoticeItem extends ItemBase {
 
 export type ChatItem = UserItem | AssistantItem | ToolItem | NoticeItem;
 
+/** The prompts waiting for the running turn (shown under the input, not in the transcript). */
+export interface QueueView {
+  steering: QueuedPromptInfo[];
+  followUp: QueuedPromptInfo[];
+}
+
 export interface ChatState {
   sessionId: string | null;
   items: ChatItem[];
@@ -93,11 +97,13 @@ export interface ChatState {
   lastSeq: number | null;
   context: ContextUsage | null;
   nextId: number;
+  queue: QueueView;
 }
 
 /** What the reducer accepts besides server events: things the extension itself knows. */
 export type LocalAction =
-  | { type: 'local_queued'; text: string; behavior: 'steer' | 'followUp' }
+  /** The queue as `pi/queue` reads it (after a session switch). */
+  | { type: 'local_queue'; queue: QueueView }
   | { type: 'local_notice'; level: NoticeLevel; text: string; topic?: string; action?: NoticeAction; card?: CardView }
   | { type: 'local_context'; usage: ContextUsage | null }
   | { type: 'local_reset'; sessionId: string | null; items: ChatItem[] }
@@ -109,7 +115,17 @@ export type LocalAction =
 export type ChatAction = PiEvent | LocalAction;
 
 export function emptyChat(sessionId: string | null = null): ChatState {
-  return { sessionId, items: [], running: false, compacting: false, summarizingBranch: false, lastSeq: null, context: null, nextId: 1 };
+  return {
+    sessionId,
+    items: [],
+    running: false,
+    compacting: false,
+    summarizingBranch: false,
+    lastSeq: null,
+    context: null,
+    nextId: 1,
+    queue: { steering: [], followUp: [] },
+  };
 }
 
 /** Applies one `pi/event` notification; events of another session leave the state as it is. */
@@ -190,8 +206,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return endTurn(state, action.stopReason);
     case 'error':
       return notice(state, 'error', action.message);
-    case 'local_queued':
-      return push(state, { kind: 'user', text: action.text, queued: action.behavior });
+    case 'queue_update':
+      return { ...state, queue: { steering: action.steering, followUp: action.followUp } };
+    case 'local_queue':
+      return { ...state, queue: action.queue };
     case 'local_notice':
       return notice(state, action.level, action.text, action.topic, action.action, action.card);
     case 'local_context':
@@ -291,8 +309,6 @@ function endMessage(state: ChatState, message: AgentMessage, entryId: string | n
 }
 
 function addUserMessage(state: ChatState, text: string, entryId: string | null, content: unknown): ChatState {
-  const queued = state.items.findIndex((item) => item.kind === 'user' && item.queued !== undefined && item.text === text);
-  if (queued >= 0) state = { ...state, items: state.items.filter((_, index) => index !== queued) };
   return push(state, { kind: 'user', text, entryId, ...withImages(content) });
 }
 

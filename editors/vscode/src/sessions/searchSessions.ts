@@ -3,6 +3,7 @@
 // the chat and shows the tree at that entry (`pi/treeWindow {targetId}`).
 import * as vscode from 'vscode';
 import type { SessionSearchHit } from '../protocol';
+import { searchAsTyped } from '../searchAsTyped';
 import { describeError, type PiServer } from '../server';
 
 const SEARCH_DELAY_MS = 200;
@@ -25,7 +26,7 @@ function pickOf(hit: SessionSearchHit): HitPick {
 }
 
 /** Lets the user search every session; resolves with the chosen hit, or undefined. */
-export function searchSessions(server: PiServer): Promise<SessionSearchHit | undefined> {
+export async function searchSessions(server: PiServer): Promise<SessionSearchHit | undefined> {
   const pick = vscode.window.createQuickPick<HitPick>();
   const title = 'Search sessions';
   pick.title = title;
@@ -33,20 +34,14 @@ export function searchSessions(server: PiServer): Promise<SessionSearchHit | und
   // The server already matched the words; VS Code's own filter would hide hits whose preview
   // shows other words of the entry.
   pick.matchOnDescription = false;
-  let timer: NodeJS.Timeout | undefined;
-  let asked = 0;
-
-  const search = async (query: string) => {
-    const ticket = ++asked;
-    if (!query.trim()) {
+  const chosen = await searchAsTyped(pick, {
+    delayMs: SEARCH_DELAY_MS,
+    blank: () => {
       pick.items = [];
       pick.title = title;
-      return;
-    }
-    pick.busy = true;
-    try {
-      const result = await server.request('pi/searchSessions', { query, limit: SEARCH_LIMIT });
-      if (ticket !== asked) return;
+    },
+    ask: (query) => server.request('pi/searchSessions', { query, limit: SEARCH_LIMIT }),
+    show: (result) => {
       pick.items = result.hits.map(pickOf);
       const more = result.total > result.hits.length ? `, the newest ${result.hits.length}` : '';
       const indexing = result.indexing.complete
@@ -54,28 +49,11 @@ export function searchSessions(server: PiServer): Promise<SessionSearchHit | und
         : ` (indexing: ${result.indexing.indexedFiles} of ${result.indexing.knownFiles} sessions)`;
       const total = `${result.total}${result.totalCapped ? '+' : ''}`;
       pick.title = `${title}: ${total} match${result.total === 1 ? '' : 'es'}${more}${indexing}`;
-    } catch (error) {
+    },
+    failed: (error) => {
       server.output.appendLine(`Session search failed: ${describeError(error)}`);
       pick.title = `${title}: ${describeError(error)}`;
-    } finally {
-      if (ticket === asked) pick.busy = false;
-    }
-  };
-
-  return new Promise((resolve) => {
-    pick.onDidChangeValue((value) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => void search(value), SEARCH_DELAY_MS);
-    });
-    pick.onDidAccept(() => {
-      resolve((pick.selectedItems[0] ?? pick.activeItems[0])?.hit);
-      pick.hide();
-    });
-    pick.onDidHide(() => {
-      clearTimeout(timer);
-      resolve(undefined);
-      pick.dispose();
-    });
-    pick.show();
+    },
   });
+  return chosen?.hit;
 }

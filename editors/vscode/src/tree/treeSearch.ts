@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { growItems } from '../growingItems';
 import type { TreeNodeRow } from '../protocol';
+import { searchAsTyped } from '../searchAsTyped';
 import { describeError, type PiServer } from '../server';
 import { entryKind } from './treeModel';
 
@@ -28,7 +29,7 @@ function pickOf(row: TreeNodeRow, leafId: string | null): RowPick {
  * Lets the user pick an entry: `initial` rows (what the tree shows) until they type, then the
  * server's matches. Resolves with the picked row, or undefined when dismissed.
  */
-export function searchTree(
+export async function searchTree(
   server: PiServer,
   sessionId: string | undefined,
   options: { title: string; initial: TreeNodeRow[]; leafId: string | null },
@@ -40,53 +41,29 @@ export function searchTree(
   const initial = options.initial.map((row) => pickOf(row, options.leafId));
   let shown = initial;
   pick.items = shown;
-  let timer: NodeJS.Timeout | undefined;
-  let asked = 0;
 
   /** Puts `items` in (alwaysShow: the server matched them already); the others only if VS Code's filter keeps them. */
-  const show = (items: RowPick[]) => {
+  const put = (items: RowPick[]) => {
     shown = growItems(shown, items, (item) => item.row.id, (item) => ({ ...item, alwaysShow: false }));
     pick.items = shown;
   };
 
-  const search = async (query: string) => {
-    const ticket = ++asked;
-    if (!query.trim()) {
-      show(initial);
+  const chosen = await searchAsTyped(pick, {
+    delayMs: SEARCH_DELAY_MS,
+    blank: () => {
+      put(initial);
       pick.title = options.title;
-      return;
-    }
-    pick.busy = true;
-    try {
-      const result = await server.request('pi/treeSearch', { ...(sessionId ? { sessionId } : {}), query, limit: SEARCH_LIMIT });
-      if (ticket !== asked) return;
+    },
+    ask: (query) => server.request('pi/treeSearch', { ...(sessionId ? { sessionId } : {}), query, limit: SEARCH_LIMIT }),
+    show: (result) => {
       // The item the user is on stays active when it is among the matches.
       const active = pick.activeItems[0]?.row.id;
-      show(result.rows.map((row) => ({ ...pickOf(row, options.leafId), alwaysShow: true })));
+      put(result.rows.map((row) => ({ ...pickOf(row, options.leafId), alwaysShow: true })));
       const kept = shown.find((item) => item.row.id === active && item.alwaysShow);
       if (kept) pick.activeItems = [kept];
       pick.title = `${options.title} ${result.total} match${result.total === 1 ? '' : 'es'}${result.total > result.rows.length ? `, the newest ${result.rows.length}` : ''}`;
-    } catch (error) {
-      server.output.appendLine(`Tree search failed: ${describeError(error)}`);
-    } finally {
-      if (ticket === asked) pick.busy = false;
-    }
-  };
-
-  return new Promise((resolve) => {
-    pick.onDidChangeValue((value) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => void search(value), SEARCH_DELAY_MS);
-    });
-    pick.onDidAccept(() => {
-      resolve((pick.selectedItems[0] ?? pick.activeItems[0])?.row);
-      pick.hide();
-    });
-    pick.onDidHide(() => {
-      clearTimeout(timer);
-      resolve(undefined);
-      pick.dispose();
-    });
-    pick.show();
+    },
+    failed: (error) => server.output.appendLine(`Tree search failed: ${describeError(error)}`),
   });
+  return chosen?.row;
 }

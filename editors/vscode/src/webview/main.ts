@@ -6,9 +6,11 @@ import { editReplacements } from '../chat/editCalls';
 import { applyNotification, type ChatState, EARLIER_TOPIC, emptyChat, reduce, type ToolItem } from '../chat/reducer';
 import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../contextLevel';
 import { setupReason } from '../chat/setup';
+import { EDITOR_PROVIDER } from '../languageModels/models';
 import { acceptCompletion, matchingCompletions } from './completion';
 import { PathLinker } from './links';
 import type { PathTarget } from './pathText';
+import { renderQueue } from './queue';
 import { revealEntry, TranscriptRenderer } from './render';
 import { RichText } from './richText';
 
@@ -34,6 +36,11 @@ const stop = byId<HTMLButtonElement>('stop');
 const status = byId<HTMLSpanElement>('status');
 const completionList = byId<HTMLDivElement>('completions');
 const transcript = byId('transcript');
+const queueList = byId('queue');
+const queueActions = {
+  remove: (id: string) => vscode.postMessage({ type: 'removeQueued', id }),
+  edit: (id: string, text: string) => vscode.postMessage({ type: 'editQueued', id, text }),
+};
 const linker = new PathLinker(
   (paths) => vscode.postMessage({ type: 'checkPaths', paths }),
   (target) => vscode.postMessage({ type: 'openFile', ...target }),
@@ -112,6 +119,8 @@ function render(): void {
       : chat.running
         ? 'Working…'
         : '';
+  // A state saved by an older version has no queue.
+  renderQueue(queueList, chat.queue ?? emptyChat().queue, queueActions);
   renderModel();
   renderSetup();
   renderMeter();
@@ -125,7 +134,12 @@ function renderSetup(): void {
   setup.hidden = reason === undefined || serverState !== 'running' || !model.known;
   if (reason !== undefined) byId('setup-reason').textContent = reason;
   const keyButton = byId<HTMLButtonElement>('setup-key');
-  keyButton.textContent = model.keyStatus === 'missing' && model.provider ? `Enter the ${model.provider} API key…` : 'Choose a provider and enter its API key…';
+  keyButton.textContent =
+    model.keyStatus === 'missing' && model.provider === EDITOR_PROVIDER
+      ? 'Choose a model VS Code provides…'
+      : model.keyStatus === 'missing' && model.provider
+        ? `Enter the ${model.provider} API key…`
+        : 'Choose a provider and enter its API key…';
 }
 
 function renderModel(): void {
@@ -280,6 +294,7 @@ transcript.addEventListener('scroll', () => {
   lastScrollTop = top;
 });
 byId('setup-local').addEventListener('click', () => vscode.postMessage({ type: 'useLocalServer' }));
+byId('setup-editor-model').addEventListener('click', () => vscode.postMessage({ type: 'useEditorModel' }));
 byId('setup-model').addEventListener('click', () => vscode.postMessage({ type: 'pickModel' }));
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
@@ -323,6 +338,11 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       return;
     case 'question':
       renderer.setQuestion(message.text);
+      break;
+    case 'restoreQueued':
+      input.value = [message.text, input.value].filter((text) => text.trim()).join('\n\n');
+      input.focus();
+      input.setSelectionRange(input.value.length, input.value.length);
       break;
     case 'editorText':
       input.value = message.text;

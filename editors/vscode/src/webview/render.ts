@@ -34,9 +34,9 @@ function lengthOf(text: string): string {
 }
 
 function drawUser(item: UserItem): HTMLElement {
-  const box = element('div', `message user${item.queued ? ' queued' : ''}`);
+  const box = element('div', 'message user');
   box.dataset.testid = 'user-message';
-  box.append(element('div', 'who', item.queued ? `You (${item.queued === 'steer' ? 'steering' : 'follow-up'}, queued)` : 'You'));
+  box.append(element('div', 'who', 'You'));
   const skill = skillInvocation(item.text);
   if (!skill) {
     box.append(element('div', 'text plain', item.text), ...drawImages(item.images));

@@ -11,9 +11,11 @@ import {
   chatFrame,
   chooseQuickPick,
   enqueue,
+  gatesReached,
   modelHeaders,
   modelRequests,
   openPiContainer,
+  releaseGate,
   runCommand,
   screenshot,
   scrollTreeToTop,
@@ -128,19 +130,59 @@ async function steering(context) {
   await until('the command output to stream while it runs', async () =>
     (await text(frame, '[data-testid="tool-call"][data-status="running"] [data-testid="tool-output"]')).includes('checking addition'));
   await send(frame, 'Also check subtraction.');
-  await until('the queued steering message', async () => (await text(frame, '.message.user.queued')).includes('Also check subtraction.'));
+  await until('the queued steering message', async () => (await text(frame, '[data-testid="queued-prompt"].steer')).includes('Also check subtraction.'));
   await frame.fill('[data-testid="input"]', 'Then summarize.');
   await frame.press('[data-testid="input"]', 'Alt+Enter');
-  await until('the queued follow-up', async () => (await text(frame, '.message.user.queued')).includes('follow-up'));
+  await until('the queued follow-up', async () => (await text(frame, '[data-testid="queued-prompt"].followUp')).includes('Then summarize.'));
   if (!(await frame.$('[data-testid="tool-call"][data-tool="bash"][data-status="running"]'))) throw new Error('the command ended before the scenario let it');
   fs.writeFileSync(gate, 'go\n'); // the command ends
   fs.rmSync(path.dirname(gate), { recursive: true });
   await until('the steered answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Checked subtraction too.'));
   await until('the follow-up answer', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Follow-up done.'));
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
-  if (await frame.$('.message.user.queued')) throw new Error('the steering message is still shown as queued');
+  if (await frame.isVisible('[data-testid="queue"]')) throw new Error('the queue is still shown after the agent took it');
   const requests = await modelRequests(llm);
   if (!JSON.stringify(requests.at(-1)).includes('Also check subtraction.')) throw new Error('the steering message did not reach the model');
+}
+
+/** Prompts queued during a held answer show under the input, editable and removable; Esc gives them back. */
+async function queue(context) {
+  const { page, llm } = context;
+  const gate = 'vscode-queue';
+  await enqueue(llm, { kind: 'text', text: 'Holding this answer open.', chunks: 4, gate });
+  const before = (await modelRequests(llm)).length;
+  const frame = await chatFrame(page);
+  const input = '[data-testid="input"]';
+  const rows = '[data-testid="queued-prompt"]';
+  const queued = async () => frame.$$eval(`${rows} [data-testid="queued-text"]`, (elements) => elements.map((element) => element.textContent));
+  await send(frame, 'Start a long answer.');
+  await until('the answer to be held open', async () => (await gatesReached(llm)).includes(gate));
+  await send(frame, 'Steer this way.');
+  await until('the steering prompt in the queue', async () => (await queued()).length === 1);
+  for (const [index, follow] of ['Then fix the tpyo.', 'Drop this one.'].entries()) {
+    await frame.fill(input, follow);
+    await frame.press(input, 'Alt+Enter');
+    await until(`follow-up ${index + 1} in the queue`, async () => (await queued()).length === index + 2);
+  }
+  await frame.click(`${rows}:nth-child(2) [data-testid="queued-text"]`);
+  await frame.fill('[data-testid="queued-editor"]', 'Then fix the typo.');
+  await frame.press('[data-testid="queued-editor"]', 'Enter');
+  await until('the edited prompt', async () => (await queued()).includes('Then fix the typo.'));
+  await frame.click(`${rows}:nth-child(3) [data-testid="queued-remove"]`);
+  await until('the removed prompt to leave the queue', async () => (await queued()).length === 2);
+  const shown = await queued();
+  if (shown.join('|') !== 'Steer this way.|Then fix the typo.') throw new Error(`the queue shows ${JSON.stringify(shown)}`);
+  await screenshot(context, 'queue.png');
+  await frame.fill(input, 'my draft');
+  await frame.press(input, 'Escape');
+  const restored = 'Steer this way.\n\nThen fix the typo.\n\nmy draft';
+  await until('the queue back in the input', async () => (await frame.inputValue(input)) === restored);
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  if (await frame.isVisible('[data-testid="queue"]')) throw new Error('the queue is still shown after Esc');
+  await releaseGate(llm, gate);
+  const sent = JSON.stringify((await modelRequests(llm)).slice(before));
+  if (sent.includes('Steer this way.') || sent.includes('typo')) throw new Error('a prompt taken back reached the model');
+  await frame.fill(input, '');
 }
 
 async function retryNotice(context) {
@@ -703,6 +745,114 @@ async function mcpServers(context) {
   return shot;
 }
 
+/**
+ * MCP sign-in (after mcp_servers): an OAuth-protected server (tests/mcp/oauth_server.py, at
+ * PI_E2E_OAUTH_MCP_URL, on [::1]: code-server sends pages on 127.0.0.1 through its port proxy)
+ * joins the workspace's .pi/mcp.json and needs sign-in; "Pi: MCP Servers…" → the server →
+ * "Sign in" asks VS Code to open its authorization page (window/showDocument, external); VS Code
+ * asks whether to open the external website, the user opens it in a new tab, the authorization
+ * server sends it back to pi-lsp's loopback port, and the server connects. The entry is taken
+ * out again for the scenarios after this one.
+ */
+async function mcpSignIn(context) {
+  const { page, workspace } = context;
+  const frame = await chatFrame(page);
+  const file = path.join(workspace, '.pi', 'mcp.json');
+  const before = fs.readFileSync(file, 'utf8');
+  const config = JSON.parse(before);
+  config.mcpServers.secure = { url: process.env.PI_E2E_OAUTH_MCP_URL, exposure: 'direct' };
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  try {
+    await until('the new server in the header', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/2', 60_000);
+    await runCommand(page, 'Pi: MCP Servers…');
+    await chooseQuickPick(page, 'secure');
+    const opened = page.context().waitForEvent('page', { timeout: 60_000 });
+    await chooseQuickPick(page, 'Sign in');
+    // VS Code asks before it opens a page of a domain the user has not trusted: the user opens it.
+    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Open', exact: true }).click({ timeout: 60_000 });
+    const browserTab = await opened;
+    await until('the sign-in page answered', async () => (await browserTab.content()).includes('Signed in to the MCP server'), 60_000).catch((error) => {
+      throw new Error(`${error.message} (the browser tab is at ${browserTab.url()})`);
+    });
+    await until('the server signed in', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 2/2', 60_000);
+    await browserTab.close();
+  } finally {
+    fs.writeFileSync(file, before);
+  }
+  await until('the server gone from the header', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/1', 60_000);
+}
+
+/**
+ * The models VS Code provides: the test extension (test/e2e/scripted-models) contributes
+ * test/scripted-1 through the Language Model API, answering from the scripted model server. In a
+ * new session: "Pi: Use a Model VS Code Provides" offers it (its vendor group is unit-tested); a turn with a tool
+ * call and a streamed answer runs through it; a refused consent says what to do; Stop cancels
+ * its request; a context overflow compacts and retries. The session goes back to the scripted
+ * model for the scenarios after.
+ */
+async function editorModels(context) {
+  const { page, llm } = context;
+  await runCommand(page, 'Pi Test: Provide the Scripted Chat Model');
+  const frame = await chatFrame(page);
+  await frame.click('[data-testid="new-session"]');
+  await until('an empty chat', async () => (await frame.$$('[data-testid="user-message"]')).length === 0);
+  // VS Code tells the extension of the new model, and the extension the server, in their own
+  // time: the picker asks the server again on each change of its text until the model is there.
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  let typed = 0;
+  await until('the model VS Code provides in the picker', async () => {
+    if (!(await input.isVisible())) await runCommand(page, 'Pi: Use a Model VS Code Provides (Copilot…)');
+    await input.fill(++typed % 2 ? 'scripted-1' : 'test/scripted-1');
+    return page.locator('.quick-input-list .monaco-list-row', { hasText: 'vscode-lm/test/scripted-1' }).first()
+      .waitFor({ timeout: 2000 }).then(() => true, () => false);
+  }, 60_000);
+  await chooseQuickPick(page, 'vscode-lm/test/scripted-1');
+  await until('the editor model in the chat', async () => (await text(frame, '[data-testid="model"]')).includes('vscode-lm/test/scripted-1'));
+
+  const before = (await modelRequests(llm)).length;
+  await enqueue(
+    llm,
+    { kind: 'tool_calls', calls: [['call_lm_1', 'read', { path: 'app.py' }]], text: 'Reading it through VS Code.' },
+    { kind: 'text', text: 'VS Code model says: add subtracts.', chunks: 10, chunk_delay: 0.1 },
+  );
+  await send(frame, 'Use the model VS Code provides.');
+  await until('the read tool call to finish', async () =>
+    (await frame.$('[data-testid="tool-call"][data-tool="read"][data-status="done"]')) !== null);
+  await until('the answer to stream', async () => (await frame.$('[data-testid="assistant-message"][data-streaming="true"]')) !== null);
+  await until('the answer to finish', async () => (await text(frame, '[data-testid="assistant-message"][data-streaming="false"] [data-testid="assistant-text"]')).includes('add subtracts.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+  const requests = (await modelRequests(llm)).slice(before);
+  if (requests.length !== 2 || !JSON.stringify(requests[1].messages).includes('return a - b')) {
+    throw new Error(`the tool result did not reach the model through VS Code: ${JSON.stringify(requests).slice(0, 2000)}`);
+  }
+  await page.locator('.statusbar-item', { hasText: 'included in your plan' }).first().waitFor({ timeout: TIMEOUT });
+  const shot = await screenshot(context, 'editor-model.png');
+
+  await enqueue(llm, { kind: 'error', status: 403, message: 'The user did not allow the request.' });
+  await send(frame, 'Once more, please.');
+  await until('what to do about the refused consent', async () => (await text(frame, '.error-text')).includes('choose "Allow" when VS Code asks'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+
+  await enqueue(llm, { kind: 'slow_text', text: 'word '.repeat(80), chunks: 80, chunk_delay: 0.25 });
+  await send(frame, 'Explain slowly.');
+  await until('a partial answer', async () => (await text(frame, '[data-testid="assistant-message"][data-streaming="true"]')).includes('word'));
+  await frame.click('[data-testid="stop"]');
+  await until('the Stopped notice', async () => (await text(frame, '[data-testid="notice"]')).includes('Stopped.'));
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+
+  await enqueue(llm, { kind: 'context_overflow' }, { kind: 'text', text: SUMMARY }, { kind: 'text', text: 'Answered after compacting.' });
+  await send(frame, 'One more question.');
+  await until('the answer after compacting', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('Answered after compacting.'), 60_000);
+  if (!(await text(frame, '[data-testid="notice"][data-topic="compaction"]')).includes('Compacted')) throw new Error('no compaction notice');
+  await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
+
+  await frame.click('[data-testid="model"]');
+  await page.locator('.quick-input-widget .quick-input-box input').fill('openai/scripted');
+  await chooseQuickPick(page, 'openai/scripted');
+  await until('the scripted model again', async () => (await text(frame, '[data-testid="model"]')).includes('openai/scripted'));
+  return shot;
+}
+
 /** Scrolls the session tree by `deltaY` at a time until `row` is shown. */
 async function scrollTreeUntil(page, row, deltaY) {
   const list = page.locator('.pane:has(.pane-header[aria-label*="Session Tree"]) .monaco-list');
@@ -891,6 +1041,7 @@ export const scenarios = [
   { name: 'prompt_stream_tool_call', run: promptWithToolCall },
   { name: 'skill_completion', run: skillCompletion },
   { name: 'steering', run: steering },
+  { name: 'queue', run: queue },
   { name: 'retry_notice', run: retryNotice },
   { name: 'stop_turn', run: stopTurn },
   { name: 'compact', run: compact },
@@ -915,5 +1066,7 @@ export const scenarios = [
   { name: 'mcp_servers', run: mcpServers },
   { name: 'chat_rich_text', run: chatRichText },
   { name: 'tool_cards', run: toolCards },
+  { name: 'mcp_sign_in', run: mcpSignIn },
+  { name: 'editor_models', run: editorModels },
   { name: 'big_session', run: bigSession },
 ];

@@ -16,6 +16,17 @@ export async function modelRequests(llm) {
   return response.json();
 }
 
+/** The names of the gates an answer of the scripted model server waits at (or waited at). */
+export async function gatesReached(llm) {
+  const response = await fetch(`${llm}/__gates`);
+  return response.json();
+}
+
+/** Lets the answer held at gate `name` finish. */
+export async function releaseGate(llm, name) {
+  await fetch(`${llm}/__release`, { method: 'POST', body: JSON.stringify({ gate: name }) });
+}
+
 /** The headers of each request the scripted model server received (the API key among them). */
 export async function modelHeaders(llm) {
   const response = await fetch(`${llm}/__headers`);

@@ -1,4 +1,4 @@
-// The chat reducer: streaming, tool calls, notices, queued prompts and session filtering.
+// The chat reducer: streaming, tool calls, notices, the queue and session filtering.
 import { describe, expect, it } from 'vitest';
 import { applyNotification, type ChatState, emptyChat, isSeqGap, reduce } from '../../src/chat/reducer';
 import type { PiEvent } from '../../src/protocol';
@@ -186,13 +186,17 @@ describe('the chat reducer', () => {
     expect(cancelled.items[0]).toMatchObject({ level: 'warning' });
   });
 
-  it('replaces a queued steering message when the agent takes it', () => {
+  it('keeps the queue out of the transcript: queue_update replaces it whole', () => {
     let state = reduce(emptyChat('s1'), { type: 'agent_start' });
-    state = reduce(state, { type: 'local_queued', text: 'use tabs', behavior: 'steer' });
-    expect(state.items[0]).toMatchObject({ kind: 'user', queued: 'steer' });
+    const queued = { steering: [{ id: 'q1', text: 'use tabs' }], followUp: [{ id: 'q2', text: 'then test' }] };
+    state = reduce(state, { type: 'queue_update', ...queued });
+    expect(state.queue).toEqual(queued);
+    expect(state.items).toEqual([]);
+    state = reduce(state, { type: 'queue_update', steering: [], followUp: queued.followUp });
     state = reduce(state, userMessage('use tabs'));
+    expect(state.queue).toEqual({ steering: [], followUp: queued.followUp });
     expect(state.items).toEqual([expect.objectContaining({ kind: 'user', text: 'use tabs' })]);
-    expect(state.items[0]).not.toHaveProperty('queued');
+    expect(reduce(state, { type: 'local_queue', queue: { steering: [], followUp: [] } }).queue.followUp).toEqual([]);
   });
 
   it('ignores the events of other sessions and tells gaps in seq', () => {

@@ -52,6 +52,13 @@ describe('initializationOptions', () => {
     expect(options.autoName).toBe(true);
   });
 
+  it('sends steeringMode and followUpMode, leaving them to pi when empty', () => {
+    const options = initializationOptions(settings({ steeringMode: 'all', followUpMode: '' }), true);
+    expect(options.steeringMode).toBe('all');
+    expect(options).not.toHaveProperty('followUpMode');
+    expect(() => initializationOptions(settings({ followUpMode: 'some' }), true)).toThrow(SettingsError);
+  });
+
   it('sends nestedContextFiles and compaction.fileListLimit', () => {
     const options = initializationOptions(settings({ nestedContextFiles: false, 'compaction.fileListLimit': 20 }), true);
     expect(options.nestedContextFiles).toBe(false);

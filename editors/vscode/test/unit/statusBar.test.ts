@@ -25,6 +25,9 @@ function state(
     isCompacting: false,
     readOnly: false,
     cost,
+    steeringMode: 'one-at-a-time',
+    followUpMode: 'one-at-a-time',
+    pendingMessageCount: 0,
   };
 }
 

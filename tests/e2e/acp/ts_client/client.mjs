@@ -1,13 +1,15 @@
 // A real ACP client: the official TypeScript SDK (@agentclientprotocol/sdk) drives `pi-lsp acp`
 // through its ClientApp and buildSession().withSession() API, as an editor built on it would.
 // Run by tests/e2e/acp/test_acp_typescript_client.py, which scripts the model; argv[2] is
-// {"command": [...], "cwd": "..."}. Prints one JSON report of what the client saw on stdout.
+// {"command": [...], "cwd": "...", "mcpServers"?: [...]}. With `mcpServers`, one session is
+// built with them (withMcpServer; the SDK refuses servers the agent's mcpCapabilities do not
+// advertise) and one turn runs. Prints one JSON report of what the client saw on stdout.
 import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { Readable, Writable } from "node:stream";
 import { client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
 
-const { command, cwd } = JSON.parse(process.argv[2]);
+const { command, cwd, mcpServers } = JSON.parse(process.argv[2]);
 const agent = spawn(command[0], command.slice(1), { cwd, stdio: ["pipe", "pipe", "inherit"] });
 const report = { fs: [], turns: {}, loaded: [], closed: [] };
 let loading = null;
@@ -51,6 +53,15 @@ await app.connectWith(stream, async (ctx) => {
     clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
   });
   report.agentName = initialized.agentInfo?.name;
+  report.mcpCapabilities = initialized.agentCapabilities?.mcpCapabilities;
+  if (mcpServers) {
+    const builder = ctx.buildSession(cwd);
+    for (const server of mcpServers) builder.withMcpServer(server);
+    await builder.withSession(async (session) => {
+      report.turns.mcp = await turn(session, "use the MCP tool");
+    });
+    return;
+  }
   let sessionId;
   await ctx.buildSession(cwd).withSession(async (session) => {
     sessionId = session.sessionId;
