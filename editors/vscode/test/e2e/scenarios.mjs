@@ -1028,7 +1028,7 @@ async function toolCards(context) {
   if (!(await edit.locator('[data-testid="tool-raw"]').textContent()).includes('"oldText"')) throw new Error('the raw fold lacks the arguments');
   // The grep results are links too; the read card's file opens at the lines read.
   await grep.locator('.fold-results > summary').click();
-  if ((await grep.locator('[data-testid="path-link"]').count()) === 0) throw new Error('the grep results are not links');
+  await until('the grep results as links', async () => (await grep.locator('[data-testid="path-link"][data-line]').count()) > 0);
   await read.locator('[data-testid="tool-file"]').click();
   await editorAt(page, 'calc.py', 1);
   await edit.locator('[data-testid="tool-open-diff"]').click();
