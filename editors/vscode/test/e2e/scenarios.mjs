@@ -612,7 +612,7 @@ async function contextView(context) {
   // Forget the tool result from the chat's context menu.
   const tool = frame.locator('[data-testid="tool-call"][data-entry-id]').last();
   await tool.scrollIntoViewIfNeeded();
-  await tool.locator('summary').click({ button: 'right' });
+  await tool.locator('[data-testid="tool-status"]').click({ button: 'right' });
   const item = page.getByRole('menuitem', { name: 'Remove from Context' });
   await item.hover();
   await page.keyboard.press('Enter');
