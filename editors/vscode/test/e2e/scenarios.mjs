@@ -406,6 +406,22 @@ async function sessionMenu(page, rowText, item) {
   await page.keyboard.press('Enter');
 }
 
+/** Runs a row's menu item that opens a quick input, again if the view redrew the row under the
+ * menu (the menu closes then, and the item never runs). */
+async function sessionMenuAsking(page, rowText, item) {
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  for (let attempt = 1; ; attempt += 1) {
+    await sessionMenu(page, rowText, item);
+    try {
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      return;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
 async function sessionsView(context) {
   const { page, llm, workspace } = context;
   const sessionsDir = path.join(workspace, '.pi', 'sessions');
@@ -431,16 +447,20 @@ async function sessionsView(context) {
   await sessionMenu(page, currentLabel, 'Open');
   frame = await chatFrame(page);
   await until('the opened session in the chat', async () => (await text(frame, '[data-testid="user-message"]')).includes(QUESTION));
+  await sessionRows(page)
+    .filter({ hasText: currentLabel, has: page.locator('.codicon-circle-filled') })
+    .first()
+    .waitFor({ state: 'visible', timeout: TIMEOUT });
 
   // Rename: written as pi's session_info entry, shown in the view.
-  await sessionMenu(page, 'A session to throw away.', 'Rename…');
+  await sessionMenuAsking(page, 'A session to throw away.', 'Rename…');
   await answerInputBox(page, 'Throwaway notes');
   await sessionRows(page).filter({ hasText: 'Throwaway notes' }).first().waitFor({ state: 'visible', timeout: TIMEOUT });
 
   // Export as Markdown: a file in the workspace with the conversation.
   const exports = () => fs.readdirSync(workspace).filter((name) => name.startsWith('pi-session-') && name.endsWith('.md'));
   const exportedBefore = exports().length;
-  await sessionMenu(page, 'Throwaway notes', 'Export…');
+  await sessionMenuAsking(page, 'Throwaway notes', 'Export…');
   await chooseQuickPick(page, 'Markdown');
   await page.locator('.notification-toast', { hasText: 'Exported to' }).first().waitFor({ state: 'visible', timeout: TIMEOUT });
   await until('the exported file', async () => exports().length === exportedBefore + 1);
