@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -57,6 +58,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS entry_text
 
 BUSY_TIMEOUT_SECONDS = 10.0
 """How long a write waits for another process's (two windows on one workspace share an index)."""
+OPEN_RETRY_SECONDS = 0.05
+"""The pause between attempts to open an index another process holds."""
 TIME_SHIFT = 8
 """Bits of an entry's row below its time: 256 entries per millisecond (more take the next
 millisecond's rows), and small gaps between rows keep FTS5's lists of rowids short."""
@@ -70,7 +73,7 @@ def connect(path: Path, *, check: bool = False) -> sqlite3.Connection:
     """A connection to the index at ``path``, created with its schema when missing; rebuilt
     (deleted and created again) when it is damaged or of another schema version."""
     try:
-        return _connect(path, check=check)
+        return _connect_when_free(path, check=check)
     except sqlite3.OperationalError as error:
         if _is_busy(error):
             raise  # another process writes the index: nothing is wrong with it
@@ -81,6 +84,20 @@ def connect(path: Path, *, check: bool = False) -> sqlite3.Connection:
         logger.warning("rebuilding the session index %s: %s", path, error)
         remove_database(path)
         return _connect(path, check=False)
+
+
+def _connect_when_free(path: Path, *, check: bool) -> sqlite3.Connection:
+    """:func:`_connect`, again while another process holds the database: switching to WAL and
+    creating the schema can fail at once with "database is locked" (SQLite does not always wait
+    out its busy timeout there) while a second window opens the index it is creating."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            return _connect(path, check=check)
+        except sqlite3.OperationalError as error:
+            if not _is_busy(error) or time.monotonic() >= deadline:
+                raise
+        time.sleep(OPEN_RETRY_SECONDS)
 
 
 def _is_busy(error: sqlite3.OperationalError) -> bool:
