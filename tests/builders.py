@@ -168,6 +168,33 @@ def write_session_file(
     return path
 
 
+def write_dialogue_session(
+    path: Path, session_id: str, texts: list[str], *, alternate: bool = False
+) -> Path:
+    """A chain of messages with the texts, ids ``<session_id>-<n>``, a second apart from
+    2025-01-01; with ``alternate``, every second text is an assistant's answer."""
+    entries, parent = [], None
+    for number, text in enumerate(texts):
+        entry_id = f"{session_id}-{number}"
+        answer = alternate and number % 2 == 1
+        message = {
+            "role": "assistant" if answer else "user",
+            "content": [{"type": "text", "text": text}] if answer else text,
+            "timestamp": number,
+        }
+        entries.append(
+            {
+                "type": "message",
+                "id": entry_id,
+                "parentId": parent,
+                "timestamp": f"2025-01-01T00:00:{number:02d}.000Z",
+                "message": message,
+            }
+        )
+        parent = entry_id
+    return write_session_file(path, entries, session_id)
+
+
 class SessionBuilder:
     """Appends entries with sequential ids; by default each is a child of the previous one."""
 

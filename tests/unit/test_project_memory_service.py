@@ -10,39 +10,14 @@ import pytest
 
 from pi_lsp.project_memory.locations import index_path, pi_session_dir
 from pi_lsp.project_memory.service import ProjectMemory
-
-
-def write_session(path, session_id, texts):
-    lines = [
-        {
-            "type": "session",
-            "version": 3,
-            "id": session_id,
-            "timestamp": "2025-01-01T00:00:00.000Z",
-            "cwd": "/p",
-        }
-    ]
-    parent = None
-    for number, text in enumerate(texts):
-        entry_id = f"{session_id}-{number}"
-        lines.append(
-            {
-                "type": "message",
-                "id": entry_id,
-                "parentId": parent,
-                "timestamp": f"2025-01-01T00:00:{number:02d}.000Z",
-                "message": {"role": "user", "content": text, "timestamp": number},
-            }
-        )
-        parent = entry_id
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+from tests.builders import write_dialogue_session
 
 
 @pytest.fixture
 def memory(tmp_path):
     sessions = tmp_path / "sessions"
     sessions.mkdir()
-    write_session(sessions / "one.jsonl", "one", ["the retry policy"])
+    write_dialogue_session(sessions / "one.jsonl", "one", ["the retry policy"])
     service = ProjectMemory(tmp_path / "index.sqlite3", lambda: [sessions], sweep_seconds=3600)
     service.start()
     assert service.wait_until_current(30)
@@ -60,7 +35,7 @@ def test_the_index_is_built_at_start_and_reports_it(memory):
 
 def test_a_noticed_file_is_indexed(memory):
     service, sessions = memory
-    write_session(sessions / "two.jsonl", "two", ["another retry"])
+    write_dialogue_session(sessions / "two.jsonl", "two", ["another retry"])
     service.notice(sessions / "two.jsonl")
     assert service.wait_until_current(30)
     assert {hit.session_id for hit in service.search("retry").page.hits} == {"one", "two"}
@@ -69,7 +44,7 @@ def test_a_noticed_file_is_indexed(memory):
 def test_the_watchs_report_of_an_own_write_is_skipped_but_not_a_later_change(memory):
     service, sessions = memory
     mine = sessions / "mine.jsonl"
-    write_session(mine, "mine", ["first words"])
+    write_dialogue_session(mine, "mine", ["first words"])
     service.notice_own_write(mine)
     assert service.wait_until_current(30)
 
@@ -87,7 +62,7 @@ def test_appends_are_indexed_once_the_files_are_quiet(tmp_path):
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     busy = sessions / "busy.jsonl"
-    write_session(busy, "busy", ["opening"])
+    write_dialogue_session(busy, "busy", ["opening"])
     service = ProjectMemory(
         tmp_path / "index.sqlite3", lambda: [sessions], sweep_seconds=3600, settle_seconds=0.2
     )
@@ -97,7 +72,7 @@ def test_appends_are_indexed_once_the_files_are_quiet(tmp_path):
         texts = ["opening"]
         for number in range(5):  # a burst of appends, as a turn makes
             texts.append(f"burst word{number}")
-            write_session(busy, "busy", texts)
+            write_dialogue_session(busy, "busy", texts)
             service.notice_own_write(busy)
         assert service.wait_until_current(30)
         assert len(service.search("burst").page.hits) == 5
@@ -107,7 +82,7 @@ def test_appends_are_indexed_once_the_files_are_quiet(tmp_path):
 
 def test_a_file_outside_the_session_directories_is_not_indexed(memory, tmp_path):
     service, _ = memory
-    write_session(tmp_path / "elsewhere.jsonl", "elsewhere", ["retry"])
+    write_dialogue_session(tmp_path / "elsewhere.jsonl", "elsewhere", ["retry"])
     service.notice(tmp_path / "elsewhere.jsonl")
     assert service.wait_until_current(30)
     assert {hit.session_id for hit in service.search("retry").page.hits} == {"one"}
@@ -120,7 +95,7 @@ def test_a_sweep_finds_changes_nobody_reported(tmp_path):
     try:
         assert service.wait_until_current(30)
         sessions.mkdir()  # the directory appears after the start (pi creates its own lazily)
-        write_session(sessions / "late.jsonl", "late", ["retry later"])
+        write_dialogue_session(sessions / "late.jsonl", "late", ["retry later"])
         sweeps = service.sweeps
         deadline = time.monotonic() + 30
         while service.sweeps < sweeps + 2 and time.monotonic() < deadline:
@@ -141,7 +116,7 @@ def test_a_rebuild_indexes_everything_again(memory):
 def test_the_index_survives_a_restart(tmp_path):
     sessions = tmp_path / "sessions"
     sessions.mkdir()
-    write_session(sessions / "one.jsonl", "one", ["the retry policy"])
+    write_dialogue_session(sessions / "one.jsonl", "one", ["the retry policy"])
     for _ in range(2):
         service = ProjectMemory(tmp_path / "index.sqlite3", lambda: [sessions])
         service.start()
@@ -164,7 +139,7 @@ def test_two_windows_share_one_index_without_rebuilding_it(tmp_path):
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     for number in range(20):
-        write_session(sessions / f"s{number}.jsonl", f"s{number}", ["shared retry"] * 50)
+        write_dialogue_session(sessions / f"s{number}.jsonl", f"s{number}", ["shared retry"] * 50)
     database = tmp_path / "index.sqlite3"
     windows = [ProjectMemory(database, lambda: [sessions], settle_seconds=0) for _ in range(2)]
     for window in windows:

@@ -4,7 +4,6 @@ entry read with its neighbours on its branch, and clear errors for what does not
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 
@@ -12,34 +11,7 @@ from pi_lsp.project_memory.service import ProjectMemory
 from pi_lsp.project_memory.tools import ReadSessionEntryTool, SearchSessionsTool
 from pi_lsp.tools.base import ToolContext
 from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, format_size
-
-
-def write_session(path, session_id, texts):
-    lines = [
-        {
-            "type": "session",
-            "version": 3,
-            "id": session_id,
-            "timestamp": "2025-01-01T00:00:00.000Z",
-            "cwd": "/p",
-        }
-    ]
-    parent = None
-    for number, text in enumerate(texts):
-        entry_id = f"{session_id}-{number}"
-        role = "user" if number % 2 == 0 else "assistant"
-        content = text if role == "user" else [{"type": "text", "text": text}]
-        lines.append(
-            {
-                "type": "message",
-                "id": entry_id,
-                "parentId": parent,
-                "timestamp": f"2025-01-01T00:00:{number:02d}.000Z",
-                "message": {"role": role, "content": content, "timestamp": number},
-            }
-        )
-        parent = entry_id
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+from tests.builders import write_dialogue_session
 
 
 @pytest.fixture
@@ -54,8 +26,10 @@ def memory(tmp_path):
         "and the cap?",
         "thirty seconds",
     ]
-    write_session(sessions / "old.jsonl", "old", texts)
-    write_session(sessions / "now.jsonl", "now", ["what was the retry policy?"])
+    write_dialogue_session(sessions / "old.jsonl", "old", texts, alternate=True)
+    write_dialogue_session(
+        sessions / "now.jsonl", "now", ["what was the retry policy?"], alternate=True
+    )
     service = ProjectMemory(tmp_path / "index.sqlite3", lambda: [sessions], settle_seconds=0)
     service.start()
     assert service.wait_until_current(30)
@@ -102,7 +76,12 @@ def test_a_blank_query_is_an_error_for_the_model(memory):
 
 def test_a_long_read_follows_the_output_limits_of_the_other_tools(memory, tmp_path):
     sessions = tmp_path / "sessions"
-    write_session(sessions / "long.jsonl", "long", [f"{n} " + "verbose " * 800 for n in range(21)])
+    write_dialogue_session(
+        sessions / "long.jsonl",
+        "long",
+        [f"{n} " + "verbose " * 800 for n in range(21)],
+        alternate=True,
+    )
     memory.notice(sessions / "long.jsonl")
     assert memory.wait_until_current(30)
     arguments = {"session_id": "long", "entry_id": "long-10", "context": 10}
