@@ -117,10 +117,8 @@ def event_updates(event: Event, cwd: Path, running: RunningDiffs | None = None) 
         ]
     if isinstance(event, CompactionStartEvent):
         return [update_agent_message_text(f"\n\n_Compacting the context ({event.reason})…_\n\n")]
-    if isinstance(event, CompactionEndEvent):
-        return _compaction_end(event, cwd)
-    if isinstance(event, BranchSummaryEndEvent):
-        return _branch_summary_end(event, cwd)
+    if isinstance(event, CompactionEndEvent | BranchSummaryEndEvent):
+        return _summary_end(event, cwd)
     if isinstance(event, RetryEvent):
         return [
             update_agent_thought_text(
@@ -131,24 +129,20 @@ def event_updates(event: Event, cwd: Path, running: RunningDiffs | None = None) 
     return []
 
 
-def _compaction_end(event: CompactionEndEvent, cwd: Path) -> list[Any]:
+def _summary_end(event: CompactionEndEvent | BranchSummaryEndEvent, cwd: Path) -> list[Any]:
+    """A finished compaction or branch summary: its card, or why it failed and what stayed."""
+    if isinstance(event, CompactionEndEvent):
+        entry_type, what, unchanged = "compaction", "Compaction", "the session is unchanged"
+        reason = event.reason
+    else:
+        entry_type, what, unchanged = "branch_summary", "Branch summary", "the leaf did not move"
+        reason = None
     if event.aborted or event.error_message:
-        unchanged = "the session is unchanged"
-        text = failed_markdown("Compaction", event.error_message, event.aborted, unchanged)
+        text = failed_markdown(what, event.error_message, event.aborted, unchanged)
         return [update_agent_message_text(text)]
     if event.card is None:
         return []
-    return [update_agent_message_text(card_markdown("compaction", event.card, cwd, event.reason))]
-
-
-def _branch_summary_end(event: BranchSummaryEndEvent, cwd: Path) -> list[Any]:
-    if event.aborted or event.error_message:
-        unchanged = "the leaf did not move"
-        text = failed_markdown("Branch summary", event.error_message, event.aborted, unchanged)
-        return [update_agent_message_text(text)]
-    if event.card is None:
-        return []
-    return [update_agent_message_text(card_markdown("branch_summary", event.card, cwd))]
+    return [update_agent_message_text(card_markdown(entry_type, event.card, cwd, reason))]
 
 
 def tool_call_start(tool_call_id: str, name: str, arguments: dict[str, Any], cwd: Path) -> Any:
