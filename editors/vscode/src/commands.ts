@@ -190,15 +190,22 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
       await openSession(context, { path: hit.path }, hit.entryId ?? undefined);
     }),
     register('pi.sessions.refresh', 'Refresh the sessions', async () => context.sessions.refresh()),
-    register('pi.sessions.open', 'Open session', (item: SessionItem) => openSession(context, { path: item.info.path })),
-    register('pi.sessions.rename', 'Rename session', async (item: SessionItem) => {
+    register('pi.sessions.open', 'Open session', async (row?: SessionItem) => {
+      const item = row ?? (await context.sessions.pick('Open which session?'));
+      if (item) await openSession(context, { path: item.info.path });
+    }),
+    register('pi.sessions.rename', 'Rename session', async (row?: SessionItem) => {
+      const item = row ?? (await context.sessions.pick('Rename which session?'));
+      if (!item) return;
       const name = await vscode.window.showInputBox({ title: 'Rename the session', value: item.info.name ?? '' });
       if (!name?.trim()) return;
       await server.request('pi/name', { sessionId: item.info.id, name: name.trim() });
-      context.sessions.refresh();
+      void context.sessions.refresh();
       if (item.info.id === session.sessionId) await session.refreshState();
     }),
-    register('pi.sessions.export', 'Export session', async (item: SessionItem) => {
+    register('pi.sessions.export', 'Export session', async (row?: SessionItem) => {
+      const item = row ?? (await context.sessions.pick('Export which session?'));
+      if (!item) return;
       const format = await vscode.window.showQuickPick(
         [
           { label: 'HTML', detail: 'One page: the conversation and the tree, its branches switchable; works offline', format: 'html' as const },
@@ -212,7 +219,9 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
       const open = await vscode.window.showInformationMessage(`Exported to ${result.path}`, 'Open');
       if (open) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(result.path));
     }),
-    register('pi.sessions.delete', 'Delete session', async (item: SessionItem) => {
+    register('pi.sessions.delete', 'Delete session', async (row?: SessionItem) => {
+      const item = row ?? (await context.sessions.pick('Move which session to the trash?'));
+      if (!item) return;
       const confirmed = await vscode.window.showWarningMessage(
         `Move the session "${item.info.name ?? item.info.firstMessage}" to the trash?`,
         { modal: true, detail: `${item.info.messageCount} messages · ${item.info.path}` },
@@ -220,7 +229,7 @@ export function registerCommands(context: CommandContext): vscode.Disposable[] {
       );
       if (confirmed !== 'Move to Trash') return;
       await server.request('pi/deleteSession', { sessionId: item.info.id });
-      context.sessions.refresh();
+      void context.sessions.refresh();
       if (item.info.id === session.sessionId) await session.whileSwitching(() => session.switchTo(undefined));
     }),
     register('pi.context.show', 'Show the context', () => context.contextView.show()),
@@ -244,7 +253,7 @@ async function openSession(context: CommandContext, where: { path: string }, ent
   await chatView.reveal();
   await vscode.commands.executeCommand(`${TREE_VIEW_ID}.focus`);
   await tree.jumpTo(entryId ?? opened.leafId ?? '');
-  context.sessions.refresh();
+  void context.sessions.refresh();
 }
 
 /** Runs `action` on the entry a context menu or the Context view gave the command. */

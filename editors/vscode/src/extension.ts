@@ -47,8 +47,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     session.onDidChangeState((state) => statusBar.update(state)),
     session.onDidChangeState((state) => (treeView.description = state.name ?? state.sessionId.slice(0, 8))),
     treeView.onDidChangeVisibility(({ visible }) => visible && void tree.refresh()),
-    sessionsView.onDidChangeVisibility(({ visible }) => visible && sessions.refresh()),
-    session.onDidChangeState(() => sessionsView.visible && sessions.refresh()),
+    sessionsView.onDidChangeVisibility(({ visible }) => {
+      if (visible) void sessions.refresh();
+    }),
+    session.onDidChangeState(() => {
+      if (sessionsView.visible) void sessions.refresh();
+    }),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView),
     ...registerCommands({ server, session, chat, chatView, tree, keys, previews, sessions, contextView }),
     // A key stored or removed (here or in another window) reaches the server at once.
