@@ -376,6 +376,17 @@ class McpServerParams:
 
 
 @attrs.frozen
+class McpLoginParams:
+    name: str
+    """The server's name in ``mcp.json`` (or the ACP client's, made valid)."""
+    redirect_url: str | None = None
+    """The URL the browser was sent to after the user approved, copied from its address bar
+    (pi's fallback when the browser cannot reach the loopback redirect, e.g. over SSH): it
+    finishes the sign-in to ``name`` that an earlier ``pi/mcpLogin`` started and is waiting for;
+    both requests then answer with the server's status. Without it, a sign-in starts."""
+
+
+@attrs.frozen
 class McpSetEnabledParams:
     name: str
     enabled: bool
@@ -487,7 +498,7 @@ PARAMS_BY_METHOD: dict[str, type] = {
     MCP: NoParams,
     MCP_RECONNECT: McpServerParams,
     MCP_SET_ENABLED: McpSetEnabledParams,
-    MCP_LOGIN: McpServerParams,
+    MCP_LOGIN: McpLoginParams,
     MCP_LOGOUT: McpServerParams,
     QUEUE: SessionParams,
     CLEAR_QUEUE: SessionParams,

@@ -39,16 +39,29 @@ def on_mcp_set_enabled(
 
 @pi_request(protocol.MCP_LOGIN)
 async def on_mcp_login(
-    services: Services, params: protocol.McpServerParams
+    services: Services, params: protocol.McpLoginParams
 ) -> protocol.McpServerStatus:
     from pi_lsp.mcp.connection import McpCallError
 
     try:
+        if params.redirect_url is not None:
+            return _status(await _finish_sign_in(services, params.name, params.redirect_url))
         return _status(await services.mcp.sign_in(params.name))
     except KeyError as unknown:
         raise InvalidParamsError(str(unknown.args[0])) from None
     except McpCallError as failure:
         raise McpSignInError(str(failure)) from None
+
+
+async def _finish_sign_in(services: Services, name: str, redirect_url: str) -> dict[str, Any]:
+    """A pasted URL that is not the waiting sign-in's redirect is the caller's mistake."""
+    from pi_lsp.mcp.connection import McpCallError
+
+    try:
+        services.mcp.paste_redirect(name, redirect_url)
+    except McpCallError as wrong:
+        raise InvalidParamsError(str(wrong)) from None
+    return await services.mcp.signed_in(name)
 
 
 @pi_request(protocol.MCP_LOGOUT)

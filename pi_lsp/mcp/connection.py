@@ -71,6 +71,9 @@ class ServerConnection:
         self.last_error: str | None = None
         self._stderr: IO[bytes] | None = None
         self._unauthorized = False
+        self._sign_in_callback: Any = None
+        """The loopback listener of the sign-in under way, which also takes a pasted URL."""
+        self._sign_in_done: asyncio.Future[None] | None = None
         self._session: Any = None
         self._task: asyncio.Task | None = None
         self._settled = asyncio.Event()
@@ -325,11 +328,15 @@ class ServerConnection:
 
     async def sign_in(self, open_page: Callable[[str], Any]) -> None:
         """Sign in (the authorization page goes to ``open_page``), then connect with the tokens;
-        :class:`McpCallError` says why not."""
-        from pi_lsp.mcp.oauth import SignInFailed, sign_in
+        :class:`McpCallError` says why not. While it waits for the browser, the redirected URL
+        can also be pasted (:meth:`finish_sign_in`)."""
+        from pi_lsp.mcp.oauth import LoopbackCallback, SignInFailed, sign_in
 
         storage = self._token_storage(for_sign_in=True)
         settings = self._oauth_settings()
+        callback = LoopbackCallback.for_settings(settings)
+        self._sign_in_callback = callback
+        self._sign_in_done = asyncio.get_running_loop().create_future()
         try:
             await sign_in(
                 self.config.url or "",
@@ -337,12 +344,39 @@ class ServerConnection:
                 settings,
                 await asyncio.to_thread(self._resolved_headers),
                 open_page,
+                callback,
             )
+            await self.reconnect()
         except SignInFailed as failure:
+            error = McpCallError(f'signing in to MCP server "{self.name}" failed: {failure}')
+            self._sign_in_done.set_exception(error)
+            self._sign_in_done.exception()  # retrieved: nobody else may be waiting
+            raise error from None
+        else:
+            self._sign_in_done.set_result(None)
+        finally:
+            self._sign_in_callback = None
+
+    async def signed_in(self) -> None:
+        """The end of the sign-in under way (or the last one): :class:`McpCallError` if failed."""
+        if self._sign_in_done is not None:
+            await asyncio.shield(self._sign_in_done)
+
+    def finish_sign_in(self, redirected_url: str) -> None:
+        """Hand the sign-in under way the URL the browser was redirected to, pasted by the user
+        (the browser could not reach the loopback listener); :class:`McpCallError` when no
+        sign-in waits or the URL is not its redirect."""
+        from pi_lsp.mcp.oauth import SignInFailed
+
+        callback = self._sign_in_callback
+        if callback is None:
             raise McpCallError(
-                f'signing in to MCP server "{self.name}" failed: {failure}'
-            ) from None
-        await self.reconnect()
+                f'no sign-in to MCP server "{self.name}" is waiting for its redirect; sign in first'
+            )
+        try:
+            callback.paste(redirected_url)
+        except SignInFailed as wrong:
+            raise McpCallError(f'MCP server "{self.name}": {wrong}') from None
 
     def sign_out(self) -> bool:
         """Forget the server's tokens and client (pi's ``mcp-auth.json`` entry); whether there

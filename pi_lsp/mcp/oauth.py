@@ -1,14 +1,16 @@
-"""Signing in to OAuth-protected HTTP MCP servers, on the SDK's ``OAuthClientProvider``.
+"""Signing in to OAuth-protected HTTP MCP servers, on the SDK's OAuth client.
 
 As in pi 1.6, a connection never opens a browser by itself: it sends the stored access token,
-refreshes it when it has expired (the SDK refreshes; :class:`ServerTokenStorage` saves the new
-tokens to ``mcp-auth.json``) and, when that is not enough, fails with the server in the
-``needs-auth`` state. The user signs in on purpose (``pi/mcpLogin``, ``/mcp login``): the SDK
-discovers the authorization server (protected resource metadata, then authorization server
-metadata), registers a client dynamically (or uses the ``oauth.clientId`` of ``mcp.json``), and
-sends the user to the authorization page, which the editor opens (``open_page``). The redirect
-comes back to a one-shot listener on a random 127.0.0.1 port (:class:`LoopbackCallback`), which
-gives up after ``SIGN_IN_SECONDS``.
+refreshes it when it has expired or the server rejected it (:mod:`pi_lsp.mcp.oauth_provider`;
+:class:`ServerTokenStorage` saves the new tokens to ``mcp-auth.json``) and, when that is not
+enough, fails with the server in the ``needs-auth`` state. The user signs in on purpose
+(``pi/mcpLogin``, ``/mcp login``): the SDK discovers the authorization server (or reads
+``oauth.authServerMetadataUrl``), registers a client dynamically (or uses the ``oauth.clientId``
+of ``mcp.json``), and sends the user to the authorization page, which the editor opens
+(``open_page``). The redirect comes back to a one-shot listener on a loopback port
+(:class:`LoopbackCallback`, where ``oauth.callbackUrl``/``callbackPort`` say), or the user
+pastes the redirected URL from the browser's address bar (:meth:`LoopbackCallback.paste`, pi's
+fallback when the browser runs on another machine); either gives up after ``SIGN_IN_SECONDS``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ SIGN_IN_SECONDS = 300.0
 CLIENT_NAME = "pi"
 """pi registers as ``pi`` (``oauth.clientName`` changes it): servers that accept only known
 clients accept pi-lsp as they accept pi."""
+CALLBACK_HOST = "127.0.0.1"
 CALLBACK_PATH = "/callback"
 _REQUEST_HEAD_LIMIT = 16_384
 
@@ -44,22 +47,44 @@ class SignInFailed(Exception):
 
 
 class LoopbackCallback:
-    """A one-shot HTTP listener on 127.0.0.1 for the authorization server's redirect."""
+    """A one-shot HTTP listener on a loopback address for the authorization server's redirect,
+    which also takes the redirected URL pasted by hand."""
 
-    def __init__(self, path: str = CALLBACK_PATH) -> None:
+    def __init__(
+        self, path: str = CALLBACK_PATH, host: str = CALLBACK_HOST, redirect_host: str = ""
+    ) -> None:
         self.path = path
+        self.host = host
+        self.redirect_host = redirect_host or host
         self.port = 0
+        self.expected_state: str | None = None
         self._result: asyncio.Future[dict[str, str]] | None = None
         self._server: asyncio.Server | None = None
 
+    @classmethod
+    def for_settings(cls, settings: Mapping[str, Any]) -> LoopbackCallback:
+        """Where ``oauth.callbackUrl`` says, as pi listens: ``localhost`` is served on
+        127.0.0.1, and the redirect URI keeps the host as written."""
+        configured = urlsplit(str(settings.get("callbackUrl") or ""))
+        written = (configured.hostname or CALLBACK_HOST).strip("[]")
+        host = CALLBACK_HOST if written == "localhost" else written
+        return cls(configured.path or CALLBACK_PATH, host, written)
+
     @property
     def redirect_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{self.path}"
+        host = f"[{self.redirect_host}]" if ":" in self.redirect_host else self.redirect_host
+        return f"http://{host}:{self.port}{self.path}"
 
     async def listen(self, port: int = 0) -> None:
         self._result = asyncio.get_running_loop().create_future()
-        self._server = await asyncio.start_server(self._answer, "127.0.0.1", port)
+        self._server = await asyncio.start_server(self._answer, self.host, port)
         self.port = self._server.sockets[0].getsockname()[1]
+
+    def expect(self, authorization_url: str) -> None:
+        """The sign-in's authorization request went out: a pasted URL must carry its state."""
+        query = parse_qs(urlsplit(authorization_url).query)
+        states = query.get("state")
+        self.expected_state = states[0] if states else None
 
     async def wait(self, timeout: float) -> dict[str, str]:
         """The redirect's query parameters (``code``, ``state``, ``iss``…)."""
@@ -70,6 +95,31 @@ class LoopbackCallback:
             raise SignInFailed(
                 f"no answer from the authorization page within {timeout:g} s"
             ) from None
+
+    def paste(self, redirected: str) -> None:
+        """The URL the browser was redirected to, pasted by the user (pi's
+        ``responseFromRedirectUrl``); :class:`SignInFailed` says what is wrong with it, and the
+        sign-in goes on waiting."""
+        if self._result is None or self._result.done() or self.expected_state is None:
+            raise SignInFailed("no sign-in is waiting for its redirect")
+        url = urlsplit(redirected.strip())
+        if url.scheme not in ("http", "https") or not url.netloc:
+            raise SignInFailed("expected the full redirect URL from the browser address bar")
+        if (url.port, url.path) != (self.port, self.path) or (url.hostname or "").strip(
+            "[]"
+        ) != self.redirect_host:
+            raise SignInFailed(
+                f"the redirect URL does not match this sign-in's redirect URI {self.redirect_url}"
+            )
+        query = {key: values[0] for key, values in parse_qs(url.query).items()}
+        if "error" in query:
+            self._result.set_result(query)
+            return
+        if query.get("state") != self.expected_state:
+            raise SignInFailed("the redirect URL belongs to a different sign-in")
+        if not query.get("code"):
+            raise SignInFailed("the redirect URL does not contain an authorization code")
+        self._result.set_result(query)
 
     async def close(self) -> None:
         if self._server is not None:
@@ -121,11 +171,12 @@ def oauth_provider(
 ) -> Any:
     """The SDK's OAuth client for the server at ``url``: interactive with a ``callback`` and an
     ``open_page``, else one that refreshes but raises :class:`SignInRequired` for a sign-in."""
-    from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+    from mcp.shared.auth import AuthorizationCodeResult
 
-    provider_class = _provider_class()
-    redirect = callback.redirect_url if callback else f"http://127.0.0.1{CALLBACK_PATH}"
-    metadata = OAuthClientMetadata(
+    from pi_lsp.mcp.oauth_provider import ConfiguredScopeMetadata, PiOAuthProvider
+
+    redirect = callback.redirect_url if callback else f"http://{CALLBACK_HOST}{CALLBACK_PATH}"
+    metadata = ConfiguredScopeMetadata(
         client_name=str(settings.get("clientName") or CLIENT_NAME),
         redirect_uris=[redirect],  # type: ignore[list-item]  # pydantic parses the URL
         grant_types=["authorization_code", "refresh_token"],
@@ -133,10 +184,12 @@ def oauth_provider(
         token_endpoint_auth_method="client_secret_post" if storage.client_secret else "none",
         scope=settings.get("scope") or None,
     )
+    metadata._configured_scope = settings.get("scope") or None
 
     async def redirect_to(authorization_url: str) -> None:
-        if open_page is None:
+        if open_page is None or callback is None:
             raise SignInRequired(authorization_url)
+        callback.expect(authorization_url)
         await open_page(authorization_url)
 
     async def redirected() -> AuthorizationCodeResult:
@@ -149,88 +202,7 @@ def oauth_provider(
             code=query["code"], state=query.get("state"), iss=query.get("iss")
         )
 
-    return provider_class(url, metadata, storage, redirect_to, redirected)
-
-
-def _provider_class() -> type:
-    """The SDK's provider, taught what it does not read back from storage: when the stored
-    token expires (so it refreshes in time) and where the authorization server is (so a
-    refresh after a restart goes to its token endpoint, not the MCP server's origin)."""
-    from mcp.client.auth import OAuthClientProvider
-    from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
-    from pydantic import ValidationError
-
-    class PiOAuthProvider(OAuthClientProvider):
-        _refresh_held: contextlib.ExitStack | None = None
-        """pi's refresh lock, from the refresh request until its response is handled."""
-
-        async def _initialize(self) -> None:
-            await super()._initialize()
-            storage = self.context.storage
-            assert isinstance(storage, ServerTokenStorage)
-            state = await storage.state_off_loop()
-            self.context.token_expiry_time = storage.expires_at(state)
-            discovery = storage.discovery(state)
-            if discovery is None or self.context.oauth_metadata is not None:
-                return
-            with contextlib.suppress(ValidationError, TypeError):
-                self.context.oauth_metadata = OAuthMetadata.model_validate(
-                    discovery["authorizationServerMetadata"]
-                )
-                self.context.auth_server_url = str(discovery["authorizationServerUrl"])
-                resource = discovery.get("resourceMetadata")
-                if isinstance(resource, dict):
-                    self.context.protected_resource_metadata = (
-                        ProtectedResourceMetadata.model_validate(resource)
-                    )
-
-        async def _refresh_token(self) -> Any:
-            """Take pi's refresh lock, and the tokens another process (pi) may have refreshed
-            meanwhile: their refresh token is the one the server still accepts."""
-            storage = self.context.storage
-            assert isinstance(storage, ServerTokenStorage)
-            lock = contextlib.ExitStack()
-            await asyncio.to_thread(
-                lock.enter_context, storage.file.refresh_lock(storage.server, storage.url)
-            )
-            self._refresh_held = lock
-            stored = await storage.get_tokens()
-            if stored is not None and stored.refresh_token:
-                self.context.current_tokens = stored
-            return await super()._refresh_token()
-
-        async def _handle_refresh_response(self, response: Any) -> bool:
-            try:
-                return await super()._handle_refresh_response(response)
-            finally:
-                held, self._refresh_held = self._refresh_held, None
-                if held is not None:
-                    held.close()
-
-        async def _handle_token_response(self, response: Any) -> None:
-            await super()._handle_token_response(response)
-            await self._save_discovery()
-
-        async def _save_discovery(self) -> None:
-            context = self.context
-            if context.oauth_metadata is None:
-                return
-            discovery: dict[str, Any] = {
-                "authorizationServerUrl": context.auth_server_url
-                or str(context.oauth_metadata.issuer),
-                "authorizationServerMetadata": context.oauth_metadata.model_dump(
-                    mode="json", exclude_none=True
-                ),
-            }
-            if context.protected_resource_metadata is not None:
-                discovery["resourceMetadata"] = context.protected_resource_metadata.model_dump(
-                    mode="json", exclude_none=True
-                )
-            storage = context.storage
-            assert isinstance(storage, ServerTokenStorage)
-            await storage.save_discovery(discovery)
-
-    return PiOAuthProvider
+    return PiOAuthProvider(url, metadata, storage, redirect_to, redirected, settings=settings)
 
 
 async def sign_in(
@@ -239,19 +211,23 @@ async def sign_in(
     settings: Mapping[str, Any],
     headers: Mapping[str, str],
     open_page: OpenPage,
+    callback: LoopbackCallback | None = None,
 ) -> None:
     """Sign in to the server at ``url`` and store the tokens; :class:`SignInFailed` says why not.
+    The redirect comes back to ``callback`` (:meth:`LoopbackCallback.for_settings` by default).
 
     One request to the server starts the SDK's flow (its 401 does); stored tokens the server
     still accepts need no page at all."""
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    callback = LoopbackCallback(_callback_path(settings))
+    callback = callback or LoopbackCallback.for_settings(settings)
     port = await asyncio.to_thread(_callback_port, settings, storage)
     try:
         await callback.listen(port)
     except OSError as busy:
-        raise SignInFailed(f"cannot listen on 127.0.0.1:{port} for the redirect: {busy}") from None
+        raise SignInFailed(
+            f"cannot listen on {callback.host}:{port} for the redirect: {busy}"
+        ) from None
     try:
         await asyncio.to_thread(_forget_client_of_another_redirect, storage, callback.redirect_url)
         auth = oauth_provider(url, storage, settings, callback, open_page)
@@ -275,8 +251,8 @@ def _callback_port(settings: Mapping[str, Any], storage: ServerTokenStorage) -> 
     """``oauth.callbackPort`` (or ``callbackUrl``'s port), else the port of the stored client's
     redirect URI (its registration stays valid), else a random one."""
     try:
-        configured = (
-            settings.get("callbackPort") or urlsplit(str(settings.get("callbackUrl") or "")).port
+        configured = urlsplit(str(settings.get("callbackUrl") or "")).port or settings.get(
+            "callbackPort"
         )
     except ValueError:
         configured = "?"
@@ -292,16 +268,12 @@ def _callback_port(settings: Mapping[str, Any], storage: ServerTokenStorage) -> 
     return 0
 
 
-def _callback_path(settings: Mapping[str, Any]) -> str:
-    return urlsplit(str(settings.get("callbackUrl") or "")).path or CALLBACK_PATH
-
-
 def _is_free(port: int) -> bool:
     import socket
 
     with socket.socket() as probe:
         try:
-            probe.bind(("127.0.0.1", port))
+            probe.bind((CALLBACK_HOST, port))
         except OSError:
             return False
     return True

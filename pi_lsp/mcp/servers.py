@@ -112,6 +112,18 @@ class McpServers:
         await connection.sign_in(lambda url: self.open_sign_in_page(name, url))
         return status_of(connection)
 
+    def paste_redirect(self, name: str, redirected_url: str) -> None:
+        """Hand the sign-in to ``name`` under way the redirected URL the user pasted;
+        :class:`McpCallError` when no sign-in waits or the URL is not its redirect."""
+        self._connection(name).finish_sign_in(redirected_url)
+
+    async def signed_in(self, name: str) -> dict[str, Any]:
+        """``name``'s status once the sign-in under way ended; :class:`McpCallError` if it
+        failed."""
+        connection = self._connection(name)
+        await connection.signed_in()
+        return status_of(connection)
+
     def sign_out(self, name: str) -> tuple[bool, dict[str, Any]]:
         """Forget ``name``'s sign-in and reconnect it (it then needs a sign-in); whether there
         was one, and its status."""

@@ -4,13 +4,16 @@ dynamic client registration, authorization code with PKCE, refresh tokens), like
 ``simple-auth`` example, but the authorization page approves at once: it redirects straight to the
 client's redirect URI with a code, so a test's "browser" is an HTTP client following redirects.
 
-``python oauth_server.py PORT [HOST] [--client ID:SECRET:CALLBACK_PORT]`` serves
+``python oauth_server.py PORT [HOST] [--client ID:SECRET:CALLBACK_PORT] [--misdirect]`` serves
 ``http://HOST:PORT/mcp`` (HOST 127.0.0.1 by default; ``::1`` for a loopback address the VS Code
 test's code-server does not rewrite into its port proxy); ``--client`` registers a client
 beforehand, as an authorization server without dynamic registration knows its clients (redirect
-URI ``http://127.0.0.1:CALLBACK_PORT/callback``). Its tool ``token_origin`` says which grant
-issued the access token of the call (``authorization_code`` or ``refresh_token``), so a test sees
-a refresh happen.
+URI ``http://127.0.0.1:CALLBACK_PORT/callback``); ``--misdirect`` makes its protected resource
+metadata name an authorization server that does not exist (as some servers do, which
+``oauth.authServerMetadataUrl`` is for). Its tool ``token_origin`` says which grant issued the
+access token of the call (``authorization_code`` or ``refresh_token``), so a test sees a refresh
+happen; ``revoke_my_token`` revokes the access token of its call before it expires (the
+refresh token stays valid).
 """
 
 from __future__ import annotations
@@ -117,6 +120,9 @@ class ApprovingProvider:
         )
 
 
+MISDIRECTED_AUTHORIZATION_SERVER = "http://127.0.0.1:9/"
+
+
 def build(port: int, host: str = "127.0.0.1", client: str | None = None) -> MCPServer:
     base = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     provider = ApprovingProvider()
@@ -144,7 +150,31 @@ def build(port: int, host: str = "127.0.0.1", client: str | None = None) -> MCPS
         token = get_access_token()
         return provider.origins.get(token.token, "unknown") if token else "no token"
 
+    @server.tool(description="Revoke the access token of this call")
+    def revoke_my_token() -> str:
+        token = get_access_token()
+        if token:
+            provider.access_tokens.pop(token.token, None)
+        return "revoked"
+
     return server
+
+
+def misdirected(app, port: int, host: str):
+    """``app`` with protected resource metadata naming an authorization server that is not
+    there."""
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    base = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+
+    async def metadata(request):
+        return JSONResponse(
+            {"resource": f"{base}/mcp", "authorization_servers": [MISDIRECTED_AUTHORIZATION_SERVER]}
+        )
+
+    app.router.routes.insert(0, Route("/.well-known/oauth-protected-resource/mcp", metadata))
+    return app
 
 
 if __name__ == "__main__":
@@ -156,6 +186,10 @@ if __name__ == "__main__":
         at = arguments.index("--client")
         client = arguments[at + 1]
         del arguments[at : at + 2]
+    misdirect = "--misdirect" in arguments
+    if misdirect:
+        arguments.remove("--misdirect")
     port = int(arguments[0])
     host = arguments[1] if len(arguments) > 1 else "127.0.0.1"
-    uvicorn.run(build(port, host, client).streamable_http_app(), host=host, port=port)
+    app = build(port, host, client).streamable_http_app()
+    uvicorn.run(misdirected(app, port, host) if misdirect else app, host=host, port=port)

@@ -384,6 +384,20 @@ export interface McpServerParams {
   name: string;
 }
 
+export interface McpLoginParams {
+  /**
+   * The server's name in `mcp.json` (or the ACP client's, made valid).
+   */
+  name: string;
+  /**
+   * The URL the browser was sent to after the user approved, copied from its address bar (pi's
+   * fallback when the browser cannot reach the loopback redirect, e.g. over SSH): it finishes the
+   * sign-in to `name` that an earlier `pi/mcpLogin` started and is waiting for; both requests
+   * then answer with the server's status. Without it, a sign-in starts.
+   */
+  redirectUrl?: string | null;
+}
+
 export interface McpSetEnabledParams {
   name: string;
   /**
@@ -1759,7 +1773,7 @@ export interface Requests {
   'pi/mcp': { params: NoParams; result: McpResult };
   'pi/mcpReconnect': { params: McpServerParams; result: McpServerStatus };
   'pi/mcpSetEnabled': { params: McpSetEnabledParams; result: McpServerStatus };
-  'pi/mcpLogin': { params: McpServerParams; result: McpServerStatus };
+  'pi/mcpLogin': { params: McpLoginParams; result: McpServerStatus };
   'pi/mcpLogout': { params: McpServerParams; result: McpLogoutResult };
   'pi/queue': { params: SessionParams; result: QueueResult };
   'pi/clearQueue': { params: SessionParams; result: ClearQueueResult };

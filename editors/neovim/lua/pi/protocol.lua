@@ -240,6 +240,15 @@
 --- The server's name in `mcp.json` (or the ACP client's, made valid).
 ---@field name string
 
+---@class pi.McpLoginParams
+--- The server's name in `mcp.json` (or the ACP client's, made valid).
+---@field name string
+--- The URL the browser was sent to after the user approved, copied from its address bar (pi's
+--- fallback when the browser cannot reach the loopback redirect, e.g. over SSH): it finishes the
+--- sign-in to `name` that an earlier `pi/mcpLogin` started and is waiting for; both requests then
+--- answer with the server's status. Without it, a sign-in starts.
+---@field redirectUrl? string
+
 ---@class pi.McpSetEnabledParams
 ---@field name string
 --- Start (true) or stop (false) the server while this server runs; `mcp.json` is unchanged.

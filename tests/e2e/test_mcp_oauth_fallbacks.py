@@ -1,0 +1,180 @@
+"""MCP sign-in beyond the plain flow, end to end against the real OAuth-protected server
+(``tests/mcp/oauth_server.py``) and the real pi-lsp, each as pi 1.6 does it: a configured
+authorization server metadata document and scope, a token revoked before its expiry, a refresh
+that fails on the network, and a redirected URL pasted by hand."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+
+from pi_lsp.client import PiRequestError
+from pi_lsp.scripted_llm import replies
+from tests.e2e.conftest import request
+from tests.e2e.test_mcp import serving, tool_results, wait_for_state
+from tests.e2e.test_mcp_oauth import (
+    SHOW_DOCUMENT,
+    approve_in_browser,
+    auth_entries,
+    call_token_origin,
+    oauth_server,
+)
+
+
+def write_entries(agent, entries: dict) -> None:
+    (agent / "mcp-auth.json").write_text(json.dumps(entries, indent=2))
+
+
+async def sign_in(client) -> None:
+    login = asyncio.ensure_future(request(client, "pi/mcpLogin", {"name": "secure"}))
+    browser = asyncio.ensure_future(approve_in_browser(client))
+    await asyncio.wait([login, browser], return_when=asyncio.FIRST_COMPLETED)
+    if login.done() and not browser.done():
+        browser.cancel()
+        raise AssertionError(f"the sign-in ended before a page was shown: {login.result()}")
+    await browser
+    assert (await login)["state"] == "connected"
+
+
+async def test_a_configured_metadata_document_and_scope_replace_discovery(workspace, tmp_path):
+    agent = tmp_path / "agent"
+    with oauth_server("--misdirect") as url:
+        base = url.removesuffix("/mcp")
+        oauth = {
+            "authServerMetadataUrl": f"{base}/.well-known/oauth-authorization-server",
+            "scope": "alpha beta",
+        }
+        servers = {"secure": {"url": url, "exposure": "direct", "oauth": oauth}}
+        async with serving(workspace, tmp_path, servers, capabilities=SHOW_DOCUMENT) as (
+            client,
+            llm,
+        ):
+            await wait_for_state(client, "secure", "needs-auth")
+            await sign_in(client)
+            page = urlsplit(client.shown_documents[0].uri)
+            assert f"{page.scheme}://{page.netloc}" == base  # not the misdirected server
+            assert parse_qs(page.query)["scope"] == ["alpha beta"]
+            [stored] = auth_entries(agent).values()
+            assert stored["tokens"]["scope"] == "alpha beta"
+            assert "discovery" not in stored  # pi never caches a configured document
+            assert await call_token_origin(client, llm, workspace, "c1") == "authorization_code"
+
+            # The refresh after the token expired finds the token endpoint in the document too.
+            entries = auth_entries(agent)
+            [key] = entries
+            entries[key]["tokensExpireAt"] = int(time.time() * 1000) - 60_000
+            write_entries(agent, entries)
+            await request(client, "pi/mcpReconnect", {"name": "secure"})
+            await wait_for_state(client, "secure", "connected")
+            assert await call_token_origin(client, llm, workspace, "c2") == "refresh_token"
+
+
+async def test_a_revoked_token_is_refreshed_then_needs_sign_in(workspace, tmp_path):
+    agent = tmp_path / "agent"
+    with oauth_server() as url:
+        servers = {"secure": {"url": url, "exposure": "direct"}}
+        async with serving(workspace, tmp_path, servers, capabilities=SHOW_DOCUMENT) as (
+            client,
+            llm,
+        ):
+            await wait_for_state(client, "secure", "needs-auth")
+            await sign_in(client)
+            signed_in = auth_entries(agent)[f"mcp__secure|{url}"]["tokens"]
+
+            # The server revokes the token long before it expires: the refresh token gets a
+            # new one, and the call goes through.
+            llm.enqueue(
+                replies.tool_calls([("r1", "mcp__secure__revoke_my_token", {})]),
+                replies.text("revoked"),
+            )
+            await request(client, "pi/prompt", {"text": "revoke"})
+            assert await call_token_origin(client, llm, workspace, "c1") == "refresh_token"
+            refreshed = auth_entries(agent)[f"mcp__secure|{url}"]["tokens"]
+            assert refreshed["access_token"] != signed_in["access_token"]
+            assert not list(agent.glob("mcp-auth-refresh-*"))
+
+            # Revoked again, and the refresh token refused too: the server needs a sign-in.
+            entries = auth_entries(agent)
+            entries[f"mcp__secure|{url}"]["tokens"]["refresh_token"] = "spent"
+            write_entries(agent, entries)
+            llm.enqueue(
+                replies.tool_calls([("r2", "mcp__secure__revoke_my_token", {})]),
+                replies.text("revoked"),
+                replies.tool_calls([("c2", "mcp__secure__token_origin", {})]),
+                replies.text("ok"),
+            )
+            await request(client, "pi/prompt", {"text": "revoke"})
+            await request(client, "pi/prompt", {"text": "which grant?"})
+            assert tool_results(workspace)[-1]["isError"] is True
+            await wait_for_state(client, "secure", "needs-auth")
+
+
+async def test_a_refresh_failing_on_the_network_releases_pis_refresh_lock(workspace, tmp_path):
+    agent = tmp_path / "agent"
+    with oauth_server() as url:
+        servers = {"secure": {"url": url, "exposure": "direct"}}
+        async with serving(workspace, tmp_path, servers, capabilities=SHOW_DOCUMENT) as (
+            client,
+            _,
+        ):
+            await wait_for_state(client, "secure", "needs-auth")
+            await sign_in(client)
+            entries = auth_entries(agent)
+            stored = entries[f"mcp__secure|{url}"]
+            stored["tokensExpireAt"] = int(time.time() * 1000) - 60_000
+            # The authorization server is gone: nothing listens on port 9 (discard).
+            metadata = stored["discovery"]["authorizationServerMetadata"]
+            metadata["token_endpoint"] = "http://127.0.0.1:9/token"
+            write_entries(agent, entries)
+            await request(client, "pi/mcpReconnect", {"name": "secure"})
+            failed = await wait_for_state(client, "secure", "failed", "needs-auth")
+            assert failed["lastError"]
+            assert not list(agent.glob("mcp-auth-refresh-*"))  # released at once, not stale
+
+
+async def test_a_pasted_redirect_url_finishes_the_sign_in(workspace, tmp_path):
+    with oauth_server() as url:
+        servers = {"secure": {"url": url, "exposure": "direct"}}
+        async with serving(workspace, tmp_path, servers, capabilities=SHOW_DOCUMENT) as (
+            client,
+            _,
+        ):
+            await wait_for_state(client, "secure", "needs-auth")
+            try:
+                await request(
+                    client, "pi/mcpLogin", {"name": "secure", "redirectUrl": "http://x/callback"}
+                )
+            except PiRequestError as error:
+                assert 'no sign-in to MCP server "secure" is waiting' in str(error)
+            else:
+                raise AssertionError("a paste without a sign-in was taken")
+
+            login = asyncio.ensure_future(request(client, "pi/mcpLogin", {"name": "secure"}))
+            while not client.shown_documents:
+                await asyncio.sleep(0.05)
+            # The browser runs elsewhere: it shows the redirect it could not follow.
+            async with httpx.AsyncClient(follow_redirects=False) as browser:
+                approved = await browser.get(client.shown_documents[0].uri)
+            redirected = approved.headers["location"]
+
+            for wrong, why in [
+                ("not a url", "full redirect URL"),
+                (redirected.replace("/callback", "/elsewhere"), "does not match"),
+                (redirected.replace("state=", "state=x"), "different sign-in"),
+            ]:
+                try:
+                    await request(client, "pi/mcpLogin", {"name": "secure", "redirectUrl": wrong})
+                except PiRequestError as error:
+                    assert why in str(error) and error.code == -32602
+                else:
+                    raise AssertionError(f"{wrong} was taken")
+
+            pasted = await request(
+                client, "pi/mcpLogin", {"name": "secure", "redirectUrl": f"  {redirected}\n"}
+            )
+            assert pasted["state"] == "connected"
+            assert (await login)["state"] == "connected"
