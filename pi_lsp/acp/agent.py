@@ -379,7 +379,10 @@ class PiAcpAgent:
     async def _give_sign_in_link(self, services: Services, server: str, url: str) -> None:
         """An MCP server's authorization page, as a link in the chat (ACP cannot open pages)."""
         self._tell_sessions(
-            services, f"Open this page to sign in to MCP server {server}: [{url}]({url})"
+            services,
+            f"Open this page to sign in to MCP server {server}: [{url}]({url})\n"
+            "If the browser cannot come back to this machine, paste the address it ends on: "
+            f"`/mcp login {server} <redirected URL>`",
         )
 
     def _add_mcp_servers(self, services: Services, mcp_servers: Any) -> None:

@@ -53,7 +53,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "new": ("Start a new session", None),
     "mcp": (
         "MCP servers: status, or reconnect, enable, disable, sign in to or out of one",
-        "[reconnect|enable|disable|login|logout <server>]",
+        "[reconnect|enable|disable|login|logout <server>] or login <server> <redirected URL>",
     ),
 }
 """pi-lsp's own commands: description and input hint."""
@@ -205,13 +205,35 @@ async def _mcp(services: Services, runtime: SessionRuntime, arguments: list[str]
     actions = ("reconnect", "enable", "disable", "login", "logout")
     if not arguments:
         return CommandOutcome(status_text(services.mcp.statuses()))
+    if len(arguments) == 3 and arguments[0] == "login":
+        return CommandOutcome(await _mcp_pasted_redirect(services, *arguments[1:]))
     if len(arguments) != 2 or arguments[0] not in actions:
-        raise InvalidParamsError(f"usage: /mcp [{'|'.join(actions)} <server>]")
+        raise InvalidParamsError(
+            f"usage: /mcp [{'|'.join(actions)} <server>] or /mcp login <server> <redirected URL>"
+        )
     action, name = arguments
     try:
         return CommandOutcome(await _mcp_action(services, action, name))
     except KeyError as unknown:
         raise InvalidParamsError(str(unknown.args[0])) from None
+
+
+async def _mcp_pasted_redirect(services: Services, name: str, redirected_url: str) -> str:
+    """Finish the sign-in to ``name`` that ``/mcp login <name>`` started with the URL the browser
+    was redirected to (pi's fallback when it cannot reach this machine's loopback port)."""
+    from pi_lsp.mcp.connection import McpCallError
+
+    try:
+        services.mcp.paste_redirect(name, redirected_url)
+    except KeyError as unknown:
+        raise InvalidParamsError(str(unknown.args[0])) from None
+    except McpCallError as wrong:
+        raise InvalidParamsError(str(wrong)) from None
+    try:
+        status = await services.mcp.signed_in(name)
+    except McpCallError as failure:
+        raise McpSignInError(str(failure)) from None
+    return f"Signed in to MCP server {name}: {status['state']}, {status['toolCount']} tools."
 
 
 async def _mcp_action(services: Services, action: str, name: str) -> str:

@@ -300,6 +300,7 @@ def _http_problem(raw: Mapping[str, Any], url: str) -> str | None:
 
 
 def _oauth_problem(oauth: Any) -> str | None:
+    """pi 1.6's checks of ``oauth`` (its ``validateOAuth``), in its words."""
     if oauth is None:
         return None
     if not isinstance(oauth, Mapping):
@@ -312,21 +313,71 @@ def _oauth_problem(oauth: Any) -> str | None:
         isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535
     ):
         return "oauth.callbackPort must be a port number"
-    callback = oauth.get("callbackUrl")
-    if callback is not None:
-        parts = urlsplit(callback) if isinstance(callback, str) else None
-        if (
-            parts is None
-            or parts.scheme != "http"
-            or parts.hostname not in _LOOPBACK_HOSTS
-            or parts.query
-            or parts.fragment
-        ):
-            return (
-                "oauth.callbackUrl must be an http URI on localhost, 127.0.0.1, or [::1] "
-                "without query or fragment"
-            )
-    registration = oauth.get("clientRegistration")
-    if registration is not None and registration not in ("auto", "dcr", "cimd"):
-        return 'oauth.clientRegistration must be "auto", "dcr", or "cimd"'
+    name = oauth.get("clientName")
+    if name is not None and not (isinstance(name, str) and name.strip()):
+        return "oauth.clientName must be a non-empty string"
+    return (
+        _callback_url_problem(oauth.get("callbackUrl"), port)
+        or _registration_problem(oauth)
+        or _metadata_url_problem(oauth.get("authServerMetadataUrl"))
+    )
+
+
+def _callback_url_problem(callback: Any, port: int | None) -> str | None:
+    if callback is None:
+        return None
+    parts = urlsplit(callback) if isinstance(callback, str) else None
+    try:
+        written_port = parts.port if parts else None
+    except ValueError:
+        parts = None
+    if (
+        parts is None
+        or parts.scheme != "http"
+        or parts.hostname not in _LOOPBACK_HOSTS
+        or parts.query
+        or parts.fragment
+    ):
+        return (
+            "oauth.callbackUrl must be an http URI on localhost, 127.0.0.1, or [::1] "
+            "without query or fragment"
+        )
+    if written_port is not None and port is not None and written_port != port:
+        return "oauth.callbackUrl and oauth.callbackPort name different ports"
     return None
+
+
+def _registration_problem(oauth: Mapping[str, Any]) -> str | None:
+    """pi-lsp registers (``dcr``) or uses ``clientId``: it has no Client ID Metadata Documents,
+    which pi says of such a build in these words."""
+    registration = oauth.get("clientRegistration")
+    if registration is None or registration in ("auto", "dcr"):
+        return None
+    if registration != "cimd":
+        return 'oauth.clientRegistration must be "auto", "dcr", or "cimd"'
+    if "clientId" in oauth or "clientName" in oauth:
+        return (
+            'oauth.clientRegistration "cimd" cannot be combined with oauth.clientId or '
+            "oauth.clientName"
+        )
+    return (
+        'oauth.clientRegistration "cimd" is not supported: there are no Client ID Metadata '
+        'Documents (pi-lsp registers a client: use "auto" or "dcr")'
+    )
+
+
+def _metadata_url_problem(url: Any) -> str | None:
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if url is None or (
+        parts is not None
+        and parts.netloc
+        and (
+            parts.scheme == "https"
+            or (parts.scheme == "http" and parts.hostname in _LOOPBACK_HOSTS)
+        )
+    ):
+        return None
+    return (
+        "oauth.authServerMetadataUrl must be an https URL, or http on localhost, 127.0.0.1, "
+        "or [::1]"
+    )

@@ -82,7 +82,7 @@ async def test_sign_in_call_refresh_and_sign_out(workspace, tmp_path):
             assert page.status_code == 200 and "Signed in" in page.text
             assert page.url.host == "127.0.0.1" and page.url.path == "/callback"
             status = await login
-            assert (status["state"], status["toolCount"]) == ("connected", 1)
+            assert (status["state"], status["toolCount"]) == ("connected", 2)
 
             key = f"mcp__secure|{url}"
             stored = auth_entries(agent)[key]

@@ -172,3 +172,34 @@ def test_both_files_are_watched(tmp_path):
     plan = watch_plan(workspace, agent, tmp_path)
     assert plan.is_shallow_resource(str(agent / "mcp.json"))
     assert plan.is_shallow_resource(str(workspace / ".pi" / "mcp.json"))
+
+
+def test_every_oauth_option_of_pi_is_used_or_refused_in_pis_words():
+    def problem(oauth):
+        parsed = parse_server("s", {"url": "https://x/mcp", "oauth": oauth}, "f", "user")
+        return parsed if isinstance(parsed, str) else None
+
+    used = {
+        "clientId": "c",
+        "clientSecret": "${SECRET}",
+        "scope": "a b",
+        "clientName": "Claude Code",
+        "callbackUrl": "http://localhost:8765/callback",
+        "callbackPort": 8765,
+        "clientRegistration": "dcr",
+        "authServerMetadataUrl": "https://example.okta.com/.well-known/openid-configuration",
+    }
+    assert problem(used) is None
+    assert problem({"authServerMetadataUrl": "http://[::1]:9000/.well-known/x"}) is None
+    for oauth, message in [
+        ({"clientName": " "}, "oauth.clientName must be a non-empty string"),
+        (
+            {"callbackUrl": "http://127.0.0.1:1/callback", "callbackPort": 2},
+            "oauth.callbackUrl and oauth.callbackPort name different ports",
+        ),
+        ({"clientRegistration": "cimd", "clientId": "c"}, "cannot be combined with"),
+        ({"clientRegistration": "cimd"}, "there are no Client ID Metadata Documents"),
+        ({"authServerMetadataUrl": "http://example.com/m"}, "must be an https URL"),
+        ({"authServerMetadataUrl": 7}, "must be an https URL"),
+    ]:
+        assert message in (problem(oauth) or ""), oauth

@@ -117,9 +117,36 @@ async def test_slash_mcp_login_gives_the_page_as_a_link_and_signs_in(workspace):
             async with httpx.AsyncClient(follow_redirects=True) as browser:
                 assert "Signed in" in (await browser.get(page)).text
             await login
-            assert "Signed in to MCP server secure: connected, 1 tools." in client.text()
+            assert "Signed in to MCP server secure: connected, 2 tools." in client.text()
             client.reset()
             await connection.prompt(
                 session_id=session.session_id, prompt=[text_block("/mcp logout secure")]
             )
             assert client.text() == "Signed out of MCP server secure."
+
+
+async def test_slash_mcp_login_takes_the_redirected_url_pasted_by_hand(workspace):
+    with oauth_server() as url:
+        secure = HttpMcpServer(type="http", name="secure", url=url, headers=[])
+        async with ScriptedLLM() as llm, acp_agent(llm, workspace) as (connection, client, _):
+            session = await connection.new_session(cwd=str(workspace), mcp_servers=[secure])
+            while "needs sign-in" not in client.text():
+                await asyncio.sleep(0.05)
+            login = asyncio.ensure_future(
+                connection.prompt(
+                    session_id=session.session_id, prompt=[text_block("/mcp login secure")]
+                )
+            )
+            while "Open this page" not in client.text():
+                await asyncio.sleep(0.05)
+            assert "`/mcp login secure <redirected URL>`" in client.text()
+            [page] = re.findall(r"\((http://[^)]+)\)", client.text())
+            async with httpx.AsyncClient() as browser:  # on another machine: no redirect
+                redirected = (await browser.get(page)).headers["location"]
+            client.reset()
+            await connection.prompt(
+                session_id=session.session_id,
+                prompt=[text_block(f"/mcp login secure {redirected}")],
+            )
+            await login  # both commands end signed in
+            assert client.text().count("Signed in to MCP server secure: connected, 2 tools.") == 2
