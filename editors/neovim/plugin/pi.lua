@@ -96,10 +96,11 @@ define("PiMcp", function(command)
   if #command.fargs == 0 then
     return mcp.pick()
   end
-  if #command.fargs ~= 2 then
-    return vim.notify("pi: usage: :PiMcp [reconnect|enable|disable|login|logout {server}]", vim.log.levels.ERROR)
+  local pasted = #command.fargs == 3 and command.fargs[1] == "login"
+  if #command.fargs ~= 2 and not pasted then
+    return vim.notify("pi: " .. mcp.USAGE, vim.log.levels.ERROR)
   end
-  mcp.act(command.fargs[1], command.fargs[2])
+  mcp.act(command.fargs[1], command.fargs[2], command.fargs[3])
 end, {
   nargs = "*",
   complete = function(lead, line)

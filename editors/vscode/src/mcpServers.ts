@@ -92,22 +92,33 @@ function actionsFor(server: PiServer, status: McpServerStatus): ActionItem[] {
   return actions;
 }
 
+// Servers whose sign-in waits for the browser: their redirected URL can be pasted meanwhile.
+const waitingSignIns = new Set<string>();
+
 // OAuth: pi-lsp asks VS Code to open the authorization page (window/showDocument, external), and
-// pi/mcpLogin answers once the browser came back and the server is connected.
+// pi/mcpLogin answers once the browser came back and the server is connected. A browser on
+// another machine cannot come back to this one's loopback port: its address bar is pasted then.
 function signInActions(server: PiServer, status: McpServerStatus): ActionItem[] {
   const name = status.name;
+  if (waitingSignIns.has(name)) return [pasteRedirectAction(server, name)];
   const signIn: ActionItem = {
     label: '$(key) Sign in',
     description: status.state === 'needs-auth' ? 'the server needs it' : 'again',
     run: async () =>
       vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Signing in to MCP server ${name}: finish in your browser…` },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `Signing in to MCP server ${name}: finish in your browser (elsewhere? Pi: MCP Servers… → Paste the redirected URL)…`,
+        },
         async () => {
+          waitingSignIns.add(name);
           try {
             const signedIn = await server.request('pi/mcpLogin', { name });
             void vscode.window.showInformationMessage(`Signed in to MCP server ${name}: ${describeTools(signedIn)}.`);
           } catch (error) {
             void vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error));
+          } finally {
+            waitingSignIns.delete(name);
           }
         },
       ),
@@ -123,4 +134,24 @@ function signInActions(server: PiServer, status: McpServerStatus): ActionItem[] 
     },
   };
   return status.state === 'needs-auth' ? [signIn] : [signIn, signOut];
+}
+
+function pasteRedirectAction(server: PiServer, name: string): ActionItem {
+  return {
+    label: '$(clippy) Paste the redirected URL…',
+    description: 'the browser could not come back to this machine',
+    run: async () => {
+      const redirectUrl = await vscode.window.showInputBox({
+        title: `Sign in to MCP server ${name}`,
+        prompt: 'The address the browser ended on after you approved (http://127.0.0.1:…/callback?code=…)',
+        ignoreFocusOut: true,
+      });
+      if (!redirectUrl) return;
+      try {
+        await server.request('pi/mcpLogin', { name, redirectUrl });
+      } catch (error) {
+        void vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error));
+      }
+    },
+  };
 }

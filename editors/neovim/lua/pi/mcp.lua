@@ -8,6 +8,7 @@ local util = require("pi.util")
 local M = {}
 
 M.ACTIONS = { "reconnect", "enable", "disable", "login", "logout" }
+M.USAGE = "usage: :PiMcp [reconnect|enable|disable|login|logout {server}] or :PiMcp login {server} {redirected URL}"
 
 --- "8 tools (2 direct, 6 codemode)".
 function M.describe_tools(server)
@@ -46,15 +47,41 @@ local function done(what)
   end
 end
 
+--- Servers whose sign-in waits for the browser: their redirected URL can be pasted meanwhile.
+local waiting = {}
+
 --- OAuth sign-in: the server asks Neovim to open the authorization page (window/showDocument,
---- which Neovim opens with vim.ui.open) and answers once the browser came back.
-local function login(name)
-  vim.notify(("pi: signing in to MCP server %s: finish in your browser…"):format(name))
-  api.mcp_login({ name = name }, function(err, result)
+--- which Neovim opens with vim.ui.open) and answers once the browser came back. A browser on
+--- another machine cannot come back to this one: the address it ended on is pasted instead
+--- (`redirect_url`), which finishes the sign-in that waits.
+local function login(name, redirect_url)
+  if not redirect_url then
+    waiting[name] = true
+    vim.notify(
+      ("pi: signing in to MCP server %s: finish in your browser (elsewhere? :PiMcp login %s {redirected URL})…"):format(
+        name,
+        name
+      )
+    )
+  end
+  api.mcp_login({ name = name, redirectUrl = redirect_url }, function(err, result)
+    if not redirect_url then
+      waiting[name] = nil
+    end
     if err then
       return util.error(("MCP sign-in failed: %s"):format(err.message or vim.inspect(err)))
     end
-    vim.notify(("pi: signed in to MCP server %s: %s, %s"):format(name, result.state, M.describe_tools(result)))
+    if not redirect_url then
+      vim.notify(("pi: signed in to MCP server %s: %s, %s"):format(name, result.state, M.describe_tools(result)))
+    end
+  end)
+end
+
+local function paste_redirect(name)
+  vim.ui.input({ prompt = "pi: the address the browser ended on: " }, function(url)
+    if url and url ~= "" then
+      login(name, url)
+    end
   end)
 end
 
@@ -68,24 +95,27 @@ local function logout(name)
   end)
 end
 
---- Runs `action` ("reconnect", "enable", "disable", "login", "logout") on the server `name`.
-function M.act(action, name)
+--- Runs `action` ("reconnect", "enable", "disable", "login", "logout") on the server `name`;
+--- `login` with a `redirect_url` finishes the sign-in that waits with it.
+function M.act(action, name, redirect_url)
   if action == "reconnect" then
     api.mcp_reconnect({ name = name }, done("reconnect"))
   elseif action == "enable" or action == "disable" then
     api.mcp_set_enabled({ name = name, enabled = action == "enable" }, done(action))
   elseif action == "login" then
-    login(name)
+    login(name, redirect_url)
   elseif action == "logout" then
     logout(name)
   else
-    util.error("usage: :PiMcp [reconnect|enable|disable|login|logout {server}]")
+    util.error(M.USAGE)
   end
 end
 
 local function choose_action(server)
   local choices = server.state == "disabled" and { "enable" } or { "reconnect", "disable" }
-  if server.transport == "http" and server.state ~= "disabled" then
+  if waiting[server.name] then
+    table.insert(choices, 1, "paste redirected URL")
+  elseif server.transport == "http" and server.state ~= "disabled" then
     table.insert(choices, 1, "login")
     if server.state ~= "needs-auth" then
       table.insert(choices, 2, "logout")
@@ -98,6 +128,8 @@ local function choose_action(server)
   vim.ui.select(choices, { prompt = "pi: MCP server " .. server.name }, function(choice)
     if choice == "details" then
       vim.notify(details(server))
+    elseif choice == "paste redirected URL" then
+      paste_redirect(server.name)
     elseif choice == "open mcp.json" then
       vim.cmd.edit(vim.fn.fnameescape(server.source))
     elseif choice then
