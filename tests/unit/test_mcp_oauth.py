@@ -100,3 +100,26 @@ async def test_a_bad_callback_port_is_a_clear_sign_in_failure(tmp_path):
     for settings in ({"callbackPort": "eighty"}, {"callbackPort": 70000}):
         with pytest.raises(SignInFailed, match="must be a port number"):
             await sign_in("http://a.test/mcp", storage, settings, {}, never_opened)
+
+
+async def test_a_pasted_redirect_is_checked_against_the_sign_in_that_waits():
+    callback = LoopbackCallback.for_settings({"callbackUrl": "http://localhost/back"})
+    await callback.listen()
+    try:
+        assert callback.redirect_url == f"http://localhost:{callback.port}/back"  # as written
+        with pytest.raises(SignInFailed, match="no sign-in is waiting"):
+            callback.paste(f"{callback.redirect_url}?code=c&state=s")
+        callback.expect("https://as.test/authorize?client_id=x&state=s")
+        for wrong, why in [
+            ("callback?code=c", "full redirect URL"),
+            (f"http://localhost:{callback.port}/callback?code=c&state=s", "does not match"),
+            (f"http://127.0.0.1:{callback.port}/back?code=c&state=s", "does not match"),
+            (f"{callback.redirect_url}?code=c&state=other", "different sign-in"),
+            (f"{callback.redirect_url}?state=s", "does not contain an authorization code"),
+        ]:
+            with pytest.raises(SignInFailed, match=why):
+                callback.paste(wrong)
+        callback.paste(f" {callback.redirect_url}?code=c0de&state=s&iss=https%3A%2F%2Fas.test\n")
+        assert await callback.wait(5) == {"code": "c0de", "state": "s", "iss": "https://as.test"}
+    finally:
+        await callback.close()
