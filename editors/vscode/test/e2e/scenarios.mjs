@@ -771,8 +771,9 @@ async function mcpServers(context) {
  * joins the workspace's .pi/mcp.json and needs sign-in; "Pi: MCP Servers…" → the server →
  * "Sign in" asks VS Code to open its authorization page (window/showDocument, external); VS Code
  * asks whether to open the external website, the user opens it in a new tab, the authorization
- * server sends it back to pi-lsp's loopback port, and the server connects. The entry is taken
- * out again for the scenarios after this one.
+ * server sends it back to pi-lsp's loopback port, and the server connects; then again with the
+ * redirected URL pasted (signInByPastingTheRedirect). The entry is taken out again for the
+ * scenarios after this one.
  */
 async function mcpSignIn(context) {
   const { page, workspace } = context;
@@ -796,10 +797,48 @@ async function mcpSignIn(context) {
     });
     await until('the server signed in', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 2/2', 60_000);
     await browserTab.close();
+    await signInByPastingTheRedirect(page, frame);
   } finally {
     fs.writeFileSync(file, before);
   }
   await until('the server gone from the header', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/1', 60_000);
+}
+
+/**
+ * A browser on another machine cannot come back to pi-lsp's loopback port: signed out, "Sign in" again, then "Pi: MCP Servers…" → the server →
+ * "Paste the redirected URL…" takes the address the browser stopped on, and the server connects.
+ */
+async function signInByPastingTheRedirect(page, frame) {
+  await runCommand(page, 'Pi: MCP Servers…');
+  await chooseQuickPick(page, 'secure');
+  await chooseQuickPick(page, 'Sign out');
+  await until('the server signed out', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/2', 60_000);
+  // The browser's redirect cannot be routed (Playwright routes only the first request of a
+  // chain): the authorization page is answered here, and the browser stops on its redirect.
+  let redirected;
+  const authorizationPage = (url) => url.pathname === '/authorize';
+  await page.context().route(authorizationPage, async (route) => {
+    const approved = await route.fetch({ maxRedirects: 0 });
+    redirected = approved.headers()['location'];
+    await route.fulfill({ status: 200, contentType: 'text/plain', body: `This browser cannot reach ${redirected}` });
+  });
+  try {
+    await runCommand(page, 'Pi: MCP Servers…');
+    await chooseQuickPick(page, 'secure');
+    const opened = page.context().waitForEvent('page', { timeout: 60_000 });
+    await chooseQuickPick(page, 'Sign in');
+    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Open', exact: true }).click({ timeout: 60_000 });
+    const browserTab = await opened;
+    await until('the browser stopped on the redirect', async () => redirected !== undefined, 60_000);
+    await browserTab.close();
+    await runCommand(page, 'Pi: MCP Servers…');
+    await chooseQuickPick(page, 'secure');
+    await chooseQuickPick(page, 'Paste the redirected URL…');
+    await answerInputBox(page, redirected);
+    await until('the server signed in with the pasted URL', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 2/2', 60_000);
+  } finally {
+    await page.context().unroute(authorizationPage);
+  }
 }
 
 /**
