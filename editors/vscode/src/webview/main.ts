@@ -48,6 +48,7 @@ const linker = new PathLinker(
 const rich = new RichText(linker, (text) => vscode.postMessage({ type: 'copyText', text }));
 const cards = {
   fileLink: (text: string, target: PathTarget) => linker.anchor(text, target),
+  answer: (id: number, answer: string) => vscode.postMessage({ type: 'answerQuestion', id, answer }),
   openDiff: (item: ToolItem) =>
     vscode.postMessage({ type: 'openDiff', path: item.card?.path ?? '', replacements: editReplacements(item.arguments), created: item.card?.created === true }),
 };
@@ -337,7 +338,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       linker.answer(message.existing);
       return;
     case 'question':
-      renderer.setQuestion(message.text);
+      renderer.setQuestion(message.question);
       break;
     case 'restoreQueued':
       input.value = [message.text, input.value].filter((text) => text.trim()).join('\n\n');

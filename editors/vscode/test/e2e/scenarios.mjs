@@ -196,7 +196,11 @@ async function retryNotice(context) {
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
 }
 
-/** bash asks (pi.permissions in the user settings): the question opens as a modal; Deny runs nothing. */
+/**
+ * bash asks (pi.permissions in the user settings). With the chat shown, the bash card asks, with
+ * the command and the three answers; Deny there runs nothing. With the chat hidden while it asks,
+ * the question moves to a modal; Allow there runs the command and the card's question goes away.
+ */
 async function permissionQuestion(context) {
   const { page, llm, workspace } = context;
   const target = path.join(workspace, 'denied.txt');
@@ -207,15 +211,15 @@ async function permissionQuestion(context) {
   );
   const frame = await chatFrame(page);
   await send(frame, 'Create denied.txt.');
-  await page.locator('.monaco-dialog-box').waitFor({ state: 'visible', timeout: TIMEOUT });
-  // The chat shows the question in the card of the call it is about.
-  await until('the question in the bash card', async () =>
-    (await text(frame, '[data-testid="tool-call"][data-tool="bash"] [data-testid="tool-question"]')).includes('pi wants to run'));
-  const shot = await screenshot(context, 'permission-question.png');
-  const question = await confirmDialog(page, 'Deny');
+  const asking = '[data-testid="tool-call"][data-tool="bash"][data-status="running"] [data-testid="tool-question"]';
+  await until('the question in the bash card', async () => (await frame.$$(`${asking} [data-testid="tool-answer"]`)).length === 3);
+  const question = await text(frame, asking);
   for (const expected of ['pi wants to run:', 'touch denied.txt', 'the permissions setting asks', 'Allow for this session']) {
     if (!question.includes(expected)) throw new Error(`the permission question lacks "${expected}": ${question}`);
   }
+  if (await page.locator('.monaco-dialog-box').count()) throw new Error('a modal asks while the card does');
+  const shot = await screenshot(context, 'permission-question.png');
+  await frame.click(`${asking} [data-testid="tool-answer"][data-answer="Deny"]`);
   await until('the answer after the refusal', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('The command was not allowed.'));
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
   const results = await text(frame, '[data-testid="tool-result"]');
@@ -224,7 +228,30 @@ async function permissionQuestion(context) {
   if (!status.startsWith('denied')) throw new Error(`the card's header does not say it was denied: ${status}`);
   if (await frame.$('[data-testid="tool-question"]')) throw new Error('the answered question is still shown');
   if (fs.existsSync(target)) throw new Error('the denied command ran');
+  await questionInModalOnceHidden(context);
   return shot;
+}
+
+/** The chat hidden while the card asks: the modal asks instead, and its answer is the one taken. */
+async function questionInModalOnceHidden(context) {
+  const { page, llm, workspace } = context;
+  await enqueue(
+    llm,
+    { kind: 'tool_calls', calls: [['call_touch_2', 'bash', { command: 'touch allowed.txt' }]] },
+    { kind: 'text', text: 'Created allowed.txt.' },
+  );
+  const frame = await chatFrame(page);
+  await send(frame, 'Create allowed.txt.');
+  await until('the second question in the bash card', async () => (await frame.$$('[data-testid="tool-question"] [data-testid="tool-answer"]')).length === 3);
+  await page.locator('.activitybar .action-label[aria-label^="Explorer"]').first().click();
+  const question = await confirmDialog(page, 'Allow');
+  if (!question.includes('touch allowed.txt')) throw new Error(`the modal asks something else: ${question}`);
+  await openPiContainer(page);
+  const shown = await chatFrame(page);
+  await until('the answer after the permission', async () => (await text(shown, '[data-testid="assistant-text"]')).includes('Created allowed.txt.'));
+  await until('the turn to end', async () => (await shown.$('body[data-running="false"]')) !== null);
+  if (await shown.$('[data-testid="tool-question"]')) throw new Error('the question answered in the modal is still in the card');
+  if (!fs.existsSync(path.join(workspace, 'allowed.txt'))) throw new Error('the allowed command did not run');
 }
 
 async function stopTurn(context) {
