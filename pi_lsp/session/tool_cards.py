@@ -398,7 +398,9 @@ def _diff_lines(details: Mapping[str, Any]) -> list[str] | None:
         lines = patch.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        return [line for line in lines if not line.startswith(("--- ", "+++ "))]
+        # Only the file headers go: inside a hunk, ``--- x`` is the removed line ``-- x``.
+        first_hunk = next((at for at, line in enumerate(lines) if line.startswith("@@")), 0)
+        return lines[first_hunk:]
     diff = details.get("diff")
     return diff.split("\n") if isinstance(diff, str) and diff else None
 

@@ -127,6 +127,13 @@ async def test_overwriting_a_file_shows_what_changed(ctx, tmp_path):
     assert card.diff == ["@@ -1,3 +1,4 @@", " one", "-two", "+2", " three", "+four"]
 
 
+async def test_lines_that_look_like_file_headers_stay_in_the_diff(ctx, tmp_path):
+    (tmp_path / "q.sql").write_text("-- a comment\nselect 1;\n")
+    card = await run("write", {"path": "q.sql", "content": "++ added\nselect 1;\n"}, ctx)
+    assert card.diff == ["@@ -1,2 +1,2 @@", "--- a comment", "+++ added", " select 1;"]
+    assert (card.added, card.removed) == (1, 1)
+
+
 async def test_overwriting_a_big_file_says_wrote_with_no_diff(ctx, tmp_path):
     (tmp_path / "big.txt").write_text("x\n" * 200_000)
     card = await run("write", {"path": "big.txt", "content": "small\n"}, ctx)

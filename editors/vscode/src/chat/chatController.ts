@@ -158,7 +158,7 @@ export class ChatController implements vscode.Disposable, QuestionPlace {
       case 'answerQuestion':
         return permissionQuestions.answerInCard(message.id, message.answer);
       case 'openDiff':
-        return this.diffs.open(message.path, message.replacements, message.created);
+        return this.diffs.open(message.path, message);
     }
   }
 

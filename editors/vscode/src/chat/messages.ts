@@ -1,7 +1,7 @@
 // The messages between the extension host and the chat webview, both directions.
 import type { QuestionView } from '../permissions';
 import type { EventNotification, KeyStatus } from '../protocol';
-import type { Replacement } from './editCalls';
+import type { Replacement, WrittenChange } from './editCalls';
 import type { ChatState, LocalAction } from './reducer';
 
 export interface Completion {
@@ -86,5 +86,8 @@ export type FromWebview =
   | { type: 'copyText'; text: string }
   /** A permission question's button in its card: `answer` is one of the three answers. */
   | { type: 'answerQuestion'; id: number; answer: string }
-  /** A change card's "Open diff": the file before the edit (its replacements undone, or empty) ↔ now. */
-  | { type: 'openDiff'; path: string; replacements: Replacement[]; created: boolean };
+  /**
+   * A change card's "Open diff": the file before the change ↔ now. Before: the edit's replacements
+   * undone on the file, the overwrite's patch undone on what it wrote (`written`), or empty.
+   */
+  | { type: 'openDiff'; path: string; replacements: Replacement[]; created: boolean; written?: WrittenChange };

@@ -3,7 +3,7 @@
 // command's output in a terminal block, the results, and why a call failed or was refused. The
 // arguments as JSON only in the "raw" fold. A call without a card (an older server) shows its
 // name, its arguments as a list and its result.
-import { editReplacements } from '../chat/editCalls';
+import { editReplacements, writtenChange } from '../chat/editCalls';
 import type { ToolItem } from '../chat/reducer';
 import type { QuestionView } from '../permissions';
 import type { ToolCard, ToolCardResult } from '../protocol';
@@ -168,9 +168,12 @@ function changeParts(item: ToolItem, card: ToolCard, context: CardContext): HTML
   return parts;
 }
 
-/** The diff view needs the text before: an edit's replacements give it, and a new file had none. */
+/**
+ * The diff view needs the text before: an edit's replacements give it, an overwrite's patch
+ * undone on what it wrote gives it, and a new file had none.
+ */
 function canShowDiff(item: ToolItem): boolean {
-  return item.card?.created === true || editReplacements(item.arguments).length > 0;
+  return item.card?.created === true || editReplacements(item.arguments).length > 0 || writtenChange(item.arguments, item.card) !== undefined;
 }
 
 function diffBlock(lines: string[]): HTMLElement {

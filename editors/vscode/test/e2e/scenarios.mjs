@@ -1023,10 +1023,14 @@ async function jsonOutsideRaw(card) {
   });
 }
 
-/** A turn with read, edit, bash and grep: one card each, with the file, the diff, the output, the results. */
+/**
+ * A turn with read, edit, bash, grep and an overwriting write: one card each, with the file, the
+ * diff, the output, the results; the edit's and the overwrite's Open diff.
+ */
 async function toolCards(context) {
   const { page, llm, workspace } = context;
   fs.writeFileSync(path.join(workspace, 'calc.py'), 'def sub(a, b):\n    return a - b\n');
+  fs.writeFileSync(path.join(workspace, 'todo.txt'), 'fix sub\ncheck it\n');
   await enqueue(
     llm,
     {
@@ -1036,6 +1040,7 @@ async function toolCards(context) {
         ['call_card_edit', 'edit', { path: 'calc.py', edits: [{ oldText: 'a - b', newText: 'a + b' }] }],
         ['call_card_bash', 'bash', { command: 'echo -e "\\e[32mall green\\e[0m"' }],
         ['call_card_grep', 'grep', { pattern: 'return', path: '.' }],
+        ['call_card_write', 'write', { path: 'todo.txt', content: 'fix sub\ncheck it\nship it\n' }],
       ],
     },
     { kind: 'text', text: 'Fixed: sub adds.' },
@@ -1080,6 +1085,12 @@ async function toolCards(context) {
   await editorAt(page, 'calc.py', 1);
   await edit.locator('[data-testid="tool-open-diff"]').click();
   await page.locator('.tabs-container .tab', { hasText: 'before the edit' }).first().waitFor({ timeout: TIMEOUT });
+  // The overwrite's text before is its patch undone on what it wrote (test/unit/writeDiff.test.ts);
+  // a patch that did not fit would open no diff, only a warning.
+  const write = card('write');
+  if (!(await write.locator('[data-testid="tool-facts"]').textContent()).includes('+1 −0')) throw new Error("the write card's facts lack +1 −0");
+  await write.locator('[data-testid="tool-open-diff"]').click();
+  await page.locator('.tabs-container .tab', { hasText: 'todo.txt (before the write' }).first().waitFor({ timeout: TIMEOUT });
   return shot;
 }
 
