@@ -171,6 +171,19 @@ async def test_a_command_that_succeeds_silently_has_empty_output(ctx):
     assert (card.status, card.exit_code, card.output, card.status_reason) == ("done", 0, "", None)
 
 
+async def test_a_replayed_command_tells_how_long_it_ran(ctx):
+    arguments = {"command": "echo hi"}
+    result = await BashTool().execute(arguments, ctx)
+    ran = result.details["durationMs"]
+    # replayed from the session: no live duration, the recorded one
+    assert card_of("bash", arguments, result, Path(ctx.cwd)).duration_ms == ran
+    # live: the recorded run time, not the wait since the call started (a permission question)
+    live = tool_card(
+        "bash", arguments, ToolOutcome(result.content, result.details), ctx.cwd, 90_000
+    )
+    assert live.duration_ms == ran
+
+
 async def test_a_killed_command_says_killed(ctx):
     card = await run("bash", {"command": "echo before; kill -9 $$"}, ctx)
     assert (card.status, card.killed, card.status_reason) == ("failed", True, "killed")
