@@ -15,11 +15,15 @@ import pytest
 from pi_lsp.llm.double import replies
 from pi_lsp.session.session import Session
 
-from .harness import Query, disagreements, session_written_in
+from .harness import session_written_in
 
-# The same check as for checkpoints, collected here again on this module's ``session_file``.
+# The same checks as for checkpoints and refusals, collected here again on this module's
+# ``session_file``: the same tree, every line rewritten to the same bytes, the same context.
 from .test_pi_reads_checkpoints import (  # noqa: F401
     test_pi_reads_the_same_tree_and_rewrites_every_line_to_the_same_bytes,
+)
+from .test_pi_reads_permission_refusals import (  # noqa: F401
+    test_pi_builds_the_same_context_at_every_entry,
 )
 
 
@@ -56,10 +60,3 @@ def test_the_session_records_each_commands_duration(session_file):
     ]
     assert [detail["exitCode"] for detail in details] == [0, 3]
     assert all(isinstance(detail["durationMs"], int) for detail in details)
-
-
-def test_pi_builds_the_same_context_at_every_entry(reference_node, session_file):
-    session = Session.open(session_file, writable=False)
-    queries = [Query("context", session_file.name, ("--leaf", e.id)) for e in session.entries]
-    mismatches, _ = disagreements(reference_node, session_file.parent, queries)
-    assert mismatches == []
