@@ -105,6 +105,26 @@ def test_a_question_is_answered_in_the_chat_or_else_through_vim_ui_select(pi, sc
         pi.setup(scripted_model, **SMALL_BUDGETS)
 
 
+def test_an_abort_takes_the_question_out_of_the_chat(pi, scripted_model):
+    setup_and_wait(pi, scripted_model, permissions={"bash": "ask"})
+    try:
+        scripted_model.enqueue(
+            {"kind": "tool_calls", "calls": [["call_1", "bash", {"command": "touch never.txt"}]]}
+        )
+        pi.command("Pi Make a file")
+        pi.chat_lines(containing="? touch never.txt")
+        pi.command("PiAbort")
+        pi.wait_for("agent_end")
+        lines = pi.chat_lines()
+        assert not [line for line in lines if line.startswith("    ? ")], lines
+        pi.lua(f"vim.api.nvim_set_current_win({CHAT_WINDOW})")
+        pi.keys("a")
+        assert pi.notes("INFO")[-1]["message"] == "pi: no permission question is waiting"
+        assert not (pi.workspace / "never.txt").exists()
+    finally:
+        pi.setup(scripted_model, **SMALL_BUDGETS)
+
+
 def test_a_key_with_no_question_waiting_says_so(pi):
     pi.command("PiChat")
     pi.lua(f"vim.api.nvim_set_current_win({CHAT_WINDOW})")
