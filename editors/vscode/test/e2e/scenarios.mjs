@@ -219,6 +219,8 @@ async function permissionQuestion(context) {
   }
   if (await page.locator('.monaco-dialog-box').count()) throw new Error('a modal asks while the card does');
   const shot = await screenshot(context, 'permission-question.png');
+  // The README's picture of the card asking.
+  await frame.locator('[data-testid="tool-call"][data-tool="bash"][data-status="running"]').screenshot({ path: path.join(context.artifacts, 'permission-card.png') });
   await frame.click(`${asking} [data-testid="tool-answer"][data-answer="Deny"]`);
   await until('the answer after the refusal', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('The command was not allowed.'));
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
