@@ -177,6 +177,7 @@ function M.clear()
   vim.api.nvim_buf_set_lines(buffer, 0, -1, false, {})
   vim.bo[buffer].modifiable = false
   require("pi.render").reset(buffer)
+  require("pi.permissions").on_chat_cleared()
 end
 
 --- How many entries the chat loads at once: the tail of an opened session, then each earlier page.

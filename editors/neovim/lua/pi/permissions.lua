@@ -1,10 +1,10 @@
 -- Permission questions: the server asks with the standard window/showMessageRequest, offering
 -- "Allow", "Allow for this session" and "Deny". While a window shows the chat, the question goes
 -- under the running call's card and the chat's keys answer it (`a`, `A`, `d` by default); else,
--- or once the chat's last window closes, Neovim's own handler asks (vim.ui.select). Any other
--- showMessageRequest goes to Neovim's handler. A question the call's end or the turn's end
--- overtakes (the server withdrew it: a timeout, an abort) leaves the chat; its late answer is
--- ignored by the server.
+-- or once the chat's last window closes or the chat shows another session, vim.ui.select asks,
+-- as Neovim's own handler does. Any other showMessageRequest goes to Neovim's handler. A question
+-- the call's end or the turn's end overtakes (the server withdrew it: a timeout, an abort) leaves
+-- the chat; its late answer is ignored by the server.
 local util = require("pi.util")
 
 local M = {}
@@ -13,7 +13,8 @@ M.ANSWERS = { "Allow", "Allow for this session", "Deny" }
 local PREFIX = "    ? "
 local METHOD = "window/showMessageRequest"
 
--- The question waiting in the chat: `{actions, resume = fn(answer), watch = autocmd id}`, or nil.
+-- The question waiting in the chat: `{actions, params, resume = fn(answer), watch = autocmd id}`,
+-- or nil.
 local waiting = nil
 
 --- Whether a showMessageRequest is one of pi's permission questions (by its three actions).
@@ -84,12 +85,10 @@ function M.withdraw()
   settle(vim.NIL)
 end
 
--- The chat's last window closed while `question` waits: vim.ui.select asks instead.
-local function on_chat_hidden(question, params)
-  if waiting ~= question or util.window_showing(chat().chat_buffer()) then
-    return
-  end
-  take_back()
+-- The question waiting leaves the chat for vim.ui.select.
+local function ask_elsewhere()
+  local question = take_back()
+  local params = question.params
   local options = { prompt = params.message .. ": ", kind = "lsp_message" }
   options.format_item = function(action)
     return action.title
@@ -99,10 +98,24 @@ local function on_chat_hidden(question, params)
   end)
 end
 
+-- The chat's last window closed while `question` waits: vim.ui.select asks instead.
+local function on_chat_hidden(question)
+  if waiting == question and not util.window_showing(chat().chat_buffer()) then
+    ask_elsewhere()
+  end
+end
+
+--- The chat was emptied (another session shown): a question waiting there is asked elsewhere.
+function M.on_chat_cleared()
+  if waiting then
+    ask_elsewhere()
+  end
+end
+
 local function ask_in_chat(params)
   local co = coroutine.running()
   local buffer = chat().chat_buffer()
-  local question = { actions = params.actions }
+  local question = { actions = params.actions, params = params }
   function question.resume(answer)
     -- scheduled: a synchronous answer must not resume before the handler yields
     vim.schedule(function()
@@ -114,7 +127,7 @@ local function ask_in_chat(params)
     callback = function()
       -- the window is still there while the event runs
       vim.schedule(function()
-        on_chat_hidden(question, params)
+        on_chat_hidden(question)
       end)
     end,
   })
