@@ -15,7 +15,7 @@ import pytest
 from pi_lsp.llm.double import replies
 from pi_lsp.session.session import Session
 
-from .harness import session_written_in
+from .harness import prompted_session, session_written_in
 
 # The same checks as for checkpoints and refusals, collected here again on this module's
 # ``session_file``: the same tree, every line rewritten to the same bytes, the same context.
@@ -37,13 +37,7 @@ async def _write_session(workspace: Path) -> Path:
         replies.tool_calls([("c2", "bash", {"command": "echo failing; exit 3"})]),
         replies.text("The tests fail."),
     )
-    try:
-        await agent.prompt("build it")
-        await agent.prompt("test it")
-        assert agent.model.pending == 0
-        return agent.runtime.session.path
-    finally:
-        agent.close()
+    return await prompted_session(agent, "build it", "test it")
 
 
 @pytest.fixture(scope="module")
