@@ -139,6 +139,14 @@ end
 --- The client's handler of window/showMessageRequest.
 function M.handler(err, params, ctx)
   local co, is_main = coroutine.running()
+  if co and not is_main and M.is_question(params) then
+    -- The call's tool_execution_start came first but is delivered scheduled (client.lua): let the
+    -- events already queued draw its card before deciding where to ask.
+    vim.schedule(function()
+      coroutine.resume(co)
+    end)
+    coroutine.yield()
+  end
   local shown = util.window_showing(chat().chat_buffer())
   local card = require("pi.card_tail").has_unfinished(chat().chat_buffer())
   -- Outside a coroutine (an older Neovim) the handler cannot wait for a key.
