@@ -98,6 +98,9 @@ async def wait_for_client_settings(services) -> None:
             "no workspace/configuration answer within %.0f s; using the settings in force",
             ANSWER_TIMEOUT_SECONDS,
         )
+        # One wait per question: the requests after it do not wait again for a client that may
+        # never answer. A late answer still applies (``pull``) from the next request on.
+        services.client_configuration_ready.set()
 
 
 def _can_pull(ls) -> bool:

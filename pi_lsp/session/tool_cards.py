@@ -4,7 +4,8 @@ arguments, its result (``content``, ``details``, ``isError``) and the workspace 
 Each chat would otherwise have to know every tool's arguments and ``details``: the edit's patch,
 the command's exit code and truncation, how a search's lines name paths, how a permission refusal
 reads. A call still running has no result yet (``running``); a bash update's partial result gives
-the output so far. Pure: the live events add what only the server knows (the duration).
+the output so far. Pure: the live events add what only the server knows (the duration), unless
+the result recorded one (``bash``'s ``details.durationMs``), which replayed cards show too.
 """
 
 from __future__ import annotations
@@ -66,6 +67,9 @@ def tool_card(
     finished; ``cwd`` (the workspace folder) makes paths inside it relative."""
     arguments = arguments if isinstance(arguments, dict) else {}
     kind, status = _kind(name), _status(outcome)
+    recorded = _int(_details(outcome).get("durationMs")) if outcome and outcome.finished else None
+    # what the tool recorded (a command's run time, the same when replayed) over the live wait
+    duration_ms = recorded if recorded is not None else duration_ms
     facts = _FACTS[kind](name, arguments, outcome, os.path.normpath(os.fspath(cwd) or "."))
     if facts.get("status_reason") is None:
         facts["status_reason"] = _reason(status, outcome)
@@ -398,7 +402,9 @@ def _diff_lines(details: Mapping[str, Any]) -> list[str] | None:
         lines = patch.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        return [line for line in lines if not line.startswith(("--- ", "+++ "))]
+        # Only the file headers go: inside a hunk, ``--- x`` is the removed line ``-- x``.
+        first_hunk = next((at for at, line in enumerate(lines) if line.startswith("@@")), 0)
+        return lines[first_hunk:]
     diff = details.get("diff")
     return diff.split("\n") if isinstance(diff, str) and diff else None
 

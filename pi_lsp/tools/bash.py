@@ -4,6 +4,7 @@ The command runs as ``bash -c`` (``sh -c`` where bash is missing) with stdout an
 into one pipe, stdin closed, and ``start_new_session=True`` so the shell and everything it starts
 share a process group that can be ended as a whole. Output streams into a bounded accumulator;
 the result keeps its last 2000 lines / 50 KB and saves the full output to a temp file when longer.
+A finished command's ``details`` carry ``durationMs``, how long it ran.
 
 On timeout, and when the awaiting task is cancelled, the whole group gets SIGTERM, then SIGKILL
 after a short grace, and the shell is reaped, so no process of the command outlives the call
@@ -28,9 +29,12 @@ import math
 import os
 import shutil
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
+
+import attrs
 
 from pi_lsp.tools.accumulator import OutputAccumulator
 from pi_lsp.tools.base import (
@@ -242,6 +246,14 @@ class BashTool(Tool):
     kill_grace: float = 1.0  # seconds between SIGTERM and SIGKILL
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        started = time.monotonic()
+        result = await self._run_command(arguments, context)
+        # Kept in the session so a replayed card tells how long the command ran, as a live one
+        # does; pi reads only the details it knows (truncation, fullOutputPath).
+        elapsed = round((time.monotonic() - started) * 1000)
+        return attrs.evolve(result, details={**(result.details or {}), "durationMs": elapsed})
+
+    async def _run_command(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         command: str = arguments["command"]
         timeout = _checked_timeout(arguments.get("timeout"))
         if not context.cwd.is_dir():

@@ -229,6 +229,18 @@ def session_written_in(
     return asyncio.run(write(workspace))
 
 
+async def prompted_session(agent: Any, *prompts: str) -> Path:
+    """The session file an ``AgentHarness`` wrote answering ``prompts`` (every scripted reply
+    used); the agent is closed in any case."""
+    try:
+        for prompt in prompts:
+            await agent.prompt(prompt)
+        assert agent.model.pending == 0
+        return agent.runtime.session.path
+    finally:
+        agent.close()
+
+
 def ask_pi(node: Path, queries: list[list[str]], pi_dir: Path | None = None) -> list[dict]:
     """pi's answers to many reference-script queries, from one Node process."""
     output = run_node_script(

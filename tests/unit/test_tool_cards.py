@@ -127,6 +127,13 @@ async def test_overwriting_a_file_shows_what_changed(ctx, tmp_path):
     assert card.diff == ["@@ -1,3 +1,4 @@", " one", "-two", "+2", " three", "+four"]
 
 
+async def test_lines_that_look_like_file_headers_stay_in_the_diff(ctx, tmp_path):
+    (tmp_path / "q.sql").write_text("-- a comment\nselect 1;\n")
+    card = await run("write", {"path": "q.sql", "content": "++ added\nselect 1;\n"}, ctx)
+    assert card.diff == ["@@ -1,2 +1,2 @@", "--- a comment", "+++ added", " select 1;"]
+    assert (card.added, card.removed) == (1, 1)
+
+
 async def test_overwriting_a_big_file_says_wrote_with_no_diff(ctx, tmp_path):
     (tmp_path / "big.txt").write_text("x\n" * 200_000)
     card = await run("write", {"path": "big.txt", "content": "small\n"}, ctx)
@@ -162,6 +169,19 @@ async def test_a_failing_command_shows_its_output_and_exit_code(ctx):
 async def test_a_command_that_succeeds_silently_has_empty_output(ctx):
     card = await run("bash", {"command": "true"}, ctx)
     assert (card.status, card.exit_code, card.output, card.status_reason) == ("done", 0, "", None)
+
+
+async def test_a_replayed_command_tells_how_long_it_ran(ctx):
+    arguments = {"command": "echo hi"}
+    result = await BashTool().execute(arguments, ctx)
+    ran = result.details["durationMs"]
+    # replayed from the session: no live duration, the recorded one
+    assert card_of("bash", arguments, result, Path(ctx.cwd)).duration_ms == ran
+    # live: the recorded run time, not the wait since the call started (a permission question)
+    live = tool_card(
+        "bash", arguments, ToolOutcome(result.content, result.details), ctx.cwd, 90_000
+    )
+    assert live.duration_ms == ran
 
 
 async def test_a_killed_command_says_killed(ctx):

@@ -72,6 +72,8 @@ async def test_output_and_exit_status(bash, ctx, tmp_path: Path):
     result = await bash.execute({"command": "echo out; echo err >&2; pwd"}, ctx)
     assert not result.is_error
     assert result.text == f"out\nerr\n{tmp_path}\n"
+    duration = result.details.pop("durationMs")
+    assert isinstance(duration, int) and duration >= 0
     assert result.details == {
         "exitCode": 0,
         "cancelled": False,

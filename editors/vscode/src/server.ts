@@ -17,7 +17,7 @@ import {
 } from './protocol';
 import { noServerMessage, type ServerChoice } from './interpreter';
 import { locateServer } from './locateServer';
-import { answerMessageRequest } from './permissions';
+import { permissionQuestions } from './permissions';
 import { initializationOptions, SettingsError } from './settings';
 import { connect, readToken, type TcpServer, tcpServer } from './tcp';
 
@@ -159,8 +159,8 @@ export class PiServer implements vscode.Disposable {
     const client = new LanguageClient('pi-lsp', 'pi-lsp', connection.serverOptions, this.clientOptions(token ? { ...options, token } : options));
     client.onNotification(EVENT_NOTIFICATION, (params: EventNotification) => this.events.fire(params));
     client.onNotification(RESOURCES_CHANGED_NOTIFICATION, (params: ResourcesChanged) => this.resources.fire(params));
-    // Replaces the client's own handler: pi's permission questions open as a modal.
-    client.onRequest(ShowMessageRequest.type, answerMessageRequest);
+    // Replaces the client's own handler: pi's permission questions are asked in the chat's card or a modal.
+    client.onRequest(ShowMessageRequest.type, (params, token) => permissionQuestions.answer(params, token));
     for (const participant of this.participants) participant.attach(client);
     // The client restarts a crashed server by itself: every start and stop is told from here.
     client.onDidChangeState(({ newState }) => {

@@ -10,8 +10,10 @@ local transcript = require("pi.transcript")
 
 local M = {}
 
--- Per buffer: `{start, stop, order = {ids}, cards = {id → card}}`; start..stop are the lines
--- of the unfinished cards (stop = start - 1 when there are none).
+-- Per buffer: `{start, stop, order = {ids}, cards = {id → card}, question = lines}`; start..stop
+-- are the lines of the unfinished cards (stop = start - 1 when there are none); `question`: a
+-- permission question's lines, under the card of the call running (the first unfinished one:
+-- tools run in order).
 local tails = {}
 
 function M.reset(buffer)
@@ -25,8 +27,11 @@ end
 
 local function unfinished_lines(tail)
   local lines = {}
-  for _, id in ipairs(tail.order) do
+  for index, id in ipairs(tail.order) do
     vim.list_extend(lines, cards.render(tail.cards[id], true).lines)
+    if index == 1 and tail.question then
+      vim.list_extend(lines, tail.question)
+    end
   end
   return lines
 end
@@ -68,6 +73,9 @@ end
 --- arguments are folded in any case).
 function M.finished(buffer, id, card, before_first, folded)
   local tail = tail_of(buffer)
+  if tail.order[1] == id then
+    tail.question = nil -- the call asked about ended: the question was answered or withdrawn
+  end
   tail.cards[id] = nil
   tail.order = vim.tbl_filter(function(other)
     return other ~= id
@@ -80,6 +88,22 @@ function M.finished(buffer, id, card, before_first, folded)
   for _, link in ipairs(built.links) do
     links.add(buffer, start + link.row - 1, link.path, link.line)
   end
+end
+
+--- Whether a call runs (or streams its arguments): a card a permission question can go under.
+function M.has_unfinished(buffer)
+  local tail = tails[buffer]
+  return tail ~= nil and #tail.order > 0
+end
+
+--- Shows `lines` (a permission question) under the running call's card; nil takes them away.
+function M.question(buffer, lines, before_first)
+  local tail = tail_of(buffer)
+  if tail.question == nil and lines == nil then
+    return
+  end
+  tail.question = lines
+  draw(buffer, {}, before_first)
 end
 
 --- Earlier history was put above line `after`, `delta` lines longer.

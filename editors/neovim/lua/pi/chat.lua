@@ -34,6 +34,10 @@ local function chat_keymaps(buffer)
   map(buffer, "n", keys.close, M.close, "close the chat")
   map(buffer, "n", keys.earlier, function() M.load_earlier() end, "load earlier messages")
   map(buffer, "n", keys.open, function() require("pi.links").open_under_cursor() end, "open the file under the cursor")
+  local permissions = require("pi.permissions")
+  map(buffer, "n", keys.allow, function() permissions.answer(1) end, "allow the tool call asked about")
+  map(buffer, "n", keys.allow_session, function() permissions.answer(2) end, "allow it for this session")
+  map(buffer, "n", keys.deny, function() permissions.answer(3) end, "deny the tool call asked about")
   -- Moving up to the line that offers the earlier history loads it.
   vim.api.nvim_create_autocmd("CursorMoved", {
     buffer = buffer,
@@ -173,6 +177,7 @@ function M.clear()
   vim.api.nvim_buf_set_lines(buffer, 0, -1, false, {})
   vim.bo[buffer].modifiable = false
   require("pi.render").reset(buffer)
+  require("pi.permissions").on_chat_cleared()
 end
 
 --- How many entries the chat loads at once: the tail of an opened session, then each earlier page.

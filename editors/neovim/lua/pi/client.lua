@@ -30,7 +30,8 @@ local function deliver(method, params)
 end
 
 local function handlers()
-  local result = {}
+  -- pi's permission questions are asked in the chat when it is shown (permissions.lua).
+  local result = { ["window/showMessageRequest"] = require("pi.permissions").handler }
   for _, method in ipairs(NOTIFICATIONS) do
     -- Scheduled so rendering never runs in a fast event; the queue keeps the server's order.
     result[method] = function(_, params)

@@ -50,6 +50,10 @@ M.defaults = {
       close = "q",
       earlier = "[h",
       open = "<CR>",
+      -- A permission question shown in the chat (under the running call's card).
+      allow = "a",
+      allow_session = "A",
+      deny = "d",
     },
     prompt = { send = "<CR>", send_insert = "<C-s>", abort = "<C-c>", close = "q" },
     tree = {

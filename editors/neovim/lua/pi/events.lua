@@ -42,6 +42,7 @@ end
 function M.on_event(params)
   check_seq(params)
   require("pi.chat").on_event(params.event)
+  require("pi.permissions").on_event(params.event)
   update_views(params.event, params.sessionId)
   vim.api.nvim_exec_autocmds("User", { pattern = "PiEvent", data = params, modeline = false })
 end

@@ -142,6 +142,11 @@ local function begin_cards(buffer)
   end
 end
 
+--- Shows a permission question's `lines` under the running call's card (nil: takes them away).
+function M.question(buffer, lines)
+  card_tail.question(buffer, lines, begin_cards)
+end
+
 local function unfinished_card(buffer, id, card)
   card_tail.unfinished(buffer, id, card, begin_cards)
 end

@@ -12,12 +12,12 @@ import type { Completion, FromWebview, McpSummary, ModelInfo, ServerStatus, ToWe
 
 /** While a server is still starting, the header asks again after this long. */
 const MCP_RECHECK_MS = 1000;
-import { applyNotification, type ChatState, emptyChat, isSeqGap, type LocalAction, reduce } from './reducer';
-import { onPermissionQuestion } from '../permissions';
+import { applyNotification, type ChatState, emptyChat, hasRunningTool, isSeqGap, type LocalAction, reduce } from './reducer';
+import { permissionQuestions, type QuestionPlace } from '../permissions';
 import { ChangeDiffs } from './changeDiff';
 import { WorkspaceFiles } from './workspaceFiles';
 
-export class ChatController implements vscode.Disposable {
+export class ChatController implements vscode.Disposable, QuestionPlace {
   private state: ChatState = emptyChat();
   private completions: Completion[] = [];
   private serverStatus: ServerStatus = { state: 'starting', generation: 0 };
@@ -27,6 +27,10 @@ export class ChatController implements vscode.Disposable {
   private mcp: McpSummary = { total: 0, connected: 0, connecting: 0, failed: 0 };
   private mcpRecheck: ReturnType<typeof setTimeout> | undefined;
   private readonly subscriptions: vscode.Disposable[];
+  /** Whether the chat view is on screen (a hidden view cannot be answered in). */
+  private visible = false;
+  private readonly hidden = new vscode.EventEmitter<void>();
+  readonly onDidHide = this.hidden.event;
   private readonly files = new WorkspaceFiles();
   private readonly diffs = new ChangeDiffs(this.files);
 
@@ -47,6 +51,8 @@ export class ChatController implements vscode.Disposable {
       }),
       session.onDidSwitch(({ sessionId, history }) => {
         this.apply({ type: 'local_reset', sessionId, items: history });
+        // Another session shown: a question waiting in the card of the one left goes to the modal.
+        if (!hasRunningTool(this.state)) this.hidden.fire();
         this.sendReset();
         void this.loadQueue(sessionId);
       }),
@@ -64,7 +70,9 @@ export class ChatController implements vscode.Disposable {
         void this.refreshMcp();
       }),
       server.onDidStop(() => this.setServerStatus({ ...this.serverStatus, state: 'stopped', problem: server.lastProblem })),
-      onPermissionQuestion((text) => this.post?.({ type: 'question', text })),
+      permissionQuestions.onDidChange((question) => this.post?.({ type: 'question', question })),
+      permissionQuestions.setPlace(this),
+      this.hidden,
       this.diffs,
     ];
   }
@@ -73,8 +81,22 @@ export class ChatController implements vscode.Disposable {
   attach(post: (message: ToWebview) => void): vscode.Disposable {
     this.post = post;
     return new vscode.Disposable(() => {
-      if (this.post === post) this.post = undefined;
+      if (this.post !== post) return;
+      this.post = undefined;
+      this.setVisible(false);
     });
+  }
+
+  /** The chat view was shown or hidden: a question waiting in a hidden card goes to the modal. */
+  setVisible(visible: boolean): void {
+    const was = this.visible;
+    this.visible = visible;
+    if (was && !visible) this.hidden.fire();
+  }
+
+  /** A permission question can be asked in the chat while it shows the running call's card. */
+  canAsk(): boolean {
+    return this.post !== undefined && this.visible && hasRunningTool(this.state);
   }
 
   get isRunning(): boolean {
@@ -133,8 +155,10 @@ export class ChatController implements vscode.Disposable {
         return this.post?.({ type: 'paths', existing: await this.files.check(message.paths) });
       case 'copyText':
         return vscode.env.clipboard.writeText(message.text);
+      case 'answerQuestion':
+        return permissionQuestions.answerInCard(message.id, message.answer);
       case 'openDiff':
-        return this.diffs.open(message.path, message.replacements, message.created);
+        return this.diffs.open(message.path, message);
     }
   }
 
@@ -260,6 +284,7 @@ export class ChatController implements vscode.Disposable {
     this.post?.({ type: 'reset', state: this.state, model: this.modelInfo(), completions: this.completions });
     this.post?.({ type: 'server', status: this.serverStatus });
     this.post?.({ type: 'mcp', summary: this.mcp });
+    this.post?.({ type: 'question', question: permissionQuestions.current });
     if (this.post && this.pendingInput !== undefined) {
       this.post({ type: 'editorText', text: this.pendingInput });
       this.pendingInput = undefined;

@@ -25,9 +25,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     webview.html = this.html(webview);
     const attachment = this.controller.attach((message) => void webview.postMessage(message));
     const received = webview.onDidReceiveMessage((message: FromWebview) => void this.controller.handle(message));
+    this.controller.setVisible(view.visible);
+    const visibility = view.onDidChangeVisibility(() => this.controller.setVisible(view.visible));
     view.onDidDispose(() => {
       attachment.dispose();
       received.dispose();
+      visibility.dispose();
       if (this.view === view) this.view = undefined;
     });
   }

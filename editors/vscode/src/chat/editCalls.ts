@@ -1,5 +1,5 @@
-// What an edit tool call changed, read from its arguments (pure: the webview decides whether a
-// card offers "Open diff", the extension rebuilds the text before the edit).
+// What an edit or write tool call changed, read from its arguments (pure: the webview decides
+// whether a card offers "Open diff", the extension rebuilds the text before the change).
 
 export interface Replacement {
   oldText: string;
@@ -15,6 +15,19 @@ export function editReplacements(args: unknown): Replacement[] {
     const pair = edit as Record<string, unknown> | null;
     return pair && typeof pair.oldText === 'string' && typeof pair.newText === 'string' ? [{ oldText: pair.oldText, newText: pair.newText }] : [];
   });
+}
+
+/** An overwriting write's change: the text it wrote and its patch (the card's diff lines). */
+export interface WrittenChange {
+  content: string;
+  diff: string[];
+}
+
+/** A write call's change when its card has the overwrite's patch; else undefined. */
+export function writtenChange(args: unknown, card: { kind: string; created?: boolean; diff?: string[] } | undefined): WrittenChange | undefined {
+  const content = args && typeof args === 'object' ? (args as Record<string, unknown>).content : undefined;
+  if (card?.kind !== 'write' || card.created !== false || !card.diff?.length || typeof content !== 'string') return undefined;
+  return { content, diff: card.diff };
 }
 
 /** The text before `replacements` were applied to give `after`, or undefined when one is not found. */

@@ -1,6 +1,7 @@
 // The messages between the extension host and the chat webview, both directions.
+import type { QuestionView } from '../permissions';
 import type { EventNotification, KeyStatus } from '../protocol';
-import type { Replacement } from './editCalls';
+import type { Replacement, WrittenChange } from './editCalls';
 import type { ChatState, LocalAction } from './reducer';
 
 export interface Completion {
@@ -51,8 +52,8 @@ export type ToWebview =
   | { type: 'mcp'; summary: McpSummary }
   /** Which of the paths the webview asked about (`checkPaths`) are files of the workspace. */
   | { type: 'paths'; existing: Record<string, boolean> }
-  /** A permission question is waiting for the user (its first line), or was answered (none). */
-  | { type: 'question'; text?: string };
+  /** A permission question is waiting for the user (in the running call's card), or none waits. */
+  | { type: 'question'; question?: QuestionView };
 
 export type FromWebview =
   | { type: 'ready' }
@@ -83,5 +84,10 @@ export type FromWebview =
   | { type: 'checkPaths'; paths: string[] }
   /** A code block's Copy button. */
   | { type: 'copyText'; text: string }
-  /** A change card's "Open diff": the file before the edit (its replacements undone, or empty) ↔ now. */
-  | { type: 'openDiff'; path: string; replacements: Replacement[]; created: boolean };
+  /** A permission question's button in its card: `answer` is one of the three answers. */
+  | { type: 'answerQuestion'; id: number; answer: string }
+  /**
+   * A change card's "Open diff": the file before the change ↔ now. Before: the edit's replacements
+   * undone on the file, the overwrite's patch undone on what it wrote (`written`), or empty.
+   */
+  | { type: 'openDiff'; path: string; replacements: Replacement[]; created: boolean; written?: WrittenChange };

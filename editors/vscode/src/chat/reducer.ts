@@ -87,6 +87,11 @@ export interface QueueView {
   followUp: QueuedPromptInfo[];
 }
 
+/** Whether a tool call runs now (the one a permission question is about: tools run one at a time). */
+export function hasRunningTool(state: ChatState): boolean {
+  return state.items.some((item) => item.kind === 'tool' && item.status === 'running');
+}
+
 export interface ChatState {
   sessionId: string | null;
   items: ChatItem[];

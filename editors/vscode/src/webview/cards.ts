@@ -3,8 +3,9 @@
 // command's output in a terminal block, the results, and why a call failed or was refused. The
 // arguments as JSON only in the "raw" fold. A call without a card (an older server) shows its
 // name, its arguments as a list and its result.
-import { editReplacements } from '../chat/editCalls';
+import { editReplacements, writtenChange } from '../chat/editCalls';
 import type { ToolItem } from '../chat/reducer';
+import type { QuestionView } from '../permissions';
 import type { ToolCard, ToolCardResult } from '../protocol';
 import { renderAnsi } from './ansi';
 import { element } from './dom';
@@ -17,7 +18,9 @@ export interface CardContext {
   /** Fold keys (`<item>:<fold>`) the user opened, kept across redraws of a running card. */
   openFolds: Set<string>;
   /** The permission question waiting for an answer, shown in the running card it belongs to. */
-  question?: string;
+  question?: QuestionView;
+  /** One of the question's buttons was clicked. */
+  answer(id: number, answer: string): void;
 }
 
 /** Diff lines shown before the rest is folded. */
@@ -41,13 +44,30 @@ export function drawToolCard(item: ToolItem, context: CardContext): HTMLElement 
   box.dataset.tool = item.name;
   if (card) box.dataset.kind = card.kind;
   box.append(header(item, context));
-  if (context.question && (item.status === 'running' || item.status === 'pending')) {
-    const question = element('div', 'tool-question', `Waiting for your answer: ${context.question}`);
-    question.dataset.testid = 'tool-question';
-    box.append(question);
-  }
+  // Tools run one at a time: the running call is the one asked about.
+  if (context.question && item.status === 'running') box.append(questionBox(context.question, context));
   box.append(...(card ? body(item, card, context) : fallbackBody(item)));
   box.append(fold(context, item, 'raw', 'raw', () => [rawBlock(card?.rawArguments ?? JSON.stringify(item.arguments ?? {}, null, 2))]));
+  return box;
+}
+
+/** The question in full (what pi wants to do, the command or change, why) with its answers. */
+function questionBox(question: QuestionView, context: CardContext): HTMLElement {
+  const box = element('div', 'tool-question');
+  box.dataset.testid = 'tool-question';
+  box.setAttribute('role', 'alertdialog');
+  box.append(element('div', 'tool-question-title', question.title));
+  if (question.detail) box.append(element('pre', 'tool-question-detail', question.detail));
+  const actions = element('div', 'tool-actions');
+  for (const [index, answer] of question.answers.entries()) {
+    const button = element('button', index === 0 ? 'tool-answer' : 'secondary tool-answer', answer);
+    button.dataset.testid = 'tool-answer';
+    button.dataset.answer = answer;
+    button.addEventListener('click', () => context.answer(question.id, answer));
+    actions.append(button);
+  }
+  if (!question.answers.length) actions.append(element('span', 'tool-note', 'Answer in the dialog.'));
+  box.append(actions);
   return box;
 }
 
@@ -148,9 +168,12 @@ function changeParts(item: ToolItem, card: ToolCard, context: CardContext): HTML
   return parts;
 }
 
-/** The diff view needs the text before: an edit's replacements give it, and a new file had none. */
+/**
+ * The diff view needs the text before: an edit's replacements give it, an overwrite's patch
+ * undone on what it wrote gives it, and a new file had none.
+ */
 function canShowDiff(item: ToolItem): boolean {
-  return item.card?.created === true || editReplacements(item.arguments).length > 0;
+  return item.card?.created === true || editReplacements(item.arguments).length > 0 || writtenChange(item.arguments, item.card) !== undefined;
 }
 
 function diffBlock(lines: string[]): HTMLElement {

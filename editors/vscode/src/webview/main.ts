@@ -2,7 +2,7 @@
 // draws it, and sends the user's prompts and actions to the host. The state and the unsent draft
 // are saved with `setState`, so hiding and showing the view loses nothing.
 import type { Completion, FromWebview, McpSummary, ModelInfo, ToWebview } from '../chat/messages';
-import { editReplacements } from '../chat/editCalls';
+import { editReplacements, writtenChange } from '../chat/editCalls';
 import { applyNotification, type ChatState, EARLIER_TOPIC, emptyChat, reduce, type ToolItem } from '../chat/reducer';
 import { compactionMark, contextLevel, describeCompactionMark, describeUsage, levelWarning } from '../contextLevel';
 import { setupReason } from '../chat/setup';
@@ -48,8 +48,15 @@ const linker = new PathLinker(
 const rich = new RichText(linker, (text) => vscode.postMessage({ type: 'copyText', text }));
 const cards = {
   fileLink: (text: string, target: PathTarget) => linker.anchor(text, target),
+  answer: (id: number, answer: string) => vscode.postMessage({ type: 'answerQuestion', id, answer }),
   openDiff: (item: ToolItem) =>
-    vscode.postMessage({ type: 'openDiff', path: item.card?.path ?? '', replacements: editReplacements(item.arguments), created: item.card?.created === true }),
+    vscode.postMessage({
+      type: 'openDiff',
+      path: item.card?.path ?? '',
+      replacements: editReplacements(item.arguments),
+      created: item.card?.created === true,
+      written: writtenChange(item.arguments, item.card),
+    }),
 };
 const renderer = new TranscriptRenderer(transcript, rich, cards, (action) => {
   if (action.kind === 'setApiKey') vscode.postMessage({ type: 'setApiKey', provider: action.provider });
@@ -337,7 +344,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       linker.answer(message.existing);
       return;
     case 'question':
-      renderer.setQuestion(message.text);
+      renderer.setQuestion(message.question);
       break;
     case 'restoreQueued':
       input.value = [message.text, input.value].filter((text) => text.trim()).join('\n\n');

@@ -5,6 +5,7 @@
 // worse when scrolling (docs/performance.md).
 import type { AssistantItem, CardView, ChatItem, NoticeAction, NoticeItem, UserItem } from '../chat/reducer';
 import { type ImageView, skillInvocation } from '../chat/messageText';
+import type { QuestionView } from '../permissions';
 import { type CardContext, drawToolCard } from './cards';
 import { element } from './dom';
 import { renderMarkdown } from './markdown';
@@ -183,11 +184,10 @@ export class TranscriptRenderer {
   }
 
   /** The permission question waiting (or none): the running tool cards are drawn again with it. */
-  setQuestion(question: string | undefined): void {
+  setQuestion(question: QuestionView | undefined): void {
     this.cards.question = question;
     for (const drawn of this.drawn.values()) {
-      const status = drawn.element.dataset.status;
-      if (drawn.element.dataset.testid === 'tool-call' && (status === 'running' || status === 'pending')) drawn.rev = -1;
+      if (drawn.element.dataset.testid === 'tool-call' && drawn.element.dataset.status === 'running') drawn.rev = -1;
     }
   }
 

@@ -196,7 +196,11 @@ async function retryNotice(context) {
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
 }
 
-/** bash asks (pi.permissions in the user settings): the question opens as a modal; Deny runs nothing. */
+/**
+ * bash asks (pi.permissions in the user settings). With the chat shown, the bash card asks, with
+ * the command and the three answers; Deny there runs nothing. With the chat hidden while it asks,
+ * the question moves to a modal; Allow there runs the command and the card's question goes away.
+ */
 async function permissionQuestion(context) {
   const { page, llm, workspace } = context;
   const target = path.join(workspace, 'denied.txt');
@@ -207,15 +211,17 @@ async function permissionQuestion(context) {
   );
   const frame = await chatFrame(page);
   await send(frame, 'Create denied.txt.');
-  await page.locator('.monaco-dialog-box').waitFor({ state: 'visible', timeout: TIMEOUT });
-  // The chat shows the question in the card of the call it is about.
-  await until('the question in the bash card', async () =>
-    (await text(frame, '[data-testid="tool-call"][data-tool="bash"] [data-testid="tool-question"]')).includes('pi wants to run'));
-  const shot = await screenshot(context, 'permission-question.png');
-  const question = await confirmDialog(page, 'Deny');
+  const asking = '[data-testid="tool-call"][data-tool="bash"][data-status="running"] [data-testid="tool-question"]';
+  await until('the question in the bash card', async () => (await frame.$$(`${asking} [data-testid="tool-answer"]`)).length === 3);
+  const question = await text(frame, asking);
   for (const expected of ['pi wants to run:', 'touch denied.txt', 'the permissions setting asks', 'Allow for this session']) {
     if (!question.includes(expected)) throw new Error(`the permission question lacks "${expected}": ${question}`);
   }
+  if (await page.locator('.monaco-dialog-box').count()) throw new Error('a modal asks while the card does');
+  const shot = await screenshot(context, 'permission-question.png');
+  // The README's picture of the card asking.
+  await frame.locator('[data-testid="tool-call"][data-tool="bash"][data-status="running"]').screenshot({ path: path.join(context.artifacts, 'permission-card.png') });
+  await frame.click(`${asking} [data-testid="tool-answer"][data-answer="Deny"]`);
   await until('the answer after the refusal', async () => (await text(frame, '[data-testid="assistant-text"]')).includes('The command was not allowed.'));
   await until('the turn to end', async () => (await frame.$('body[data-running="false"]')) !== null);
   const results = await text(frame, '[data-testid="tool-result"]');
@@ -224,7 +230,30 @@ async function permissionQuestion(context) {
   if (!status.startsWith('denied')) throw new Error(`the card's header does not say it was denied: ${status}`);
   if (await frame.$('[data-testid="tool-question"]')) throw new Error('the answered question is still shown');
   if (fs.existsSync(target)) throw new Error('the denied command ran');
+  await questionInModalOnceHidden(context);
   return shot;
+}
+
+/** The chat hidden while the card asks: the modal asks instead, and its answer is the one taken. */
+async function questionInModalOnceHidden(context) {
+  const { page, llm, workspace } = context;
+  await enqueue(
+    llm,
+    { kind: 'tool_calls', calls: [['call_touch_2', 'bash', { command: 'touch allowed.txt' }]] },
+    { kind: 'text', text: 'Created allowed.txt.' },
+  );
+  const frame = await chatFrame(page);
+  await send(frame, 'Create allowed.txt.');
+  await until('the second question in the bash card', async () => (await frame.$$('[data-testid="tool-question"] [data-testid="tool-answer"]')).length === 3);
+  await page.locator('.activitybar .action-label[aria-label^="Explorer"]').first().click();
+  const question = await confirmDialog(page, 'Allow');
+  if (!question.includes('touch allowed.txt')) throw new Error(`the modal asks something else: ${question}`);
+  await openPiContainer(page);
+  const shown = await chatFrame(page);
+  await until('the answer after the permission', async () => (await text(shown, '[data-testid="assistant-text"]')).includes('Created allowed.txt.'));
+  await until('the turn to end', async () => (await shown.$('body[data-running="false"]')) !== null);
+  if (await shown.$('[data-testid="tool-question"]')) throw new Error('the question answered in the modal is still in the card');
+  if (!fs.existsSync(path.join(workspace, 'allowed.txt'))) throw new Error('the allowed command did not run');
 }
 
 async function stopTurn(context) {
@@ -1035,10 +1064,14 @@ async function jsonOutsideRaw(card) {
   });
 }
 
-/** A turn with read, edit, bash and grep: one card each, with the file, the diff, the output, the results. */
+/**
+ * A turn with read, edit, bash, grep and an overwriting write: one card each, with the file, the
+ * diff, the output, the results; the edit's and the overwrite's Open diff.
+ */
 async function toolCards(context) {
   const { page, llm, workspace } = context;
   fs.writeFileSync(path.join(workspace, 'calc.py'), 'def sub(a, b):\n    return a - b\n');
+  fs.writeFileSync(path.join(workspace, 'todo.txt'), 'fix sub\ncheck it\n');
   await enqueue(
     llm,
     {
@@ -1048,6 +1081,7 @@ async function toolCards(context) {
         ['call_card_edit', 'edit', { path: 'calc.py', edits: [{ oldText: 'a - b', newText: 'a + b' }] }],
         ['call_card_bash', 'bash', { command: 'echo -e "\\e[32mall green\\e[0m"' }],
         ['call_card_grep', 'grep', { pattern: 'return', path: '.' }],
+        ['call_card_write', 'write', { path: 'todo.txt', content: 'fix sub\ncheck it\nship it\n' }],
       ],
     },
     { kind: 'text', text: 'Fixed: sub adds.' },
@@ -1092,6 +1126,12 @@ async function toolCards(context) {
   await editorAt(page, 'calc.py', 1);
   await edit.locator('[data-testid="tool-open-diff"]').click();
   await page.locator('.tabs-container .tab', { hasText: 'before the edit' }).first().waitFor({ timeout: TIMEOUT });
+  // The overwrite's text before is its patch undone on what it wrote (test/unit/writeDiff.test.ts);
+  // a patch that did not fit would open no diff, only a warning.
+  const write = card('write');
+  if (!(await write.locator('[data-testid="tool-facts"]').textContent()).includes('+1 −0')) throw new Error("the write card's facts lack +1 −0");
+  await write.locator('[data-testid="tool-open-diff"]').click();
+  await page.locator('.tabs-container .tab', { hasText: 'todo.txt (before the write' }).first().waitFor({ timeout: TIMEOUT });
   return shot;
 }
 

@@ -37,11 +37,18 @@ export const workspace = {
   getConfiguration: vi.fn(() => ({ get: () => undefined })),
 };
 
+export class Disposable {
+  constructor(private readonly onDispose: () => void) {}
+  dispose(): void {
+    this.onDispose();
+  }
+}
+
 export class EventEmitter<T> {
   private listeners: ((value: T) => void)[] = [];
   event = (listener: (value: T) => void) => {
     this.listeners.push(listener);
-    return { dispose: () => undefined };
+    return { dispose: () => void (this.listeners = this.listeners.filter((other) => other !== listener)) };
   };
   fire(value: T): void {
     for (const listener of this.listeners) listener(value);
