@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any, Literal, cast
 
 from pi_lsp.llm.config_values import COMMANDS, resolve_value
+from pi_lsp.mcp.oauth_documents import offers_document
 from pi_lsp.mcp.oauth_store import McpAuthFile, ServerTokenStorage
 from pi_lsp.mcp.server_log import ServerLog
 from pi_lsp.resources.mcp_config import McpServerConfig
@@ -399,6 +400,7 @@ class ServerConnection:
             self.config.url or "",
             client_id=settings.get("clientId") or None,
             client_secret=settings.get("clientSecret") or None,
+            documents=offers_document(settings),
         )
 
     def _oauth_settings(self) -> dict[str, Any]:

@@ -5,8 +5,9 @@ refreshes it when it has expired or the server rejected it (:mod:`pi_lsp.mcp.oau
 :class:`ServerTokenStorage` saves the new tokens to ``mcp-auth.json``) and, when that is not
 enough, fails with the server in the ``needs-auth`` state. The user signs in on purpose
 (``pi/mcpLogin``, ``/mcp login``): the SDK discovers the authorization server (or reads
-``oauth.authServerMetadataUrl``), registers a client dynamically (or uses the ``oauth.clientId``
-of ``mcp.json``), and sends the user to the authorization page, which the editor opens
+``oauth.authServerMetadataUrl``), identifies with pi's Client ID Metadata Document on pi.dev
+(``oauth_documents.py``), registers a client dynamically or uses the ``oauth.clientId`` of
+``mcp.json``, and sends the user to the authorization page, which the editor opens
 (``open_page``). The redirect comes back to a one-shot listener on a loopback port
 (:class:`LoopbackCallback`, where ``oauth.callbackUrl``/``callbackPort`` say), or the user
 pastes the redirected URL from the browser's address bar (:meth:`LoopbackCallback.paste`, pi's
@@ -81,10 +82,13 @@ class LoopbackCallback:
         self.port = self._server.sockets[0].getsockname()[1]
 
     def expect(self, authorization_url: str) -> None:
-        """The sign-in's authorization request went out: a pasted URL must carry its state."""
+        """The sign-in's authorization request went out: the redirect must come to its redirect
+        URI's path (a document's is specific to the server) with its state."""
         query = parse_qs(urlsplit(authorization_url).query)
         states = query.get("state")
         self.expected_state = states[0] if states else None
+        redirect = (query.get("redirect_uri") or [""])[0]
+        self.path = urlsplit(redirect).path or self.path
 
     async def wait(self, timeout: float) -> dict[str, str]:
         """The redirect's query parameters (``code``, ``state``, ``iss``…)."""
@@ -229,7 +233,9 @@ async def sign_in(
             f"cannot listen on {callback.host}:{port} for the redirect: {busy}"
         ) from None
     try:
-        await asyncio.to_thread(_forget_client_of_another_redirect, storage, callback.redirect_url)
+        await asyncio.to_thread(
+            _forget_client_of_another_redirect, storage, callback.redirect_url, settings
+        )
         auth = oauth_provider(url, storage, settings, callback, open_page)
         async with create_mcp_http_client(headers=dict(headers), auth=auth) as http:
             response = await http.post(
@@ -279,11 +285,15 @@ def _is_free(port: int) -> bool:
     return True
 
 
-def _forget_client_of_another_redirect(storage: ServerTokenStorage, redirect_url: str) -> None:
-    """A client registered for another redirect URI cannot sign in here: register again."""
+def _forget_client_of_another_redirect(
+    storage: ServerTokenStorage, redirect_url: str, settings: Mapping[str, Any]
+) -> None:
+    """A client registered for another redirect URI cannot sign in here, and ``cimd`` replaces
+    a registered client (pi's ``stateForSignIn``): register again or use the document."""
     information = storage.state().get("clientInformation")
-    if isinstance(information, dict) and redirect_url not in (
-        information.get("redirect_uris") or []
+    if isinstance(information, dict) and (
+        redirect_url not in (information.get("redirect_uris") or [])
+        or settings.get("clientRegistration") == "cimd"
     ):
         storage.file.update(
             storage.server,

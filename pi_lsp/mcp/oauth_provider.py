@@ -11,6 +11,8 @@
 - A token the server rejects before it expires (revoked) is refreshed once before the server
   needs sign-in, as pi's ``onUnauthorized`` does; tokens another process stored meanwhile are
   used without a refresh.
+- pi's Client ID Metadata Documents (``oauth_documents.py``) identify the client when the
+  authorization server supports them and ``oauth.clientRegistration`` allows it.
 - A refresh runs under pi's refresh lock, released as soon as the refresh ends, also when its
   request failed on the network (the SDK's flow is then closed without seeing a response).
 
@@ -21,11 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.client.auth.utils import (
     build_oauth_authorization_server_metadata_discovery_urls,
     extract_field_from_www_auth,
@@ -34,8 +38,9 @@ from mcp.client.auth.utils import (
 )
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
-from pydantic import PrivateAttr, ValidationError
+from pydantic import AnyUrl, PrivateAttr, ValidationError
 
+from pi_lsp.mcp.oauth_documents import document_for, is_document, offers_document
 from pi_lsp.mcp.oauth_store import ServerTokenStorage
 
 
@@ -58,6 +63,8 @@ class PiOAuthProvider(OAuthClientProvider):
     def __init__(self, *args: Any, settings: Mapping[str, Any], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._metadata_url: str | None = settings.get("authServerMetadataUrl") or None
+        self._documents = offers_document(settings)
+        self._documents_required = settings.get("clientRegistration") == "cimd"
         self._configured_metadata: OAuthMetadata | None = None
         self._refresh_held: contextlib.ExitStack | None = None
         """pi's refresh lock, from the refresh request until its response is handled."""
@@ -97,10 +104,13 @@ class PiOAuthProvider(OAuthClientProvider):
         try:
             outgoing = await flow.__anext__()
             while True:
-                if self._is_metadata_discovery(outgoing):
+                discovery = self._is_authorization_server_discovery(outgoing)
+                if discovery and self._metadata_url:
                     response = await self._configured_metadata_response(outgoing)
                 else:
                     response = yield outgoing
+                if discovery and response.status_code == 200:
+                    await self._choose_client_document(response)
                 if outgoing is request and response.status_code in (401, 403):
                     await self._before_discovery(response)
                 if outgoing is request and await self._may_refresh_rejected(request, response):
@@ -151,8 +161,8 @@ class PiOAuthProvider(OAuthClientProvider):
 
     # ------------------------------------------------- oauth.authServerMetadataUrl
 
-    def _is_metadata_discovery(self, outgoing: httpx2.Request) -> bool:
-        if not self._metadata_url or outgoing.method != "GET":
+    def _is_authorization_server_discovery(self, outgoing: httpx2.Request) -> bool:
+        if outgoing.method != "GET":
             return False
         candidates = build_oauth_authorization_server_metadata_discovery_urls(
             self.context.auth_server_url, self.context.server_url
@@ -192,6 +202,34 @@ class PiOAuthProvider(OAuthClientProvider):
         if self._configured_metadata is not None:
             return str(self._configured_metadata.issuer)
         return super()._expected_issuer()
+
+    # ------------------------------------------- pi's Client ID Metadata Documents
+
+    async def _choose_client_document(self, response: httpx2.Response) -> None:
+        """With the authorization server's metadata at hand, identify by pi's document (and its
+        redirect URI) when the server supports documents, as pi does; a registered client stays
+        in use. ``cimd`` without the server's support fails the sign-in."""
+        client = self.context.client_info
+        if not self._documents or (client is not None and not is_document(client.client_id)):
+            return
+        try:
+            metadata = json.loads(await response.aread())
+        except ValueError:
+            return
+        uris = self.context.client_metadata.redirect_uris
+        redirect = str(uris[0]) if uris else ""
+        chosen = document_for(self.context.server_url, redirect, metadata)
+        self.context.client_info = None
+        if chosen is None:
+            if self._documents_required:
+                raise OAuthFlowError(
+                    "The authorization server does not support Client ID Metadata Documents "
+                    'for public clients; remove oauth.clientRegistration "cimd"'
+                )
+            self.context.client_metadata_url = None
+            return
+        self.context.client_metadata_url, document_redirect = chosen
+        self.context.client_metadata.redirect_uris = [AnyUrl(document_redirect)]
 
     # ------------------------------------------------------------ refresh
 

@@ -129,12 +129,15 @@ class ServerTokenStorage:
         url: str,
         client_id: str | None = None,
         client_secret: str | None = None,
+        documents: bool = False,
     ) -> None:
         self.file = file
         self.server = server
         self.url = url
         self.client_id = client_id
         self.client_secret = client_secret
+        self.documents = documents
+        """Whether pi's Client ID Metadata Documents may identify the client (never stored)."""
 
     def state(self) -> State:
         return self.file.load(self.server, self.url) or {}
@@ -188,7 +191,10 @@ class ServerTokenStorage:
                     "token_endpoint_auth_method": "client_secret_post",
                 }
             return OAuthClientInformationFull.model_validate(configured)
-        information = (await self.state_off_loop()).get("clientInformation")
+        state = await self.state_off_loop()
+        information = state.get("clientInformation")
+        if information is None and self.documents and state.get("tokens"):
+            return self._document_client(state)
         try:
             return (
                 OAuthClientInformationFull.model_validate(information)
@@ -198,8 +204,28 @@ class ServerTokenStorage:
         except ValidationError:
             return None
 
+    def _document_client(self, state: State) -> Any:
+        """Tokens stored without a client belong to pi's document (pi stores none for it)."""
+        from mcp.shared.auth import OAuthClientInformationFull
+
+        from pi_lsp.mcp.oauth_documents import document_for
+
+        discovery = self.discovery(state) or {}
+        chosen = document_for(
+            self.url, "http://127.0.0.1/callback", discovery.get("authorizationServerMetadata")
+        )
+        if chosen is None:
+            return None
+        return OAuthClientInformationFull(
+            client_id=chosen[0],
+            redirect_uris=[chosen[1]],  # type: ignore[list-item]  # pydantic parses the URL
+            token_endpoint_auth_method="none",
+        )
+
     async def set_client_info(self, client_info: Any) -> None:
-        if self.client_id:
+        from pi_lsp.mcp.oauth_documents import is_document
+
+        if self.client_id or is_document(client_info.client_id):
             return
         saved = client_info.model_dump(mode="json", exclude_none=True)
         await self._update_off_loop(lambda state: {**state, "clientInformation": saved})

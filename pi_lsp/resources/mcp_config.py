@@ -348,8 +348,7 @@ def _callback_url_problem(callback: Any, port: int | None) -> str | None:
 
 
 def _registration_problem(oauth: Mapping[str, Any]) -> str | None:
-    """pi-lsp registers (``dcr``) or uses ``clientId``: it has no Client ID Metadata Documents,
-    which pi says of such a build in these words."""
+    """``cimd`` (pi's Client ID Metadata Documents) needs a redirect URI the documents list."""
     registration = oauth.get("clientRegistration")
     if registration is None or registration in ("auto", "dcr"):
         return None
@@ -360,10 +359,15 @@ def _registration_problem(oauth: Mapping[str, Any]) -> str | None:
             'oauth.clientRegistration "cimd" cannot be combined with oauth.clientId or '
             "oauth.clientName"
         )
-    return (
-        'oauth.clientRegistration "cimd" is not supported: there are no Client ID Metadata '
-        'Documents (pi-lsp registers a client: use "auto" or "dcr")'
-    )
+    callback = oauth.get("callbackUrl")
+    if callback and (
+        urlsplit(str(callback)).hostname == "::1" or urlsplit(str(callback)).path != "/callback"
+    ):
+        return (
+            'oauth.clientRegistration "cimd" requires oauth.callbackUrl on localhost or '
+            "127.0.0.1 with path /callback"
+        )
+    return None
 
 
 def _metadata_url_problem(url: Any) -> str | None:

@@ -141,3 +141,27 @@ async def test_the_server_connects_with_a_sign_in_pi_16_wrote(reference_node, tm
             await request_(client, "pi/prompt", {"text": "which grant?"})
     [origin] = tool_results(workspace)
     assert origin["content"] == [{"type": "text", "text": "authorization_code"}]
+
+
+def test_pis_client_id_metadata_documents_are_chosen_as_pi_16_chooses_them(reference_node):
+    from pi_lsp.mcp.oauth_documents import offers_document, server_specific_path
+
+    settings = [
+        {},
+        {"clientRegistration": "dcr"},
+        {"clientRegistration": "cimd"},
+        {"clientId": "c"},
+        {"clientName": "Claude Code"},
+        {"callbackUrl": "http://localhost:8765/callback"},
+        {"callbackUrl": "http://127.0.0.1/elsewhere"},
+        {"callbackUrl": "http://[::1]:8765/callback"},
+    ]
+    urls = ["https://Docs.Example.com:443/mcp", "http://127.0.0.1:8080/mcp?x=1#frag"]
+    request = json.dumps({"settings": settings, "serverUrls": urls}).encode()
+    pis = json.loads(
+        run_node_script(
+            reference_node, REFERENCE_DIR / "mcp_documents_reference.mjs", [], stdin=request
+        )
+    )
+    assert [offers_document(each) for each in settings] == pis["offers"]
+    assert [server_specific_path("/callback", url) for url in urls] == pis["paths"]

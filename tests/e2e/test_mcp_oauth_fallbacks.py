@@ -178,3 +178,33 @@ async def test_a_pasted_redirect_url_finishes_the_sign_in(workspace, tmp_path):
             )
             assert pasted["state"] == "connected"
             assert (await login)["state"] == "connected"
+
+
+async def test_pis_client_id_metadata_document_identifies_the_client(workspace, tmp_path):
+    agent = tmp_path / "agent"
+    with oauth_server("--cimd") as url:
+        servers = {"secure": {"url": url, "exposure": "direct"}}
+        async with serving(workspace, tmp_path, servers, capabilities=SHOW_DOCUMENT) as (
+            client,
+            llm,
+        ):
+            await wait_for_state(client, "secure", "needs-auth")
+            await sign_in(client)
+            # No iss in the server's authorization responses: the document and the redirect
+            # path are specific to the MCP server, as pi makes them.
+            query = parse_qs(urlsplit(client.shown_documents[0].uri).query)
+            [document] = query["client_id"]
+            server_id = document.removeprefix("https://pi.dev/oauth/").removesuffix("/client.json")
+            assert len(server_id) == 12
+            assert urlsplit(query["redirect_uri"][0]).path == f"/callback/{server_id}"
+            [stored] = auth_entries(agent).values()
+            assert "tokens" in stored and "clientInformation" not in stored  # pi stores none
+            assert await call_token_origin(client, llm, workspace, "c1") == "authorization_code"
+
+            entries = auth_entries(agent)
+            [key] = entries
+            entries[key]["tokensExpireAt"] = int(time.time() * 1000) - 60_000
+            write_entries(agent, entries)
+            await request(client, "pi/mcpReconnect", {"name": "secure"})
+            await wait_for_state(client, "secure", "connected")
+            assert await call_token_origin(client, llm, workspace, "c2") == "refresh_token"

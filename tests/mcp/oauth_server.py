@@ -10,10 +10,13 @@ test's code-server does not rewrite into its port proxy); ``--client`` registers
 beforehand, as an authorization server without dynamic registration knows its clients (redirect
 URI ``http://127.0.0.1:CALLBACK_PORT/callback``); ``--misdirect`` makes its protected resource
 metadata name an authorization server that does not exist (as some servers do, which
-``oauth.authServerMetadataUrl`` is for). Its tool ``token_origin`` says which grant issued the
-access token of the call (``authorization_code`` or ``refresh_token``), so a test sees a refresh
-happen; ``revoke_my_token`` revokes the access token of its call before it expires (the
-refresh token stays valid).
+``oauth.authServerMetadataUrl`` is for); ``--cimd`` makes it accept public clients identified by
+pi's Client ID Metadata Documents on pi.dev (``https://pi.dev/oauth/…/client.json``), which it
+advertises, as a server that fetches such documents would (the test machine has no network, and
+the documents list loopback redirect URIs on ``/callback``). Its tool ``token_origin`` says which
+grant issued the access token of the call (``authorization_code`` or ``refresh_token``), so a
+test sees a refresh happen; ``revoke_my_token`` revokes the access token of its call before it
+expires (the refresh token stays valid).
 """
 
 from __future__ import annotations
@@ -46,8 +49,15 @@ class ApprovingProvider:
         self.refresh_tokens: dict[str, RefreshToken] = {}
         self.access_tokens: dict[str, AccessToken] = {}
         self.origins: dict[str, str] = {}
+        self.accepts_documents = False
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        if self.accepts_documents and client_id.startswith(PI_DOCUMENTS):
+            return DocumentClient(
+                client_id=client_id,
+                redirect_uris=["http://127.0.0.1/callback"],  # type: ignore[list-item]
+                token_endpoint_auth_method="none",
+            )
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
@@ -121,11 +131,27 @@ class ApprovingProvider:
 
 
 MISDIRECTED_AUTHORIZATION_SERVER = "http://127.0.0.1:9/"
+PI_DOCUMENTS = "https://pi.dev/oauth/"
 
 
-def build(port: int, host: str = "127.0.0.1", client: str | None = None) -> MCPServer:
+class DocumentClient(OAuthClientInformationFull):
+    """A client of pi's documents: any loopback redirect URI on ``/callback`` (RFC 8252: the
+    port is the client's to choose)."""
+
+    def validate_redirect_uri(self, redirect_uri):
+        if redirect_uri is None or redirect_uri.host != "127.0.0.1":
+            return super().validate_redirect_uri(redirect_uri)
+        if not (redirect_uri.path or "").startswith("/callback"):
+            return super().validate_redirect_uri(redirect_uri)
+        return redirect_uri
+
+
+def build(
+    port: int, host: str = "127.0.0.1", client: str | None = None, cimd: bool = False
+) -> MCPServer:
     base = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     provider = ApprovingProvider()
+    provider.accepts_documents = cimd
     if client:
         client_id, secret, callback_port = client.split(":")
         provider.clients[client_id] = OAuthClientInformationFull(
@@ -177,6 +203,33 @@ def misdirected(app, port: int, host: str):
     return app
 
 
+def accepting_documents(app, port: int, host: str):
+    """``app`` advertising Client ID Metadata Documents for public clients."""
+    from mcp.server.auth.routes import build_metadata
+    from mcp.server.auth.settings import RevocationOptions
+    from pydantic import AnyHttpUrl
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    base = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    advertised = build_metadata(
+        AnyHttpUrl(base), None, ClientRegistrationOptions(enabled=True), RevocationOptions()
+    )
+    advertised.client_id_metadata_document_supported = True
+    advertised.token_endpoint_auth_methods_supported = [
+        *(advertised.token_endpoint_auth_methods_supported or []),
+        "none",
+    ]
+
+    served = advertised.model_dump(mode="json", exclude_none=True) | {"issuer": base}
+
+    async def metadata(request):
+        return JSONResponse(served)
+
+    app.router.routes.insert(0, Route("/.well-known/oauth-authorization-server", metadata))
+    return app
+
+
 if __name__ == "__main__":
     import uvicorn
 
@@ -186,10 +239,13 @@ if __name__ == "__main__":
         at = arguments.index("--client")
         client = arguments[at + 1]
         del arguments[at : at + 2]
-    misdirect = "--misdirect" in arguments
-    if misdirect:
-        arguments.remove("--misdirect")
+    flags = {flag for flag in ("--misdirect", "--cimd") if flag in arguments}
+    arguments = [argument for argument in arguments if argument not in flags]
     port = int(arguments[0])
     host = arguments[1] if len(arguments) > 1 else "127.0.0.1"
-    app = build(port, host, client).streamable_http_app()
-    uvicorn.run(misdirected(app, port, host) if misdirect else app, host=host, port=port)
+    app = build(port, host, client, cimd="--cimd" in flags).streamable_http_app()
+    if "--misdirect" in flags:
+        app = misdirected(app, port, host)
+    if "--cimd" in flags:
+        app = accepting_documents(app, port, host)
+    uvicorn.run(app, host=host, port=port)

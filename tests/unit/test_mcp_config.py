@@ -191,6 +191,7 @@ def test_every_oauth_option_of_pi_is_used_or_refused_in_pis_words():
     }
     assert problem(used) is None
     assert problem({"authServerMetadataUrl": "http://[::1]:9000/.well-known/x"}) is None
+    assert problem({"clientRegistration": "cimd"}) is None
     for oauth, message in [
         ({"clientName": " "}, "oauth.clientName must be a non-empty string"),
         (
@@ -198,7 +199,10 @@ def test_every_oauth_option_of_pi_is_used_or_refused_in_pis_words():
             "oauth.callbackUrl and oauth.callbackPort name different ports",
         ),
         ({"clientRegistration": "cimd", "clientId": "c"}, "cannot be combined with"),
-        ({"clientRegistration": "cimd"}, "there are no Client ID Metadata Documents"),
+        (
+            {"clientRegistration": "cimd", "callbackUrl": "http://127.0.0.1/back"},
+            "requires oauth.callbackUrl on localhost or 127.0.0.1 with path /callback",
+        ),
         ({"authServerMetadataUrl": "http://example.com/m"}, "must be an https URL"),
         ({"authServerMetadataUrl": 7}, "must be an https URL"),
     ]:
