@@ -97,7 +97,18 @@ async def test_slash_mcp_shows_the_servers_and_a_failure_is_said_in_the_chat(wor
     assert not llm.requests  # commands never reach the model
 
 
-async def test_slash_mcp_login_gives_the_page_as_a_link_and_signs_in(workspace):
+async def slash_mcp_login(connection, client, session_id: str) -> tuple[asyncio.Future, str]:
+    """``/mcp login secure`` under way, and the authorization page its link names."""
+    login = asyncio.ensure_future(
+        connection.prompt(session_id=session_id, prompt=[text_block("/mcp login secure")])
+    )
+    while "Open this page" not in client.text():
+        await asyncio.sleep(0.05)
+    [page] = re.findall(r"\((http://[^)]+)\)", client.text())
+    return login, page
+
+
+async def test_slash_mcp_login_gives_the_page_as_a_link_or_takes_the_pasted_redirect(workspace):
     with oauth_server() as url:
         secure = HttpMcpServer(type="http", name="secure", url=url, headers=[])
         async with ScriptedLLM() as llm, acp_agent(llm, workspace) as (connection, client, _):
@@ -106,14 +117,7 @@ async def test_slash_mcp_login_gives_the_page_as_a_link_and_signs_in(workspace):
                 await asyncio.sleep(0.05)
             assert "/mcp login secure" in client.text()
             client.reset()
-            login = asyncio.ensure_future(
-                connection.prompt(
-                    session_id=session.session_id, prompt=[text_block("/mcp login secure")]
-                )
-            )
-            while "Open this page" not in client.text():
-                await asyncio.sleep(0.05)
-            [page] = re.findall(r"\((http://[^)]+)\)", client.text())
+            login, page = await slash_mcp_login(connection, client, session.session_id)
             async with httpx.AsyncClient(follow_redirects=True) as browser:
                 assert "Signed in" in (await browser.get(page)).text
             await login
@@ -124,23 +128,9 @@ async def test_slash_mcp_login_gives_the_page_as_a_link_and_signs_in(workspace):
             )
             assert client.text() == "Signed out of MCP server secure."
 
-
-async def test_slash_mcp_login_takes_the_redirected_url_pasted_by_hand(workspace):
-    with oauth_server() as url:
-        secure = HttpMcpServer(type="http", name="secure", url=url, headers=[])
-        async with ScriptedLLM() as llm, acp_agent(llm, workspace) as (connection, client, _):
-            session = await connection.new_session(cwd=str(workspace), mcp_servers=[secure])
-            while "needs sign-in" not in client.text():
-                await asyncio.sleep(0.05)
-            login = asyncio.ensure_future(
-                connection.prompt(
-                    session_id=session.session_id, prompt=[text_block("/mcp login secure")]
-                )
-            )
-            while "Open this page" not in client.text():
-                await asyncio.sleep(0.05)
+            # The browser on another machine cannot come back: its address is pasted.
+            login, page = await slash_mcp_login(connection, client, session.session_id)
             assert "`/mcp login secure <redirected URL>`" in client.text()
-            [page] = re.findall(r"\((http://[^)]+)\)", client.text())
             async with httpx.AsyncClient() as browser:  # on another machine: no redirect
                 redirected = (await browser.get(page)).headers["location"]
             client.reset()

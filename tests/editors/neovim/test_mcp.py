@@ -76,22 +76,27 @@ def test_an_mcp_tool_call_is_a_row_of_the_chat(editor, scripted_model):
     assert any("echo: hi" in line for line in lines[header:]), lines
 
 
+def authorization_page(editor, scripted_model, url: str) -> str:
+    """``:PiMcp login secure`` for the OAuth server at ``url``: the page Neovim opened."""
+    (editor.workspace / ".pi").mkdir(exist_ok=True)
+    servers = {"secure": {"url": url, "exposure": "direct"}}
+    (editor.workspace / ".pi" / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    editor.setup(scripted_model)
+    editor.request("pi/state")
+    wait_for_states(editor, secure="needs-auth")
+    # The browser: Neovim opens external pages with vim.ui.open; the test follows them.
+    editor.lua(
+        "_G.opened = {} vim.ui.open = function(page) table.insert(_G.opened, page) "
+        "return { wait = function() return { code = 0 } end } end"
+    )
+    editor.command("PiMcp login secure")
+    editor.wait_until("#_G.opened == 1", timeout_ms=30000)
+    return editor.lua("return _G.opened[1]")
+
+
 def test_pimcp_login_opens_the_authorization_page_and_signs_in(editor, scripted_model):
     with oauth_server() as url:
-        (editor.workspace / ".pi").mkdir(exist_ok=True)
-        servers = {"secure": {"url": url, "exposure": "direct"}}
-        (editor.workspace / ".pi" / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
-        editor.setup(scripted_model)
-        editor.request("pi/state")
-        wait_for_states(editor, secure="needs-auth")
-        # The browser: Neovim opens external pages with vim.ui.open; the test follows them.
-        editor.lua(
-            "_G.opened = {} vim.ui.open = function(page) table.insert(_G.opened, page) "
-            "return { wait = function() return { code = 0 } end } end"
-        )
-        editor.command("PiMcp login secure")
-        editor.wait_until("#_G.opened == 1", timeout_ms=30000)
-        page = editor.lua("return _G.opened[1]")
+        page = authorization_page(editor, scripted_model, url)
         assert "Signed in" in httpx.get(page, follow_redirects=True).text
         wait_for_states(editor, secure="connected")
         editor.command("PiMcp logout secure")
@@ -100,20 +105,8 @@ def test_pimcp_login_opens_the_authorization_page_and_signs_in(editor, scripted_
 
 def test_pimcp_login_takes_the_redirected_url_pasted_by_hand(editor, scripted_model):
     with oauth_server() as url:
-        (editor.workspace / ".pi").mkdir(exist_ok=True)
-        servers = {"secure": {"url": url, "exposure": "direct"}}
-        (editor.workspace / ".pi" / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
-        editor.setup(scripted_model)
-        editor.request("pi/state")
-        wait_for_states(editor, secure="needs-auth")
-        editor.lua(
-            "_G.opened = {} vim.ui.open = function(page) table.insert(_G.opened, page) "
-            "return { wait = function() return { code = 0 } end } end"
-        )
-        editor.command("PiMcp login secure")
-        editor.wait_until("#_G.opened == 1", timeout_ms=30000)
+        page = authorization_page(editor, scripted_model, url)
         # The browser runs on another machine: it ends on the redirect it could not follow.
-        page = editor.lua("return _G.opened[1]")
         redirected = httpx.get(page, follow_redirects=False).headers["location"]
         editor.command(f"PiMcp login secure {redirected}")
         wait_for_states(editor, secure="connected")

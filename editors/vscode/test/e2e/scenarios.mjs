@@ -814,13 +814,7 @@ async function mcpSignIn(context) {
   fs.writeFileSync(file, JSON.stringify(config, null, 2));
   try {
     await until('the new server in the header', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/2', 60_000);
-    await runCommand(page, 'Pi: MCP Servers…');
-    await chooseQuickPick(page, 'secure');
-    const opened = page.context().waitForEvent('page', { timeout: 60_000 });
-    await chooseQuickPick(page, 'Sign in');
-    // VS Code asks before it opens a page of a domain the user has not trusted: the user opens it.
-    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Open', exact: true }).click({ timeout: 60_000 });
-    const browserTab = await opened;
+    const browserTab = await signInToSecure(page);
     await until('the sign-in page answered', async () => (await browserTab.content()).includes('Signed in to the MCP server'), 60_000).catch((error) => {
       throw new Error(`${error.message} (the browser tab is at ${browserTab.url()})`);
     });
@@ -831,6 +825,17 @@ async function mcpSignIn(context) {
     fs.writeFileSync(file, before);
   }
   await until('the server gone from the header', async () => (await text(frame, '[data-testid="mcp"]')).trim() === 'MCP 1/1', 60_000);
+}
+
+/** "Pi: MCP Servers…" → secure → "Sign in": the browser tab VS Code opens the page in. */
+async function signInToSecure(page) {
+  await runCommand(page, 'Pi: MCP Servers…');
+  await chooseQuickPick(page, 'secure');
+  const opened = page.context().waitForEvent('page', { timeout: 60_000 });
+  await chooseQuickPick(page, 'Sign in');
+  // VS Code asks before it opens a page of a domain the user has not trusted: the user opens it.
+  await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Open', exact: true }).click({ timeout: 60_000 });
+  return opened;
 }
 
 /**
@@ -852,12 +857,7 @@ async function signInByPastingTheRedirect(page, frame) {
     await route.fulfill({ status: 200, contentType: 'text/plain', body: `This browser cannot reach ${redirected}` });
   });
   try {
-    await runCommand(page, 'Pi: MCP Servers…');
-    await chooseQuickPick(page, 'secure');
-    const opened = page.context().waitForEvent('page', { timeout: 60_000 });
-    await chooseQuickPick(page, 'Sign in');
-    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Open', exact: true }).click({ timeout: 60_000 });
-    const browserTab = await opened;
+    const browserTab = await signInToSecure(page);
     await until('the browser stopped on the redirect', async () => redirected !== undefined, 60_000);
     await browserTab.close();
     await runCommand(page, 'Pi: MCP Servers…');
